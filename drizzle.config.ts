@@ -1,0 +1,8 @@
+import { defineConfig } from "drizzle-kit";
+
+// `bun run db:generate` writes a new SQL migration into migrations/ from the tables in src/*/table.ts.
+export default defineConfig({
+  dialect: "sqlite",
+  schema: "./src/db/schema.ts",
+  out: "./migrations",
+});

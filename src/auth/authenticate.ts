@@ -1,0 +1,107 @@
+import type { Db } from "../db/client.ts";
+import type { Clock } from "../lib/time.ts";
+import { TokenRejected, type AccessTokens } from "./access-tokens.ts";
+import { createApiKeyLookup, looksLikeApiKey } from "./api-keys.ts";
+import type { Scope } from "./scopes.ts";
+import { findUserByEmail, findUserById, type User } from "./users.ts";
+
+export interface Credential {
+  type: "api_key" | "oauth";
+  id: string;
+  name: string | null;
+  scopes: Scope[];
+  expiresAt: number | null; // unix seconds, tokens only
+}
+
+export interface Principal {
+  user: User;
+  credential: Credential;
+  /** What the rate limiter counts against: one key, or one token subject and client. */
+  rateKey: string;
+}
+
+export type AuthOutcome =
+  | { kind: "anonymous" }
+  | { kind: "authenticated"; principal: Principal }
+  | { kind: "rejected"; detail: string };
+
+// Writing last_used_at on every request would turn each read into a write; once a minute is enough.
+const LAST_USED_WRITE_INTERVAL_MS = 60_000;
+
+/** Resolves an Authorization header to a principal: an API key, or an OAuth access token. */
+export class Authenticator {
+  private readonly keys;
+  private readonly lastUsedWrites = new Map<string, number>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly tokens: AccessTokens,
+    private readonly clock: Clock,
+  ) {
+    this.keys = createApiKeyLookup(db);
+  }
+
+  async authenticate(header: string | null): Promise<AuthOutcome> {
+    if (header === null || header.trim() === "") return { kind: "anonymous" };
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match) return { kind: "rejected", detail: "The Authorization header must be of the form: Bearer <API key or access token>." };
+    const token = match[1]!;
+    return looksLikeApiKey(token) ? this.byApiKey(token) : this.byAccessToken(token);
+  }
+
+  private byApiKey(presented: string): AuthOutcome {
+    const found = this.keys.find(presented);
+    if (!found) return { kind: "rejected", detail: "The API key is not valid." };
+    if (found.key.revokedAt !== null) return { kind: "rejected", detail: "The API key was revoked." };
+    const now = this.clock.now();
+    const lastWrite = this.lastUsedWrites.get(found.key.id) ?? found.key.lastUsedAt ?? 0;
+    if (now - lastWrite >= LAST_USED_WRITE_INTERVAL_MS) {
+      this.lastUsedWrites.set(found.key.id, now);
+      this.keys.touch(found.key.id, now);
+    }
+    return {
+      kind: "authenticated",
+      principal: {
+        user: found.user,
+        credential: {
+          type: "api_key",
+          id: found.key.id,
+          name: found.key.name,
+          scopes: JSON.parse(found.key.scopes) as Scope[],
+          expiresAt: null,
+        },
+        rateKey: `key:${found.key.id}`,
+      },
+    };
+  }
+
+  private async byAccessToken(token: string): Promise<AuthOutcome> {
+    let verified;
+    try {
+      verified = await this.tokens.verify(token);
+    } catch (error) {
+      if (error instanceof TokenRejected) return { kind: "rejected", detail: error.message };
+      throw error;
+    }
+    // Local tokens name the user by id; an IdP's tokens name them by email (its sub is its own).
+    const user =
+      (verified.subject ? findUserById(this.db, verified.subject) : undefined) ??
+      (verified.email ? findUserByEmail(this.db, verified.email) : undefined);
+    if (!user) return { kind: "rejected", detail: "The access token's subject is not a user of this service." };
+    const client = verified.clientId ?? "unknown";
+    return {
+      kind: "authenticated",
+      principal: {
+        user,
+        credential: {
+          type: "oauth",
+          id: verified.tokenId ?? `${verified.issuer}#${verified.subject}`,
+          name: client,
+          scopes: verified.scopes,
+          expiresAt: verified.expiresAt ?? null,
+        },
+        rateKey: `oauth:${verified.issuer}:${user.id}:${client}`,
+      },
+    };
+  }
+}

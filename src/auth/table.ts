@@ -1,0 +1,34 @@
+import { sqliteTable, text, integer, index, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+export const users = sqliteTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    email: text("email").notNull(),
+    name: text("name"),
+    plan: text("plan", { enum: ["free", "standard", "pro"] }).notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("users_email_unique").on(t.email)],
+);
+
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    name: text("name").notNull(),
+    /** JSON array of scope strings. */
+    scopes: text("scopes").notNull(),
+    /** Hex SHA-256 of the whole key: keys are high-entropy, so a plain hash is enough. */
+    keyHash: text("key_hash").notNull(),
+    /** Last four characters, so a person can tell keys apart in a listing. */
+    keyHint: text("key_hint").notNull(),
+    createdAt: integer("created_at").notNull(),
+    lastUsedAt: integer("last_used_at"),
+    revokedAt: integer("revoked_at"),
+  },
+  (t) => [uniqueIndex("api_keys_hash_unique").on(t.keyHash), index("api_keys_user").on(t.userId)],
+);

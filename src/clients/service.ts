@@ -1,0 +1,52 @@
+import { and, eq } from "drizzle-orm";
+import type { Db } from "../db/client.ts";
+import { numericId } from "../lib/ids.ts";
+import { clients } from "./table.ts";
+
+export type ClientRow = typeof clients.$inferSelect;
+
+export function createClient(
+  db: Db,
+  userId: string,
+  input: { name: string; email?: string | null; phone?: string | null; isArchived?: boolean },
+  now = Date.now(),
+): ClientRow {
+  return db
+    .insert(clients)
+    .values({
+      userId,
+      name: input.name,
+      email: input.email ?? null,
+      phone: input.phone ?? null,
+      isArchived: input.isArchived ?? false,
+      createdAt: now,
+    })
+    .returning()
+    .get();
+}
+
+/**
+ * The account's client folders by name. The name filter runs here rather than in SQL because
+ * SQLite's LIKE folds case for ASCII only, and a firm's client names are not ASCII-only.
+ */
+export function listClients(db: Db, userId: string, filter: { includeArchived: boolean; q?: string }): ClientRow[] {
+  const rows = db
+    .select()
+    .from(clients)
+    .where(filter.includeArchived ? eq(clients.userId, userId) : and(eq(clients.userId, userId), eq(clients.isArchived, false)))
+    .all();
+  const needle = filter.q?.trim().toLocaleLowerCase();
+  const matching = needle ? rows.filter((r) => r.name.toLocaleLowerCase().includes(needle)) : rows;
+  return matching.sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
+}
+
+export function renderClient(row: ClientRow) {
+  return {
+    id: numericId("cli", row.id),
+    object: "client" as const,
+    name: row.name,
+    email: row.email,
+    phone: row.phone,
+    is_archived: row.isArchived,
+  };
+}

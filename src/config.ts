@@ -1,0 +1,128 @@
+import { resolve } from "node:path";
+import type { OAuthSettings } from "./auth/access-tokens.ts";
+import { UsageError, type OptionSpec, type OptionValues } from "./cli/options.ts";
+import type { RateLimits } from "./http/pipeline.ts";
+
+/** `iss` of the access tokens the service mints itself (admin token create). */
+export const LOCAL_TOKEN_ISSUER = "verbatim-local";
+
+export const DATA_DIR_OPTION: OptionSpec = {
+  name: "data-dir",
+  type: "string",
+  env: "VERBATIM_DATA_DIR",
+  default: "./data",
+  help: "Folder of the SQLite database, recordings and the token-signing key.",
+};
+
+export const OAUTH_OPTIONS: OptionSpec[] = [
+  {
+    name: "oauth-audience",
+    type: "string",
+    env: "VERBATIM_OAUTH_AUDIENCE",
+    default: "verbatim-api",
+    help: "The aud claim every OAuth access token must carry.",
+  },
+  {
+    name: "oauth-issuer",
+    type: "string",
+    env: "VERBATIM_OAUTH_ISSUER",
+    help: "Issuer (iss) of the firm's identity provider, whose access tokens are also accepted.",
+  },
+  {
+    name: "oauth-jwks-url",
+    type: "string",
+    env: "VERBATIM_OAUTH_JWKS_URL",
+    help: "JWKS URL of that identity provider (needed with --oauth-issuer).",
+  },
+];
+
+export const SERVE_OPTIONS: OptionSpec[] = [
+  { name: "host", type: "string", env: "VERBATIM_HOST", default: "127.0.0.1", help: "Address to listen on." },
+  { name: "port", type: "int", env: "VERBATIM_PORT", default: "8080", help: "Port to listen on; 0 picks a free one and prints it." },
+  DATA_DIR_OPTION,
+  {
+    name: "models-dir",
+    type: "string",
+    env: "VERBATIM_MODELS_DIR",
+    default: "./models",
+    help: "Folder of the speech, diarization and language models.",
+  },
+  {
+    name: "public-url",
+    type: "string",
+    env: "VERBATIM_PUBLIC_URL",
+    help: "Base URL clients reach the service at, for links and problem types (default http://HOST:PORT).",
+  },
+  {
+    name: "rate-limits",
+    type: "string",
+    env: "VERBATIM_RATE_LIMITS",
+    default: "free=30,standard=60,pro=120,anonymous=30",
+    valueName: "plan=n,...",
+    help: "Requests per credential per sliding 60 s window, by plan; anonymous counts per client address.",
+  },
+  ...OAUTH_OPTIONS,
+  { name: "ffmpeg", type: "string", env: "VERBATIM_FFMPEG", default: "ffmpeg", help: "The ffmpeg executable." },
+  {
+    name: "log-requests",
+    type: "bool",
+    env: "VERBATIM_LOG_REQUESTS",
+    default: "true",
+    help: "Write one JSON line per request to standard output.",
+  },
+];
+
+export interface ServiceConfig {
+  host: string;
+  port: number;
+  dataDir: string;
+  modelsDir: string;
+  publicUrl: string | undefined;
+  rateLimits: RateLimits;
+  oauth: OAuthSettings;
+  ffmpegPath: string;
+  logRequests: boolean;
+  /** Our limit on the request headers; Bun's parser ceiling is set higher so we can answer 431 ourselves. */
+  maxHeaderBytes: number;
+}
+
+export function oauthSettings(values: OptionValues): OAuthSettings {
+  const issuer = values["oauth-issuer"] as string | undefined;
+  const jwksUrl = values["oauth-jwks-url"] as string | undefined;
+  if (Boolean(issuer) !== Boolean(jwksUrl)) throw new UsageError("--oauth-issuer and --oauth-jwks-url go together");
+  if (jwksUrl && !URL.canParse(jwksUrl)) throw new UsageError(`--oauth-jwks-url is not a URL: ${jwksUrl}`);
+  return {
+    localIssuer: LOCAL_TOKEN_ISSUER,
+    audience: values["oauth-audience"] as string,
+    external: issuer && jwksUrl ? { issuer, jwksUrl } : undefined,
+  };
+}
+
+export function parseRateLimits(text: string): RateLimits {
+  const limits: Record<string, number> = { free: 30, standard: 60, pro: 120, anonymous: 30 };
+  for (const part of text.split(",").map((p) => p.trim()).filter(Boolean)) {
+    const match = /^(free|standard|pro|anonymous)=(\d+)$/.exec(part);
+    if (!match || Number(match[2]) < 1) throw new UsageError(`--rate-limits: expected plan=n with n >= 1, got ${JSON.stringify(part)}`);
+    limits[match[1]!] = Number(match[2]);
+  }
+  return limits as unknown as RateLimits;
+}
+
+export function serviceConfig(values: OptionValues): ServiceConfig {
+  const port = values.port as number;
+  if (port > 65535) throw new UsageError(`--port must be 0 to 65535, got ${port}`);
+  const publicUrl = values["public-url"] as string | undefined;
+  if (publicUrl !== undefined && !URL.canParse(publicUrl)) throw new UsageError(`--public-url is not a URL: ${publicUrl}`);
+  return {
+    host: values.host as string,
+    port,
+    dataDir: resolve(values["data-dir"] as string),
+    modelsDir: resolve(values["models-dir"] as string),
+    publicUrl: publicUrl?.replace(/\/+$/, ""),
+    rateLimits: parseRateLimits(values["rate-limits"] as string),
+    oauth: oauthSettings(values),
+    ffmpegPath: values.ffmpeg as string,
+    logRequests: values["log-requests"] as boolean,
+    maxHeaderBytes: 16 * 1024,
+  };
+}

@@ -1,0 +1,22 @@
+import { Database } from "bun:sqlite";
+import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import * as schema from "./schema.ts";
+
+export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
+
+/**
+ * Opens the service database. WAL lets the admin CLI write while the server runs; the busy
+ * timeout makes either side wait for the other's short write instead of failing.
+ */
+export function openDatabase(path: string): Db {
+  mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new Database(path, { create: true, strict: true });
+  sqlite.exec("PRAGMA journal_mode = WAL");
+  sqlite.exec("PRAGMA busy_timeout = 5000");
+  sqlite.exec("PRAGMA foreign_keys = ON");
+  // FULL: an accepted upload, job or ledger line must survive a power cut, not only a crash.
+  sqlite.exec("PRAGMA synchronous = FULL");
+  return drizzle({ client: sqlite, schema }) as Db;
+}

@@ -1,0 +1,5 @@
+import { join } from "node:path";
+
+export function databasePath(dataDir: string): string {
+  return join(dataDir, "verbatim.db");
+}

@@ -1,0 +1,5 @@
+// Every table of the service, for drizzle queries and drizzle-kit's migration generator.
+export * from "../auth/table.ts";
+export * from "../clients/table.ts";
+export * from "../feedback/table.ts";
+export * from "../meetings/table.ts";

@@ -1,0 +1,113 @@
+/**
+ * Every machine-readable error code the API answers with. The problem `type` URL points at
+ * /docs/api/errors#<code>, a page rendered from this table, so a code and its documentation
+ * cannot drift apart.
+ */
+export const ERROR_CATALOGUE = {
+  validation_error: {
+    status: 400,
+    title: "Validation failed",
+    description:
+      "One or more fields are wrong. `errors` lists one entry per wrong field: `field` (a path such as `participants[0].email`), `code` (required, invalid_type, too_long, too_short, too_large, too_small, invalid_format, invalid_value, unknown_field) and `message`.",
+  },
+  malformed_body: {
+    status: 400,
+    title: "Malformed request body",
+    description: "The body is not valid UTF-8 JSON. Nothing was changed.",
+  },
+  unauthorized: {
+    status: 401,
+    title: "Unauthorized",
+    description:
+      "The Authorization header is missing, or its Bearer credential is not a valid, unrevoked API key or an unexpired access token for this service.",
+  },
+  insufficient_scope: {
+    status: 403,
+    title: "Insufficient scope",
+    description: "The credential is valid but lacks a scope this operation needs; `detail` names it.",
+  },
+  not_found: {
+    status: 404,
+    title: "Not found",
+    description: "No such path, or no such resource in your account. A resource of another account answers this too.",
+  },
+  method_not_allowed: {
+    status: 405,
+    title: "Method not allowed",
+    description: "The path exists but not with this HTTP method. The `Allow` header lists the methods it takes.",
+  },
+  transcript_not_ready: {
+    status: 409,
+    title: "Transcript not ready",
+    description: "The transcript is requested before transcription completed. Wait for transcription.completed or poll the job.",
+  },
+  summary_not_ready: {
+    status: 409,
+    title: "Summary not ready",
+    description:
+      "The AI report is requested before it is ready, for a transcribe_only meeting, or a document is requested for a meeting without a report.",
+  },
+  idempotency_key_in_use: {
+    status: 409,
+    title: "Idempotency key in use",
+    description: "A request with this Idempotency-Key is still being processed. Retry after it finishes.",
+  },
+  file_too_large: {
+    status: 413,
+    title: "File too large",
+    description: "The uploaded file is larger than 2 GB. Nothing was kept.",
+  },
+  request_too_large: {
+    status: 413,
+    title: "Request too large",
+    description: "The JSON body is larger than the service accepts (1 MiB).",
+  },
+  unsupported_media_type: {
+    status: 415,
+    title: "Unsupported media type",
+    description: "The Content-Type is not one this operation accepts; `detail` names the ones it does.",
+  },
+  idempotency_key_reused: {
+    status: 422,
+    title: "Idempotency key reused",
+    description: "This Idempotency-Key was used with a different request body within the last 24 hours.",
+  },
+  rate_limited: {
+    status: 429,
+    title: "Rate limited",
+    description:
+      "The credential used up its requests for the sliding 60-second window. Wait the `Retry-After` seconds, then back off exponentially.",
+  },
+  parallel_processing_limit: {
+    status: 429,
+    title: "Parallel processing limit",
+    description: "Every processing slot of the plan is busy. Nothing was created or billed. Retry after 30 seconds.",
+  },
+  insufficient_balance: {
+    status: 402,
+    title: "Insufficient balance",
+    description: "No allowance, credit or on-demand budget can pay for this operation.",
+  },
+  spend_cap_reached: {
+    status: 402,
+    title: "Spend cap reached",
+    description: "The on-demand spend cap of this month is reached.",
+  },
+  request_header_fields_too_large: {
+    status: 431,
+    title: "Request header fields too large",
+    description: "The request headers add up to more than 16 KiB.",
+  },
+  internal_error: {
+    status: 500,
+    title: "Internal error",
+    description: "The service failed unexpectedly. Quote the request_id when reporting it.",
+  },
+  not_ready: {
+    status: 503,
+    title: "Not ready",
+    description: "The service is starting or shutting down, or a dependency it needs is unavailable.",
+  },
+} as const satisfies Record<string, { status: number; title: string; description: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;

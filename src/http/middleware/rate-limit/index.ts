@@ -1,0 +1,99 @@
+/**
+ * Sliding 60-second window per key, counted in one-second buckets: exact to the second, constant
+ * memory per key whatever the limit.
+ */
+export const WINDOW_SECONDS = 60;
+
+export interface RateState {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Unix seconds when the oldest request in the window leaves it (a slot frees). */
+  reset: number;
+  /** Seconds to wait before a retry can succeed; 0 when allowed. */
+  retryAfter: number;
+}
+
+interface Window {
+  counts: Uint32Array; // requests per second, indexed by second % WINDOW_SECONDS
+  seconds: Float64Array; // which second each slot currently holds
+  lastSecond: number;
+}
+
+export class SlidingWindowLimiter {
+  private readonly windows = new Map<string, Window>();
+  private lastSweep = 0;
+
+  /** Counts one request against `key` if the window has room, and reports the window either way. */
+  consume(key: string, limit: number, nowMs: number): RateState {
+    return this.evaluate(key, limit, nowMs, true);
+  }
+
+  /** Reports the window without counting a request (health probes). */
+  peek(key: string, limit: number, nowMs: number): RateState {
+    return this.evaluate(key, limit, nowMs, false);
+  }
+
+  private evaluate(key: string, limit: number, nowMs: number, count: boolean): RateState {
+    const now = Math.floor(nowMs / 1000);
+    this.sweep(now);
+    let window = this.windows.get(key);
+    if (!window && count) {
+      window = { counts: new Uint32Array(WINDOW_SECONDS), seconds: new Float64Array(WINDOW_SECONDS).fill(-1), lastSecond: now };
+      this.windows.set(key, window);
+    }
+    let used = 0;
+    let oldest = now;
+    if (window) {
+      for (let i = 0; i < WINDOW_SECONDS; i++) {
+        const second = window.seconds[i]!;
+        if (second > now - WINDOW_SECONDS && window.counts[i]! > 0) {
+          used += window.counts[i]!;
+          if (second < oldest) oldest = second;
+        }
+      }
+    }
+    const allowed = used < limit;
+    if (allowed && count && window) {
+      const slot = now % WINDOW_SECONDS;
+      if (window.seconds[slot] !== now) {
+        window.seconds[slot] = now;
+        window.counts[slot] = 0;
+      }
+      window.counts[slot]! += 1;
+      window.lastSecond = now;
+      used += 1;
+    }
+    const reset = oldest + WINDOW_SECONDS;
+    return {
+      allowed,
+      limit,
+      remaining: Math.max(0, limit - used),
+      reset,
+      retryAfter: allowed ? 0 : Math.max(1, reset - now),
+    };
+  }
+
+  /** Drops windows idle for a whole window, at most once a window, so memory follows active keys. */
+  private sweep(now: number): void {
+    if (now - this.lastSweep < WINDOW_SECONDS) return;
+    this.lastSweep = now;
+    for (const [key, window] of this.windows) {
+      if (window.lastSecond <= now - WINDOW_SECONDS) this.windows.delete(key);
+    }
+  }
+
+  get size(): number {
+    return this.windows.size;
+  }
+}
+
+export function rateLimitHeaders(state: RateState): Record<string, string> {
+  const headers: Record<string, string> = {
+    "X-RateLimit-Limit": String(state.limit),
+    "X-RateLimit-Remaining": String(state.remaining),
+    "X-RateLimit-Reset": String(state.reset),
+  };
+  if (!state.allowed) headers["Retry-After"] = String(state.retryAfter);
+  return headers;
+}

@@ -1,0 +1,82 @@
+import { Elysia } from "elysia";
+import { ApiError } from "../errors/api-error.ts";
+import { problemFromApiError, problemResponse } from "./problem.ts";
+import { contextOf } from "./request-context.ts";
+import { checkAccess, parseRequestParts, type Reply, type RouteDef } from "./route.ts";
+
+export interface RouterOptions {
+  docsUrl: string;
+  onUnexpectedError(error: unknown, requestId: string): void;
+}
+
+/**
+ * Mounts route definitions on Elysia. Each route is thin: check access, validate, call the
+ * handler, render. Every failure leaves as problem+json.
+ */
+export function createRouter(routes: RouteDef[], options: RouterOptions) {
+  const app = new Elysia();
+  const patterns = routes.map((route) => ({ route, regex: pathRegex(route.path) }));
+
+  const fail = (error: unknown, request: Request, requestId: string): Response => {
+    const instance = new URL(request.url).pathname;
+    if (error instanceof ApiError) return problemFromApiError(options.docsUrl, error, instance, requestId);
+    options.onUnexpectedError(error, requestId);
+    return problemResponse(options.docsUrl, {
+      code: "internal_error",
+      detail: "The service failed unexpectedly.",
+      instance,
+      requestId,
+    });
+  };
+
+  for (const route of routes) {
+    app.route(route.method, route.path, async ({ request, params }: { request: Request; params: Record<string, string> }) => {
+      const { requestId, auth, rate } = contextOf(request);
+      try {
+        if (route.access.kind !== "public" && auth.kind === "rejected") throw new ApiError("unauthorized", auth.detail);
+        const principal = auth.kind === "authenticated" ? auth.principal : undefined;
+        checkAccess(route.access, principal);
+        const parts = await parseRequestParts(route, request, params);
+        const reply = await route.handle({ principal: principal!, ...parts, request, requestId, rate } as never);
+        return render(reply);
+      } catch (error) {
+        return fail(error, request, requestId);
+      }
+    });
+  }
+
+  app.onError(({ code, error, request }) => {
+    const { requestId } = contextOf(request);
+    const pathname = new URL(request.url).pathname;
+    if (code === "NOT_FOUND") {
+      const allowed = patterns.filter((p) => p.regex.test(pathname)).map((p) => p.route.method);
+      if (allowed.length) {
+        return fail(
+          new ApiError("method_not_allowed", `${request.method} is not allowed on ${pathname}.`, {
+            headers: { Allow: [...new Set(allowed)].join(", ") },
+          }),
+          request,
+          requestId,
+        );
+      }
+      return fail(new ApiError("not_found", `No operation at ${request.method} ${pathname}.`), request, requestId);
+    }
+    return fail(error, request, requestId);
+  });
+
+  return app;
+}
+
+function render(reply: Reply): Response {
+  if (reply instanceof Response) return reply;
+  if (reply.body === undefined) return new Response(null, { status: reply.status, headers: reply.headers });
+  return new Response(JSON.stringify(reply.body), {
+    status: reply.status,
+    headers: { "Content-Type": "application/json", ...reply.headers },
+  });
+}
+
+function pathRegex(path: string): RegExp {
+  const pattern = path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z_]+/g, "[^/]+");
+  return new RegExp(`^${pattern}/?$`);
+}

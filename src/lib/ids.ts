@@ -1,0 +1,36 @@
+import { randomBytes } from "node:crypto";
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** Uniform random base62 string: rejection sampling keeps every character equally likely. */
+export function randomBase62(length: number): string {
+  let out = "";
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248) out += BASE62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+/** Opaque random identifier such as job_4fGh..., used where the spec gives no numeric form. */
+export function randomId(prefix: string, length = 24): string {
+  return `${prefix}_${randomBase62(length)}`;
+}
+
+/** Sequential identifier such as cli_12, for the resources the spec numbers (clients, participants). */
+export function numericId(prefix: string, n: number): string {
+  return `${prefix}_${n}`;
+}
+
+export function parseNumericId(prefix: string, id: string): number | null {
+  const match = new RegExp(`^${prefix}_(\\d{1,15})$`).exec(id);
+  return match ? Number(match[1]) : null;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: string): boolean {
+  return UUID_RE.test(value);
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bun
+// The one entry point: `verbatim serve` and `verbatim admin ...`, the same from source and compiled.
+import { adminCommands, type Command } from "./cli/admin.ts";
+import { parseOptions, renderHelp, UsageError } from "./cli/options.ts";
+import { serveCommand } from "./cli/serve.ts";
+import { SERVICE_VERSION } from "./version.ts";
+
+const commands: Record<string, Command> = { serve: serveCommand };
+for (const [name, command] of Object.entries(adminCommands)) commands[`admin ${name}`] = command;
+
+function groupHelp(prefix: string): string | undefined {
+  const children = Object.entries(commands).filter(([name]) => prefix === "" || name.startsWith(`${prefix} `));
+  if (!children.length) return undefined;
+  return renderHelp(
+    `verbatim ${prefix ? `${prefix} ` : ""}<command> [options]`,
+    prefix ? `Verbatim ${prefix} commands.` : `Verbatim ${SERVICE_VERSION}: self-hosted meeting transcription and reporting.`,
+    [],
+    children.map(([name, c]) => [name, c.summary]),
+  );
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const out = (line: string) => console.log(line);
+  const words: string[] = [];
+  while (words.length < argv.length && !argv[words.length]!.startsWith("-")) words.push(argv[words.length]!);
+  const rest = argv.slice(words.length);
+  const wantsHelp = rest.includes("--help") || rest.includes("-h");
+
+  if (words.length === 0 && rest[0] === "--version") {
+    out(SERVICE_VERSION);
+    return 0;
+  }
+  const name = words.join(" ");
+  const command = commands[name];
+  if (!command) {
+    const help = groupHelp(name);
+    if (help) {
+      out(help);
+      return wantsHelp || words.length === 0 ? 0 : 2;
+    }
+    console.error(`unknown command: ${name}\n\n${groupHelp("")}`);
+    return 2;
+  }
+  if (wantsHelp) {
+    out(renderHelp(command.usage, command.summary, command.options));
+    return 0;
+  }
+  try {
+    await command.run(parseOptions(rest, command.options, process.env), out);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`verbatim ${name}: ${error.message}\nSee: verbatim ${name} --help`);
+      return 2;
+    }
+    console.error(`verbatim ${name}: ${(error as Error).stack ?? error}`);
+    return 1;
+  }
+}
+
+if (import.meta.main) process.exit(await main(process.argv.slice(2)));

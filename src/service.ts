@@ -1,0 +1,141 @@
+import { AccessTokens } from "./auth/access-tokens.ts";
+import { Authenticator } from "./auth/authenticate.ts";
+import { createApiKey } from "./auth/api-keys.ts";
+import { SCOPES } from "./auth/scopes.ts";
+import { loadOrCreateSigningKey } from "./auth/signing-key.ts";
+import { countUsers, createUser } from "./auth/users.ts";
+import { accountRoutes } from "./account/routes.ts";
+import { clientRoutes } from "./clients/routes.ts";
+import type { ServiceConfig } from "./config.ts";
+import { openDatabase, type Db } from "./db/client.ts";
+import { applyMigrations } from "./db/migrate.ts";
+import { databasePath } from "./db/paths.ts";
+import { docsRoutes } from "./docs/routes.ts";
+import { feedbackRoutes } from "./feedback/routes.ts";
+import { databaseCheck, ffmpegCheck, migrationsCheck, modelsDirCheck } from "./health/readiness.ts";
+import { healthRoutes } from "./health/routes.ts";
+import { SlidingWindowLimiter } from "./http/middleware/rate-limit/index.ts";
+import { RequestLog, stdoutSink } from "./http/middleware/request-log/index.ts";
+import { createPipeline } from "./http/pipeline.ts";
+import type { RouteDef } from "./http/route.ts";
+import { createRouter } from "./http/router.ts";
+import { systemClock, type Clock } from "./lib/time.ts";
+
+export interface RunningService {
+  url: string;
+  port: number;
+  db: Db;
+  /** Stops accepting, lets in-flight requests finish, then closes the database. */
+  stop(): Promise<void>;
+}
+
+export interface ServiceIo {
+  /** Lines for the operator (listening URL, the bootstrap key). */
+  say(line: string): void;
+  /** Unexpected failures, with the request they happened in. */
+  logError(error: unknown, requestId: string): void;
+}
+
+/** The first start on an empty data dir makes an admin with an all-scopes key, shown once. */
+function bootstrapAdmin(db: Db, io: ServiceIo): void {
+  if (countUsers(db) > 0) return;
+  const user = createUser(db, { email: "admin@localhost", name: "Administrator", plan: "pro" });
+  const { key } = createApiKey(db, { userId: user.id, name: "bootstrap", scopes: [...SCOPES] });
+  io.say(`Created user admin@localhost with an all-scopes API key. It is shown only this once:`);
+  io.say(`  ${key}`);
+}
+
+function displayHost(host: string): string {
+  if (host === "0.0.0.0" || host === "::") return "127.0.0.1";
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+export async function startService(config: ServiceConfig, io: ServiceIo, clock: Clock = systemClock): Promise<RunningService> {
+  const db = openDatabase(databasePath(config.dataDir));
+  applyMigrations(db.$client);
+  bootstrapAdmin(db, io);
+  const signingKey = await loadOrCreateSigningKey(config.dataDir);
+  const authenticator = new Authenticator(db, new AccessTokens(config.oauth, signingKey), clock);
+  const requestLog = config.logRequests ? new RequestLog(stdoutSink()) : undefined;
+  requestLog?.start();
+
+  // The public URL needs the real port, known only once listening; routes read it lazily.
+  let publicUrl = config.publicUrl ?? "";
+  const urls = {
+    get api() {
+      return `${publicUrl}/api`;
+    },
+    get docs() {
+      return `${publicUrl}/docs`;
+    },
+  };
+
+  const checks = [
+    databaseCheck(db.$client),
+    migrationsCheck(db.$client),
+    ffmpegCheck(config.ffmpegPath),
+    modelsDirCheck(config.modelsDir),
+  ];
+  const routes: RouteDef[] = [];
+  routes.push(
+    ...healthRoutes({ checks }),
+    ...docsRoutes({
+      get apiUrl() {
+        return urls.api;
+      },
+      get docsUrl() {
+        return urls.docs;
+      },
+      allRoutes: () => routes,
+    }),
+    ...accountRoutes(),
+    ...feedbackRoutes({ db }),
+    ...clientRoutes({ db }),
+  );
+
+  // Getters: the docs URL is known only once listening, and requests read it then.
+  const router = createRouter(routes, {
+    get docsUrl() {
+      return urls.docs;
+    },
+    onUnexpectedError: io.logError,
+  });
+  const pipeline = createPipeline({
+    authenticator,
+    limiter: new SlidingWindowLimiter(),
+    limits: config.rateLimits,
+    clock,
+    get docsUrl() {
+      return urls.docs;
+    },
+    maxHeaderBytes: config.maxHeaderBytes,
+    requestLog,
+    uncountedPaths: new Set(["/healthz", "/readyz"]),
+    route: (request) => router.handle(request),
+    onUnexpectedError: io.logError,
+  });
+
+  const server = Bun.serve({
+    hostname: config.host,
+    port: config.port,
+    fetch: (request, srv) => pipeline(request, srv.requestIP(request)?.address ?? "unknown"),
+  });
+  const url = `http://${displayHost(config.host)}:${server.port}`;
+  publicUrl ||= url;
+  io.say(`Verbatim listening on ${url}`);
+
+  let stopping: Promise<void> | undefined;
+  return {
+    url,
+    port: server.port!,
+    db,
+    stop() {
+      stopping ??= (async () => {
+        await server.stop();
+        requestLog?.stop();
+        db.$client.close();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,5 @@
+// SQL migrations are imported as text so the compiled executable carries them.
+declare module "*.sql" {
+  const text: string;
+  export default text;
+}
