@@ -132,7 +132,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     stop() {
       stopping ??= (async () => {
         await server.stop();
-        requestLog?.stop();
+        await requestLog?.stop();
         db.$client.close();
       })();
       return stopping;

@@ -9,7 +9,7 @@ export interface RequestLogEntry {
 
 export interface LogSink {
   write(line: string): void;
-  flush(): void;
+  flush(): void | Promise<void>;
 }
 
 /**
@@ -39,22 +39,28 @@ export class RequestLog {
     if (this.bytes >= this.maxBufferedBytes) this.flush();
   }
 
-  flush(): void {
+  flush(): void | Promise<void> {
     if (!this.buffer.length) return;
     this.sink.write(this.buffer.join(""));
     this.buffer = [];
     this.bytes = 0;
-    this.sink.flush();
+    return this.sink.flush();
   }
 
-  stop(): void {
+  /** Stops the timer and writes out what is buffered: the last requests before a shutdown count too. */
+  async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    this.flush();
+    await this.flush();
   }
 }
 
 export function stdoutSink(): LogSink {
   const writer = Bun.stdout.writer();
-  return { write: (line) => void writer.write(line), flush: () => void writer.flush() };
+  return {
+    write: (line) => void writer.write(line),
+    flush: async () => {
+      await writer.flush();
+    },
+  };
 }

@@ -1,0 +1,154 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openDatabase, type Db } from "../../src/db/client.ts";
+
+export const ROOT = join(import.meta.dir, "..", "..");
+export const BUN = process.execPath;
+/** Bun's own parser ceiling, above the service's 16 KiB limit, so the service can answer 431 itself. */
+export const BUN_FLAGS = ["--max-http-header-size=65536"];
+
+export interface TestServer {
+  url: string;
+  dataDir: string;
+  /** The all-scopes key of admin@localhost, printed once by the first start. */
+  adminKey: string;
+  process: Bun.Subprocess<"ignore", "pipe", "pipe">;
+  /** Output lines the server printed so far (request log included). */
+  lines: string[];
+  /** fetch against the server; `key` sets Authorization: Bearer. */
+  api(path: string, init?: RequestInit & { key?: string; json?: unknown }): Promise<Response>;
+  /** Runs `verbatim admin ...` on this server's data dir, like an operator would while it runs. */
+  admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** Opens the server's SQLite file (WAL) to set up rows the API has no endpoint to create yet. */
+  db(): Db;
+  stop(signal?: NodeJS.Signals): Promise<number>;
+}
+
+export interface StartOptions {
+  args?: string[];
+  env?: Record<string, string>;
+  dataDir?: string;
+  command?: string[]; // defaults to bun src/main.ts
+}
+
+/** Starts `verbatim serve --port 0` on a fresh data dir and waits for its listening line. */
+export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "verbatim-test-"));
+  const command = options.command ?? [BUN, ...BUN_FLAGS, join(ROOT, "src/main.ts")];
+  const proc = Bun.spawn([...command, "serve", "--port", "0", "--data-dir", dataDir, ...(options.args ?? [])], {
+    cwd: ROOT,
+    env: { ...process.env, VERBATIM_LOG_REQUESTS: "true", ...options.env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const lines: string[] = [];
+  const stderrLines: string[] = [];
+  const stderrDone = collect(proc.stderr, stderrLines);
+  let resolveUrl: (url: string) => void;
+  const urlPromise = new Promise<string>((resolve) => (resolveUrl = resolve));
+  const stdoutDone = collect(proc.stdout, lines, (line) => {
+    const match = /^Verbatim listening on (http:\/\/\S+)$/.exec(line);
+    if (match) resolveUrl(match[1]!);
+  });
+  const url = await Promise.race([
+    urlPromise,
+    proc.exited.then((code) => {
+      throw new Error(`server exited with ${code} before listening:\n${lines.join("\n")}\n${stderrLines.join("\n")}`);
+    }),
+    Bun.sleep(20_000).then(() => {
+      throw new Error("server did not start within 20 s");
+    }),
+  ]);
+  const adminKey = lines.map((l) => /^\s+(vb_live_\w+)$/.exec(l)?.[1]).find(Boolean) ?? "";
+  const opened: Db[] = [];
+
+  return {
+    url,
+    dataDir,
+    adminKey,
+    process: proc,
+    lines,
+    api(path, init = {}) {
+      const { key, json, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (key) headers.set("Authorization", `Bearer ${key}`);
+      if (json !== undefined) headers.set("Content-Type", "application/json");
+      return fetch(url + path, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
+    },
+    admin: (...args) => runCli(["admin", ...args, "--data-dir", dataDir], command),
+    db() {
+      const db = openDatabase(join(dataDir, "verbatim.db"));
+      opened.push(db);
+      return db;
+    },
+    async stop(signal = "SIGTERM") {
+      for (const db of opened) db.$client.close();
+      proc.kill(signal);
+      const code = await proc.exited;
+      await Promise.all([stdoutDone, stderrDone]);
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      return code;
+    },
+  };
+}
+
+export async function runCli(args: string[], command = [BUN, join(ROOT, "src/main.ts")]) {
+  const proc = Bun.spawn([...command, ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+async function collect(stream: ReadableStream<Uint8Array>, into: string[], onLine?: (line: string) => void) {
+  const decoder = new TextDecoder();
+  let pending = "";
+  for await (const chunk of stream) {
+    pending += decoder.decode(chunk, { stream: true });
+    let newline;
+    while ((newline = pending.indexOf("\n")) >= 0) {
+      const line = pending.slice(0, newline);
+      pending = pending.slice(newline + 1);
+      into.push(line);
+      onLine?.(line);
+    }
+  }
+}
+
+/** Creates a user and an API key through the admin CLI; returns the key. */
+export async function createUserWithKey(
+  server: TestServer,
+  email: string,
+  scopes = "all",
+  plan: "free" | "standard" | "pro" = "pro",
+): Promise<string> {
+  const user = await server.admin("user", "create", "--email", email, "--plan", plan, "--json");
+  if (user.code !== 0) throw new Error(`user create failed: ${user.stderr}`);
+  const key = await server.admin("key", "create", "--email", email, "--name", "test", "--scopes", scopes, "--json");
+  if (key.code !== 0) throw new Error(`key create failed: ${key.stderr}`);
+  return (JSON.parse(key.stdout) as { key: string }).key;
+}
+
+/** The problem+json shape every error must have. */
+export async function expectProblem(response: Response, status: number, code: string) {
+  const { expect } = await import("bun:test");
+  expect(response.status).toBe(status);
+  expect(response.headers.get("content-type")).toBe("application/problem+json");
+  const body = (await response.json()) as Record<string, unknown>;
+  expect(body).toMatchObject({ status, code });
+  expect(typeof body.title).toBe("string");
+  expect(typeof body.detail).toBe("string");
+  expect(body.type).toMatch(new RegExp(`/docs/api/errors#${code}$`));
+  expect(body.instance).toBe(new URL(response.url).pathname);
+  expect(body.request_id).toBe(response.headers.get("x-request-id"));
+  expectRateHeaders(response);
+  return body;
+}
+
+export function expectRateHeaders(response: Response) {
+  const { expect } = require("bun:test") as typeof import("bun:test");
+  expect(response.headers.get("x-request-id")).toMatch(/^req_\w+$/);
+  for (const name of ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"]) {
+    expect(response.headers.get(name)).toMatch(/^\d+$/);
+  }
+}
