@@ -14,7 +14,7 @@ test("the first start creates admin@localhost with an all-scopes key that works 
   const response = await server.api("/api/v1/me", { key: server.adminKey });
   expect(response.status).toBe(200);
   expectRateHeaders(response);
-  const body = await response.json();
+  const body = (await response.json()) as any;
   expect(body.user.email).toBe("admin@localhost");
   expect(body.credential.scopes).toHaveLength(7);
 });
