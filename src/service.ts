@@ -14,6 +14,7 @@ import { docsRoutes } from "./docs/routes.ts";
 import { feedbackRoutes } from "./feedback/routes.ts";
 import { databaseCheck, ffmpegCheck, migrationsCheck, modelsDirCheck } from "./health/readiness.ts";
 import { healthRoutes } from "./health/routes.ts";
+import { jobRoutes } from "./jobs/routes.ts";
 import { SlidingWindowLimiter } from "./http/middleware/rate-limit/index.ts";
 import { RequestLog, stdoutSink } from "./http/middleware/request-log/index.ts";
 import { createPipeline } from "./http/pipeline.ts";
@@ -91,6 +92,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     ...accountRoutes(),
     ...feedbackRoutes({ db }),
     ...clientRoutes({ db }),
+    ...jobRoutes({ db }),
   );
 
   // Getters: the docs URL is known only once listening, and requests read it then.

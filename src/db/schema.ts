@@ -3,3 +3,4 @@ export * from "../auth/table.ts";
 export * from "../clients/table.ts";
 export * from "../feedback/table.ts";
 export * from "../meetings/table.ts";
+export * from "../jobs/table.ts";
