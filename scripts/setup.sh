@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs everything Verbatim needs on a Debian 12 machine that has Node.js and npm:
+# Bun and the dependencies (from bun.lock), ffmpeg (Debian package), the default models, and the
+# compiled executable dist/verbatim. Safe to run again: each step skips what is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BUN_VERSION="1.4.5"
+say() { printf '\n==> %s\n' "$*"; }
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    echo "need root (or sudo) for: $*" >&2; return 1
+  fi
+}
+
+say "Bun ${BUN_VERSION} and dependencies"
+if [ -x node_modules/.bin/bun ] && [ "$(node_modules/.bin/bun --version)" = "$BUN_VERSION" ]; then
+  node_modules/.bin/bun install --frozen-lockfile
+else
+  # npx fetches Bun from the npm registry once; `bun install` then puts it in node_modules with the rest.
+  npx --yes "bun@${BUN_VERSION}" install --frozen-lockfile
+fi
+BUN="$PWD/node_modules/.bin/bun"
+"$BUN" --version
+
+say "ffmpeg"
+if ! command -v ffmpeg >/dev/null; then
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ffmpeg
+fi
+ffmpeg -version | head -n 1
+
+say "Models"
+"$BUN" scripts/install-models.ts
+
+say "Executable"
+"$BUN" run build
+ls -l dist/verbatim
+
+say "Ready. Start with: npm start   (or: dist/verbatim serve)"

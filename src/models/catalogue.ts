@@ -1,0 +1,42 @@
+import { createReadStream, existsSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { z } from "zod";
+
+export const catalogueEntry = z.object({
+  name: z.string(),
+  kind: z.string(),
+  path: z.string(),
+  bytes: z.number().int().positive(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  url: z.url().nullable(),
+  default: z.boolean(),
+  real: z.boolean(),
+});
+
+export const catalogueSchema = z.object({ comment: z.string().optional(), models: z.array(catalogueEntry) });
+
+export type CatalogueEntry = z.infer<typeof catalogueEntry>;
+
+export async function readCatalogue(path: string): Promise<CatalogueEntry[]> {
+  return catalogueSchema.parse(await Bun.file(path).json()).models;
+}
+
+export async function sha256File(path: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
+
+export type ModelFileState = "ok" | "missing" | "wrong_size" | "wrong_checksum";
+
+/**
+ * Checks a model file against its catalogue entry. A malformed model can abort a native engine
+ * outright (sherpa-onnx does), so files are checked before any engine loads them.
+ */
+export async function verifyModelFile(modelsDir: string, entry: CatalogueEntry): Promise<ModelFileState> {
+  const path = join(modelsDir, entry.path);
+  if (!existsSync(path)) return "missing";
+  if (statSync(path).size !== entry.bytes) return "wrong_size";
+  return (await sha256File(path)) === entry.sha256 ? "ok" : "wrong_checksum";
+}
