@@ -21,6 +21,8 @@ export interface OAuthSettings {
 
 export interface VerifiedToken {
   issuer: string;
+  /** Minted by this service (its sub is a user id), not by the firm's IdP (whose sub is its own). */
+  local: boolean;
   subject: string | undefined;
   email: string | undefined;
   clientId: string | undefined;
@@ -82,6 +84,7 @@ export class AccessTokens {
         : await jwtVerify(token, this.key.publicKey, { ...options, algorithms: [SIGNING_ALGORITHM] });
       return {
         issuer: payload.iss!,
+        local: !useExternal,
         subject: payload.sub,
         email: typeof payload.email === "string" ? payload.email : undefined,
         clientId: stringClaim(payload.client_id) ?? stringClaim(payload.azp),

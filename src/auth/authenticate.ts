@@ -83,10 +83,15 @@ export class Authenticator {
       if (error instanceof TokenRejected) return { kind: "rejected", detail: error.message };
       throw error;
     }
-    // Local tokens name the user by id; an IdP's tokens name them by email (its sub is its own).
-    const user =
-      (verified.subject ? findUserById(this.db, verified.subject) : undefined) ??
-      (verified.email ? findUserByEmail(this.db, verified.email) : undefined);
+    // Local tokens name the user by id; an IdP's tokens name them by email (its sub is its own,
+    // so it must never be looked up as a user id, nor a local token's email stand in for its sub).
+    const user = verified.local
+      ? verified.subject
+        ? findUserById(this.db, verified.subject)
+        : undefined
+      : verified.email
+        ? findUserByEmail(this.db, verified.email)
+        : undefined;
     if (!user) return { kind: "rejected", detail: "The access token's subject is not a user of this service." };
     const client = verified.clientId ?? "unknown";
     return {

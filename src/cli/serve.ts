@@ -8,21 +8,26 @@ export const serveCommand: Command = {
   options: SERVE_OPTIONS,
   async run(values, out) {
     const config = serviceConfig(values);
+    // Listen for signals before starting: a SIGTERM right after the listening line must still
+    // stop the service cleanly rather than kill it.
+    const signal = new Promise<string>((resolve) => {
+      process.once("SIGTERM", () => resolve("SIGTERM"));
+      process.once("SIGINT", () => resolve("SIGINT"));
+    });
     const service = await startService(config, {
       say: out,
       logError: (error, requestId) =>
-        console.error(JSON.stringify({ time: new Date().toISOString(), level: "error", request_id: requestId, error: String((error as Error)?.stack ?? error) })),
+        console.error(
+          JSON.stringify({
+            time: new Date().toISOString(),
+            level: "error",
+            request_id: requestId,
+            error: String((error as Error)?.stack ?? error),
+          }),
+        ),
     });
-    await new Promise<void>((resolve) => {
-      const shutdown = (signal: string) => {
-        out(`${signal} received: finishing in-flight requests`);
-        service.stop().then(() => {
-          out("stopped");
-          resolve();
-        });
-      };
-      process.once("SIGTERM", () => shutdown("SIGTERM"));
-      process.once("SIGINT", () => shutdown("SIGINT"));
-    });
+    out(`${await signal} received: finishing in-flight requests`);
+    await service.stop();
+    out("stopped");
   },
 };

@@ -8,6 +8,7 @@ type JsonSchema = Record<string, unknown>;
 // Every operation can answer these (SPEC section 4); a route lists its own extra codes.
 const COMMON_ERRORS: ErrorCode[] = ["validation_error", "unauthorized", "insufficient_scope", "not_found", "rate_limited"];
 const PUBLIC_ERRORS: ErrorCode[] = ["not_found", "rate_limited"];
+const NO_SCOPE_ERRORS: ErrorCode[] = ["validation_error", "unauthorized", "not_found", "rate_limited"];
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
@@ -57,7 +58,8 @@ export function buildOpenApi(routes: RouteDef[], serverUrl: string, docsUrl: str
         ...(doc.schema ? { content: { [doc.mediaType ?? "application/json"]: { schema: jsonSchema(doc.schema, "output") } } } : {}),
       };
     }
-    const codes = [...(route.access.kind === "public" ? PUBLIC_ERRORS : COMMON_ERRORS), ...(route.errors ?? [])];
+    const base = route.access.kind === "public" ? PUBLIC_ERRORS : route.access.kind === "any" ? NO_SCOPE_ERRORS : COMMON_ERRORS;
+    const codes = [...base, ...(route.errors ?? [])];
     for (const code of new Set(codes)) {
       const status = String(ERROR_CATALOGUE[code].status);
       const existing = responses[status] as { description: string } | undefined;

@@ -57,7 +57,11 @@ export function createPipeline(deps: PipelineDeps) {
         const key = principal?.rateKey ?? `ip:${clientAddress}`;
         const limit = principal ? deps.limits[principal.user.plan as Plan] : deps.limits.anonymous;
         const now = deps.clock.now();
-        rate = deps.uncountedPaths.has(pathname) ? deps.limiter.peek(key, limit, now) : deps.limiter.consume(key, limit, now);
+        // Probes show the caller's window but are never refused: a liveness check must not fail
+        // because other traffic from the same address (a reverse proxy, the host) used the window up.
+        rate = deps.uncountedPaths.has(pathname)
+          ? { ...deps.limiter.peek(key, limit, now), allowed: true, retryAfter: 0 }
+          : deps.limiter.consume(key, limit, now);
         if (!rate.allowed) {
           response = problemResponse(deps.docsUrl, {
             code: "rate_limited",
