@@ -2,6 +2,8 @@ import { resolve } from "node:path";
 import type { OAuthSettings } from "./auth/access-tokens.ts";
 import { UsageError, type OptionSpec, type OptionValues } from "./cli/options.ts";
 import type { RateLimits } from "./http/pipeline.ts";
+import { DEFAULT_PARALLEL_SLOTS, type ParallelSlots } from "./jobs/slots.ts";
+import { parseEgressAllow, type EgressPolicy } from "./net/egress.ts";
 
 /** `iss` of the access tokens the service mints itself (admin token create). */
 export const LOCAL_TOKEN_ISSUER = "verbatim-local";
@@ -64,6 +66,50 @@ export const SERVE_OPTIONS: OptionSpec[] = [
   ...OAUTH_OPTIONS,
   { name: "ffmpeg", type: "string", env: "VERBATIM_FFMPEG", default: "ffmpeg", help: "The ffmpeg executable." },
   {
+    name: "egress-allow",
+    type: "string",
+    env: "VERBATIM_EGRESS_ALLOW",
+    default: "",
+    valueName: "cidr|host,...",
+    help: "Internal hosts and CIDRs the service may fetch from (audio_url, webhooks), e.g. 10.0.0.0/8,files.internal. Public addresses are always allowed; these may also use http.",
+  },
+  {
+    name: "workers",
+    type: "int",
+    env: "VERBATIM_WORKERS",
+    default: "1",
+    help: "Worker processes running jobs at once (one per GPU, or about cores / engine threads on CPU).",
+  },
+  {
+    name: "parallel-slots",
+    type: "string",
+    env: "VERBATIM_PARALLEL_SLOTS",
+    default: "free=1,standard=3,pro=5",
+    valueName: "plan=n,...",
+    help: "Processings an account may have queued or running at once, by plan.",
+  },
+  {
+    name: "stage-timeout",
+    type: "int",
+    env: "VERBATIM_STAGE_TIMEOUT",
+    default: "3600",
+    help: "Seconds one processing step may run before its worker is killed and the step retried.",
+  },
+  {
+    name: "download-timeout",
+    type: "int",
+    env: "VERBATIM_DOWNLOAD_TIMEOUT",
+    default: "1800",
+    help: "Seconds an audio_url download may take.",
+  },
+  {
+    name: "engines",
+    type: "string",
+    env: "VERBATIM_ENGINES",
+    default: "builtin",
+    help: "builtin, or the path of a module exporting createEngines(settings) (other engines, test doubles).",
+  },
+  {
     name: "log-requests",
     type: "bool",
     env: "VERBATIM_LOG_REQUESTS",
@@ -81,6 +127,13 @@ export interface ServiceConfig {
   rateLimits: RateLimits;
   oauth: OAuthSettings;
   ffmpegPath: string;
+  egress: EgressPolicy;
+  egressAllowText: string;
+  workers: number;
+  parallelSlots: ParallelSlots;
+  stageTimeoutSeconds: number;
+  downloadTimeoutSeconds: number;
+  engines: string;
   logRequests: boolean;
   /** Our limit on the request headers; Bun's parser ceiling is set higher so we can answer 431 ourselves. */
   maxHeaderBytes: number;
@@ -98,14 +151,35 @@ export function oauthSettings(values: OptionValues): OAuthSettings {
   };
 }
 
-export function parseRateLimits(text: string): RateLimits {
-  const limits: Record<string, number> = { free: 30, standard: 60, pro: 120, anonymous: 30 };
+/** "free=30,pro=120": numbers by plan over the defaults; used for rate limits and parallel slots. */
+function parsePlanNumbers<T extends object>(option: string, text: string, defaults: T): T {
+  const values: Record<string, number> = { ...(defaults as Record<string, number>) };
   for (const part of text.split(",").map((p) => p.trim()).filter(Boolean)) {
-    const match = /^(free|standard|pro|anonymous)=(\d+)$/.exec(part);
-    if (!match || Number(match[2]) < 1) throw new UsageError(`--rate-limits: expected plan=n with n >= 1, got ${JSON.stringify(part)}`);
-    limits[match[1]!] = Number(match[2]);
+    const match = /^([a-z]+)=(\d+)$/.exec(part);
+    if (!match || !(match[1]! in values) || Number(match[2]) < 1) {
+      throw new UsageError(`--${option}: expected ${Object.keys(values).join("|")}=n with n >= 1, got ${JSON.stringify(part)}`);
+    }
+    values[match[1]!] = Number(match[2]);
   }
-  return limits as unknown as RateLimits;
+  return values as T;
+}
+
+export function parseRateLimits(text: string): RateLimits {
+  return parsePlanNumbers("rate-limits", text, { free: 30, standard: 60, pro: 120, anonymous: 30 });
+}
+
+function egressPolicy(text: string): EgressPolicy {
+  try {
+    return parseEgressAllow(text);
+  } catch (error) {
+    throw new UsageError(`--egress-allow: ${(error as Error).message}`);
+  }
+}
+
+function atLeastOne(values: OptionValues, name: string): number {
+  const value = values[name] as number;
+  if (value < 1) throw new UsageError(`--${name} must be at least 1`);
+  return value;
 }
 
 export function serviceConfig(values: OptionValues): ServiceConfig {
@@ -122,6 +196,13 @@ export function serviceConfig(values: OptionValues): ServiceConfig {
     rateLimits: parseRateLimits(values["rate-limits"] as string),
     oauth: oauthSettings(values),
     ffmpegPath: values.ffmpeg as string,
+    egress: egressPolicy(values["egress-allow"] as string),
+    egressAllowText: values["egress-allow"] as string,
+    workers: atLeastOne(values, "workers"),
+    parallelSlots: parsePlanNumbers("parallel-slots", values["parallel-slots"] as string, DEFAULT_PARALLEL_SLOTS),
+    stageTimeoutSeconds: atLeastOne(values, "stage-timeout"),
+    downloadTimeoutSeconds: atLeastOne(values, "download-timeout"),
+    engines: values.engines as string,
     logRequests: values["log-requests"] as boolean,
     maxHeaderBytes: 16 * 1024,
   };

@@ -26,6 +26,12 @@ export async function main(argv: string[]): Promise<number> {
   const rest = argv.slice(words.length);
   const wantsHelp = rest.includes("--help") || rest.includes("-h");
 
+  // Started by the service's worker pool, never by hand: runs job steps in a separate process.
+  if (argv[0] === "worker" && process.send) {
+    const { runWorker } = await import("./worker/main.ts");
+    await runWorker();
+    return 0;
+  }
   if (words.length === 0 && rest[0] === "--version") {
     out(SERVICE_VERSION);
     return 0;

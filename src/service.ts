@@ -15,6 +15,16 @@ import { feedbackRoutes } from "./feedback/routes.ts";
 import { databaseCheck, ffmpegCheck, migrationsCheck, modelsDirCheck } from "./health/readiness.ts";
 import { healthRoutes } from "./health/routes.ts";
 import { jobRoutes } from "./jobs/routes.ts";
+import { Scheduler } from "./jobs/scheduler.ts";
+import { WorkerPool } from "./jobs/worker-pool.ts";
+import { IdempotencyStore } from "./idempotency/service.ts";
+import { meetingRoutes } from "./meetings/routes.ts";
+import { reportRoutes } from "./reports/routes.ts";
+import { transcriptRoutes } from "./transcripts/routes.ts";
+import { MAX_UPLOAD_BYTES } from "./meetings/receive.ts";
+import { sweepOrphans } from "./storage/sweep.ts";
+import { workerCommand } from "./worker/command.ts";
+import { WORKER_CONFIG_ENV, type WorkerConfig } from "./worker/config.ts";
 import { SlidingWindowLimiter } from "./http/middleware/rate-limit/index.ts";
 import { RequestLog, stdoutSink } from "./http/middleware/request-log/index.ts";
 import { createPipeline } from "./http/pipeline.ts";
@@ -55,6 +65,10 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const db = openDatabase(databasePath(config.dataDir));
   applyMigrations(db.$client);
   bootstrapAdmin(db, io);
+  const idempotency = new IdempotencyStore(db, clock);
+  idempotency.recover();
+  const swept = sweepOrphans(db, config.dataDir);
+  if (swept.tmpFiles || swept.meetingDirs) io.say(`Removed ${swept.tmpFiles} partial upload(s) and ${swept.meetingDirs} orphan meeting folder(s)`);
   const signingKey = await loadOrCreateSigningKey(config.dataDir);
   const authenticator = new Authenticator(db, new AccessTokens(config.oauth, signingKey), clock);
   const requestLog = config.logRequests ? new RequestLog(stdoutSink()) : undefined;
@@ -77,6 +91,30 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     ffmpegCheck(config.ffmpegPath),
     modelsDirCheck(config.modelsDir),
   ];
+  const workerConfig: WorkerConfig = {
+    engines: config.engines,
+    modelsDir: config.modelsDir,
+    ffmpegPath: config.ffmpegPath,
+    egressAllow: config.egressAllowText,
+    maxDownloadBytes: MAX_UPLOAD_BYTES,
+    downloadTimeoutMs: config.downloadTimeoutSeconds * 1000,
+  };
+  const scheduler = new Scheduler({
+    db,
+    pool: new WorkerPool({
+      size: config.workers,
+      command: workerCommand(),
+      env: { [WORKER_CONFIG_ENV]: JSON.stringify(workerConfig) },
+      log: (line) => io.logError(new Error(line), "scheduler"),
+    }),
+    dataDir: config.dataDir,
+    clock,
+    stepTimeoutMs: config.stageTimeoutSeconds * 1000,
+    maxStepAttempts: 3,
+    publicApiUrl: () => urls.api,
+    log: (line) => io.say(line),
+  });
+
   const routes: RouteDef[] = [];
   routes.push(
     ...healthRoutes({ checks }),
@@ -93,6 +131,19 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     ...feedbackRoutes({ db }),
     ...clientRoutes({ db }),
     ...jobRoutes({ db }),
+    ...meetingRoutes({
+      db,
+      dataDir: config.dataDir,
+      clock,
+      slots: config.parallelSlots,
+      idempotency,
+      egress: config.egress,
+      maxUploadBytes: MAX_UPLOAD_BYTES,
+      publicApiUrl: () => urls.api,
+      scheduler,
+    }),
+    ...transcriptRoutes({ db }),
+    ...reportRoutes({ db }),
   );
 
   // Getters: the docs URL is known only once listening, and requests read it then.
@@ -120,10 +171,13 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const server = Bun.serve({
     hostname: config.host,
     port: config.port,
+    // Uploads stream to disk; the 2 GB limit itself is enforced while reading (413 file_too_large).
+    maxRequestBodySize: MAX_UPLOAD_BYTES + 16 * 1024 ** 2,
     fetch: (request, srv) => pipeline(request, srv.requestIP(request)?.address ?? "unknown"),
   });
   const url = `http://${displayHost(config.host)}:${server.port}`;
   publicUrl ||= url;
+  scheduler.start();
   io.say(`Verbatim listening on ${url}`);
 
   let stopping: Promise<void> | undefined;
@@ -134,6 +188,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     stop() {
       stopping ??= (async () => {
         await server.stop();
+        // Workers are killed; their jobs stay in processing and resume from their step at next start.
+        await scheduler.stop();
         await requestLog?.stop();
         db.$client.close();
       })();

@@ -4,3 +4,5 @@ export * from "../clients/table.ts";
 export * from "../feedback/table.ts";
 export * from "../meetings/table.ts";
 export * from "../jobs/table.ts";
+export * from "../events/table.ts";
+export * from "../idempotency/table.ts";

@@ -82,7 +82,16 @@ export function buildOpenApi(routes: RouteDef[], serverUrl: string, docsUrl: str
       parameters: parameters(route),
       ...(route.body
         ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(route.body, "input") } } } }
-        : {}),
+        : route.requestBodyDoc
+          ? {
+              requestBody: {
+                required: true,
+                content: Object.fromEntries(
+                  Object.entries(route.requestBodyDoc).map(([type, schema]) => [type, { schema: jsonSchema(schema, "input") }]),
+                ),
+              },
+            }
+          : {}),
       responses,
     };
   }

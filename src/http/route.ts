@@ -51,6 +51,8 @@ export interface RouteDef<P extends z.ZodType = z.ZodType, Q extends z.ZodType =
   params?: P;
   query?: Q;
   body?: B;
+  /** For routes that read the body themselves (uploads): what to document, by media type. */
+  requestBodyDoc?: Record<string, z.ZodType>;
   responses: Record<number, ResponseDoc>;
   /** Problem codes this operation can answer beyond the ones every operation can. */
   errors?: ErrorCode[];

@@ -29,6 +29,10 @@ export const jobs = sqliteTable(
     errorMessage: text("error_message"),
     usage: text("usage"),
     metadata: text("metadata"),
+    /** The next internal step to run (download, decode, transcribe, ...); a restart resumes here. */
+    nextStep: text("next_step"),
+    /** Tries of the current step; a step is retried a bounded number of times. */
+    stepAttempts: integer("step_attempts").notNull().default(0),
     createdAt: integer("created_at").notNull(),
     startedAt: integer("started_at"),
     finishedAt: integer("finished_at"),

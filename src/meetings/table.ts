@@ -1,5 +1,7 @@
-import { sqliteTable, text, integer, index } from "drizzle-orm/sqlite-core";
+import { sqliteTable, text, integer, index, primaryKey } from "drizzle-orm/sqlite-core";
 import { users } from "../auth/table.ts";
+
+export const MEETING_STATUSES = ["draft", "queued", "processing", "completed", "failed"] as const;
 
 export const meetings = sqliteTable(
   "meetings",
@@ -9,9 +11,84 @@ export const meetings = sqliteTable(
       .notNull()
       .references(() => users.id),
     title: text("title").notNull(),
-    status: text("status", { enum: ["draft", "queued", "processing", "completed", "failed"] }).notNull(),
+    /** user: given or PATCHed (never replaced); ai: written by the report; file: the upload's name. */
+    titleSource: text("title_source", { enum: ["user", "ai", "file"] }).notNull().default("user"),
+    status: text("status", { enum: MEETING_STATUSES }).notNull(),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
+    recordedAt: integer("recorded_at").notNull().default(0),
+    transcribeOnly: integer("transcribe_only", { mode: "boolean" }).notNull().default(false),
+    durationSeconds: integer("duration_seconds"),
+    /** What the client asked for: an ISO 639-1 code or auto. */
+    requestedLanguage: text("requested_language").notNull().default("auto"),
+    /** The language found or given, once known. */
+    language: text("language"),
+    source: text("source", { enum: ["upload", "live_recording", "text", "url", "api"] }),
+    recordingType: text("recording_type", { enum: ["meeting", "solo"] }),
+    clientId: integer("client_id"),
+    /** JSON object, the client's own, echoed in jobs and events. */
+    metadata: text("metadata"),
+    fileName: text("file_name"),
+    audioUrl: text("audio_url"),
+    /** JSON array of tpl_ ids and the persona, kept for the document jobs spawned after the report. */
+    documentTemplates: text("document_templates"),
+    persona: text("persona"),
+    minSpeakers: integer("min_speakers"),
+    maxSpeakers: integer("max_speakers"),
   },
-  (t) => [index("meetings_user_created").on(t.userId, t.createdAt)],
+  (t) => [index("meetings_user_created").on(t.userId, t.createdAt), index("meetings_user_recorded").on(t.userId, t.recordedAt)],
 );
+
+export const meetingTags = sqliteTable(
+  "meeting_tags",
+  {
+    meetingId: text("meeting_id")
+      .notNull()
+      .references(() => meetings.id, { onDelete: "cascade" }),
+    tag: text("tag").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.meetingId, t.tag] }), index("meeting_tags_tag").on(t.tag)],
+);
+
+export const participants = sqliteTable(
+  "participants",
+  {
+    /** Exposed as par_<id>. */
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    meetingId: text("meeting_id")
+      .notNull()
+      .references(() => meetings.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    email: text("email"),
+    /** JSON array of SPEAKER_NN labels; a label belongs to at most one participant of a meeting. */
+    speakerLabels: text("speaker_labels").notNull().default("[]"),
+  },
+  (t) => [index("participants_meeting").on(t.meetingId)],
+);
+
+export const transcripts = sqliteTable("transcripts", {
+  meetingId: text("meeting_id")
+    .primaryKey()
+    .references(() => meetings.id, { onDelete: "cascade" }),
+  language: text("language"),
+  durationSeconds: integer("duration_seconds"),
+  model: text("model"),
+  /** JSON arrays: speaker labels, and segments {start, end, speaker, text}. */
+  speakers: text("speakers").notNull(),
+  segments: text("segments").notNull(),
+  createdAt: integer("created_at").notNull(),
+});
+
+export const summaries = sqliteTable("summaries", {
+  meetingId: text("meeting_id")
+    .primaryKey()
+    .references(() => meetings.id, { onDelete: "cascade" }),
+  title: text("title").notNull(),
+  language: text("language"),
+  markdown: text("markdown").notNull(),
+  /** JSON: {title, summary, key_takeaways, action_items, decisions, minutes}. */
+  structured: text("structured"),
+  model: text("model"),
+  createdAt: integer("created_at").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});

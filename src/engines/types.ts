@@ -1,0 +1,91 @@
+/**
+ * The engines behind the job stages, each a narrow interface. They run inside the worker process,
+ * never in the API process: a native engine can abort or hang its whole process.
+ */
+
+export interface StepContext {
+  /** Reports progress of the current step, 0 to 1. */
+  progress(fraction: number): void;
+  signal: AbortSignal;
+}
+
+export interface DecodedAudio {
+  /** 16 kHz mono 16-bit PCM WAV. */
+  wavPath: string;
+  durationSeconds: number;
+}
+
+export interface SpeechSegment {
+  start: number;
+  end: number;
+  text: string;
+  words?: { start: number; end: number; text: string }[];
+}
+
+export interface TranscriptionResult {
+  language: string | null;
+  model: string;
+  segments: SpeechSegment[];
+}
+
+export interface SpeakerTurn {
+  start: number;
+  end: number;
+  speaker: number; // cluster index; labelled SPEAKER_NN in order of first appearance
+}
+
+export interface ReportInput {
+  title: string | null;
+  language: string | null;
+  transcript: { start: number; end: number; speaker: string; text: string }[];
+}
+
+export interface StructuredReport {
+  title: string;
+  summary: string;
+  key_takeaways: string[];
+  action_items: { text: string; owner: string | null; due: string | null }[];
+  decisions: string[];
+  minutes: string[];
+}
+
+export interface ReportResult {
+  title: string;
+  markdown: string;
+  structured: StructuredReport;
+  language: string | null;
+  model: string;
+}
+
+export interface Transcriber {
+  transcribe(input: { wavPath: string; language: string | null }, context: StepContext): Promise<TranscriptionResult>;
+}
+
+export interface Diarizer {
+  diarize(
+    input: { wavPath: string; durationSeconds: number; minSpeakers: number | null; maxSpeakers: number | null; solo: boolean },
+    context: StepContext,
+  ): Promise<SpeakerTurn[]>;
+}
+
+export interface Reporter {
+  report(input: ReportInput, context: StepContext): Promise<ReportResult>;
+}
+
+export interface Engines {
+  transcriber: Transcriber;
+  diarizer: Diarizer;
+  reporter: Reporter;
+}
+
+/** A failure an engine reports on purpose: a stable code for the job's error, and whether a retry may help. */
+export class EngineError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+    this.name = "EngineError";
+  }
+}

@@ -1,0 +1,38 @@
+import type { Db } from "../db/client.ts";
+import { randomId } from "../lib/ids.ts";
+import { toRfc3339 } from "../lib/time.ts";
+import { API_VERSION } from "../version.ts";
+import { events } from "./table.ts";
+
+export const EVENT_TYPES = [
+  "transcription.completed",
+  "transcription.failed",
+  "processing.completed",
+  "processing.failed",
+  "document.generated",
+  "document.failed",
+  "usage.threshold_reached",
+  "ping",
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * Records an event (SPEC 6) with its full envelope, inside the caller's transaction, so the event
+ * exists exactly when the state change it reports does. Webhook deliveries are made from these rows.
+ */
+export function emitEvent(db: Db, input: { userId: string; type: EventType; object: unknown; now: number }) {
+  const id = randomId("evt");
+  const envelope = {
+    id,
+    object: "event",
+    type: input.type,
+    created: toRfc3339(input.now),
+    api_version: API_VERSION,
+    livemode: true,
+    data: { object: input.object },
+  };
+  db.insert(events)
+    .values({ id, userId: input.userId, type: input.type, apiVersion: API_VERSION, payload: JSON.stringify(envelope), createdAt: input.now })
+    .run();
+  return envelope;
+}

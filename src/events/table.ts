@@ -1,0 +1,19 @@
+import { sqliteTable, text, integer, index } from "drizzle-orm/sqlite-core";
+import { users } from "../auth/table.ts";
+
+/** Every event the service emitted, in order; webhook deliveries are made from these rows. */
+export const events = sqliteTable(
+  "events",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    type: text("type").notNull(),
+    apiVersion: text("api_version").notNull(),
+    /** The whole event envelope as JSON, exactly as it will be sent. */
+    payload: text("payload").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("events_user_created").on(t.userId, t.createdAt)],
+);

@@ -1,0 +1,146 @@
+import { and, eq, lt } from "drizzle-orm";
+import type { Db } from "../db/client.ts";
+import { ApiError } from "../errors/api-error.ts";
+import type { Clock } from "../lib/time.ts";
+import { idempotencyKeys } from "./table.ts";
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const MAX_KEY_LENGTH = 255;
+
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * Idempotency-Key handling (SPEC 4, Idempotency): a replay returns the first response, a different
+ * body answers 422, and the same key while the first request runs answers 409. Only successful
+ * responses are kept: a request refused by validation or limits may be retried with its key.
+ */
+export class IdempotencyStore {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Runs `execute` at most once per (account, operation, key). `parse` reads the request and
+   * returns what `execute` needs plus a hash of it; `discard` frees what parse made (a temp file)
+   * when the parsed request is not executed.
+   */
+  async run<P>(input: {
+    userId: string;
+    operation: string;
+    key: string | null;
+    parse: () => Promise<{ parsed: P; hash: string }>;
+    execute: (parsed: P) => Promise<StoredResponse>;
+    discard?: (parsed: P) => Promise<void> | void;
+  }): Promise<StoredResponse & { replayed: boolean }> {
+    if (input.key === null) {
+      const { parsed } = await input.parse();
+      return { ...(await input.execute(parsed)), replayed: false };
+    }
+    validateKey(input.key);
+    const claim = this.claim(input.userId, input.operation, input.key);
+    if (claim === "in_progress") {
+      throw new ApiError("idempotency_key_in_use", "A request with this Idempotency-Key is still being processed.");
+    }
+    const where = and(
+      eq(idempotencyKeys.userId, input.userId),
+      eq(idempotencyKeys.operation, input.operation),
+      eq(idempotencyKeys.key, input.key),
+    );
+    let parsed: P | undefined;
+    try {
+      const read = await input.parse();
+      parsed = read.parsed;
+      if (claim !== "claimed") {
+        await input.discard?.(read.parsed);
+        if (claim.requestHash !== read.hash) {
+          throw new ApiError(
+            "idempotency_key_reused",
+            "This Idempotency-Key was already used with a different request in the last 24 hours.",
+          );
+        }
+        return { status: claim.status, body: claim.body, replayed: true };
+      }
+      const response = await input.execute(read.parsed);
+      parsed = undefined; // executed: what it made now belongs to the created resource
+      if (response.status >= 200 && response.status < 300) {
+        this.db
+          .update(idempotencyKeys)
+          .set({ status: "done", requestHash: read.hash, responseStatus: response.status, responseBody: JSON.stringify(response.body) })
+          .where(where)
+          .run();
+      } else {
+        this.db.delete(idempotencyKeys).where(where).run();
+      }
+      return { ...response, replayed: false };
+    } catch (error) {
+      if (claim === "claimed") this.db.delete(idempotencyKeys).where(where).run();
+      if (parsed !== undefined) await input.discard?.(parsed);
+      throw error;
+    }
+  }
+
+  /** Takes the key for this request, or reports the request that holds it. */
+  private claim(
+    userId: string,
+    operation: string,
+    key: string,
+  ): "claimed" | "in_progress" | { requestHash: string; status: number; body: unknown } {
+    const now = this.clock.now();
+    return this.db.transaction(
+      (tx) => {
+        const where = and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.operation, operation), eq(idempotencyKeys.key, key));
+        const row = tx.select().from(idempotencyKeys).where(where).get();
+        if (row && row.createdAt > now - IDEMPOTENCY_TTL_MS) {
+          if (row.status === "in_progress") return "in_progress" as const;
+          return { requestHash: row.requestHash!, status: row.responseStatus!, body: JSON.parse(row.responseBody!) };
+        }
+        if (row) tx.delete(idempotencyKeys).where(where).run();
+        tx.insert(idempotencyKeys).values({ userId, operation, key, status: "in_progress", createdAt: now }).run();
+        return "claimed" as const;
+      },
+      { behavior: "immediate" },
+    );
+  }
+
+  /** At start: no request survives a restart, so keys left in progress are freed. Also drops expired keys. */
+  recover(): void {
+    this.db.delete(idempotencyKeys).where(eq(idempotencyKeys.status, "in_progress")).run();
+    this.sweep();
+  }
+
+  sweep(): void {
+    this.db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, this.clock.now() - IDEMPOTENCY_TTL_MS)).run();
+  }
+}
+
+function validateKey(key: string): void {
+  if (key.length === 0 || key.length > MAX_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
+    throw ApiError.validation([
+      {
+        field: "Idempotency-Key",
+        code: key.length > MAX_KEY_LENGTH ? "too_long" : "invalid_format",
+        message: `The Idempotency-Key header must be 1 to ${MAX_KEY_LENGTH} visible ASCII characters (a UUID v4 is recommended).`,
+      },
+    ]);
+  }
+}
+
+/** sha256 of a canonical JSON form: the same request in another key order hashes the same. */
+export function hashRequest(value: unknown): string {
+  return new Bun.CryptoHasher("sha256").update(canonicalJson(value)).digest("hex");
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}

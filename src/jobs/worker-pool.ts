@@ -1,0 +1,154 @@
+import type { Subprocess } from "bun";
+import type { FromWorker, StepInput, StepResult, ToWorker } from "../worker/protocol.ts";
+
+export type StepOutcome =
+  | { kind: "done"; result: StepResult }
+  | { kind: "failed"; code: string; message: string; retryable: boolean }
+  | { kind: "canceled" };
+
+interface Run {
+  runId: string;
+  onProgress(fraction: number): void;
+  settle(outcome: StepOutcome): void;
+}
+
+interface Worker {
+  process: Subprocess;
+  ready: Promise<void>;
+  run?: Run;
+  exited: boolean;
+}
+
+export interface WorkerPoolOptions {
+  size: number;
+  command: string[];
+  env: Record<string, string>;
+  log(line: string): void;
+}
+
+/**
+ * Supervised worker processes that run job steps. A worker that crashes fails only the step it
+ * was running (as retryable) and is replaced on the next run; cancel and timeouts kill it, since
+ * a native engine cannot be interrupted from JavaScript.
+ */
+export class WorkerPool {
+  private readonly idle: Worker[] = [];
+  private readonly all = new Set<Worker>();
+  private stopped = false;
+
+  constructor(private readonly options: WorkerPoolOptions) {}
+
+  get size(): number {
+    return this.options.size;
+  }
+
+  /** Runs one step on an idle worker (the scheduler never asks for more than `size` at once). */
+  async run(input: StepInput, onProgress: (fraction: number) => void, timeoutMs: number): Promise<StepOutcome> {
+    if (this.stopped) return { kind: "failed", code: "shutting_down", message: "The service is stopping.", retryable: true };
+    const worker = this.idle.pop() ?? this.spawn();
+    try {
+      await worker.ready;
+    } catch (error) {
+      return { kind: "failed", code: "worker_start_failed", message: (error as Error).message, retryable: true };
+    }
+    const outcome = await new Promise<StepOutcome>((settle) => {
+      const timer = setTimeout(() => {
+        this.kill(worker);
+        settle({ kind: "failed", code: "stage_timeout", message: `The ${input.step} step took longer than ${Math.round(timeoutMs / 1000)} s.`, retryable: true });
+      }, timeoutMs);
+      worker.run = {
+        runId: input.runId,
+        onProgress,
+        settle: (o) => {
+          clearTimeout(timer);
+          worker.run = undefined;
+          settle(o);
+        },
+      };
+      worker.process.send({ type: "run", input } satisfies ToWorker);
+    });
+    if (!worker.exited && !this.stopped) this.idle.push(worker);
+    return outcome;
+  }
+
+  /** Stops the step now: its worker is killed and replaced by a fresh one when next needed. */
+  cancel(runId: string): boolean {
+    for (const worker of this.all) {
+      if (worker.run?.runId === runId) {
+        const run = worker.run;
+        this.kill(worker);
+        run.settle({ kind: "canceled" });
+        return true;
+      }
+    }
+    return false;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const exits = [...this.all].map((w) => {
+      this.kill(w);
+      return w.process.exited;
+    });
+    await Promise.all(exits);
+  }
+
+  private kill(worker: Worker): void {
+    worker.exited = true;
+    const index = this.idle.indexOf(worker);
+    if (index >= 0) this.idle.splice(index, 1);
+    try {
+      worker.process.kill("SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+
+  private spawn(): Worker {
+    let markReady!: () => void;
+    let failStart!: (error: Error) => void;
+    const worker: Worker = {
+      process: undefined as unknown as Subprocess,
+      ready: new Promise<void>((resolve, reject) => {
+        markReady = resolve;
+        failStart = reject;
+      }),
+      exited: false,
+    };
+    worker.ready.catch(() => {});
+    worker.process = Bun.spawn(this.options.command, {
+      env: { ...process.env, ...this.options.env },
+      stdin: "ignore",
+      stdout: "inherit",
+      stderr: "inherit",
+      serialization: "json",
+      ipc: (message: FromWorker) => {
+        if (message.type === "ready") return markReady();
+        const run = worker.run;
+        if (!run || message.runId !== run.runId) return;
+        if (message.type === "progress") run.onProgress(message.fraction);
+        else if (message.type === "done") run.settle({ kind: "done", result: message.result });
+        else run.settle({ kind: "failed", code: message.code, message: message.message, retryable: message.retryable });
+      },
+      onExit: (_proc, exitCode, signalCode) => {
+        const wasKilled = worker.exited;
+        worker.exited = true;
+        this.all.delete(worker);
+        const index = this.idle.indexOf(worker);
+        if (index >= 0) this.idle.splice(index, 1);
+        failStart(new Error(`the worker exited before it was ready (code ${exitCode}, signal ${signalCode})`));
+        if (worker.run && !wasKilled) {
+          this.options.log(`worker ${worker.process.pid} died (code ${exitCode}, signal ${signalCode}) during run ${worker.run.runId}`);
+          worker.run.settle({
+            kind: "failed",
+            code: "worker_crashed",
+            message: `The worker process died during the step (exit code ${exitCode}, signal ${signalCode}).`,
+            retryable: true,
+          });
+        }
+      },
+    });
+    this.all.add(worker);
+    return worker;
+  }
+}

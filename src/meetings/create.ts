@@ -1,0 +1,144 @@
+import { mkdirSync, renameSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
+import type { Plan } from "../auth/plans.ts";
+import { findOrCreateClient, getClient } from "../clients/service.ts";
+import type { Db } from "../db/client.ts";
+import { ApiError } from "../errors/api-error.ts";
+import { jobs } from "../jobs/table.ts";
+import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
+import { firstStep } from "../jobs/steps.ts";
+import { parseNumericId, randomId } from "../lib/ids.ts";
+import type { Clock } from "../lib/time.ts";
+import { meetingDir, originalPath, safeExtension } from "../storage/paths.ts";
+import type { CreateMeetingFields } from "./schema.ts";
+import { reindexMeeting } from "./search-index.ts";
+import { meetings, meetingTags, participants, type MEETING_STATUSES } from "./table.ts";
+
+export type Recording =
+  | { kind: "upload"; tmpPath: string; fileName: string }
+  | { kind: "url"; url: string };
+
+export interface CreateMeetingDeps {
+  db: Db;
+  dataDir: string;
+  clock: Clock;
+  slots: ParallelSlots;
+}
+
+/** A title when none is given: the file's name without extension, else the URL's last path part. */
+function fallbackTitle(recording: Recording, recordedAt: number): string {
+  const name =
+    recording.kind === "upload"
+      ? recording.fileName
+      : decodeURIComponent(new URL(recording.url).pathname.split("/").filter(Boolean).pop() ?? "");
+  const base = name.replace(/\.[A-Za-z0-9]{1,8}$/, "").trim().slice(0, 300);
+  return base || `Meeting of ${new Date(recordedAt).toISOString().slice(0, 10)}`;
+}
+
+function assertLabelsUnique(list: { speaker_labels: string[] }[], path: string): void {
+  const seen = new Map<string, number>();
+  list.forEach((p, i) =>
+    p.speaker_labels.forEach((label) => {
+      if (seen.has(label) && seen.get(label) !== i) {
+        throw ApiError.validation([
+          { field: `${path}[${i}].speaker_labels`, code: "duplicate_label", message: `${label} already belongs to ${path}[${seen.get(label)}].` },
+        ]);
+      }
+      seen.set(label, i);
+    }),
+  );
+}
+
+/**
+ * Creates a meeting and its processing job in one transaction, after checking the account's
+ * processing slots. An upload's file is moved into the meeting's folder first, so a committed
+ * meeting always has its recording; if the transaction fails the folder goes with it.
+ */
+export function createMeeting(
+  deps: CreateMeetingDeps,
+  account: { userId: string; plan: Plan },
+  fields: CreateMeetingFields,
+  recording: Recording,
+): { meetingId: string; jobId: string } {
+  const now = deps.clock.now();
+  const meetingId = crypto.randomUUID();
+  const jobId = randomId("job");
+  const recordedAt = fields.recorded_at ? Date.parse(fields.recorded_at) : now;
+  assertLabelsUnique(fields.participants, "participants");
+
+  if (recording.kind === "upload") {
+    const target = originalPath(deps.dataDir, meetingId, safeExtension(recording.fileName));
+    mkdirSync(dirname(target), { recursive: true });
+    renameSync(recording.tmpPath, target);
+  }
+  try {
+    deps.db.transaction(
+      (tx) => {
+        assertFreeSlot(tx as unknown as Db, account.userId, account.plan, deps.slots);
+        let clientId: number | null = null;
+        if (fields.client_id !== undefined) {
+          const client = getClient(tx as unknown as Db, account.userId, parseNumericId("cli", fields.client_id)!);
+          if (!client) throw ApiError.notFound(`Client ${fields.client_id}`);
+          clientId = client.id;
+        } else if (fields.client) {
+          clientId = findOrCreateClient(tx as unknown as Db, account.userId, fields.client, now).id;
+        }
+        const status: (typeof MEETING_STATUSES)[number] = "queued";
+        tx.insert(meetings)
+          .values({
+            id: meetingId,
+            userId: account.userId,
+            title: fields.title ?? fallbackTitle(recording, recordedAt),
+            titleSource: fields.title ? "user" : "file",
+            status,
+            createdAt: now,
+            updatedAt: now,
+            recordedAt,
+            transcribeOnly: fields.transcribe_only,
+            requestedLanguage: fields.language,
+            language: fields.language === "auto" ? null : fields.language,
+            source: recording.kind === "upload" ? "upload" : "url",
+            recordingType: fields.recording_type,
+            clientId,
+            metadata: fields.metadata ? JSON.stringify(fields.metadata) : null,
+            fileName: recording.kind === "upload" ? recording.fileName : null,
+            audioUrl: recording.kind === "url" ? recording.url : null,
+            documentTemplates: fields.document_templates ? JSON.stringify(fields.document_templates) : null,
+            persona: fields.persona ?? null,
+            minSpeakers: fields.min_speakers ?? null,
+            maxSpeakers: fields.max_speakers ?? null,
+          })
+          .run();
+        for (const tag of new Set(fields.tags)) tx.insert(meetingTags).values({ meetingId, tag }).run();
+        for (const p of fields.participants) {
+          tx.insert(participants)
+            .values({ meetingId, name: p.name, email: p.email ?? null, speakerLabels: JSON.stringify(p.speaker_labels) })
+            .run();
+        }
+        tx.insert(jobs)
+          .values({
+            id: jobId,
+            userId: account.userId,
+            kind: "meeting_processing",
+            status: "queued",
+            stage: "queued",
+            progress: 0,
+            source: "api",
+            meetingId,
+            transcribeOnly: fields.transcribe_only,
+            documentTemplates: fields.document_templates ? JSON.stringify(fields.document_templates) : null,
+            metadata: fields.metadata ? JSON.stringify(fields.metadata) : null,
+            nextStep: firstStep(recording.kind),
+            createdAt: now,
+          })
+          .run();
+        reindexMeeting(tx as unknown as Db, meetingId);
+      },
+      { behavior: "immediate" },
+    );
+  } catch (error) {
+    rmSync(meetingDir(deps.dataDir, meetingId), { recursive: true, force: true });
+    throw error;
+  }
+  return { meetingId, jobId };
+}

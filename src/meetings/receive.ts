@@ -1,0 +1,82 @@
+import { rmSync } from "node:fs";
+import { ApiError } from "../errors/api-error.ts";
+import { readJsonBody } from "../http/body.ts";
+import { parseOrThrow } from "../http/validation.ts";
+import { hashRequest } from "../idempotency/service.ts";
+import { checkEgress, EgressRefused, type EgressPolicy } from "../net/egress.ts";
+import { receiveMultipart } from "../uploads/multipart.ts";
+import type { Recording } from "./create.ts";
+import { createMeetingJson, createMeetingUpload, multipartToObject, type CreateMeetingFields } from "./schema.ts";
+
+export const MAX_UPLOAD_BYTES = 2 * 1024 ** 3; // 2 GB (SPEC 8)
+
+export interface ReceivedMeeting {
+  fields: CreateMeetingFields;
+  recording: Recording;
+}
+
+export interface ReceiveDeps {
+  tmpDir: string;
+  egress: EgressPolicy;
+  maxUploadBytes: number;
+}
+
+/**
+ * Reads a POST /v1/meetings request: multipart with `file`, or JSON with `audio_url`, exactly
+ * one of the two. An upload streams to a temp file; the hash covers the fields and the file's
+ * digest, so a retried upload with another multipart boundary still matches its first try.
+ */
+export async function receiveMeeting(request: Request, deps: ReceiveDeps): Promise<{ parsed: ReceivedMeeting; hash: string }> {
+  const contentType = (request.headers.get("content-type") ?? "").toLowerCase();
+  if (contentType.startsWith("multipart/form-data")) return receiveUpload(request, deps);
+  if (contentType.startsWith("application/json") || contentType === "") return receiveUrl(request, deps);
+  throw new ApiError(
+    "unsupported_media_type",
+    `Send multipart/form-data with a file, or application/json with audio_url; the request was ${contentType}.`,
+  );
+}
+
+async function receiveUpload(request: Request, deps: ReceiveDeps): Promise<{ parsed: ReceivedMeeting; hash: string }> {
+  const form = await receiveMultipart(request, {
+    tmpDir: deps.tmpDir,
+    maxFileBytes: deps.maxUploadBytes,
+    maxFieldBytes: 64 * 1024,
+    maxFields: 40,
+    fileField: "file",
+  });
+  try {
+    const raw = multipartToObject(form.fields);
+    if ("audio_url" in raw) {
+      throw ApiError.validation([{ field: "audio_url", code: "conflict", message: "Send either a file or an audio_url, not both." }]);
+    }
+    if (!form.file) {
+      throw ApiError.validation([{ field: "file", code: "required", message: "A multipart request needs the recording in the field file." }]);
+    }
+    if (form.file.bytes === 0) throw ApiError.validation([{ field: "file", code: "too_short", message: "The file is empty." }]);
+    const fields = parseOrThrow(createMeetingUpload, raw);
+    return {
+      parsed: { fields, recording: { kind: "upload", tmpPath: form.file.path, fileName: form.file.filename } },
+      hash: hashRequest({ fields: raw, file: { sha256: form.file.sha256, bytes: form.file.bytes, name: form.file.filename } }),
+    };
+  } catch (error) {
+    if (form.file) rmSync(form.file.path, { force: true });
+    throw error;
+  }
+}
+
+async function receiveUrl(request: Request, deps: ReceiveDeps): Promise<{ parsed: ReceivedMeeting; hash: string }> {
+  const body = await readJsonBody(request);
+  const { audio_url, ...fields } = parseOrThrow(createMeetingJson, body);
+  try {
+    await checkEgress(audio_url, deps.egress);
+  } catch (error) {
+    if (error instanceof EgressRefused) throw ApiError.validation([{ field: "audio_url", code: error.code, message: error.message }]);
+    throw error;
+  }
+  return { parsed: { fields, recording: { kind: "url", url: audio_url } }, hash: hashRequest(body) };
+}
+
+/** Frees what receiving made when the request is not executed (a replay, or a failure). */
+export function discardReceived(received: ReceivedMeeting): void {
+  if (received.recording.kind === "upload") rmSync(received.recording.tmpPath, { force: true });
+}

@@ -1,0 +1,161 @@
+import { z } from "zod";
+import type { Db } from "../db/client.ts";
+import { ApiError } from "../errors/api-error.ts";
+import { access, defineRoute } from "../http/route.ts";
+import type { IdempotencyStore } from "../idempotency/service.ts";
+import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
+import type { Clock } from "../lib/time.ts";
+import type { EgressPolicy } from "../net/egress.ts";
+import { uploadsTmpDir } from "../storage/paths.ts";
+import { createMeeting } from "./create.ts";
+import { deleteMeeting } from "./delete.ts";
+import { listParticipants, patchMeeting } from "./patch.ts";
+import { listMeetings } from "./query.ts";
+import { discardReceived, receiveMeeting } from "./receive.ts";
+import { getOwnedMeetingRow, renderMeeting, renderParticipant } from "./render.ts";
+import {
+  createMeetingJson,
+  createMeetingUpload,
+  listMeetingsQuery,
+  meetingPageSchema,
+  meetingParams,
+  meetingSchema,
+  participantSchema,
+  patchMeetingBody,
+} from "./schema.ts";
+
+export interface MeetingRouteDeps {
+  db: Db;
+  dataDir: string;
+  clock: Clock;
+  slots: ParallelSlots;
+  idempotency: IdempotencyStore;
+  egress: EgressPolicy;
+  maxUploadBytes: number;
+  publicApiUrl(): string;
+  scheduler: { wake(): void; cancelMeeting(meetingId: string): void };
+}
+
+export function meetingRoutes(deps: MeetingRouteDeps) {
+  const owned = (userId: string, meetingId: string) => {
+    const row = getOwnedMeetingRow(deps.db, userId, meetingId);
+    if (!row) throw ApiError.notFound(`Meeting ${meetingId}`);
+    return row;
+  };
+  return [
+    defineRoute({
+      method: "POST",
+      path: "/api/v1/meetings",
+      operationId: "createMeeting",
+      summary: "Upload a recording (multipart file) or point at one (JSON audio_url); answers 202 with the queued meeting and its job",
+      tag: "Meetings",
+      access: access.allOf("write:meetings"),
+      requestBodyDoc: {
+        "multipart/form-data": createMeetingUpload.and(z.object({ file: z.string().meta({ format: "binary" }) })),
+        "application/json": createMeetingJson,
+      },
+      responses: { 202: { description: "Accepted: the meeting (status queued) with its job", schema: meetingSchema } },
+      errors: ["file_too_large", "parallel_processing_limit", "idempotency_key_in_use", "idempotency_key_reused", "malformed_body", "unsupported_media_type"],
+      handle: async ({ principal, request }) => {
+        const account = { userId: principal.user.id, plan: principal.user.plan };
+        const outcome = await deps.idempotency.run({
+          userId: account.userId,
+          operation: "POST /v1/meetings",
+          key: request.headers.get("idempotency-key"),
+          parse: async () => {
+            // Fail fast when every slot is busy, before a long upload; checked again when creating.
+            assertFreeSlot(deps.db, account.userId, account.plan, deps.slots);
+            return receiveMeeting(request, { tmpDir: uploadsTmpDir(deps.dataDir), egress: deps.egress, maxUploadBytes: deps.maxUploadBytes });
+          },
+          execute: async ({ fields, recording }) => {
+            const { meetingId } = createMeeting(deps, account, fields, recording);
+            // Rendered before the scheduler wakes, so the answer shows the meeting as accepted: queued.
+            const body = renderMeeting(deps.db, owned(account.userId, meetingId), deps.publicApiUrl());
+            deps.scheduler.wake();
+            return { status: 202, body };
+          },
+          discard: discardReceived,
+        });
+        return { status: outcome.status, body: outcome.body, headers: outcome.replayed ? { "Idempotent-Replayed": "true" } : undefined };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/api/v1/meetings",
+      operationId: "listMeetings",
+      summary: "The account's meetings, most recent first, filtered",
+      tag: "Meetings",
+      access: access.allOf("read:meetings"),
+      query: listMeetingsQuery,
+      responses: { 200: { description: "A page of meetings", schema: meetingPageSchema } },
+      handle: ({ principal, query }) => ({ status: 200, body: listMeetings(deps.db, principal.user.id, query, deps.publicApiUrl()) }),
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/api/v1/meetings/:meeting_id",
+      operationId: "getMeeting",
+      summary: "One meeting with its report, participants, documents and latest job (for polling)",
+      tag: "Meetings",
+      access: access.allOf("read:meetings"),
+      params: meetingParams,
+      responses: { 200: { description: "The meeting", schema: meetingSchema } },
+      handle: ({ principal, params }) => ({
+        status: 200,
+        body: renderMeeting(deps.db, owned(principal.user.id, params.meeting_id), deps.publicApiUrl()),
+      }),
+    }),
+    defineRoute({
+      method: "PATCH",
+      path: "/api/v1/meetings/:meeting_id",
+      operationId: "updateMeeting",
+      summary: "Change title, date, tags, client or participants; the AI report is not regenerated",
+      tag: "Meetings",
+      access: access.allOf("write:meetings"),
+      params: meetingParams,
+      body: patchMeetingBody,
+      responses: { 200: { description: "The meeting", schema: meetingSchema } },
+      errors: ["malformed_body", "unsupported_media_type"],
+      handle: ({ principal, params, body }) => {
+        patchMeeting(deps.db, deps.clock, principal.user.id, params.meeting_id, body);
+        return { status: 200, body: renderMeeting(deps.db, owned(principal.user.id, params.meeting_id), deps.publicApiUrl()) };
+      },
+    }),
+    defineRoute({
+      method: "DELETE",
+      path: "/api/v1/meetings/:meeting_id",
+      operationId: "deleteMeeting",
+      summary: "Delete the meeting, its recording, transcript, report and documents; cancels processing",
+      tag: "Meetings",
+      access: access.allOf("write:meetings"),
+      params: meetingParams,
+      responses: { 204: { description: "Deleted" } },
+      handle: ({ principal, params }) => {
+        deleteMeeting({ db: deps.db, dataDir: deps.dataDir, cancelJobs: (id) => deps.scheduler.cancelMeeting(id) }, principal.user.id, params.meeting_id);
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/api/v1/meetings/:meeting_id/participants",
+      operationId: "listParticipants",
+      summary: "Participants, and transcript speakers attributed to no one (id null)",
+      tag: "Meetings",
+      access: access.allOf("read:meetings"),
+      params: meetingParams,
+      responses: { 200: { description: "Participants", schema: z.object({ data: z.array(participantSchema) }) } },
+      handle: ({ principal, params }) => {
+        const meeting = owned(principal.user.id, params.meeting_id);
+        const { rows, unattributed } = listParticipants(deps.db, meeting.id);
+        return {
+          status: 200,
+          body: {
+            data: [
+              ...rows.map(renderParticipant),
+              ...unattributed.map((label) => ({ id: null, name: label, email: null, speaker_labels: [label] })),
+            ],
+          },
+        };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,195 @@
+import { z } from "zod";
+import { pageSchema, paginationQuery } from "../http/pagination.ts";
+import { isLanguageCode } from "../lib/languages.ts";
+import { MEETING_STATUSES } from "./table.ts";
+
+export const MAX_METADATA_BYTES = 4096;
+
+export const speakerLabel = z.string().regex(/^SPEAKER_\d{2,3}$/, "A speaker label looks like SPEAKER_00.");
+const email = z.email().max(320);
+const tag = z.string().trim().min(1).max(100);
+
+export const participantInput = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  email: email.nullish(),
+  speaker_labels: z.array(speakerLabel).max(20).default([]),
+});
+
+export const clientInput = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  email: email.nullish(),
+  phone: z.string().trim().min(1).max(50).nullish(),
+});
+
+const metadata = z
+  .record(z.string(), z.unknown())
+  .refine((value) => new TextEncoder().encode(JSON.stringify(value)).byteLength <= MAX_METADATA_BYTES, {
+    message: `metadata must be at most ${MAX_METADATA_BYTES} bytes as JSON.`,
+    params: { code: "too_large" },
+  });
+
+const language = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((v) => v === "auto" || isLanguageCode(v), { message: "Use an ISO 639-1 code such as en or fr, or auto." });
+
+/** Fields shared by both ways to create a meeting. */
+const meetingFields = {
+  title: z.string().trim().min(1).max(300).optional(),
+  recorded_at: z.iso.datetime({ offset: true }).optional(),
+  language: language.default("auto"),
+  recording_type: z.enum(["meeting", "solo"]).default("meeting"),
+  participants: z.array(participantInput).max(50).default([]),
+  tags: z.array(tag).max(20).default([]),
+  client_id: z.string().regex(/^cli_\d{1,15}$/, "A client id looks like cli_12.").optional(),
+  client: clientInput.optional(),
+  transcribe_only: z.boolean().default(false),
+  document_templates: z.array(z.string().regex(/^tpl_\w{1,64}$/, "A template id looks like tpl_...")).max(5).optional(),
+  persona: z.string().trim().min(1).max(100).optional(),
+  metadata: metadata.optional(),
+  /** Extension: speaker-count hints for diarization (an exact count is min = max). */
+  min_speakers: z.number().int().min(1).max(20).optional(),
+  max_speakers: z.number().int().min(1).max(20).optional(),
+};
+
+function crossFieldRules(value: { client_id?: string; client?: unknown; min_speakers?: number; max_speakers?: number }, ctx: z.RefinementCtx) {
+  if (value.client_id !== undefined && value.client !== undefined) {
+    ctx.addIssue({ code: "custom", path: ["client"], message: "Send client_id or client, not both.", params: { code: "conflict" } });
+  }
+  if (value.min_speakers !== undefined && value.max_speakers !== undefined && value.min_speakers > value.max_speakers) {
+    ctx.addIssue({ code: "custom", path: ["min_speakers"], message: "min_speakers is above max_speakers." });
+  }
+}
+
+export const createMeetingJson = z.strictObject({ audio_url: z.url({ protocol: /^https?$/ }).max(2048), ...meetingFields }).superRefine(crossFieldRules);
+
+/** A multipart upload, after its text fields are turned into values (see multipartToObject). */
+export const createMeetingUpload = z.strictObject(meetingFields).superRefine(crossFieldRules);
+
+export type CreateMeetingFields = z.output<typeof createMeetingUpload>;
+export type CreateMeetingJson = z.output<typeof createMeetingJson>;
+
+/** Fields that arrive as JSON strings in multipart, and those that also take a comma list. */
+const JSON_FIELDS = new Set(["participants", "metadata", "client", "tags", "document_templates"]);
+const COMMA_LIST_FIELDS = new Set(["tags", "document_templates"]);
+const BOOLEAN_FIELDS = new Set(["transcribe_only"]);
+const INTEGER_FIELDS = new Set(["min_speakers", "max_speakers"]);
+
+/**
+ * Multipart text fields to the JSON shape the schema validates. What cannot be converted is left
+ * as the raw string, so the schema reports it against its field like any other wrong value.
+ */
+export function multipartToObject(fields: Map<string, string[]>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, values] of fields) {
+    if (values.length > 1 && !COMMA_LIST_FIELDS.has(name)) {
+      out[name] = values; // a repeated single-value field is reported as invalid_type
+      continue;
+    }
+    const raw = values.length > 1 ? values.join(",") : values[0]!;
+    out[name] = convertField(name, raw);
+  }
+  return out;
+}
+
+function convertField(name: string, raw: string): unknown {
+  const text = raw.trim();
+  if (BOOLEAN_FIELDS.has(name)) return text === "true" ? true : text === "false" ? false : raw;
+  if (INTEGER_FIELDS.has(name)) return /^\d{1,4}$/.test(text) ? Number(text) : raw;
+  if (JSON_FIELDS.has(name)) {
+    if (text.startsWith("[") || text.startsWith("{")) {
+      try {
+        return JSON.parse(text);
+      } catch {
+        return raw;
+      }
+    }
+    if (COMMA_LIST_FIELDS.has(name)) return text === "" ? [] : text.split(",").map((s) => s.trim()).filter(Boolean);
+    if (name === "client") return { name: text }; // multipart may name the client alone
+  }
+  return raw;
+}
+
+export const meetingParams = z.object({ meeting_id: z.uuid("A meeting id is a UUID.") });
+
+const dateTime = z.iso.datetime({ offset: true });
+const repeatable = z.union([tag, z.array(tag).max(20)]).transform((v) => (Array.isArray(v) ? v : [v]));
+
+export const listMeetingsQuery = z.object({
+  ...paginationQuery(20),
+  q: z.string().trim().min(1).max(500).optional(),
+  client: z.string().trim().min(1).max(200).optional(),
+  created_after: dateTime.optional(),
+  created_before: dateTime.optional(),
+  recorded_after: dateTime.optional(),
+  recorded_before: dateTime.optional(),
+  status: z.enum(MEETING_STATUSES).optional(),
+  tag: repeatable.optional(),
+});
+
+export const participantPatch = z.strictObject({
+  id: z.string().regex(/^par_\d{1,15}$/, "A participant id looks like par_3."),
+  name: z.string().trim().min(1).max(200).optional(),
+  email: email.nullish(),
+  speaker_labels: z.array(speakerLabel).max(20).optional(),
+});
+
+export const patchMeetingBody = z.strictObject({
+  title: z.string().trim().min(1).max(300).optional(),
+  recorded_at: dateTime.optional(),
+  tags: z.array(tag).max(20).optional(),
+  client_id: z.string().regex(/^cli_\d{1,15}$/).nullable().optional(),
+  client: clientInput.nullable().optional(),
+  participants: z
+    .strictObject({
+      add: z.array(participantInput).max(50).default([]),
+      update: z.array(participantPatch).max(50).default([]),
+      remove: z.array(z.string().regex(/^par_\d{1,15}$/)).max(50).default([]),
+    })
+    .optional(),
+}).superRefine((value, ctx) => {
+  if (value.client_id !== undefined && value.client !== undefined) {
+    ctx.addIssue({ code: "custom", path: ["client"], message: "Send client_id or client, not both.", params: { code: "conflict" } });
+  }
+});
+
+export type PatchMeeting = z.output<typeof patchMeetingBody>;
+
+export const transcriptQuery = z.object({ format: z.enum(["json", "md", "txt", "srt", "vtt"]).default("json") });
+export const summaryQuery = z.object({ format: z.enum(["json", "md"]).default("json") });
+
+// Response shapes, for the OpenAPI document.
+export const participantSchema = z.object({
+  id: z.string().nullable(),
+  name: z.string(),
+  email: z.string().nullable(),
+  speaker_labels: z.array(z.string()),
+});
+
+export const meetingSchema = z.object({
+  id: z.string(),
+  object: z.literal("meeting"),
+  title: z.string(),
+  status: z.enum(MEETING_STATUSES),
+  transcribe_only: z.boolean(),
+  recorded_at: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  duration_seconds: z.number().int().nullable(),
+  language: z.string().nullable(),
+  source: z.string().nullable(),
+  recording_type: z.string().nullable(),
+  tags: z.array(z.string()),
+  client: z.object({}).passthrough().nullable(),
+  has_transcript: z.boolean(),
+  has_summary: z.boolean(),
+  web_url: z.string(),
+  summary: z.object({}).passthrough().nullable(),
+  participants: z.array(participantSchema),
+  documents: z.array(z.object({}).passthrough()),
+  job: z.object({}).passthrough().nullable(),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+});
+
+export const meetingPageSchema = pageSchema(meetingSchema);

@@ -1,0 +1,35 @@
+import { sql } from "drizzle-orm";
+import type { Db } from "../db/client.ts";
+
+/**
+ * Rewrites a meeting's row of the full-text index from its title, report and transcript.
+ * Called whenever one of them changes, inside the same transaction; cheap next to producing any of them.
+ */
+export function reindexMeeting(db: Db, meetingId: string): void {
+  const [row] = db.values<[string, string | null, string | null]>(
+    sql`SELECT m.title, s.markdown, t.segments
+          FROM meetings m
+          LEFT JOIN summaries s ON s.meeting_id = m.id
+          LEFT JOIN transcripts t ON t.meeting_id = m.id
+         WHERE m.id = ${meetingId}`,
+  );
+  db.run(sql`DELETE FROM meetings_fts WHERE meeting_id = ${meetingId}`);
+  if (!row) return;
+  const [title, report, segments] = row;
+  const transcript = segments ? (JSON.parse(segments) as { text: string }[]).map((s) => s.text).join("\n") : "";
+  db.run(sql`INSERT INTO meetings_fts (meeting_id, title, report, transcript) VALUES (${meetingId}, ${title}, ${report ?? ""}, ${transcript})`);
+}
+
+/**
+ * A user's search words to an FTS5 query: each word quoted (so operators and quotes in the
+ * input are plain text) and matched as a prefix, all words required.
+ */
+export function ftsQuery(q: string): string | null {
+  const words = q.match(/[\p{L}\p{N}]+/gu) ?? [];
+  if (!words.length) return null;
+  return words.map((w) => `"${w}"*`).join(" AND ");
+}
+
+export function removeFromIndex(db: Db, meetingId: string): void {
+  db.run(sql`DELETE FROM meetings_fts WHERE meeting_id = ${meetingId}`);
+}

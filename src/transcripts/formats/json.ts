@@ -1,0 +1,33 @@
+/**
+ * json: the Transcript object itself, compact (no indentation, no trailing newline), keys in the
+ * specification's order whatever order the stored object had. Segments go through the shared
+ * clean-up (normalize.ts): sorted by time, times rounded to the millisecond (so float noise such
+ * as 12.340000000000001 reads 12.34), negative or NaN times written as 0, an end never before its
+ * start. Unlike the text formats, segments without text are kept: this is the data, not a view.
+ * duration_seconds is an integer or null (a non-finite or negative value becomes null).
+ */
+import { normalizeSegments } from "../normalize.ts";
+import type { TranscriptDocument } from "../types.ts";
+
+export function renderJson(doc: TranscriptDocument): string {
+  const ordered: TranscriptDocument = {
+    object: "transcript",
+    meeting_id: doc.meeting_id,
+    language: doc.language ?? null,
+    duration_seconds: wholeSeconds(doc.duration_seconds),
+    model: doc.model ?? null,
+    speakers: [...doc.speakers],
+    segments: normalizeSegments(doc.segments).map((segment) => ({
+      start: segment.startMs / 1000,
+      end: segment.endMs / 1000,
+      speaker: segment.speaker,
+      speaker_name: segment.speakerName,
+      text: segment.rawText,
+    })),
+  };
+  return JSON.stringify(ordered);
+}
+
+function wholeSeconds(value: number | null): number | null {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.round(value) : null;
+}

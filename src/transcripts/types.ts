@@ -1,0 +1,42 @@
+/** One diarized, timestamped stretch of speech, as the API's Transcript object carries it. */
+export interface TranscriptSegment {
+  /** Seconds from the start of the recording. */
+  start: number;
+  /** Seconds from the start of the recording. */
+  end: number;
+  /** Diarization label, such as SPEAKER_00. */
+  speaker: string;
+  /** Name of the participant the label is attributed to, or null while unattributed. */
+  speaker_name: string | null;
+  text: string;
+}
+
+/** The API's Transcript object (object = transcript). */
+export interface TranscriptDocument {
+  object: "transcript";
+  meeting_id: string;
+  language: string | null;
+  duration_seconds: number | null;
+  model: string | null;
+  speakers: string[];
+  segments: TranscriptSegment[];
+}
+
+/** Values of the format query parameter of GET /v1/meetings/{id}/transcript; json is the default. */
+export const TRANSCRIPT_FORMATS = ["json", "md", "txt", "srt", "vtt"] as const;
+export type TranscriptFormat = (typeof TRANSCRIPT_FORMATS)[number];
+
+/** Meeting fields the text formats show beside the transcript itself. */
+export interface TranscriptMeta {
+  title: string;
+  /** RFC 3339 date-time of the meeting (its recorded_at). */
+  recordedAt: string;
+}
+
+export interface RenderedTranscript {
+  body: string;
+  /** Value for the Content-Type header. */
+  contentType: string;
+  /** File name extension without the dot, e.g. "srt", for a Content-Disposition file name. */
+  fileExtension: string;
+}

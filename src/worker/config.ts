@@ -1,0 +1,18 @@
+import type { EngineSettings } from "../engines/load.ts";
+
+/** What the worker process needs from the service's configuration, passed in its environment. */
+export interface WorkerConfig extends EngineSettings {
+  ffmpegPath: string;
+  egressAllow: string;
+  maxDownloadBytes: number;
+  downloadTimeoutMs: number;
+}
+
+// VERBATIM_INTERNAL_*: set by the service for its own child processes, never by an operator.
+export const WORKER_CONFIG_ENV = "VERBATIM_INTERNAL_WORKER_CONFIG";
+
+export function readWorkerConfig(env: Record<string, string | undefined>): WorkerConfig {
+  const text = env[WORKER_CONFIG_ENV];
+  if (!text) throw new Error(`${WORKER_CONFIG_ENV} is not set: the worker is started by the service, not by hand`);
+  return JSON.parse(text) as WorkerConfig;
+}

@@ -1,0 +1,57 @@
+import { loadEngines } from "../engines/load.ts";
+import { EngineError, type Engines } from "../engines/types.ts";
+import { readWorkerConfig } from "./config.ts";
+import type { FromWorker, ToWorker } from "./protocol.ts";
+import { runStep } from "./steps.ts";
+
+/**
+ * The worker process: loads the engines once, then runs one step at a time as the service asks.
+ * It is killed, not asked, to stop: a native engine may not return to JavaScript in time.
+ */
+export async function runWorker(): Promise<void> {
+  const config = readWorkerConfig(process.env);
+  const send = (message: FromWorker) => process.send!(message);
+  let engines: Engines | undefined;
+  let engineLoadError: Error | undefined;
+  try {
+    engines = await loadEngines(config);
+  } catch (error) {
+    engineLoadError = error as Error;
+  }
+
+  let queue = Promise.resolve();
+  process.on("message", (message: ToWorker) => {
+    if (message.type !== "run") return;
+    const { input } = message;
+    queue = queue.then(async () => {
+      const controller = new AbortController();
+      let lastSent = 0;
+      const context = {
+        signal: controller.signal,
+        progress(fraction: number) {
+          const now = Date.now();
+          if (now - lastSent < 250 && fraction < 1) return;
+          lastSent = now;
+          send({ type: "progress", runId: input.runId, fraction });
+        },
+      };
+      try {
+        if (!engines) throw new EngineError("engine_load_failed", `The engines could not be loaded: ${engineLoadError?.message}`, false);
+        const result = await runStep(input, engines, config, context);
+        send({ type: "done", runId: input.runId, result });
+      } catch (error) {
+        const known = error instanceof EngineError;
+        send({
+          type: "failed",
+          runId: input.runId,
+          code: known ? error.code : "engine_error",
+          message: (error as Error).message ?? String(error),
+          retryable: known ? error.retryable : true,
+        });
+      }
+    });
+  });
+  process.on("disconnect", () => process.exit(0));
+  send({ type: "ready" });
+  await new Promise(() => {}); // serve until killed or disconnected
+}

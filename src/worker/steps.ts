@@ -1,0 +1,102 @@
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { decodeToWav } from "../engines/ffmpeg.ts";
+import { EngineError, type Engines, type SpeechSegment, type StepContext } from "../engines/types.ts";
+import { DownloadFailed, downloadToFile } from "../net/download.ts";
+import { parseEgressAllow } from "../net/egress.ts";
+import { decodedAudioPath, stepOutputPath } from "../storage/paths.ts";
+import { attributeSpeakers } from "../transcripts/attribute.ts";
+import type { WorkerConfig } from "./config.ts";
+import type { StepInput, StepResult } from "./protocol.ts";
+
+interface TranscribeOutput {
+  language: string | null;
+  model: string;
+  segments: SpeechSegment[];
+}
+
+async function readJson<T>(path: string, what: string): Promise<T> {
+  if (!existsSync(path)) throw new EngineError("missing_intermediate", `The ${what} of an earlier step is missing.`, false);
+  return (await Bun.file(path).json()) as T;
+}
+
+/** Runs one step of a meeting's processing; its outputs go to files in the meeting's folder. */
+export async function runStep(input: StepInput, engines: Engines, config: WorkerConfig, context: StepContext): Promise<StepResult> {
+  const wavPath = decodedAudioPath(input.dataDir, input.meetingId);
+  const decodeInfo = stepOutputPath(input.dataDir, input.meetingId, "decode");
+  const transcribeOut = stepOutputPath(input.dataDir, input.meetingId, "transcribe");
+  const transcriptOut = stepOutputPath(input.dataDir, input.meetingId, "transcript");
+  mkdirSync(dirname(wavPath), { recursive: true });
+
+  switch (input.step) {
+    case "download": {
+      try {
+        const { bytes } = await downloadToFile(input.audioUrl!, input.originalPath, {
+          policy: parseEgressAllow(config.egressAllow),
+          maxBytes: config.maxDownloadBytes,
+          timeoutMs: config.downloadTimeoutMs,
+          signal: context.signal,
+          onProgress: (done, total) => total && context.progress(done / total),
+        });
+        return { step: "download", bytes };
+      } catch (error) {
+        if (error instanceof DownloadFailed) {
+          // Timeouts, network failures and server errors may pass; refusals and 4xx will not.
+          const retryable =
+            error.code === "download_timeout" ||
+            error.code === "download_failed" ||
+            (error.code === "download_http_error" && (error.status ?? 0) >= 500);
+          throw new EngineError(error.code, error.message, retryable);
+        }
+        throw error;
+      }
+    }
+    case "decode": {
+      const decoded = await decodeToWav(config.ffmpegPath, input.originalPath, wavPath, context);
+      await Bun.write(decodeInfo, JSON.stringify({ durationSeconds: decoded.durationSeconds }));
+      return { step: "decode", durationSeconds: decoded.durationSeconds };
+    }
+    case "transcribe": {
+      const result = await engines.transcriber.transcribe({ wavPath, language: input.language }, context);
+      await Bun.write(transcribeOut, JSON.stringify(result satisfies TranscribeOutput));
+      return { step: "transcribe", language: result.language, model: result.model, segments: result.segments.length };
+    }
+    case "diarize": {
+      const { durationSeconds } = await readJson<{ durationSeconds: number }>(decodeInfo, "decoded audio");
+      const transcription = await readJson<TranscribeOutput>(transcribeOut, "transcription");
+      // A solo recording is one speaker; otherwise the participants given are an upper bound, not a target.
+      const turns = input.solo
+        ? []
+        : await engines.diarizer.diarize(
+            {
+              wavPath,
+              durationSeconds,
+              minSpeakers: input.minSpeakers,
+              maxSpeakers: input.maxSpeakers ?? (input.participantCount > 0 ? input.participantCount : null),
+              solo: input.solo,
+            },
+            context,
+          );
+      const labelled = attributeSpeakers(transcription.segments, turns, durationSeconds);
+      await Bun.write(
+        transcriptOut,
+        JSON.stringify({ language: transcription.language, model: transcription.model, durationSeconds, ...labelled }),
+      );
+      return { step: "diarize", speakers: labelled.speakers.length, transcriptPath: transcriptOut };
+    }
+    case "summarize": {
+      const transcript = await readJson<{ language: string | null; segments: { start: number; end: number; speaker: string; text: string }[] }>(
+        transcriptOut,
+        "transcript",
+      );
+      const report = await engines.reporter.report(
+        { title: input.title, language: input.language ?? transcript.language, transcript: transcript.segments },
+        context,
+      );
+      return {
+        step: "summarize",
+        report: { ...report, structured: report.structured as unknown as Record<string, unknown> },
+      };
+    }
+  }
+}
