@@ -1,6 +1,6 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
-import { numericId } from "../lib/ids.ts";
+import { numericId, parseNumericId } from "../lib/ids.ts";
 import { clients } from "./table.ts";
 
 export type ClientRow = typeof clients.$inferSelect;
@@ -49,4 +49,38 @@ export function renderClient(row: ClientRow) {
     phone: row.phone,
     is_archived: row.isArchived,
   };
+}
+
+export function getClient(db: Db, userId: string, id: number): ClientRow | undefined {
+  return db
+    .select()
+    .from(clients)
+    .where(and(eq(clients.userId, userId), eq(clients.id, id)))
+    .get();
+}
+
+/** The account's client with this name (compared without case), else a new one. */
+export function findOrCreateClient(
+  db: Db,
+  userId: string,
+  input: { name: string; email?: string | null; phone?: string | null },
+  now = Date.now(),
+): ClientRow {
+  const existing = db
+    .select()
+    .from(clients)
+    .where(and(eq(clients.userId, userId), sql`${clients.name} = ${input.name} COLLATE NOCASE`))
+    .get();
+  return existing ?? createClient(db, userId, input, now);
+}
+
+/** A client given by cli_ id or exact name (the meetings filter takes either). */
+export function findClientByIdOrName(db: Db, userId: string, idOrName: string): ClientRow | undefined {
+  const id = parseNumericId("cli", idOrName);
+  if (id !== null) return getClient(db, userId, id);
+  return db
+    .select()
+    .from(clients)
+    .where(and(eq(clients.userId, userId), eq(clients.name, idOrName)))
+    .get();
 }
