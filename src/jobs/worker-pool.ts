@@ -97,10 +97,15 @@ export class WorkerPool {
     worker.exited = true;
     const index = this.idle.indexOf(worker);
     if (index >= 0) this.idle.splice(index, 1);
+    // The worker leads its own process group: killing the group also stops the ffmpeg it started.
     try {
-      worker.process.kill("SIGKILL");
+      process.kill(-worker.process.pid, "SIGKILL");
     } catch {
-      // already gone
+      try {
+        worker.process.kill("SIGKILL");
+      } catch {
+        // already gone
+      }
     }
   }
 
@@ -118,6 +123,7 @@ export class WorkerPool {
     worker.ready.catch(() => {});
     worker.process = Bun.spawn(this.options.command, {
       env: { ...process.env, ...this.options.env },
+      detached: true,
       stdin: "ignore",
       stdout: "inherit",
       stderr: "inherit",

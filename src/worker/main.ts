@@ -51,7 +51,14 @@ export async function runWorker(): Promise<void> {
       }
     });
   });
-  process.on("disconnect", () => process.exit(0));
+  // The service is gone (stopped or crashed): stop with everything this worker started (ffmpeg).
+  process.on("disconnect", () => {
+    try {
+      process.kill(-process.pid, "SIGKILL");
+    } catch {
+      process.exit(0);
+    }
+  });
   send({ type: "ready" });
   await new Promise(() => {}); // serve until killed or disconnected
 }
