@@ -173,6 +173,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     port: config.port,
     // Uploads stream to disk; the 2 GB limit itself is enforced while reading (413 file_too_large).
     maxRequestBodySize: MAX_UPLOAD_BYTES + 16 * 1024 ** 2,
+    // Bun's default of 10 s would cut off a slow uplink that pauses mid-upload; 255 s is its maximum.
+    idleTimeout: 255,
     fetch: (request, srv) => pipeline(request, srv.requestIP(request)?.address ?? "unknown"),
   });
   const url = `http://${displayHost(config.host)}:${server.port}`;

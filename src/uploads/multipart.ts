@@ -1,0 +1,236 @@
+// Hand-written scanner (Buffer.indexOf per chunk, zero-copy) + batched writev, chosen by bench/upload-parser.ts (2 GiB over
+// loopback, 2 cores): 460-720 MB/s (264-380 on a busy host), server peak RSS 78-91 MiB; busboy via Readable.fromWeb with
+// the same writer and hash: 290-430 MB/s, ~1.2 s more server CPU per 2 GiB. SHA-256 and ext4 writes dominate the rest.
+import { ApiError, type FieldError } from "../errors/api-error.ts";
+import type { PartHeaders } from "./headers.ts";
+import { multipartBoundary } from "./headers.ts";
+import { MultipartParser, type PartSink } from "./multipart-parser.ts";
+import { TmpFile } from "./tmp-file.ts";
+
+export interface ReceivedFile {
+  /** Where the file was written; on success the caller owns it (move it or delete it). */
+  path: string;
+  /** As the client sent it (filename* preferred), not sanitised; may be "". */
+  filename: string;
+  /** The part's Content-Type, application/octet-stream when it had none. */
+  contentType: string;
+  bytes: number;
+  /** Hex SHA-256 of the content. */
+  sha256: string;
+}
+
+export interface ReceivedForm {
+  /** Text fields in order of first appearance; a repeated name collects its values in order. */
+  fields: Map<string, string[]>;
+  file: ReceivedFile | undefined;
+}
+
+export interface ReceiveOptions {
+  /** Created if missing. */
+  tmpDir: string;
+  maxFileBytes: number;
+  /** Per text field value, in bytes. */
+  maxFieldBytes: number;
+  /** Text field values in all (a repeated name counts once per value). */
+  maxFields: number;
+  /** The one part that may (and must, if a file is sent) carry a file. */
+  fileField: string;
+  /** Aborting it stops the upload like a client disconnect (UploadAborted). */
+  signal?: AbortSignal;
+}
+
+/** Bytes a form may add around its file (boundaries, part headers, text fields) before Content-Length alone means 413. */
+export const FORM_OVERHEAD_BYTES = 1024 * 1024;
+
+/** The client went away mid-upload (or the caller's signal aborted it); nothing was kept. */
+export class UploadAborted extends Error {
+  constructor(message = "The client went away mid-upload.", options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "UploadAborted";
+  }
+}
+
+/**
+ * Receives a multipart/form-data request without holding its body in memory: text fields are
+ * collected (bounded by maxFields × maxFieldBytes), the file part streams to a new file in tmpDir
+ * with its SHA-256 and size computed on the way. Throws ApiError (415 unsupported_media_type,
+ * 400 malformed_body, 400 validation_error, 413 file_too_large) or UploadAborted; on any throw no
+ * file is left behind.
+ */
+export async function receiveMultipart(request: Request, options: ReceiveOptions): Promise<ReceivedForm> {
+  const boundary = multipartBoundary(request.headers.get("content-type"));
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > options.maxFileBytes + FORM_OVERHEAD_BYTES) {
+    throw fileTooLarge(options.maxFileBytes);
+  }
+  const signals = [request.signal, options.signal].filter((s): s is AbortSignal => s !== undefined);
+  if (signals.some((s) => s.aborted)) throw new UploadAborted();
+  if (!request.body) throw new ApiError("malformed_body", "The multipart body is empty.");
+
+  const form = new FormCollector(options);
+  const parser = new MultipartParser(boundary, form);
+  const reader = request.body.getReader();
+  let aborted = false;
+  const onAbort = () => {
+    aborted = true;
+    reader.cancel().catch(() => {});
+  };
+  for (const signal of signals) signal.addEventListener("abort", onAbort, { once: true });
+  let received: ReceivedForm | undefined;
+  try {
+    for (;;) {
+      let result: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        result = await reader.read();
+      } catch (error) {
+        throw new UploadAborted(undefined, { cause: error });
+      }
+      if (aborted) throw new UploadAborted();
+      if (result.done) break;
+      parser.push(result.value);
+      await form.drain();
+    }
+    // A disconnect may end the stream rather than error it; do not report it as a malformed body.
+    if (aborted || signals.some((s) => s.aborted)) throw new UploadAborted();
+    parser.finish();
+    received = await form.finish();
+    return received;
+  } finally {
+    for (const signal of signals) signal.removeEventListener("abort", onAbort);
+    if (!received) {
+      reader.cancel().catch(() => {});
+      await form.discard();
+    }
+  }
+}
+
+type Current =
+  | { kind: "file" }
+  | { kind: "field"; name: string; pieces: Uint8Array[]; bytes: number }
+  | undefined;
+
+interface FileInProgress {
+  tmp: TmpFile;
+  filename: string;
+  contentType: string;
+  hasher: Bun.CryptoHasher;
+  bytes: number;
+  sha256: string | undefined;
+}
+
+// ignoreBOM: a field value keeps every character it was sent with.
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** The parser's sink: applies the form rules part by part, synchronously, and owns the temp file. */
+class FormCollector implements PartSink {
+  readonly fields = new Map<string, string[]>();
+  private fieldCount = 0;
+  private file: FileInProgress | undefined;
+  private current: Current;
+
+  constructor(private readonly options: ReceiveOptions) {}
+
+  partBegin(headers: PartHeaders): void {
+    const { fileField } = this.options;
+    if (headers.filename !== undefined) {
+      if (headers.name !== fileField) {
+        throw invalid(headers.name, "invalid_type", `Only ${fileField} may be a file; send ${headers.name} as a text field.`);
+      }
+      if (this.file) throw invalid(fileField, "invalid_value", "Only one file may be uploaded per request.");
+      this.file = {
+        tmp: new TmpFile(this.options.tmpDir),
+        filename: headers.filename,
+        contentType: headers.contentType ?? "application/octet-stream",
+        hasher: new Bun.CryptoHasher("sha256"),
+        bytes: 0,
+        sha256: undefined,
+      };
+      this.current = { kind: "file" };
+      return;
+    }
+    if (headers.name === fileField) {
+      throw invalid(fileField, "invalid_type", `${fileField} must be a file part (a Content-Disposition with a filename).`);
+    }
+    if (++this.fieldCount > this.options.maxFields) {
+      throw invalid(headers.name, "too_large", `The form has more than ${this.options.maxFields} text fields.`);
+    }
+    this.current = { kind: "field", name: headers.name, pieces: [], bytes: 0 };
+  }
+
+  partData(bytes: Uint8Array): void {
+    const current = this.current;
+    if (current?.kind === "file") {
+      const file = this.file!;
+      file.bytes += bytes.byteLength;
+      if (file.bytes > this.options.maxFileBytes) throw fileTooLarge(this.options.maxFileBytes);
+      file.hasher.update(bytes);
+      file.tmp.write(bytes);
+    } else if (current?.kind === "field") {
+      current.bytes += bytes.byteLength;
+      if (current.bytes > this.options.maxFieldBytes) {
+        throw invalid(current.name, "too_long", `${current.name} is longer than ${this.options.maxFieldBytes} bytes.`);
+      }
+      current.pieces.push(bytes.slice());
+    }
+  }
+
+  partEnd(): void {
+    const current = this.current;
+    this.current = undefined;
+    if (current?.kind === "file") {
+      this.file!.sha256 = this.file!.hasher.digest("hex");
+    } else if (current?.kind === "field") {
+      let value: string;
+      try {
+        value = utf8.decode(Buffer.concat(current.pieces, current.bytes));
+      } catch {
+        throw new ApiError("malformed_body", `The form field ${current.name} is not valid UTF-8.`);
+      }
+      const values = this.fields.get(current.name);
+      if (values) values.push(value);
+      else this.fields.set(current.name, [value]);
+    }
+  }
+
+  /** Backpressure: waits for the disk when the file's write queue is full. */
+  async drain(): Promise<void> {
+    await this.file?.tmp.drain();
+  }
+
+  async finish(): Promise<ReceivedForm> {
+    const file = this.file;
+    if (!file) return { fields: this.fields, file: undefined };
+    await file.tmp.close();
+    return {
+      fields: this.fields,
+      file: { path: file.tmp.path, filename: file.filename, contentType: file.contentType, bytes: file.bytes, sha256: file.sha256! },
+    };
+  }
+
+  async discard(): Promise<void> {
+    await this.file?.tmp.discard();
+  }
+}
+
+function invalid(field: string, code: string, message: string): ApiError {
+  const error: FieldError = { field, code, message };
+  return ApiError.validation([error]);
+}
+
+function fileTooLarge(maxBytes: number): ApiError {
+  return new ApiError("file_too_large", `The file is larger than the upload limit of ${describeBytes(maxBytes)}. Nothing was kept.`);
+}
+
+/** "2 GB (2147483648 bytes)": the spec calls the limit 2 GB; the exact figure removes any doubt. */
+export function describeBytes(bytes: number): string {
+  const units: [number, string][] = [
+    [1024 ** 3, "GB"],
+    [1e9, "GB"],
+    [1024 ** 2, "MB"],
+    [1e6, "MB"],
+  ];
+  for (const [size, unit] of units) {
+    if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit} (${bytes} bytes)`;
+  }
+  return `${bytes} bytes`;
+}
