@@ -22,6 +22,7 @@ import { meetingRoutes } from "./meetings/routes.ts";
 import { reportRoutes } from "./reports/routes.ts";
 import { transcriptRoutes } from "./transcripts/routes.ts";
 import { MAX_UPLOAD_BYTES } from "./meetings/receive.ts";
+import { MAX_REQUEST_BODY_SIZE } from "./uploads/limits.ts";
 import { sweepOrphans } from "./storage/sweep.ts";
 import { workerCommand } from "./worker/command.ts";
 import { WORKER_CONFIG_ENV, type WorkerConfig } from "./worker/config.ts";
@@ -172,7 +173,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     hostname: config.host,
     port: config.port,
     // Uploads stream to disk; the 2 GB limit itself is enforced while reading (413 file_too_large).
-    maxRequestBodySize: MAX_UPLOAD_BYTES + 16 * 1024 ** 2,
+    maxRequestBodySize: MAX_REQUEST_BODY_SIZE,
     // Bun's default of 10 s would cut off a slow uplink that pauses mid-upload; 255 s is its maximum.
     idleTimeout: 255,
     fetch: (request, srv) => pipeline(request, srv.requestIP(request)?.address ?? "unknown"),

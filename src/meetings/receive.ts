@@ -8,7 +8,7 @@ import { receiveMultipart } from "../uploads/multipart.ts";
 import type { Recording } from "./create.ts";
 import { createMeetingJson, createMeetingUpload, multipartToObject, type CreateMeetingFields } from "./schema.ts";
 
-export const MAX_UPLOAD_BYTES = 2 * 1024 ** 3; // 2 GB (SPEC 8)
+export { MAX_UPLOAD_FILE_BYTES as MAX_UPLOAD_BYTES } from "../uploads/limits.ts";
 
 export interface ReceivedMeeting {
   fields: CreateMeetingFields;
