@@ -1,4 +1,5 @@
 import { renameSync, rmSync, statSync } from "node:fs";
+import { readLines } from "../lib/lines.ts";
 import { EngineError, type DecodedAudio, type StepContext } from "./types.ts";
 
 const WAV_HEADER_BYTES = 44;
@@ -22,9 +23,11 @@ export async function decodeToWav(
   );
   const abort = () => proc.kill("SIGKILL");
   context.signal.addEventListener("abort", abort, { once: true });
+  if (context.signal.aborted) abort();
   try {
     const stderr = new Response(proc.stderr).text();
-    for await (const line of lines(proc.stdout)) {
+    for await (const raw of readLines(proc.stdout)) {
+      const line = raw.trim();
       const match = /^out_time_us=(\d+)/.exec(line);
       if (match && totalSeconds) context.progress(Math.min(1, Number(match[1]) / 1e6 / totalSeconds));
     }
@@ -52,18 +55,4 @@ async function probeDuration(ffmpegPath: string, inputPath: string): Promise<num
   await proc.exited;
   const match = /Duration: (\d+):(\d+):(\d+(?:\.\d+)?)/.exec(text);
   return match ? Number(match[1]) * 3600 + Number(match[2]) * 60 + Number(match[3]) : null;
-}
-
-async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  let pending = "";
-  for await (const chunk of stream) {
-    pending += decoder.decode(chunk, { stream: true });
-    let newline;
-    while ((newline = pending.indexOf("\n")) >= 0) {
-      yield pending.slice(0, newline).trim();
-      pending = pending.slice(newline + 1);
-    }
-  }
-  if (pending) yield pending.trim();
 }

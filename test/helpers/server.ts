@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase, type Db } from "../../src/db/client.ts";
+import { readLines } from "../../src/lib/lines.ts";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 export const BUN = process.execPath;
@@ -101,17 +102,9 @@ export async function runCli(args: string[], command = [BUN, join(ROOT, "src/mai
 }
 
 async function collect(stream: ReadableStream<Uint8Array>, into: string[], onLine?: (line: string) => void) {
-  const decoder = new TextDecoder();
-  let pending = "";
-  for await (const chunk of stream) {
-    pending += decoder.decode(chunk, { stream: true });
-    let newline;
-    while ((newline = pending.indexOf("\n")) >= 0) {
-      const line = pending.slice(0, newline);
-      pending = pending.slice(newline + 1);
-      into.push(line);
-      onLine?.(line);
-    }
+  for await (const line of readLines(stream)) {
+    into.push(line);
+    onLine?.(line);
   }
 }
 
