@@ -128,7 +128,8 @@ export class Scheduler {
             status: "processing",
             stage: stageOf(step),
             startedAt: job.startedAt ?? now,
-            progress: overallProgress(step, 0, this.shape(job, meeting)),
+            // A retried or resumed step starts over, but the job's progress never goes back.
+            progress: Math.max(job.progress ?? 0, overallProgress(step, 0, this.shape(job, meeting))),
           })
           .where(eq(jobs.id, jobId))
           .run();
@@ -161,7 +162,7 @@ export class Scheduler {
   private reportProgress(jobId: string, step: MeetingStep, fraction: number, shape: { hasDownload: boolean; transcribeOnly: boolean }): void {
     this.o.db
       .update(jobs)
-      .set({ progress: overallProgress(step, fraction, shape) })
+      .set({ progress: sql`max(coalesce(${jobs.progress}, 0), ${overallProgress(step, fraction, shape)})` })
       .where(and(eq(jobs.id, jobId), eq(jobs.status, "processing")))
       .run();
   }

@@ -16,6 +16,8 @@ interface Worker {
   process: Subprocess;
   ready: Promise<void>;
   run?: Run;
+  /** The run waiting for this worker to be ready; a cancel meanwhile kills the worker. */
+  starting?: { runId: string; canceled: boolean };
   exited: boolean;
 }
 
@@ -46,16 +48,38 @@ export class WorkerPool {
   async run(input: StepInput, onProgress: (fraction: number) => void, timeoutMs: number): Promise<StepOutcome> {
     if (this.stopped) return { kind: "failed", code: "shutting_down", message: "The service is stopping.", retryable: true };
     const worker = this.idle.pop() ?? this.spawn();
+    const starting = { runId: input.runId, canceled: false };
+    worker.starting = starting;
+    // The step's time limit includes the worker's start: an engine that hangs while loading counts too.
+    const deadline = Date.now() + timeoutMs;
+    const timedOut = (): StepOutcome => ({
+      kind: "failed",
+      code: "stage_timeout",
+      message: `The ${input.step} step took longer than ${Math.round(timeoutMs / 1000)} s.`,
+      retryable: true,
+    });
     try {
-      await worker.ready;
+      let startTimer: ReturnType<typeof setTimeout> | undefined;
+      const ready = await Promise.race([
+        worker.ready.then(() => true),
+        new Promise<false>((resolve) => (startTimer = setTimeout(() => resolve(false), timeoutMs))),
+      ]).finally(() => clearTimeout(startTimer));
+      if (!ready) {
+        this.kill(worker);
+        return timedOut();
+      }
     } catch (error) {
+      if (starting.canceled) return { kind: "canceled" };
       return { kind: "failed", code: "worker_start_failed", message: (error as Error).message, retryable: true };
+    } finally {
+      worker.starting = undefined;
     }
+    if (starting.canceled) return { kind: "canceled" };
     const outcome = await new Promise<StepOutcome>((settle) => {
       const timer = setTimeout(() => {
         this.kill(worker);
-        settle({ kind: "failed", code: "stage_timeout", message: `The ${input.step} step took longer than ${Math.round(timeoutMs / 1000)} s.`, retryable: true });
-      }, timeoutMs);
+        settle(timedOut());
+      }, Math.max(0, deadline - Date.now()));
       worker.run = {
         runId: input.runId,
         onProgress,
@@ -78,6 +102,12 @@ export class WorkerPool {
         const run = worker.run;
         this.kill(worker);
         run.settle({ kind: "canceled" });
+        return true;
+      }
+      // Still starting (a fresh worker loading its engines): killing it ends the wait in run().
+      if (worker.starting?.runId === runId) {
+        worker.starting.canceled = true;
+        this.kill(worker);
         return true;
       }
     }
