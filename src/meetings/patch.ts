@@ -26,6 +26,8 @@ export function patchMeeting(db: Db, clock: Clock, userId: string, meetingId: st
       const tx = txRaw as unknown as Db;
       const meeting = getOwnedMeetingRow(tx, userId, meetingId);
       if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
+      // Nothing sent ({}): nothing changes, not even updated_at.
+      if (Object.values(patch).every((value) => value === undefined)) return;
       const changes: Partial<typeof meetings.$inferInsert> = { updatedAt: now };
       if (patch.title !== undefined) Object.assign(changes, { title: patch.title, titleSource: "user" as const });
       if (patch.recorded_at !== undefined) changes.recordedAt = Date.parse(patch.recorded_at);
