@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { numericId, parseNumericId } from "../lib/ids.ts";
 import { clients } from "./table.ts";
@@ -59,18 +59,23 @@ export function getClient(db: Db, userId: string, id: number): ClientRow | undef
     .get();
 }
 
-/** The account's client with this name (compared without case), else a new one. */
+/**
+ * The account's client with this name (compared without case, Unicode-aware: SQLite's NOCASE
+ * folds ASCII only), else a new one.
+ */
 export function findOrCreateClient(
   db: Db,
   userId: string,
   input: { name: string; email?: string | null; phone?: string | null },
   now = Date.now(),
 ): ClientRow {
+  const wanted = input.name.toLocaleLowerCase();
   const existing = db
     .select()
     .from(clients)
-    .where(and(eq(clients.userId, userId), sql`${clients.name} = ${input.name} COLLATE NOCASE`))
-    .get();
+    .where(eq(clients.userId, userId))
+    .all()
+    .find((c) => c.name.toLocaleLowerCase() === wanted);
   return existing ?? createClient(db, userId, input, now);
 }
 

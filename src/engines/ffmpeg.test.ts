@@ -27,6 +27,8 @@ describe("decodeToWav (real ffmpeg)", () => {
     expect(view.getUint16(22, true)).toBe(1); // mono
     expect(view.getUint32(24, true)).toBe(16000);
     expect(view.getUint16(34, true)).toBe(16); // bits per sample
+    // A canonical 44-byte header (bitexact: no LIST chunk), so the data size gives the duration.
+    expect(new TextDecoder().decode(header.slice(36, 40))).toBe("data");
     expect(progress.at(-1)).toBe(1);
     expect(existsSync(`${out}.part`)).toBe(false);
   });

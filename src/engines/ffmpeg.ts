@@ -18,7 +18,7 @@ export async function decodeToWav(
   const totalSeconds = await probeDuration(ffmpegPath, inputPath);
   const partial = `${outputPath}.part`;
   const proc = Bun.spawn(
-    [ffmpegPath, "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-i", inputPath, "-vn", "-map", "0:a:0", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", "-f", "wav", "-progress", "pipe:1", "-nostats", partial],
+    [ffmpegPath, "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-i", inputPath, "-vn", "-map", "0:a:0", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", "-fflags", "+bitexact", "-flags:a", "+bitexact", "-f", "wav", "-progress", "pipe:1", "-nostats", partial],
     { stdout: "pipe", stderr: "pipe", stdin: "ignore" },
   );
   const abort = () => proc.kill("SIGKILL");

@@ -26,19 +26,27 @@ export class IdempotencyStore {
   /**
    * Runs `execute` at most once per (account, operation, key). `parse` reads the request and
    * returns what `execute` needs plus a hash of it; `discard` frees what parse made (a temp file)
-   * when the parsed request is not executed.
+   * when the parsed request is not executed. `parse` is told when the key already holds a finished
+   * request (`replay`), so checks that only guard new work (free processing slots) do not refuse
+   * the retry of a request that was accepted.
    */
   async run<P>(input: {
     userId: string;
     operation: string;
     key: string | null;
-    parse: () => Promise<{ parsed: P; hash: string }>;
+    parse: (context: { replay: boolean }) => Promise<{ parsed: P; hash: string }>;
     execute: (parsed: P) => Promise<StoredResponse>;
     discard?: (parsed: P) => Promise<void> | void;
   }): Promise<StoredResponse & { replayed: boolean }> {
     if (input.key === null) {
-      const { parsed } = await input.parse();
-      return { ...(await input.execute(parsed)), replayed: false };
+      const { parsed } = await input.parse({ replay: false });
+      try {
+        return { ...(await input.execute(parsed)), replayed: false };
+      } catch (error) {
+        // Not executed (refused while creating): free what parse made, as with a key.
+        await input.discard?.(parsed);
+        throw error;
+      }
     }
     validateKey(input.key);
     const claim = this.claim(input.userId, input.operation, input.key);
@@ -52,7 +60,7 @@ export class IdempotencyStore {
     );
     let parsed: P | undefined;
     try {
-      const read = await input.parse();
+      const read = await input.parse({ replay: claim !== "claimed" });
       parsed = read.parsed;
       if (claim !== "claimed") {
         await input.discard?.(read.parsed);

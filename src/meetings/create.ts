@@ -25,12 +25,21 @@ export interface CreateMeetingDeps {
   slots: ParallelSlots;
 }
 
+/** A URL path segment decoded; kept as sent when its percent-escapes are not valid UTF-8 ("%zz", "%E9"). */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 /** A title when none is given: the file's name without extension, else the URL's last path part. */
 function fallbackTitle(recording: Recording, recordedAt: number): string {
   const name =
     recording.kind === "upload"
       ? recording.fileName
-      : decodeURIComponent(new URL(recording.url).pathname.split("/").filter(Boolean).pop() ?? "");
+      : decodeSegment(new URL(recording.url).pathname.split("/").filter(Boolean).pop() ?? "");
   const base = name.replace(/\.[A-Za-z0-9]{1,8}$/, "").trim().slice(0, 300);
   return base || `Meeting of ${new Date(recordedAt).toISOString().slice(0, 10)}`;
 }
@@ -112,7 +121,7 @@ export function createMeeting(
         for (const tag of new Set(fields.tags)) tx.insert(meetingTags).values({ meetingId, tag }).run();
         for (const p of fields.participants) {
           tx.insert(participants)
-            .values({ meetingId, name: p.name, email: p.email ?? null, speakerLabels: JSON.stringify(p.speaker_labels) })
+            .values({ meetingId, name: p.name, email: p.email ?? null, speakerLabels: JSON.stringify([...new Set(p.speaker_labels)]) })
             .run();
         }
         tx.insert(jobs)

@@ -62,9 +62,10 @@ export function meetingRoutes(deps: MeetingRouteDeps) {
           userId: account.userId,
           operation: "POST /v1/meetings",
           key: request.headers.get("idempotency-key"),
-          parse: async () => {
+          parse: async ({ replay }) => {
             // Fail fast when every slot is busy, before a long upload; checked again when creating.
-            assertFreeSlot(deps.db, account.userId, account.plan, deps.slots);
+            // Not for a replay: the retry of an accepted request gets its answer even while its own job holds the slot.
+            if (!replay) assertFreeSlot(deps.db, account.userId, account.plan, deps.slots);
             return receiveMeeting(request, { tmpDir: uploadsTmpDir(deps.dataDir), egress: deps.egress, maxUploadBytes: deps.maxUploadBytes });
           },
           execute: async ({ fields, recording }) => {

@@ -8,6 +8,12 @@ export const MAX_METADATA_BYTES = 4096;
 export const speakerLabel = z.string().regex(/^SPEAKER_\d{2,3}$/, "A speaker label looks like SPEAKER_00.");
 const email = z.email().max(320);
 const tag = z.string().trim().min(1).max(100);
+/** Titles count characters as people do (code points), not UTF-16 units: 300 emoji are 300 characters. */
+const title = z
+  .string()
+  .trim()
+  .min(1)
+  .refine((v) => [...v].length <= 300, { message: "At most 300 characters.", params: { code: "too_long" } });
 
 export const participantInput = z.strictObject({
   name: z.string().trim().min(1).max(200),
@@ -36,7 +42,7 @@ const language = z
 
 /** Fields shared by both ways to create a meeting. */
 const meetingFields = {
-  title: z.string().trim().min(1).max(300).optional(),
+  title: title.optional(),
   recorded_at: z.iso.datetime({ offset: true }).optional(),
   language: language.default("auto"),
   recording_type: z.enum(["meeting", "solo"]).default("meeting"),
@@ -136,7 +142,7 @@ export const participantPatch = z.strictObject({
 });
 
 export const patchMeetingBody = z.strictObject({
-  title: z.string().trim().min(1).max(300).optional(),
+  title: title.optional(),
   recorded_at: dateTime.optional(),
   tags: z.array(tag).max(20).optional(),
   client_id: z.string().regex(/^cli_\d{1,15}$/).nullable().optional(),
