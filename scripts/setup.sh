@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything Verbatim needs on a Debian 12 machine that has Node.js and npm:
-# Bun and the dependencies (from bun.lock), ffmpeg (Debian package), the default models, and the
+# Bun and the dependencies (from bun.lock), the AVX2 build of whisper.cpp, ffmpeg (Debian package), the default models, and the
 # compiled executable dist/verbatim. Safe to run again: each step skips what is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +23,16 @@ else
 fi
 BUN="$PWD/node_modules/.bin/bun"
 "$BUN" --version
+
+say "whisper.cpp CPU build (smart-whisper with AVX2 and OpenMP)"
+# Bun does not run smart-whisper's own install script, which would build without AVX2 anyway.
+addon=node_modules/smart-whisper/build/Release/smart-whisper.node
+if [ -f "$addon" ] && [ "$addon" -nt node_modules/smart-whisper/package.json ]; then
+  echo "already built: $addon"
+elif ! bash src/engines/whisper/build-smart-whisper.sh; then
+  # The engine then uses the @fugood/whisper.node prebuild: correct, about 20x slower on CPU.
+  echo "warning: the smart-whisper build failed; whisper will run on the slower @fugood CPU build" >&2
+fi
 
 say "ffmpeg"
 if ! command -v ffmpeg >/dev/null; then

@@ -1,4 +1,6 @@
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
+import { DEFAULT_MODELS, type BuiltinEngineSettings } from "./engines/builtin.ts";
 import type { OAuthSettings } from "./auth/access-tokens.ts";
 import { UsageError, type OptionSpec, type OptionValues } from "./cli/options.ts";
 import type { RateLimits } from "./http/pipeline.ts";
@@ -109,6 +111,18 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     default: "builtin",
     help: "builtin, or the path of a module exporting createEngines(settings) (other engines, test doubles).",
   },
+  { name: "whisper-model", type: "string", env: "VERBATIM_WHISPER_MODEL", default: DEFAULT_MODELS.whisper, help: "whisper.cpp ggml model, a name in the models directory (or an absolute path)." },
+  { name: "vad-model", type: "string", env: "VERBATIM_VAD_MODEL", default: DEFAULT_MODELS.vad!, help: "Silero VAD model for whisper.cpp, or none." },
+  { name: "segmentation-model", type: "string", env: "VERBATIM_SEGMENTATION_MODEL", default: DEFAULT_MODELS.segmentation, help: "Speaker segmentation ONNX (pyannote interface)." },
+  { name: "embedding-model", type: "string", env: "VERBATIM_EMBEDDING_MODEL", default: DEFAULT_MODELS.embedding, help: "Speaker embedding ONNX (WeSpeaker / 3D-Speaker)." },
+  { name: "llm-model", type: "string", env: "VERBATIM_LLM_MODEL", default: DEFAULT_MODELS.llm, help: "GGUF instruct model for the AI report." },
+  { name: "threads", type: "int", env: "VERBATIM_THREADS", default: String(availableParallelism()), help: "CPU threads each engine uses (set explicitly: library defaults oversubscribe small machines)." },
+  { name: "gpu", type: "string", env: "VERBATIM_GPU", default: "auto", valueName: "auto|off", help: "Use a GPU build of the engines when a device is present." },
+  { name: "whisper-decoding", type: "string", env: "VERBATIM_WHISPER_DECODING", default: "{}", valueName: "json", help: "whisper.cpp decoding options as JSON, over the defaults (greedy, no temperature fallback)." },
+  { name: "diarization-threshold", type: "string", env: "VERBATIM_DIARIZATION_THRESHOLD", default: "0.8", valueName: "number", help: "Clustering threshold when the speaker count is not given; measure it for your embedding model." },
+  { name: "min-speakers", type: "int", env: "VERBATIM_MIN_SPEAKERS", default: "0", help: "Default lower bound on speakers when a meeting gives none; 0: no bound." },
+  { name: "max-speakers", type: "int", env: "VERBATIM_MAX_SPEAKERS", default: "0", help: "Default upper bound on speakers when a meeting gives none; 0: no bound (participants given bound it)." },
+  { name: "llm-context", type: "int", env: "VERBATIM_LLM_CONTEXT", default: "0", help: "Context tokens for the report model; 0 takes the model's own (at most 8192)." },
   {
     name: "log-requests",
     type: "bool",
@@ -134,6 +148,7 @@ export interface ServiceConfig {
   stageTimeoutSeconds: number;
   downloadTimeoutSeconds: number;
   engines: string;
+  engineSettings: BuiltinEngineSettings;
   logRequests: boolean;
   /** Our limit on the request headers; Bun's parser ceiling is set higher so we can answer 431 ourselves. */
   maxHeaderBytes: number;
@@ -176,6 +191,41 @@ function egressPolicy(text: string): EgressPolicy {
   }
 }
 
+function engineSettings(values: OptionValues): BuiltinEngineSettings {
+  const gpu = values.gpu as string;
+  if (gpu !== "auto" && gpu !== "off") throw new UsageError(`--gpu must be auto or off, got ${gpu}`);
+  let decoding: unknown;
+  try {
+    decoding = JSON.parse(values["whisper-decoding"] as string);
+  } catch {
+    throw new UsageError("--whisper-decoding must be a JSON object");
+  }
+  if (decoding === null || typeof decoding !== "object" || Array.isArray(decoding)) throw new UsageError("--whisper-decoding must be a JSON object");
+  const threshold = Number(values["diarization-threshold"]);
+  if (!Number.isFinite(threshold) || threshold <= 0) throw new UsageError("--diarization-threshold must be a positive number");
+  const vad = values["vad-model"] as string;
+  const minSpeakers = (values["min-speakers"] as number) || null;
+  const maxSpeakers = (values["max-speakers"] as number) || null;
+  if ((minSpeakers ?? 0) < 0 || (maxSpeakers ?? 0) < 0) throw new UsageError("--min-speakers and --max-speakers must not be negative");
+  if (minSpeakers && maxSpeakers && minSpeakers > maxSpeakers) throw new UsageError("--min-speakers is above --max-speakers");
+  return {
+    modelsDir: resolve(values["models-dir"] as string),
+    models: {
+      whisper: values["whisper-model"] as string,
+      vad: vad === "none" ? null : vad,
+      segmentation: values["segmentation-model"] as string,
+      embedding: values["embedding-model"] as string,
+      llm: values["llm-model"] as string,
+    },
+    threads: atLeastOne(values, "threads"),
+    gpu: gpu === "auto" ? "auto" : false,
+    whisperDecoding: decoding as Record<string, unknown>,
+    diarizationThreshold: threshold,
+    llmContextSize: (values["llm-context"] as number) || null,
+    speakers: { min: minSpeakers, max: maxSpeakers },
+  };
+}
+
 function atLeastOne(values: OptionValues, name: string): number {
   const value = values[name] as number;
   if (value < 1) throw new UsageError(`--${name} must be at least 1`);
@@ -203,6 +253,7 @@ export function serviceConfig(values: OptionValues): ServiceConfig {
     stageTimeoutSeconds: atLeastOne(values, "stage-timeout"),
     downloadTimeoutSeconds: atLeastOne(values, "download-timeout"),
     engines: values.engines as string,
+    engineSettings: engineSettings(values),
     logRequests: values["log-requests"] as boolean,
     maxHeaderBytes: 16 * 1024,
   };

@@ -12,7 +12,7 @@ import { applyMigrations } from "./db/migrate.ts";
 import { databasePath } from "./db/paths.ts";
 import { docsRoutes } from "./docs/routes.ts";
 import { feedbackRoutes } from "./feedback/routes.ts";
-import { databaseCheck, ffmpegCheck, migrationsCheck, modelsDirCheck } from "./health/readiness.ts";
+import { databaseCheck, ffmpegCheck, migrationsCheck, modelsCheck } from "./health/readiness.ts";
 import { healthRoutes } from "./health/routes.ts";
 import { jobRoutes } from "./jobs/routes.ts";
 import { Scheduler } from "./jobs/scheduler.ts";
@@ -90,11 +90,11 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     databaseCheck(db.$client),
     migrationsCheck(db.$client),
     ffmpegCheck(config.ffmpegPath),
-    modelsDirCheck(config.modelsDir),
+    modelsCheck(config.engineSettings),
   ];
   const workerConfig: WorkerConfig = {
+    ...config.engineSettings,
     engines: config.engines,
-    modelsDir: config.modelsDir,
     ffmpegPath: config.ffmpegPath,
     egressAllow: config.egressAllowText,
     maxDownloadBytes: MAX_UPLOAD_BYTES,

@@ -1,5 +1,8 @@
 import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
+import type { BuiltinEngineSettings } from "../engines/builtin.ts";
+import { catalogueEntryForPath, verifyModelFile } from "../models/catalogue.ts";
 import { pendingMigrations } from "../db/migrate.ts";
 
 export interface CheckResult {
@@ -50,14 +53,26 @@ export function ffmpegCheck(ffmpegPath: string): ReadinessCheck {
   };
 }
 
-export function modelsDirCheck(modelsDir: string): ReadinessCheck {
+/** Each configured model file is present (and matches the catalogue when it is one we ship). */
+export function modelsCheck(settings: BuiltinEngineSettings): ReadinessCheck {
   return {
-    name: "models_dir",
+    name: "models",
     required: false,
-    run: () =>
-      existsSync(modelsDir)
-        ? { ready: true, detail: modelsDir }
-        : { ready: false, detail: `${modelsDir} does not exist; run scripts/install-models.ts` },
+    async run() {
+      const problems: string[] = [];
+      const names = Object.values(settings.models).filter((n): n is string => n !== null);
+      for (const name of names) {
+        const path = isAbsolute(name) ? name : join(settings.modelsDir, name);
+        const entry = catalogueEntryForPath(name);
+        if (entry) {
+          const state = await verifyModelFile(settings.modelsDir, entry);
+          if (state !== "ok") problems.push(`${name}: ${state}`);
+        } else if (!existsSync(path)) problems.push(`${name}: missing`);
+      }
+      return problems.length
+        ? { ready: false, detail: `${problems.join("; ")} (run scripts/install-models.ts)` }
+        : { ready: true, detail: names.join(", ") };
+    },
   };
 }
 

@@ -40,3 +40,13 @@ export async function verifyModelFile(modelsDir: string, entry: CatalogueEntry):
   if (statSync(path).size !== entry.bytes) return "wrong_size";
   return (await sha256File(path)) === entry.sha256 ? "ok" : "wrong_checksum";
 }
+
+import shipped from "../../models/catalogue.json";
+
+/** The catalogue as shipped, carried inside the executable. */
+export const SHIPPED_CATALOGUE: CatalogueEntry[] = catalogueSchema.parse(shipped).models;
+
+/** The catalogue entry of a model file named by its path in the models directory, if it is one we ship. */
+export function catalogueEntryForPath(path: string): CatalogueEntry | undefined {
+  return SHIPPED_CATALOGUE.find((entry) => entry.path === path);
+}

@@ -71,8 +71,9 @@ export async function runStep(input: StepInput, engines: Engines, config: Worker
             {
               wavPath,
               durationSeconds,
-              minSpeakers: input.minSpeakers,
-              maxSpeakers: input.maxSpeakers ?? (input.participantCount > 0 ? input.participantCount : null),
+              minSpeakers: input.minSpeakers ?? config.speakers.min,
+              maxSpeakers:
+                input.maxSpeakers ?? (input.participantCount > 0 ? input.participantCount : null) ?? config.speakers.max,
               solo: input.solo,
             },
             context,

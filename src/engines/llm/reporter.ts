@@ -1,0 +1,334 @@
+/**
+ * The report engine: the local LLM writes the structured report under the JSON-schema grammar,
+ * one pass when the transcript fits in the context, else one pass per part and a merge; our code
+ * renders the markdown.
+ */
+import { EngineError, type ReportInput, type ReportResult, type Reporter, type StepContext, type StructuredReport } from "../types.ts";
+import { packChunks, splitText, type Sized } from "./chunking.ts";
+import { wordingFor } from "./language.ts";
+import { renderMarkdown } from "./markdown.ts";
+import { deterministicMerge } from "./merge.ts";
+import { checkModelFile } from "./model-file.ts";
+import { clip, cleanText, parseModelOutput } from "./parse.ts";
+import { buildPrompt, formatTimestamp, formatTranscriptLine, needsHours, renderPartReport, type Prompt, type PromptTask } from "./prompt.ts";
+import { loadLlamaRuntime, type LlmRuntime } from "./runtime.ts";
+import { DEFAULT_REPORT_LIMITS, limitsForOutputTokens, minimumOutputTokens, type ReportLimits } from "./schema.ts";
+
+export interface LlamaReporterOptions {
+  modelPath: string;
+  /** Threads for prompt processing and generation alike. */
+  threads: number;
+  /** "auto": a CUDA (or other GPU) build when a device is present, the CPU otherwise. */
+  gpu: "auto" | false;
+  /** Tokens of context; defaults to the model's training context, at most 8192. */
+  contextSize?: number;
+  /** Tokens reserved for each answer (at most 60% of the context); defaults to 40% of the context, at most 2048. */
+  maxOutputTokens?: number;
+  /** Defaults to 0.2. */
+  temperature?: number;
+  /** Defaults to 42. */
+  seed?: number;
+  /** Tries per model call when the answer is unusable (cut off, invalid UTF-8); defaults to 2. */
+  attempts?: number;
+  /** Called after each report with what it took. */
+  onStats?: (stats: ReportStats) => void;
+  /** The clock for the fallback title's date. */
+  now?: () => Date;
+}
+
+export interface ReportStats {
+  /** Parts the transcript was split into (1 when it fit in one pass). */
+  chunks: number;
+  /** Generations run, retries included. */
+  modelCalls: number;
+  retries: number;
+  merge: "none" | "model" | "deterministic";
+  /** "compact" when the full instructions would take over a quarter of the context. */
+  prompt: "full" | "compact";
+  promptTokens: number;
+  outputTokens: number;
+  /** Time inside the model calls, and for the whole report. */
+  generationMs: number;
+  totalMs: number;
+  /** Output tokens per second of generation time (prompt processing included). */
+  tokensPerSecond: number;
+  contextSize: number;
+  outputBudget: number;
+  transcriptBudget: number;
+  charsPerToken: number;
+  limits: ReportLimits;
+}
+
+export type LlamaReporter = Reporter & {
+  close(): Promise<void>;
+  /** The model's name, as reported in results. */
+  readonly model: string;
+  readonly contextSize: number;
+  /** The GPU type in use, or false on the CPU. */
+  readonly gpu: string | false;
+};
+
+type Segment = ReportInput["transcript"][number];
+interface Line {
+  text: string;
+  start: number;
+  end: number;
+}
+interface Part {
+  report: StructuredReport;
+  from: string;
+  to: string;
+}
+
+function canceled(): EngineError {
+  return new EngineError("canceled", "The report was canceled.", false);
+}
+
+/** Loads llama.cpp and the model once; the reporter reuses them (and one context) for every report. */
+export async function createLlamaReporter(options: LlamaReporterOptions): Promise<LlamaReporter> {
+  const { name } = await checkModelFile(options.modelPath);
+  const runtime = await loadLlamaRuntime({
+    modelPath: options.modelPath,
+    threads: options.threads,
+    gpu: options.gpu,
+    contextSize: options.contextSize,
+  });
+  return createReporterWithRuntime(runtime, name, options);
+}
+
+/** The reporter over any runtime (tests use a scripted one). */
+export function createReporterWithRuntime(
+  runtime: LlmRuntime,
+  modelName: string,
+  options: Omit<LlamaReporterOptions, "modelPath" | "threads" | "gpu">,
+): LlamaReporter {
+  let queue: Promise<unknown> = Promise.resolve();
+  let closed = false;
+  return {
+    model: modelName,
+    contextSize: runtime.contextSize,
+    gpu: runtime.gpu,
+    report(input, context) {
+      if (closed) return Promise.reject(new EngineError("engine_closed", "The report engine is closed.", false));
+      const run = queue.then(() => writeReport(runtime, modelName, options, input, context));
+      queue = run.catch(() => undefined);
+      return run;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await queue;
+      await runtime.close();
+    },
+  };
+}
+
+async function writeReport(
+  runtime: LlmRuntime,
+  modelName: string,
+  options: Omit<LlamaReporterOptions, "modelPath" | "threads" | "gpu">,
+  input: ReportInput,
+  context: StepContext,
+): Promise<ReportResult> {
+  const { signal } = context;
+  if (signal.aborted) throw canceled();
+  const started = performance.now();
+  const language = input.language;
+  const contextSize = runtime.contextSize;
+  const margin = Math.max(16, Math.ceil(contextSize * 0.02));
+  const temperature = options.temperature ?? 0.2;
+  const seed = options.seed ?? 42;
+  const attempts = Math.max(1, options.attempts ?? 2);
+
+  const withHours = needsHours(input.transcript);
+  const lines: Line[] = input.transcript
+    .filter((segment: Segment) => cleanText(segment.text).length > 0)
+    .map((segment) => ({ text: formatTranscriptLine(segment, withHours), start: segment.start, end: segment.end }));
+
+  // How many characters a token holds for this model and this language, measured on the transcript.
+  const sample = lines.map((line) => line.text).join("\n").slice(0, 20_000);
+  const charsPerToken = sample ? Math.min(4.5, Math.max(1.5, sample.length / Math.max(1, runtime.countTokens(sample)))) : 3;
+  // Tokens for each answer: 40% of the context (at most 2048), or what the smallest bounds need, up to 60%.
+  const outputBudget = Math.min(
+    options.maxOutputTokens ?? Math.min(2048, Math.max(Math.floor(contextSize * 0.4), minimumOutputTokens(charsPerToken))),
+    Math.floor(contextSize * 0.6),
+  );
+  const fitted = limitsForOutputTokens(outputBudget, charsPerToken);
+  if (!fitted || outputBudget < 32) {
+    throw new EngineError("llm_context_too_small", `An answer needs more than the ${outputBudget} output tokens available; use a larger context.`, false);
+  }
+
+  const stats: ReportStats = {
+    chunks: 0,
+    modelCalls: 0,
+    retries: 0,
+    merge: "none",
+    prompt: "full",
+    promptTokens: 0,
+    outputTokens: 0,
+    generationMs: 0,
+    totalMs: 0,
+    tokensPerSecond: 0,
+    contextSize,
+    outputBudget,
+    transcriptBudget: 0,
+    charsPerToken: Math.round(charsPerToken * 100) / 100,
+    limits: fitted,
+  };
+  const limits: ReportLimits = fitted;
+
+  // Progress: calls done out of calls planned, with the current call's share by tokens generated.
+  let planned = 1;
+  let done = 0;
+  let reported = 0;
+  const progress = (fraction: number) => {
+    const value = Math.min(0.99, fraction);
+    if (value > reported + 0.01) {
+      reported = value;
+      context.progress(value);
+    }
+  };
+
+  // The full instructions, or the compact ones when the full ones would take over a quarter of the context.
+  const longestTask: PromptTask = { kind: "chunk", index: 999, count: 999, from: "99:59:59", to: "99:59:59" };
+  const fullOverhead = runtime.countPromptTokens(buildPrompt(longestTask, "", language, limits));
+  const compact = fullOverhead > contextSize * 0.25;
+  const overhead = compact ? runtime.countPromptTokens(buildPrompt(longestTask, "", language, limits, true)) : fullOverhead;
+  stats.prompt = compact ? "compact" : "full";
+  const promptFor = (task: PromptTask, body: string) => (l: ReportLimits) => buildPrompt(task, body, language, l, compact);
+  const fits = (prompt: Prompt) => runtime.countPromptTokens(prompt) + outputBudget + margin <= contextSize;
+
+  /** One model call under the grammar, tried again (cooler bounds, another seed) on an unusable answer. */
+  const ask = async (build: (limits: ReportLimits) => Prompt): Promise<StructuredReport> => {
+    let callLimits = limits;
+    for (let attempt = 0; ; attempt++) {
+      const prompt = build(callLimits);
+      const grammar = await runtime.grammarFor(callLimits);
+      if (signal.aborted) throw canceled();
+      const generation = await runtime.generate(prompt, {
+        grammar,
+        maxTokens: outputBudget,
+        temperature: attempt === 0 ? temperature : Math.max(temperature, 0.4),
+        seed: seed + attempt,
+        signal,
+        onTokens: (generated) => progress((done + Math.min(1, generated / outputBudget)) / planned),
+      });
+      stats.modelCalls++;
+      stats.promptTokens += generation.promptTokens;
+      stats.outputTokens += generation.outputTokens;
+      stats.generationMs += generation.ms;
+      if (generation.stopReason === "abort" || signal.aborted) throw canceled();
+      try {
+        const report = parseModelOutput(grammar, generation.text, generation.stopReason);
+        done++;
+        return report;
+      } catch (error) {
+        if (attempt + 1 >= attempts) throw error;
+        stats.retries++;
+        // A cut-off answer gets smaller bounds next time; other failures another seed and some temperature.
+        if (generation.stopReason === "maxTokens") callLimits = limitsForOutputTokens(outputBudget * 0.6, charsPerToken) ?? callLimits;
+      }
+    }
+  };
+
+  let structured: StructuredReport;
+  if (lines.length === 0) {
+    // Nothing was said: nothing to summarise, and nothing to make up.
+    structured = { title: "", summary: "", key_takeaways: [], action_items: [], decisions: [], minutes: [] };
+  } else {
+    // Room for transcript lines: the context less the longest instructions, the answer and a margin.
+    const transcriptBudget = contextSize - outputBudget - overhead - margin;
+    stats.transcriptBudget = transcriptBudget;
+    if (transcriptBudget < 32) {
+      throw new EngineError("llm_context_too_small", `A context of ${contextSize} tokens leaves no room for the transcript.`, false);
+    }
+    const whole = lines.map((line) => line.text).join("\n");
+    const single = promptFor({ kind: "single" }, whole);
+    if (runtime.countTokens(whole) <= transcriptBudget && fits(single(limits))) {
+      stats.chunks = 1;
+      structured = await ask(single);
+    } else {
+      const parts = await summarizeParts(lines, transcriptBudget);
+      stats.chunks = parts.length;
+      structured = await mergeParts(parts);
+    }
+  }
+
+  async function summarizeParts(all: Line[], budget: number): Promise<Part[]> {
+    // Lines longer than a part are cut into pieces at word boundaries.
+    const sized: Sized<Line>[] = all.flatMap((line) =>
+      splitText(line.text, budget, runtime.countTokens.bind(runtime)).map((text) => ({
+        value: { ...line, text },
+        tokens: runtime.countTokens(text) + 1,
+      })),
+    );
+    // Pack on segment boundaries; should a part's exact prompt not fit, pack again with less room.
+    let tasks: { prompt: (l: ReportLimits) => Prompt; from: string; to: string }[] = [];
+    for (let room = budget, round = 0; round < 8; round++, room = Math.floor(room * 0.85)) {
+      const chunks = packChunks(sized, room);
+      tasks = chunks.map((chunk, index) => {
+        const from = formatTimestamp(chunk[0]!.start, withHours);
+        const to = formatTimestamp(chunk.at(-1)!.end, withHours);
+        const body = chunk.map((line) => line.text).join("\n");
+        return { prompt: promptFor({ kind: "chunk", index: index + 1, count: chunks.length, from, to }, body), from, to };
+      });
+      if (tasks.every((task) => fits(task.prompt(limits)))) break;
+    }
+    if (!tasks.every((task) => fits(task.prompt(limits)))) {
+      throw new EngineError("llm_context_too_small", `The transcript's parts do not fit in a context of ${contextSize} tokens.`, false);
+    }
+    planned = tasks.length + 1;
+    const parts: Part[] = [];
+    for (const task of tasks) parts.push({ report: await ask(task.prompt), from: task.from, to: task.to });
+    return parts;
+  }
+
+  /** Merges the parts' reports with the model, in groups that fit when all do not, else by our own rules. */
+  async function mergeParts(parts: Part[]): Promise<StructuredReport> {
+    const mergePrompt = (group: Part[]) =>
+      promptFor(
+        { kind: "merge", count: group.length },
+        group.map((part, index) => renderPartReport(part.report, { index: index + 1, from: part.from, to: part.to }, language)).join("\n\n"),
+      );
+    let current = parts;
+    while (current.length > 1) {
+      if (fits(mergePrompt(current)(limits))) {
+        stats.merge = "model";
+        return ask(mergePrompt(current));
+      }
+      const groups: Part[][] = [];
+      for (const part of current) {
+        const last = groups.at(-1);
+        if (last && fits(mergePrompt([...last, part])(limits))) last.push(part);
+        else groups.push([part]);
+      }
+      if (groups.every((group) => group.length === 1)) {
+        stats.merge = "deterministic";
+        return deterministicMerge(
+          current.map((part) => part.report),
+          limits,
+        );
+      }
+      stats.merge = "model";
+      planned += groups.filter((group) => group.length > 1).length;
+      const next: Part[] = [];
+      for (const group of groups) {
+        next.push(
+          group.length === 1 ? group[0]! : { report: await ask(mergePrompt(group)), from: group[0]!.from, to: group.at(-1)!.to },
+        );
+      }
+      current = next;
+    }
+    return current[0]!.report;
+  }
+
+  const date = (options.now?.() ?? new Date()).toISOString().slice(0, 10);
+  const aiTitle = clip(structured.title, DEFAULT_REPORT_LIMITS.title) || wordingFor(language).fallbackTitle(date);
+  structured = { ...structured, title: aiTitle };
+  const title = input.title?.trim() || aiTitle;
+  stats.totalMs = performance.now() - started;
+  stats.tokensPerSecond = stats.generationMs > 0 ? Math.round((stats.outputTokens / stats.generationMs) * 10_000) / 10 : 0;
+  options.onStats?.(stats);
+  context.progress(1);
+  return { title, markdown: renderMarkdown(title, structured, language), structured, language, model: modelName };
+}

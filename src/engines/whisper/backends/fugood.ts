@@ -1,0 +1,103 @@
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { LibVariant, TranscribeOptions, WhisperContext, WhisperVadContext } from "@fugood/whisper.node";
+import { loadWhisperModule } from "@fugood/whisper.node";
+import { EngineError } from "../../types.ts";
+import type { WhisperBackend } from "./backend.ts";
+
+/** The @fugood platform package of a variant on this machine, e.g. @fugood/node-whisper-linux-x64-cuda. */
+export function fugoodPackage(variant: LibVariant): string {
+  return `@fugood/node-whisper-${process.platform}-${process.arch}${variant === "default" ? "" : `-${variant}`}`;
+}
+
+/** Whether the CUDA build of @fugood loads here (it needs the CUDA runtime and a driver). */
+export async function fugoodCudaLoads(): Promise<boolean> {
+  const specifier: string = fugoodPackage("cuda");
+  try {
+    const module = (await import(specifier)) as { WhisperContext?: unknown };
+    return Boolean(module.WhisperContext);
+  } catch {
+    return false;
+  }
+}
+
+/** The installed version of @fugood/whisper.node, for the model label. */
+function fugoodVersion(): string {
+  try {
+    const entry = require.resolve("@fugood/whisper.node");
+    let dir = dirname(entry);
+    while (!existsSync(join(dir, "package.json")) && dirname(dir) !== dir) dir = dirname(dir);
+    return (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { version?: string }).version ?? "?";
+  } catch {
+    return "?";
+  }
+}
+
+/**
+ * The @fugood module is a process-wide singleton: the first load picks the variant (default or
+ * cuda) for both whisper and the VAD, so the engine loads it once with the variant it wants.
+ */
+export async function loadFugood(variant: LibVariant) {
+  // Its native log is left on stderr: routing it to a JS callback (toggleNativeLog) holds a
+  // thread-safe function that keeps the process from ever exiting.
+  return loadWhisperModule(variant);
+}
+
+/** A copy of the samples as the ArrayBuffer of 16-bit PCM the @fugood binding takes. */
+export function int16Buffer(samples: Int16Array): ArrayBuffer {
+  return samples.slice().buffer as ArrayBuffer;
+}
+
+/**
+ * The @fugood/whisper.node binding (whisper.cpp 1.8). Its linux-x64 CPU prebuild has no AVX2
+ * code (about 19 s per 30 s window of tiny on 2 cores), so it is the CPU engine only when
+ * smart-whisper is not available; its CUDA prebuild is the GPU engine. It reports no token
+ * times, so segments carry no words.
+ */
+export async function createFugoodBackend(variant: LibVariant, modelPath: string, useGpu: boolean): Promise<WhisperBackend> {
+  const module = await loadFugood(variant);
+  let context: WhisperContext;
+  try {
+    context = await (new module.WhisperContext({ filePath: modelPath, useGpu }) as WhisperContext | Promise<WhisperContext>);
+  } catch (error) {
+    throw new EngineError("model_invalid", `whisper.cpp could not load ${modelPath}: ${(error as Error).message}`, false);
+  }
+  let closed = false;
+  return {
+    name: `@fugood/whisper.node ${fugoodVersion()} (${variant === "cuda" ? "cuda" : "cpu"})`,
+    async transcribe(audio, { language, threads, decoding, onProgress }) {
+      if (closed) throw new Error("the whisper model was released");
+      const options: TranscribeOptions = {
+        language: language ?? "auto",
+        maxThreads: threads,
+        // The binding always decodes greedily (beamSize has no effect there).
+        bestOf: decoding.bestOf,
+        temperature: decoding.temperature,
+        temperatureInc: decoding.temperatureInc,
+        maxContext: decoding.maxContext < 0 ? 16384 : decoding.maxContext,
+        onNewSegments: (result) => {
+          const last = result.segments.at(-1);
+          if (last) onProgress(last.t1 / 1000);
+        },
+      };
+      if (decoding.initialPrompt) options.prompt = decoding.initialPrompt;
+      let result;
+      try {
+        result = await context.transcribeData(int16Buffer(audio), options).promise;
+      } catch (error) {
+        throw new EngineError("transcription_failed", `whisper.cpp failed: ${(error as Error).message}`, true);
+      }
+      return {
+        language: language ?? (result.language || null),
+        segments: result.segments.map((s) => ({ start: s.t0 / 1000, end: s.t1 / 1000, text: s.text })),
+      };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await context.release();
+    },
+  };
+}
+
+export type { WhisperVadContext };

@@ -1,0 +1,61 @@
+import type { LibVariant, VadOptions, WhisperVadContext } from "@fugood/whisper.node";
+import { EngineError } from "../types.ts";
+import type { Region } from "./chunks.ts";
+import { int16Buffer, loadFugood } from "./backends/fugood.ts";
+
+/** Silero VAD settings (whisper.cpp's VAD through @fugood/whisper.node). */
+export interface VadSettings {
+  /** Speech probability above which a frame is speech. Default 0.5. */
+  threshold: number;
+  /** Shorter speech is ignored, ms. Default 250. */
+  minSpeechDurationMs: number;
+  /** A pause at least this long ends a speech region, ms. Default 300. */
+  minSilenceDurationMs: number;
+  /** Longer speech is split (at a pause where possible) so a region fits whisper's 30 s window, s. Default 28. */
+  maxSpeechDurationS: number;
+  /** Padding the VAD adds to each region, ms (the engine pads again when packing chunks). Default 30. */
+  speechPadMs: number;
+}
+
+export const DEFAULT_VAD: Readonly<VadSettings> = Object.freeze({
+  threshold: 0.5,
+  minSpeechDurationMs: 250,
+  minSilenceDurationMs: 300,
+  maxSpeechDurationS: 28,
+  speechPadMs: 30,
+});
+
+export interface SpeechDetector {
+  detect(samples: Int16Array): Promise<Region[]>;
+  close(): Promise<void>;
+}
+
+/** Loads the Silero VAD model once; detect() then finds speech regions in seconds. */
+export async function createSpeechDetector(modelPath: string, variant: LibVariant, threads: number, settings: VadSettings): Promise<SpeechDetector> {
+  const module = await loadFugood(variant);
+  let context: WhisperVadContext;
+  try {
+    context = await (new module.WhisperVadContext({ filePath: modelPath, useGpu: variant === "cuda", nThreads: threads }) as
+      | WhisperVadContext
+      | Promise<WhisperVadContext>);
+  } catch (error) {
+    throw new EngineError("model_invalid", `The Silero VAD model ${modelPath} could not be loaded: ${(error as Error).message}`, false);
+  }
+  const options: VadOptions = { ...settings, samplesOverlap: 0.1 };
+  return {
+    async detect(samples) {
+      if (samples.length === 0) return [];
+      let found;
+      try {
+        found = await context.detectSpeechData(int16Buffer(samples), options);
+      } catch (error) {
+        throw new EngineError("vad_failed", `Voice activity detection failed: ${(error as Error).message}`, true);
+      }
+      // detectSpeech reports t0/t1 in centiseconds.
+      return found.map((s) => ({ start: s.t0 / 100, end: s.t1 / 100 })).filter((r) => r.end > r.start);
+    },
+    async close() {
+      await context.release();
+    },
+  };
+}
