@@ -481,6 +481,8 @@ interface Transcript {
   model: string | null;
   speakers: string[];
   segments: { start: number; end: number; speaker: string; speaker_name: string | null; text: string }[];
+  /** Verbatim's extension: the diarization turns (who speaks when), absent from other transcripts. */
+  speaker_turns?: { start: number; end: number; speaker: string }[];
 }
 
 export interface CaseResult {
@@ -503,6 +505,8 @@ export interface CaseResult {
   wer: (WerResult & { normalizedAs: string | null }) | null;
   attribution: AttributionResult | null;
   der: (DerResult & { collar: number; skipOverlap: boolean }) | null;
+  /** The same two scores on the transcript's speaker_turns: the diarization itself, whatever the text segmentation. */
+  turns: { attribution: AttributionResult; der: DerResult } | null;
 }
 
 const seconds = (from: string | null, to: string | null) => (from && to ? (Date.parse(to) - Date.parse(from)) / 1000 : null);
@@ -518,7 +522,16 @@ export function scoreTranscript(reference: LoadedReference, transcript: Transcri
   const der = reference.turns.length
     ? { ...diarizationErrorRate(reference.turns, hypothesisTurns, { collar: options.collar, skipOverlap: options.skipOverlap }), collar: options.collar, skipOverlap: options.skipOverlap }
     : null;
-  return { wer, attribution, der, found: new Set(transcript.segments.map((s) => s.speaker)).size };
+  const diarized = transcript.speaker_turns?.length ? transcript.speaker_turns : null;
+  const turns =
+    diarized && reference.turns.length
+      ? {
+          attribution: speakerAttribution(reference.turns, diarized),
+          der: diarizationErrorRate(reference.turns, diarized, { collar: options.collar, skipOverlap: options.skipOverlap }),
+        }
+      : null;
+  const found = new Set([...transcript.segments.map((s) => s.speaker), ...(diarized ?? []).map((t) => t.speaker)]).size;
+  return { wer, attribution, der, turns, found };
 }
 
 async function runCase(target: Target, c: Case, options: Options, say: (line: string) => void): Promise<CaseResult> {
@@ -540,6 +553,7 @@ async function runCase(target: Target, c: Case, options: Options, say: (line: st
     segments: null,
     wer: null,
     attribution: null,
+    turns: null,
     der: null,
   };
   try {
@@ -605,6 +619,7 @@ async function runCase(target: Target, c: Case, options: Options, say: (line: st
       result.wer = scores.wer;
       result.attribution = scores.attribution;
       result.der = scores.der;
+      result.turns = scores.turns;
       result.speakers.found = scores.found;
     } else {
       await response.arrayBuffer();
@@ -666,12 +681,16 @@ export function textReport(r: CaseResult, target: string): string {
       `${percent(d.der, 2)} (missed ${secs(d.missed, 2)}, false alarm ${secs(d.falseAlarm, 2)}, confusion ${secs(d.confusion, 2)} of ${secs(d.total, 2)} scored; collar ±${d.collar} s${d.skipOverlap ? ", overlap skipped" : ""}; hypothesis = the transcript's segments)`,
     );
   }
+  if (r.turns) {
+    const { attribution: a, der: d } = r.turns;
+    row("diarization", `speaker_turns: attribution accuracy ${percent(a.accuracy)}, coverage ${percent(a.coverage)}; DER ${percent(d.der, 2)} (missed ${secs(d.missed, 2)}, false alarm ${secs(d.falseAlarm, 2)}, confusion ${secs(d.confusion, 2)})`);
+  }
   return out.join("\n");
 }
 
 export function markdownTable(results: CaseResult[]): string {
-  const header = "| recording | audio | language ref / found | WER | S / D / I of N | speakers ref / found | coverage | attribution | DER | missed / FA / confusion | wall | RTF | models | status |";
-  const rule = "|---|---:|---|---:|---|---|---:|---:|---:|---|---:|---:|---|---|";
+  const header = "| recording | audio | language ref / found | WER | S / D / I of N | speakers ref / found | coverage | attribution | DER | missed / FA / confusion | turns: attribution / DER | wall | RTF | models | status |";
+  const rule = "|---|---:|---|---:|---|---|---:|---:|---:|---|---|---:|---:|---|---|";
   const rows = results.map((r) => {
     const w = r.wer;
     const d = r.der;
@@ -686,6 +705,7 @@ export function markdownTable(results: CaseResult[]): string {
       percent(r.attribution?.accuracy),
       d ? percent(d.der, 2) : "–",
       d ? `${d.missed.toFixed(2)} / ${d.falseAlarm.toFixed(2)} / ${d.confusion.toFixed(2)} s` : "–",
+      r.turns ? `${percent(r.turns.attribution.accuracy)} / ${percent(r.turns.der.der, 2)}` : "–",
       secs(r.timing.wallSeconds),
       r.timing.realTimeFactor === null ? "–" : r.timing.realTimeFactor.toFixed(3),
       r.models ?? "–",
@@ -739,7 +759,7 @@ async function main(): Promise<number> {
   if (options.json) {
     console.log(toJson({ service: target.description, date: new Date().toISOString(), results }));
   } else if (options.markdown || options.allFixtures) {
-    console.log(`Quality of ${target.description}, ${new Date().toISOString()}; DER collar ±${options.collar} s${options.skipOverlap ? ", overlap skipped" : ""}; hypothesis turns = transcript segments.\n`);
+    console.log(`Quality of ${target.description}, ${new Date().toISOString()}; DER collar ±${options.collar} s${options.skipOverlap ? ", overlap skipped" : ""}; segment columns score the transcript's segments, "turns" its speaker_turns (the diarization).\n`);
     console.log(markdownTable(results));
   } else {
     console.log(textReport(results[0]!, target.description));

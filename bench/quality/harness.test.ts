@@ -45,6 +45,24 @@ test("scoreTranscript: the transcript's text and segments against the reference"
   const textOnly = scoreTranscript({ ...reference, turns: [] }, transcript, { collar: 0, skipOverlap: false });
   expect(textOnly.attribution).toBeNull();
   expect(textOnly.der).toBeNull();
+  expect(scores.turns).toBeNull(); // no speaker_turns in this transcript
+});
+
+test("scoreTranscript: speaker_turns are scored on their own, and their speakers count as found", () => {
+  const withTurns = {
+    ...transcript,
+    speaker_turns: [
+      { start: 0, end: 10, speaker: "SPEAKER_01" },
+      { start: 10, end: 18, speaker: "SPEAKER_00" },
+      { start: 18, end: 20, speaker: "SPEAKER_02" },
+    ],
+  };
+  const scores = scoreTranscript(reference, withTurns, { collar: 0, skipOverlap: false });
+  // Segments: 15 of 20 s right, as before; turns: 18 of 20 s right, SPEAKER_02 unmapped.
+  expect(scores.attribution?.accuracy).toBe(0.75);
+  expect(scores.turns?.attribution).toMatchObject({ accuracy: 0.9, coverage: 1 });
+  expect(scores.turns?.der.confusion).toBe(2);
+  expect(scores.found).toBe(3);
 });
 
 test("reports: text and Markdown", () => {
@@ -68,6 +86,7 @@ test("reports: text and Markdown", () => {
     wer: scores.wer,
     attribution: scores.attribution,
     der: scores.der,
+    turns: null,
   };
   const text = textReport(result, "test service");
   expect(text).toContain("WER:         33.33 % (1 substitutions, 0 deletions, 1 insertions over 6 reference words");

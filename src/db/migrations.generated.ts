@@ -3,10 +3,12 @@ import m0 from "../../migrations/0000_init.sql" with { type: "text" };
 import m1 from "../../migrations/0001_jobs.sql" with { type: "text" };
 import m2 from "../../migrations/0002_meetings.sql" with { type: "text" };
 import m3 from "../../migrations/0003_meetings_fts.sql" with { type: "text" };
+import m4 from "../../migrations/0004_speaker_turns.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 },
   { tag: "0001_jobs", sql: m1 },
   { tag: "0002_meetings", sql: m2 },
   { tag: "0003_meetings_fts", sql: m3 },
+  { tag: "0004_speaker_turns", sql: m4 },
 ];

@@ -264,6 +264,7 @@ export class Scheduler {
       durationSeconds: number;
       speakers: string[];
       segments: unknown[];
+      turns?: unknown[];
     };
     const values = {
       meetingId: meeting.id,
@@ -272,6 +273,7 @@ export class Scheduler {
       model: transcript.model,
       speakers: JSON.stringify(transcript.speakers),
       segments: JSON.stringify(transcript.segments),
+      speakerTurns: JSON.stringify(transcript.turns ?? []),
       createdAt: now,
     };
     tx.insert(transcripts).values(values).onConflictDoUpdate({ target: transcripts.meetingId, set: values }).run();

@@ -76,6 +76,8 @@ export const transcripts = sqliteTable("transcripts", {
   /** JSON arrays: speaker labels, and segments {start, end, speaker, text}. */
   speakers: text("speakers").notNull(),
   segments: text("segments").notNull(),
+  /** JSON array of diarization turns {start, end, speaker}: who speaks when. */
+  speakerTurns: text("speaker_turns").notNull().default("[]"),
   createdAt: integer("created_at").notNull(),
 });
 

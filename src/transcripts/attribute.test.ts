@@ -78,6 +78,31 @@ describe("attributeSpeakers", () => {
       10,
     );
     expect(result.segments[0]!.speaker).toBe("SPEAKER_01");
-    expect(result.speakers).toEqual(["SPEAKER_01"]);
+    // SPEAKER_00 spoke (0 to 2 s) though no segment holds their words: they are still a speaker.
+    expect(result.speakers).toEqual(["SPEAKER_00", "SPEAKER_01"]);
+    expect(result.turns).toEqual([
+      { start: 0, end: 2, speaker: "SPEAKER_00" },
+      { start: 6.5, end: 9, speaker: "SPEAKER_01" },
+    ]);
+  });
+
+  test("turns are clamped, ordered, and back-to-back turns of one speaker merged", () => {
+    const result = attributeSpeakers(
+      [],
+      [
+        { start: 8, end: 12, speaker: 3 },
+        { start: -1, end: 2, speaker: 3 },
+        { start: 2, end: 4, speaker: 3 },
+        { start: 4, end: 6, speaker: 1 },
+        { start: 11, end: 11, speaker: 1 },
+      ],
+      10,
+    );
+    expect(result.turns).toEqual([
+      { start: 0, end: 4, speaker: "SPEAKER_00" },
+      { start: 4, end: 6, speaker: "SPEAKER_01" },
+      { start: 8, end: 10, speaker: "SPEAKER_00" },
+    ]);
+    expect(result.speakers).toEqual(["SPEAKER_00", "SPEAKER_01"]);
   });
 });

@@ -7,6 +7,13 @@ export interface LabelledSegment {
   text: string;
 }
 
+/** Who speaks when, from diarization: the time each speaker holds, whatever the words. */
+export interface LabelledTurn {
+  start: number;
+  end: number;
+  speaker: string;
+}
+
 export function speakerLabel(index: number): string {
   return `SPEAKER_${String(index).padStart(2, "0")}`;
 }
@@ -43,7 +50,7 @@ export function attributeSpeakers(
   segments: SpeechSegment[],
   turns: SpeakerTurn[],
   durationSeconds: number,
-): { speakers: string[]; segments: LabelledSegment[] } {
+): { speakers: string[]; segments: LabelledSegment[]; turns: LabelledTurn[] } {
   const clamp = (t: number) => Math.min(durationSeconds, Math.max(0, Number.isFinite(t) ? t : 0));
   const ordered = segments
     .map((s) => ({ ...s, start: clamp(s.start), end: clamp(s.end), text: s.text.trim() }))
@@ -85,8 +92,20 @@ export function attributeSpeakers(
       text: p.text.trim(),
     }))
     .filter((p) => p.text);
-  const speakers = [...new Set(labelled.map((s) => s.speaker))].sort();
-  return { speakers, segments: labelled };
+  const labelledTurns: LabelledTurn[] = [];
+  for (const turn of firstSeen) {
+    const start = round(clamp(turn.start));
+    const end = round(clamp(turn.end));
+    if (end <= start) continue;
+    const speaker = labels.get(turn.speaker)!;
+    const last = labelledTurns.at(-1);
+    // Back-to-back turns of one speaker are one turn; overlapping speech keeps both speakers.
+    if (last && last.speaker === speaker && start <= last.end) last.end = Math.max(last.end, end);
+    else labelledTurns.push({ start, end, speaker });
+  }
+  // A speaker the diarizer heard counts even when no transcript segment ended up with their label.
+  const speakers = [...new Set([...labelled.map((s) => s.speaker), ...labelledTurns.map((t) => t.speaker)])].sort();
+  return { speakers, segments: labelled, turns: labelledTurns };
 }
 
 function round(seconds: number): number {

@@ -27,6 +27,7 @@ function doc(segments: TranscriptSegment[], extra: Partial<TranscriptDocument> =
     model: "test-model",
     speakers: [...new Set(segments.map((s) => s.speaker))],
     segments,
+    speaker_turns: [],
     ...extra,
   };
 }
@@ -76,6 +77,13 @@ describe("sample transcript, byte for byte", () => {
     expect(parsed).toEqual({
       ...SAMPLE_TRANSCRIPT,
       segments: SAMPLE_TRANSCRIPT.segments.map((s, i) => ({ ...s, start: SAMPLE_CUES[i]!.start / 1000, end: SAMPLE_CUES[i]!.end / 1000 })),
+      speaker_turns: [
+        { start: 0.12, end: 9.75, speaker: "SPEAKER_00" },
+        { start: 10.5, end: 12.34, speaker: "SPEAKER_01" },
+        { start: 12.34, end: 15, speaker: "SPEAKER_02" },
+        { start: 15.5, end: 3661.25, speaker: "SPEAKER_01" },
+        { start: 3661.25, end: 3725, speaker: "SPEAKER_00" },
+      ],
     });
   });
 });
@@ -348,6 +356,7 @@ describe("edge cases", () => {
 
   test("json: keys in the specification's order whatever the stored order", () => {
     const scrambled = {
+      speaker_turns: [{ speaker: "SPEAKER_00", end: 2, start: 1 }],
       segments: [{ text: "t", speaker_name: null, speaker: "SPEAKER_00", end: 2, start: 1 }],
       speakers: ["SPEAKER_00"],
       model: null,
@@ -357,7 +366,7 @@ describe("edge cases", () => {
       object: "transcript",
     } as TranscriptDocument;
     expect(render(scrambled, "json")).toBe(
-      '{"object":"transcript","meeting_id":"7d4c0f5e-1b2a-4c3d-8e9f-0a1b2c3d4e5f","language":null,"duration_seconds":2,"model":null,"speakers":["SPEAKER_00"],"segments":[{"start":1,"end":2,"speaker":"SPEAKER_00","speaker_name":null,"text":"t"}]}',
+      '{"object":"transcript","meeting_id":"7d4c0f5e-1b2a-4c3d-8e9f-0a1b2c3d4e5f","language":null,"duration_seconds":2,"model":null,"speakers":["SPEAKER_00"],"segments":[{"start":1,"end":2,"speaker":"SPEAKER_00","speaker_name":null,"text":"t"}],"speaker_turns":[{"start":1,"end":2,"speaker":"SPEAKER_00"}]}',
     );
   });
 

@@ -22,5 +22,6 @@ export function loadTranscript(db: Db, meetingId: string): TranscriptDocument {
     model: row.model,
     speakers: JSON.parse(row.speakers) as string[],
     segments: segments.map((s) => ({ start: s.start, end: s.end, speaker: s.speaker, speaker_name: names.get(s.speaker) ?? null, text: s.text })),
+    speaker_turns: JSON.parse(row.speakerTurns) as TranscriptDocument["speaker_turns"],
   };
 }

@@ -20,6 +20,8 @@ export interface TranscriptDocument {
   model: string | null;
   speakers: string[];
   segments: TranscriptSegment[];
+  /** Extension: the diarization turns, who speaks when, independent of how the text is segmented. */
+  speaker_turns: { start: number; end: number; speaker: string }[];
 }
 
 /** Values of the format query parameter of GET /v1/meetings/{id}/transcript; json is the default. */

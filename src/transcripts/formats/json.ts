@@ -5,6 +5,7 @@
  * as 12.340000000000001 reads 12.34), negative or NaN times written as 0, an end never before its
  * start. Unlike the text formats, segments without text are kept: this is the data, not a view.
  * duration_seconds is an integer or null (a non-finite or negative value becomes null).
+ * speaker_turns (an extension: who speaks when, from diarization) are sorted and rounded the same way.
  */
 import { normalizeSegments } from "../normalize.ts";
 import type { TranscriptDocument } from "../types.ts";
@@ -24,8 +25,15 @@ export function renderJson(doc: TranscriptDocument): string {
       speaker_name: segment.speakerName,
       text: segment.rawText,
     })),
+    speaker_turns: [...(doc.speaker_turns ?? [])]
+      .sort((a, b) => a.start - b.start || a.end - b.end)
+      .map((turn) => ({ start: milliseconds(turn.start), end: milliseconds(Math.max(turn.end, turn.start)), speaker: turn.speaker })),
   };
   return JSON.stringify(ordered);
+}
+
+function milliseconds(seconds: number): number {
+  return Number.isFinite(seconds) && seconds > 0 ? Math.round(seconds * 1000) / 1000 : 0;
 }
 
 function wholeSeconds(value: number | null): number | null {

@@ -1,0 +1,1 @@
+ALTER TABLE `transcripts` ADD `speaker_turns` text DEFAULT '[]' NOT NULL;
