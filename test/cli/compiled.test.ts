@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUN, ROOT, runCli, startServer, type TestServer } from "../helpers/server.ts";
+import { BUN, createUserWithKey, ROOT, runCli, startServer, type TestServer } from "../helpers/server.ts";
 
 // The same entry point compiled into one executable, as shipped: migrations and every
 // subcommand must work from it with no source tree beside it.
@@ -11,12 +11,17 @@ const binary = join(outDir, "verbatim");
 let server: TestServer;
 
 beforeAll(async () => {
-  const build = Bun.spawnSync(
-    [BUN, "build", "--compile", "--compile-exec-argv=--max-http-header-size=65536", join(ROOT, "src/main.ts"), "--outfile", binary],
-    { cwd: ROOT, stdout: "pipe", stderr: "pipe" },
-  );
+  // The build script's own flags (package.json), with the output moved to the temp dir.
+  const script = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: { build: string } }).scripts.build;
+  const args = script.split(/\s+/).slice(1).map((arg) => (arg === "dist/verbatim" ? binary : arg));
+  const build = Bun.spawnSync([BUN, ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
   if (build.exitCode !== 0) throw new Error(`bun build --compile failed: ${build.stderr}`);
-  server = await startServer({ command: [binary] });
+  // No node_modules beside this copy: the native engines are found through VERBATIM_NATIVE_MODULES.
+  server = await startServer({
+    command: [binary],
+    args: ["--rate-limits", "pro=100000,anonymous=100000", "--models-dir", join(ROOT, "models")],
+    env: { VERBATIM_NATIVE_MODULES: ROOT },
+  });
 });
 
 afterAll(async () => {
@@ -52,3 +57,24 @@ test("the compiled executable answers oversized headers with its own problem+jso
   expect(response.status).toBe(431);
   expect(response.headers.get("content-type")).toBe("application/problem+json");
 });
+
+test("the compiled executable runs the real engines (whisper.cpp, sherpa-onnx, llama.cpp) from node_modules outside it", async () => {
+  const key = await createUserWithKey(server, "engines@example.com");
+  const form = new FormData();
+  form.append("file", Bun.file(join(ROOT, "..", "shared", "fixtures", "meeting-fr-2spk.wav")), "meeting-fr-2spk.wav");
+  const created = await server.api("/api/v1/meetings", { method: "POST", key, body: form });
+  expect(created.status).toBe(202);
+  const meeting = (await created.json()) as any;
+  let job: any;
+  for (let i = 0; i < 1200; i++) {
+    job = await (await server.api(`/api/v1/jobs/${meeting.job.id}`, { key })).json();
+    if (["completed", "failed", "canceled"].includes(job.status)) break;
+    await Bun.sleep(100);
+  }
+  expect(job).toMatchObject({ status: "completed", error: null });
+  const transcript = (await (await server.api(`/api/v1/meetings/${meeting.id}/transcript`, { key })).json()) as any;
+  expect(transcript.model).toBe("ggml-tiny-random");
+  expect(transcript.speakers).toEqual(["SPEAKER_00", "SPEAKER_01"]);
+  const summary = await server.api(`/api/v1/meetings/${meeting.id}/summary`, { key });
+  expect(summary.status).toBe(200);
+}, 180_000);

@@ -193,9 +193,9 @@ describe("real engines on the shared fixtures", () => {
     expect(created.status).toBe(202);
     const frUrl = (await created.json()) as any;
 
-    const [wavRun, mp3Run, mp4Run, frRun] = await Promise.all(
+    const [wavRun, mp3Run, mp4Run, frRun] = (await Promise.all(
       [enWav, enMp3, enMp4, frUrl].map((meeting) => follow(server, key, meeting.job.id)),
-    );
+    )) as [Followed, Followed, Followed, Followed];
     for (const run of [wavRun, mp3Run, mp4Run, frRun]) {
       expect(run.job).toMatchObject({ status: "completed", stage: "done", progress: 1, error: null });
       // Stages only move forward, progress never goes back.

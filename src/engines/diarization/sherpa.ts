@@ -2,6 +2,7 @@ import { EngineError, type Diarizer, type SpeakerTurn, type StepContext } from "
 import { checkDiarizationModel, type ExpectedModelFile } from "./onnx-check.ts";
 import { clampedRerun, planSpeakers, type ClusteringConfig } from "./speakers.ts";
 import { DIARIZATION_SAMPLE_RATE, readPcm16MonoWav } from "./wav.ts";
+import { requireNative } from "../native.ts";
 
 /**
  * Cosine-distance threshold for sherpa's agglomerative (single-linkage) clustering: clusters
@@ -53,8 +54,8 @@ interface SherpaAddon {
 function loadSherpa(): { sherpa: SherpaModule; addon: SherpaAddon } {
   try {
     // Lazily, so that importing this module never loads the native library.
-    const sherpa = require("sherpa-onnx-node") as SherpaModule;
-    const addon = require("sherpa-onnx-node/addon.js") as SherpaAddon;
+    const sherpa = requireNative<SherpaModule>("sherpa-onnx-node");
+    const addon = requireNative<SherpaAddon>("sherpa-onnx-node/addon.js");
     return { sherpa, addon };
   } catch (error) {
     throw new EngineError("engine_unavailable", `sherpa-onnx-node cannot be loaded: ${(error as Error).message}`, false);

@@ -3,19 +3,17 @@
  * download), count tokens, build JSON-schema grammars, and run one grammar-constrained chat turn
  * on a reused context sequence with explicit threads.
  */
-import {
-  getLlama,
-  LlamaChatSession,
+import type {
+  ChatHistoryItem,
+  ChatWrapper,
+  Llama,
+  LlamaContext,
+  LlamaContextSequence,
+  LlamaGrammar,
   LlamaLogLevel,
-  resolveChatWrapper,
-  type ChatHistoryItem,
-  type ChatWrapper,
-  type Llama,
-  type LlamaContext,
-  type LlamaContextSequence,
-  type LlamaGrammar,
-  type LlamaModel,
+  LlamaModel,
 } from "node-llama-cpp";
+import { importNative, letForkedScriptsRun } from "../native.ts";
 import { EngineError } from "../types.ts";
 import type { Prompt } from "./prompt.ts";
 import { reportJsonSchema, type ReportLimits } from "./schema.ts";
@@ -65,13 +63,22 @@ export interface RuntimeOptions {
   contextSize?: number;
 }
 
+type NodeLlamaCpp = typeof import("node-llama-cpp");
+let nodeLlamaCpp: NodeLlamaCpp | undefined;
+
+/** node-llama-cpp, loaded on first use so that importing this module never loads llama.cpp. */
+async function library(): Promise<NodeLlamaCpp> {
+  letForkedScriptsRun();
+  return (nodeLlamaCpp ??= await importNative<NodeLlamaCpp>("node-llama-cpp"));
+}
+
 const llamas = new Map<string, Promise<Llama>>();
 const recentLogs: string[] = [];
 
 function logger(level: LlamaLogLevel, message: string): void {
   recentLogs.push(`${level}: ${message.trim()}`);
   if (recentLogs.length > 20) recentLogs.shift();
-  if (level === LlamaLogLevel.fatal || level === LlamaLogLevel.error) console.error(`[llama.cpp] ${message.trim()}`);
+  if (level === "fatal" || level === "error") console.error(`[llama.cpp] ${message.trim()}`);
 }
 
 /**
@@ -84,12 +91,13 @@ async function llamaFor(gpu: "auto" | false): Promise<Llama> {
   let pending = llamas.get(key);
   if (!pending) {
     pending = (async () => {
+      const { getLlama } = await library();
       const base = {
         build: "never",
         usePrebuiltBinaries: true,
         skipDownload: true,
         progressLogs: false,
-        logLevel: LlamaLogLevel.error,
+        logLevel: "error" as LlamaLogLevel,
         logger,
         maxThreads: 0,
       } as const;
@@ -143,7 +151,7 @@ export async function loadLlamaRuntime(options: RuntimeOptions): Promise<LlmRunt
     await model.dispose();
     throw new EngineError("llm_context_failed", `llama.cpp could not create a context: ${(error as Error).message}${lastLogs()}`, false);
   }
-  return new NodeLlamaRuntime(llama, model, context, threads);
+  return new NodeLlamaRuntime(await library(), llama, model, context, threads);
 }
 
 class NodeLlamaRuntime implements LlmRuntime {
@@ -152,13 +160,14 @@ class NodeLlamaRuntime implements LlmRuntime {
   private readonly grammars = new Map<string, Promise<ReportGrammar>>();
 
   constructor(
+    private readonly lib: NodeLlamaCpp,
     private readonly llama: Llama,
     private readonly model: LlamaModel,
     private readonly context: LlamaContext,
     readonly threads: number,
   ) {
     this.sequence = context.getSequence();
-    this.chatWrapper = resolveChatWrapper(model);
+    this.chatWrapper = lib.resolveChatWrapper(model);
   }
 
   get contextSize(): number {
@@ -201,7 +210,7 @@ class NodeLlamaRuntime implements LlmRuntime {
   async generate(prompt: Prompt, options: GenerateOptions): Promise<Generation> {
     const started = performance.now();
     const promptTokens = this.countPromptTokens(prompt);
-    const session = new LlamaChatSession({
+    const session = new this.lib.LlamaChatSession({
       contextSequence: this.sequence,
       chatWrapper: this.chatWrapper,
       systemPrompt: prompt.system,

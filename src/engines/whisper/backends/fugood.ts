@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { LibVariant, TranscribeOptions, WhisperContext, WhisperVadContext } from "@fugood/whisper.node";
-import { loadWhisperModule } from "@fugood/whisper.node";
+import { importNative, resolveNative } from "../../native.ts";
 import { EngineError } from "../../types.ts";
 import type { WhisperBackend } from "./backend.ts";
 
@@ -12,9 +12,8 @@ export function fugoodPackage(variant: LibVariant): string {
 
 /** Whether the CUDA build of @fugood loads here (it needs the CUDA runtime and a driver). */
 export async function fugoodCudaLoads(): Promise<boolean> {
-  const specifier: string = fugoodPackage("cuda");
   try {
-    const module = (await import(specifier)) as { WhisperContext?: unknown };
+    const module = await importNative<{ WhisperContext?: unknown }>(fugoodPackage("cuda"));
     return Boolean(module.WhisperContext);
   } catch {
     return false;
@@ -24,7 +23,7 @@ export async function fugoodCudaLoads(): Promise<boolean> {
 /** The installed version of @fugood/whisper.node, for the model label. */
 function fugoodVersion(): string {
   try {
-    const entry = require.resolve("@fugood/whisper.node");
+    const entry = require.resolve(resolveNative("@fugood/whisper.node"));
     let dir = dirname(entry);
     while (!existsSync(join(dir, "package.json")) && dirname(dir) !== dir) dir = dirname(dir);
     return (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { version?: string }).version ?? "?";
@@ -40,6 +39,7 @@ function fugoodVersion(): string {
 export async function loadFugood(variant: LibVariant) {
   // Its native log is left on stderr: routing it to a JS callback (toggleNativeLog) holds a
   // thread-safe function that keeps the process from ever exiting.
+  const { loadWhisperModule } = await importNative<typeof import("@fugood/whisper.node")>("@fugood/whisper.node");
   return loadWhisperModule(variant);
 }
 

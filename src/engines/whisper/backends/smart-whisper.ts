@@ -3,6 +3,7 @@ import type { WhisperDecoding } from "../decoding.ts";
 import type { ChunkSegment } from "../timestamps.ts";
 import { toFloat32 } from "../wav.ts";
 import type { WhisperBackend } from "./backend.ts";
+import { importNative } from "../../native.ts";
 
 /** The part of smart-whisper (0.8.1) used here; it is loaded at run time, so typed by hand. */
 interface SmartWhisperModel {
@@ -40,9 +41,8 @@ export const SMART_WHISPER_PACKAGE = "smart-whisper";
 
 /** Loads the smart-whisper module, or returns why it cannot be used. */
 export async function loadSmartWhisper(): Promise<SmartWhisperModule | Error> {
-  const specifier: string = SMART_WHISPER_PACKAGE; // not a literal: the package is optional
   try {
-    const module = (await import(specifier)) as Partial<SmartWhisperModule> & { default?: Partial<SmartWhisperModule> };
+    const module = (await importNative<unknown>(SMART_WHISPER_PACKAGE)) as Partial<SmartWhisperModule> & { default?: Partial<SmartWhisperModule> };
     const resolved = module.WhisperModel ? module : module.default;
     if (!resolved?.WhisperModel || !resolved.binding) return new Error("smart-whisper does not export WhisperModel and binding");
     return resolved as SmartWhisperModule;
