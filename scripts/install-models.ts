@@ -38,8 +38,19 @@ async function fetchInto(entry: CatalogueEntry, partial: string): Promise<string
   }
   const response = await fetch(entry.url, { signal: AbortSignal.timeout(30 * 60_000) });
   if (!response.ok || !response.body) throw new Error(`${entry.url} answered ${response.status}`);
-  await Bun.write(partial, response);
-  return `downloaded from ${entry.url}`;
+  if (!entry.archive_member) {
+    await Bun.write(partial, response);
+    return `downloaded from ${entry.url}`;
+  }
+  const archive = `${partial}.tgz`;
+  try {
+    await Bun.write(archive, response);
+    const tar = Bun.spawn(["tar", "-xzOf", archive, entry.archive_member], { stdout: Bun.file(partial), stderr: "pipe" });
+    if ((await tar.exited) !== 0) throw new Error(`tar could not take ${entry.archive_member} out of ${entry.url}: ${await new Response(tar.stderr).text()}`);
+  } finally {
+    rmSync(archive, { force: true });
+  }
+  return `taken from ${entry.archive_member} of ${entry.url}`;
 }
 
 let failed = 0;

@@ -112,7 +112,7 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     help: "builtin, or the path of a module exporting createEngines(settings) (other engines, test doubles).",
   },
   { name: "whisper-model", type: "string", env: "VERBATIM_WHISPER_MODEL", default: DEFAULT_MODELS.whisper, help: "whisper.cpp ggml model, a name in the models directory (or an absolute path)." },
-  { name: "vad-model", type: "string", env: "VERBATIM_VAD_MODEL", default: DEFAULT_MODELS.vad!, help: "Silero VAD model for whisper.cpp, or none." },
+  { name: "vad-model", type: "string", env: "VERBATIM_VAD_MODEL", default: DEFAULT_MODELS.vad!, help: "Silero VAD model: the ONNX export (run by sherpa-onnx) or whisper.cpp's ggml one; none turns VAD gating off." },
   { name: "segmentation-model", type: "string", env: "VERBATIM_SEGMENTATION_MODEL", default: DEFAULT_MODELS.segmentation, help: "Speaker segmentation ONNX (pyannote interface)." },
   { name: "embedding-model", type: "string", env: "VERBATIM_EMBEDDING_MODEL", default: DEFAULT_MODELS.embedding, help: "Speaker embedding ONNX (WeSpeaker / 3D-Speaker)." },
   { name: "llm-model", type: "string", env: "VERBATIM_LLM_MODEL", default: DEFAULT_MODELS.llm, help: "GGUF instruct model for the AI report." },

@@ -4,7 +4,10 @@ import type { Command } from "./admin.ts";
 
 export const serveCommand: Command = {
   usage: "verbatim serve [--host 127.0.0.1] [--port 8080] [--data-dir ./data] [--models-dir ./models] [options]",
-  summary: "Run the API server, applying pending database migrations first. Stops cleanly on SIGTERM or SIGINT.",
+  summary:
+    "Run the API server, applying pending database migrations first. Stops cleanly on SIGTERM or SIGINT.\n\n" +
+    "The compiled executable loads its native engines (whisper.cpp, sherpa-onnx, llama.cpp) from node_modules\n" +
+    "beside it or one folder up, or from the folder named by env VERBATIM_NATIVE_MODULES.",
   options: SERVE_OPTIONS,
   async run(values, out) {
     const config = serviceConfig(values);

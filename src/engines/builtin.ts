@@ -28,7 +28,7 @@ export interface BuiltinEngineSettings {
 
 export const DEFAULT_MODELS: ModelNames = {
   whisper: "whisper/ggml-tiny-random.bin",
-  vad: "whisper/ggml-silero-v6.2.0.bin",
+  vad: "vad/silero_vad.onnx",
   segmentation: "diarization/segmentation-energy-pauses.onnx",
   embedding: "diarization/embedding-fbank-stats.onnx",
   llm: "llm/stories260K.gguf",

@@ -10,6 +10,8 @@ export const catalogueEntry = z.object({
   bytes: z.number().int().positive(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   url: z.url().nullable(),
+  /** When set, url is a gzipped tarball (an npm registry tarball, say) and the model is this member of it. */
+  archive_member: z.string().optional(),
   default: z.boolean(),
   real: z.boolean(),
 });

@@ -246,6 +246,7 @@ beforeAll(async () => {
       model: SAMPLE_TRANSCRIPT.model,
       speakers: JSON.stringify(SAMPLE_TRANSCRIPT.speakers),
       segments: JSON.stringify(SAMPLE_TRANSCRIPT.segments.map(({ start, end, speaker, text }) => ({ start, end, speaker, text }))),
+      speakerTurns: JSON.stringify(SAMPLE_TRANSCRIPT.speaker_turns),
       createdAt: T,
     })
     .run();

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseReferenceJson, speakerAttribution, type Turn } from "../../bench/quality/metrics.ts";
 import { validateReport } from "../../src/engines/llm/schema.ts";
+import { SHIPPED_CATALOGUE } from "../../src/models/catalogue.ts";
 import { createUserWithKey, ROOT, startServer, type TestServer } from "../helpers/server.ts";
 
 const FIXTURES = join(ROOT, "..", "shared", "fixtures");
@@ -246,7 +247,7 @@ describe("real engines on the shared fixtures", () => {
 describe("a malformed model file", () => {
   function modelsWith(broken: string, content: Uint8Array): string {
     const dir = join(scratch, `models-${broken.replace(/\W/g, "-")}`);
-    for (const name of ["whisper/ggml-tiny-random.bin", "whisper/ggml-silero-v6.2.0.bin", "diarization/segmentation-energy-pauses.onnx", "diarization/embedding-fbank-stats.onnx", "llm/stories260K.gguf"]) {
+    for (const name of SHIPPED_CATALOGUE.filter((entry) => entry.default).map((entry) => entry.path)) {
       mkdirSync(join(dir, name, ".."), { recursive: true });
       if (name === broken) writeFileSync(join(dir, name), content);
       else copyFileSync(join(ROOT, "models", name), join(dir, name));

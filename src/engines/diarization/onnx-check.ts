@@ -171,11 +171,10 @@ function checkMetadata(role: DiarizationModelRole, meta: Record<string, string>)
 }
 
 /**
- * Verifies one diarization model file; throws EngineError model_missing / model_invalid
- * (not retryable) with a message naming the file and the fault.
+ * Size, sha256 (when the catalogue knows the file) and ONNX structure, checked before sherpa-onnx
+ * sees the file: onnxruntime aborts the whole process on some malformed models.
  */
-export function checkDiarizationModel(path: string, role: DiarizationModelRole, expected?: ExpectedModelFile): OnnxModelInfo {
-  const label = `The ${role} model ${path}`;
+export function checkOnnxModel(path: string, label: string, expected?: ExpectedModelFile): OnnxModelInfo {
   let size: number;
   try {
     const stat = statSync(path);
@@ -196,13 +195,21 @@ export function checkDiarizationModel(path: string, role: DiarizationModelRole, 
       throw new EngineError("model_invalid", `${label} has sha256 ${sha256}, expected ${expected.sha256}: it is damaged or a different file.`, false);
     }
   }
-  let info: OnnxModelInfo;
   try {
-    info = parseModel(buf);
+    return parseModel(buf);
   } catch (error) {
     if (!(error instanceof Malformed)) throw error;
     throw new EngineError("model_invalid", `${label} is not a valid ONNX model: ${error.message}.`, false);
   }
+}
+
+/**
+ * Verifies one diarization model file; throws EngineError model_missing / model_invalid
+ * (not retryable) with a message naming the file and the fault.
+ */
+export function checkDiarizationModel(path: string, role: DiarizationModelRole, expected?: ExpectedModelFile): OnnxModelInfo {
+  const label = `The ${role} model ${path}`;
+  const info = checkOnnxModel(path, label, expected);
   const fault = checkMetadata(role, info.metadata);
   if (fault) throw new EngineError("model_invalid", `${label} cannot be used by sherpa-onnx: ${fault}.`, false);
   return info;

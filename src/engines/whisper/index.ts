@@ -12,7 +12,7 @@ import { whisperLanguage } from "./languages.ts";
 import { checkVadModel, checkWhisperModel } from "./model-file.ts";
 import { chooseBackend } from "./select.ts";
 import { finaliseSegments, mapChunkSegments } from "./timestamps.ts";
-import { createSpeechDetector, DEFAULT_VAD, type SpeechDetector, type VadSettings } from "./vad.ts";
+import { createSpeechDetector, DEFAULT_VAD, isOnnxVad, type SpeechDetector, type VadSettings } from "./vad.ts";
 import { readPcm16Wav, SAMPLE_RATE } from "./wav.ts";
 
 export { DEFAULT_DECODING, type WhisperDecoding } from "./decoding.ts";
@@ -87,7 +87,7 @@ export async function createWhisperTranscriber(options: WhisperTranscriberOption
   checkWhisperModel(options.modelPath);
   await checkExpected(options.modelPath, options.expectedModels?.whisper, "whisper");
   if (options.vadModelPath !== null) {
-    checkVadModel(options.vadModelPath);
+    if (!isOnnxVad(options.vadModelPath)) checkVadModel(options.vadModelPath); // an ONNX one is checked as it loads
     await checkExpected(options.vadModelPath, options.expectedModels?.vad, "VAD");
   }
 
@@ -108,7 +108,7 @@ export async function createWhisperTranscriber(options: WhisperTranscriberOption
     await backend.close();
     throw error;
   }
-  log(`whisper: ${backend.name} for ${modelName} (${choice.reason}); VAD ${vad ? "Silero" : "off"}; ${threads} thread(s)`);
+  log(`whisper: ${backend.name} for ${modelName} (${choice.reason}); VAD ${vad ? (isOnnxVad(options.vadModelPath!) ? "Silero (ONNX, sherpa-onnx)" : "Silero (ggml, whisper.cpp)") : "off"}; ${threads} thread(s)`);
 
   return {
     backend: backend.name,

@@ -2,6 +2,7 @@ import type { LibVariant, VadOptions, WhisperVadContext } from "@fugood/whisper.
 import { EngineError } from "../types.ts";
 import type { Region } from "./chunks.ts";
 import { int16Buffer, loadFugood } from "./backends/fugood.ts";
+import { createOnnxSpeechDetector } from "./vad-onnx.ts";
 
 /** Silero VAD settings (whisper.cpp's VAD through @fugood/whisper.node). */
 export interface VadSettings {
@@ -30,8 +31,17 @@ export interface SpeechDetector {
   close(): Promise<void>;
 }
 
-/** Loads the Silero VAD model once; detect() then finds speech regions in seconds. */
+/** Whether a VAD model file is Silero's ONNX export (run by sherpa-onnx) rather than whisper.cpp's ggml one. */
+export function isOnnxVad(modelPath: string): boolean {
+  return modelPath.toLowerCase().endsWith(".onnx");
+}
+
+/**
+ * Loads the Silero VAD model once; detect() then finds speech regions in seconds. An .onnx model
+ * runs on sherpa-onnx (vad-onnx.ts), a ggml one on whisper.cpp's VAD in @fugood/whisper.node.
+ */
 export async function createSpeechDetector(modelPath: string, variant: LibVariant, threads: number, settings: VadSettings): Promise<SpeechDetector> {
+  if (isOnnxVad(modelPath)) return createOnnxSpeechDetector(modelPath, threads, settings);
   const module = await loadFugood(variant);
   let context: WhisperVadContext;
   try {
