@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EngineError } from "../types.ts";
+import { wavBytes } from "../testing.ts";
 import { FIXTURES } from "./test-support.ts";
 import { readPcm16MonoWav } from "./wav.ts";
 
@@ -10,24 +11,9 @@ const dir = mkdtempSync(join(tmpdir(), "verbatim-wav-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function wav(samples: number[], o: { rate?: number; channels?: number; bits?: number; dataSize?: number; list?: boolean } = {}): string {
-  const data = Buffer.alloc(samples.length * 2);
-  samples.forEach((s, i) => data.writeInt16LE(s, i * 2));
-  const fmt = Buffer.alloc(24);
-  fmt.write("fmt ", 0, "latin1");
-  fmt.writeUInt32LE(16, 4);
-  fmt.writeUInt16LE(1, 8);
-  fmt.writeUInt16LE(o.channels ?? 1, 10);
-  fmt.writeUInt32LE(o.rate ?? 16000, 12);
-  fmt.writeUInt32LE((o.rate ?? 16000) * 2, 16);
-  fmt.writeUInt16LE(2, 20);
-  fmt.writeUInt16LE(o.bits ?? 16, 22);
-  const list = Buffer.from(o.list ? "LIST\x05\x00\x00\x00INFOx\x00" : "", "latin1"); // odd size, padded
-  const dataHeader = Buffer.alloc(8);
-  dataHeader.write("data", 0, "latin1");
-  dataHeader.writeUInt32LE(o.dataSize ?? data.length, 4);
-  const riff = Buffer.from("RIFF\0\0\0\0WAVE", "latin1");
+  const extra = o.list ? Buffer.from("LIST\x05\x00\x00\x00INFOx\x00", "latin1") : undefined; // odd size, padded
   const path = join(dir, `w${Math.random().toString(36).slice(2)}.wav`);
-  writeFileSync(path, Buffer.concat([riff, fmt, list, dataHeader, data]));
+  writeFileSync(path, wavBytes(samples, { ...o, extra }));
   return path;
 }
 const code = (fn: () => unknown) => {

@@ -2,23 +2,13 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { EngineError } from "../types.ts";
 import { checkModelFile, modelNameOf } from "./model-file.ts";
 import { createLlamaReporter } from "./reporter.ts";
+import { engineError } from "../testing.ts";
 
 const modelPath = join(import.meta.dir, "../../../models/llm/stories260K.gguf");
 const dir = mkdtempSync(join(tmpdir(), "verbatim-llm-model-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function engineError(promise: Promise<unknown>): Promise<EngineError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(EngineError);
-    return error as EngineError;
-  }
-  throw new Error("expected an EngineError");
-}
 
 describe("model file checks", () => {
   test("the real model passes and is named after its file", async () => {

@@ -5,6 +5,7 @@ import type { Prompt } from "./prompt.ts";
 import { createReporterWithRuntime, type ReportStats } from "./reporter.ts";
 import type { Generation, GenerateOptions, LlmRuntime } from "./runtime.ts";
 import { DEFAULT_REPORT_LIMITS, validateReport, type ReportLimits } from "./schema.ts";
+import { engineError } from "../testing.ts";
 
 type Answer = string | { text: string; stopReason: string };
 
@@ -68,16 +69,6 @@ function run(reporter: ReturnType<typeof createReporterWithRuntime>, input: Part
     { signal, progress: (f) => progress.push(f) },
   );
   return { result, progress };
-}
-
-async function engineError(promise: Promise<unknown>): Promise<EngineError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(EngineError);
-    return error as EngineError;
-  }
-  throw new Error("expected an EngineError");
 }
 
 describe("reporter logic (scripted runtime)", () => {

@@ -10,6 +10,7 @@ import { whisperLanguage } from "./languages.ts";
 import { checkVadModel, checkWhisperModel } from "./model-file.ts";
 import { finaliseSegments, mapChunkSegments, wordsFromTokens } from "./timestamps.ts";
 import { readPcm16Wav } from "./wav.ts";
+import { wavBytes } from "../testing.ts";
 
 const seg = (start: number, end: number, text: string, words?: SpeechSegment["words"]): SpeechSegment => ({ start, end, text, ...(words ? { words } : {}) });
 
@@ -163,27 +164,7 @@ describe("configuration and inputs", () => {
 
   test("the WAV reader walks chunks and refuses other formats", () => {
     const dir = mkdtempSync(join(tmpdir(), "whisper-wav-"));
-    const wav = (rate: number, channels: number, samples: number[], extra = Buffer.alloc(0)) => {
-      const data = Buffer.alloc(samples.length * 2);
-      samples.forEach((s, i) => data.writeInt16LE(s, i * 2));
-      const fmt = Buffer.alloc(24);
-      fmt.write("fmt ", 0, "ascii");
-      fmt.writeUInt32LE(16, 4);
-      fmt.writeUInt16LE(1, 8);
-      fmt.writeUInt16LE(channels, 10);
-      fmt.writeUInt32LE(rate, 12);
-      fmt.writeUInt32LE(rate * 2 * channels, 16);
-      fmt.writeUInt16LE(2 * channels, 20);
-      fmt.writeUInt16LE(16, 22);
-      const head = Buffer.alloc(8);
-      head.write("data", 0, "ascii");
-      head.writeUInt32LE(data.length, 4);
-      const body = Buffer.concat([Buffer.from("WAVE"), fmt, extra, head, data]);
-      const riff = Buffer.alloc(8);
-      riff.write("RIFF", 0, "ascii");
-      riff.writeUInt32LE(body.length, 4);
-      return Buffer.concat([riff, body]);
-    };
+    const wav = (rate: number, channels: number, samples: number[], extra?: Buffer) => wavBytes(samples, { rate, channels, extra });
     const list = Buffer.concat([Buffer.from("LIST"), Buffer.from([3, 0, 0, 0]), Buffer.from("abc"), Buffer.from([0])]); // odd size, padded
     writeFileSync(join(dir, "ok.wav"), wav(16000, 1, [1, -2, 32767, -32768], list));
     const pcm = readPcm16Wav(join(dir, "ok.wav"));

@@ -13,6 +13,7 @@ import { EngineError, type StepContext, type TranscriptionResult } from "../type
 import { createWhisperTranscriber, lazyWhisperTranscriber, type WhisperTranscriber } from "./index.ts";
 import { WHISPER_LANGUAGES } from "./languages.ts";
 import { readPcm16Wav, SAMPLE_RATE } from "./wav.ts";
+import { wavBytes } from "../testing.ts";
 
 const ROOT = resolve(import.meta.dir, "../../..");
 const MODEL = join(ROOT, "models/whisper/ggml-tiny-random.bin");
@@ -29,20 +30,7 @@ let dir: string;
 let transcriber: WhisperTranscriber;
 
 function writeWav(path: string, samples: Int16Array): void {
-  const header = Buffer.alloc(44);
-  header.write("RIFF", 0, "ascii");
-  header.writeUInt32LE(36 + samples.length * 2, 4);
-  header.write("WAVEfmt ", 8, "ascii");
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(SAMPLE_RATE, 24);
-  header.writeUInt32LE(SAMPLE_RATE * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write("data", 36, "ascii");
-  header.writeUInt32LE(samples.length * 2, 40);
-  writeFileSync(path, Buffer.concat([header, Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength)]));
+  writeFileSync(path, wavBytes(samples));
 }
 
 function context(signal = new AbortController().signal): StepContext & { values: number[] } {
