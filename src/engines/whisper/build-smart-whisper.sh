@@ -37,7 +37,7 @@ gyp_args=(rebuild --jobs max)
 if [ -n "$nodedir" ]; then gyp_args+=(--nodedir "$nodedir"); fi
 
 cd "$pkg"
-echo "building smart-whisper with CFLAGS=\"$flags\" (a few minutes on 2 cores)"
+echo "building smart-whisper with CFLAGS=\"$flags\" (about 20 s on 2 cores)"
 log="$pkg/build-verbatim.log"
 if ! CFLAGS="$flags" CXXFLAGS="$flags" LDFLAGS="$ldflags" "${gyp[@]}" "${gyp_args[@]}" >"$log" 2>&1; then
   tail -n 40 "$log" >&2
