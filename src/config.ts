@@ -116,7 +116,7 @@ export const SERVE_OPTIONS: OptionSpec[] = [
   { name: "segmentation-model", type: "string", env: "VERBATIM_SEGMENTATION_MODEL", default: DEFAULT_MODELS.segmentation, help: "Speaker segmentation ONNX (pyannote interface)." },
   { name: "embedding-model", type: "string", env: "VERBATIM_EMBEDDING_MODEL", default: DEFAULT_MODELS.embedding, help: "Speaker embedding ONNX (WeSpeaker / 3D-Speaker)." },
   { name: "llm-model", type: "string", env: "VERBATIM_LLM_MODEL", default: DEFAULT_MODELS.llm, help: "GGUF instruct model for the AI report." },
-  { name: "threads", type: "int", env: "VERBATIM_THREADS", default: String(availableParallelism()), help: "CPU threads each engine uses (set explicitly: library defaults oversubscribe small machines)." },
+  { name: "threads", type: "int", env: "VERBATIM_THREADS", default: "0", help: "CPU threads each engine uses; 0: the cores divided among the workers (library defaults oversubscribe small machines)." },
   { name: "gpu", type: "string", env: "VERBATIM_GPU", default: "auto", valueName: "auto|off", help: "Use a GPU build of the engines when a device is present." },
   { name: "whisper-decoding", type: "string", env: "VERBATIM_WHISPER_DECODING", default: "{}", valueName: "json", help: "whisper.cpp decoding options as JSON, over the defaults (greedy, no temperature fallback)." },
   { name: "diarization-threshold", type: "string", env: "VERBATIM_DIARIZATION_THRESHOLD", default: "0.8", valueName: "number", help: "Clustering threshold when the speaker count is not given; measure it for your embedding model." },
@@ -217,13 +217,20 @@ function engineSettings(values: OptionValues): BuiltinEngineSettings {
       embedding: values["embedding-model"] as string,
       llm: values["llm-model"] as string,
     },
-    threads: atLeastOne(values, "threads"),
+    threads: engineThreads(values),
     gpu: gpu === "auto" ? "auto" : false,
     whisperDecoding: decoding as Record<string, unknown>,
     diarizationThreshold: threshold,
     llmContextSize: (values["llm-context"] as number) || null,
     speakers: { min: minSpeakers, max: maxSpeakers },
   };
+}
+
+/** Explicit, or the cores shared among the workers: two workers on 2 cores get 1 thread each. */
+function engineThreads(values: OptionValues): number {
+  const threads = values.threads as number;
+  if (threads < 0) throw new UsageError("--threads must be 0 (automatic) or more");
+  return threads || Math.max(1, Math.floor(availableParallelism() / Math.max(1, values.workers as number)));
 }
 
 function atLeastOne(values: OptionValues, name: string): number {
