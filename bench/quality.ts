@@ -13,12 +13,13 @@
  *
  * By default it starts the service from source on a fresh temp data dir (`bun src/main.ts serve
  * --port 0`), uploads the audio as an API client would, polls the job, fetches the transcript,
- * stops the service and removes the temp dir. The metric code is in bench/quality/metrics.ts;
+ * stops the service and removes the temp dir. The metric code is in src/quality/metrics.ts;
  * the conventions are in bench/quality/README.md.
  */
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, extname, join, resolve } from "node:path";
+import { readLines } from "../src/lib/lines.ts";
 import {
   diarizationErrorRate,
   parseReferenceJson,
@@ -29,7 +30,7 @@ import {
   type DerResult,
   type Turn,
   type WerResult,
-} from "./quality/metrics.ts";
+} from "../src/quality/metrics.ts";
 
 const ROOT = join(import.meta.dir, "..");
 /** The shared fixtures next to the repository, used by --all-fixtures only. */
@@ -339,20 +340,6 @@ interface Target {
   stop(): Promise<void>;
 }
 
-async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  let pending = "";
-  for await (const chunk of stream) {
-    pending += decoder.decode(chunk, { stream: true });
-    let newline;
-    while ((newline = pending.indexOf("\n")) >= 0) {
-      yield pending.slice(0, newline);
-      pending = pending.slice(newline + 1);
-    }
-  }
-  if (pending) yield pending;
-}
-
 async function startService(options: Options, say: (line: string) => void): Promise<Target> {
   const dataDir = mkdtempSync(join(tmpdir(), "verbatim-quality-"));
   const command = options.binary ? [resolve(options.binary)] : [process.execPath, "--max-http-header-size=65536", join(ROOT, "src/main.ts")];
@@ -388,7 +375,7 @@ async function startService(options: Options, say: (line: string) => void): Prom
   const listening = new Promise<string>((r) => (resolveUrl = r));
   let key = "";
   const stdoutDone = (async () => {
-    for await (const line of lines(proc.stdout)) {
+    for await (const line of readLines(proc.stdout)) {
       const bootstrap = /^\s+(vb_live_\w+)$/.exec(line);
       if (bootstrap) {
         key = bootstrap[1]!;
@@ -401,7 +388,7 @@ async function startService(options: Options, say: (line: string) => void): Prom
     }
   })();
   const stderrDone = (async () => {
-    for await (const line of lines(proc.stderr)) keep(line);
+    for await (const line of readLines(proc.stderr)) keep(line);
   })();
   const tail = () => output.slice(-40).join("\n");
   let stopped = false;

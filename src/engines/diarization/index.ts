@@ -10,4 +10,3 @@ export {
 export { checkDiarizationModel, type DiarizationModelRole, type ExpectedModelFile, type OnnxModelInfo } from "./onnx-check.ts";
 export { planSpeakers, type SpeakerPlan } from "./speakers.ts";
 export { readPcm16MonoWav, DIARIZATION_SAMPLE_RATE } from "./wav.ts";
-export { scoreDiarization, parseRttm, type DiarizationScore, type ScoredTurn } from "./score.ts";

@@ -48,21 +48,21 @@ describe("parseModelOutput", () => {
   });
 
   test("a throwing grammar.parse (the invalid-UTF-8 length error) becomes a retryable llm_invalid_output", () => {
-    const stub = {
+    const throwingGrammar = {
       parse: () => {
         throw new Error("Expected at most 40 characters but got 47");
       },
     };
-    expectInvalid(() => parseModelOutput(stub, json, "stopGenerationTrigger"), "Expected at most 40 characters but got 47");
+    expectInvalid(() => parseModelOutput(throwingGrammar, json, "stopGenerationTrigger"), "Expected at most 40 characters but got 47");
   });
 
   test("a non-Error thrown by parse is mapped too", () => {
-    const stub = {
+    const throwingGrammar = {
       parse: () => {
         throw "boom";
       },
     };
-    expectInvalid(() => parseModelOutput(stub, json), "boom");
+    expectInvalid(() => parseModelOutput(throwingGrammar, json), "boom");
   });
 
   test("invalid UTF-8 (replacement characters, lone surrogates) is refused before parsing", () => {
