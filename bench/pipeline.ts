@@ -19,7 +19,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, cpus, tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { DEFAULT_MODELS, type BuiltinEngineSettings } from "../src/engines/builtin.ts";
-import { createSherpaDiarizer } from "../src/engines/diarization/index.ts";
+import { createSherpaDiarizer, DEFAULT_CLUSTERING_THRESHOLD } from "../src/engines/diarization/index.ts";
 import { createLlamaReporter } from "../src/engines/llm/index.ts";
 import { decodeToWav } from "../src/engines/ffmpeg.ts";
 import { createWhisperTranscriber, DEFAULT_DECODING } from "../src/engines/whisper/index.ts";
@@ -83,7 +83,7 @@ function settings(options: Options): BuiltinEngineSettings {
     threads: options.threads,
     gpu: "auto",
     whisperDecoding: {},
-    diarizationThreshold: 0.8,
+    diarizationThreshold: DEFAULT_CLUSTERING_THRESHOLD,
     llmContextSize: null,
     speakers: { min: null, max: null },
   };

@@ -1,5 +1,5 @@
 import { isAbsolute, join } from "node:path";
-import { catalogueEntryForPath, verifyModelFile } from "../models/catalogue.ts";
+import { catalogueEntryForPath, configuredModelState } from "../models/catalogue.ts";
 import { lazySherpaDiarizer } from "./diarization/index.ts";
 import { createLlamaReporter } from "./llm/index.ts";
 import { EngineError, type Engines, type Reporter, type Transcriber } from "./types.ts";
@@ -49,12 +49,10 @@ function lazy<T>(create: () => Promise<T>): () => Promise<T> {
   };
 }
 
-/** A model we ship must match its catalogue size and sha256 before an engine loads it. */
-async function checkShippedModel(modelsDir: string, name: string): Promise<void> {
-  const entry = catalogueEntryForPath(name);
-  if (!entry) return; // a firm's own model: the engine's own checks apply
-  const state = await verifyModelFile(modelsDir, entry);
-  if (state === "missing") throw new EngineError("model_missing", `The model ${name} is not in ${modelsDir}; run scripts/install-models.ts.`, false);
+/** A configured model must be there, and one we ship must match its catalogue size and sha256, before an engine loads it. */
+async function checkConfiguredModel(modelsDir: string, name: string): Promise<void> {
+  const state = await configuredModelState(modelsDir, name);
+  if (state === "missing") throw new EngineError("model_missing", `The model ${name} is not in ${modelsDir} (the models we ship are installed by scripts/install-models.ts).`, false);
   if (state !== "ok") throw new EngineError("model_invalid", `The model file ${name} does not match the catalogue (${state}); reinstall it.`, false);
 }
 
@@ -66,8 +64,8 @@ export function builtinEngines(settings: BuiltinEngineSettings): Engines {
     return entry ? { bytes: entry.bytes, sha256: entry.sha256 } : undefined;
   };
   const whisper = lazy(async () => {
-    await checkShippedModel(settings.modelsDir, settings.models.whisper);
-    if (settings.models.vad) await checkShippedModel(settings.modelsDir, settings.models.vad);
+    await checkConfiguredModel(settings.modelsDir, settings.models.whisper);
+    if (settings.models.vad) await checkConfiguredModel(settings.modelsDir, settings.models.vad);
     return createWhisperTranscriber({
       modelPath: path(settings.models.whisper),
       vadModelPath: settings.models.vad ? path(settings.models.vad) : null,
@@ -77,7 +75,7 @@ export function builtinEngines(settings: BuiltinEngineSettings): Engines {
     });
   });
   const reporter = lazy(async () => {
-    await checkShippedModel(settings.modelsDir, settings.models.llm);
+    await checkConfiguredModel(settings.modelsDir, settings.models.llm);
     return createLlamaReporter({
       modelPath: path(settings.models.llm),
       threads: settings.threads,

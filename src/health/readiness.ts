@@ -1,8 +1,6 @@
 import type { Database } from "bun:sqlite";
-import { existsSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
 import type { BuiltinEngineSettings } from "../engines/builtin.ts";
-import { catalogueEntryForPath, verifyModelFile } from "../models/catalogue.ts";
+import { configuredModelState } from "../models/catalogue.ts";
 import { pendingMigrations } from "../db/migrate.ts";
 
 export interface CheckResult {
@@ -62,12 +60,8 @@ export function modelsCheck(settings: BuiltinEngineSettings): ReadinessCheck {
       const problems: string[] = [];
       const names = Object.values(settings.models).filter((n): n is string => n !== null);
       for (const name of names) {
-        const path = isAbsolute(name) ? name : join(settings.modelsDir, name);
-        const entry = catalogueEntryForPath(name);
-        if (entry) {
-          const state = await verifyModelFile(settings.modelsDir, entry);
-          if (state !== "ok") problems.push(`${name}: ${state}`);
-        } else if (!existsSync(path)) problems.push(`${name}: missing`);
+        const state = await configuredModelState(settings.modelsDir, name);
+        if (state !== "ok") problems.push(`${name}: ${state}`);
       }
       return problems.length
         ? { ready: false, detail: `${problems.join("; ")} (run scripts/install-models.ts)` }

@@ -1,6 +1,6 @@
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { createHash } from "node:crypto";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { z } from "zod";
 
 export const catalogueEntry = z.object({
@@ -39,8 +39,21 @@ export type ModelFileState = "ok" | "missing" | "wrong_size" | "wrong_checksum";
 export async function verifyModelFile(modelsDir: string, entry: CatalogueEntry): Promise<ModelFileState> {
   const path = join(modelsDir, entry.path);
   if (!existsSync(path)) return "missing";
-  if (statSync(path).size !== entry.bytes) return "wrong_size";
-  return (await sha256File(path)) === entry.sha256 ? "ok" : "wrong_checksum";
+  const { size, mtimeMs } = statSync(path);
+  if (size !== entry.bytes) return "wrong_size";
+  return (await cachedSha256(path, size, mtimeMs)) === entry.sha256 ? "ok" : "wrong_checksum";
+}
+
+// Model files are large (a whisper model is 75 MB to 1.6 GB) and /readyz checks them on every
+// call: hash a file again only when its size or modification time changed.
+const hashes = new Map<string, { size: number; mtimeMs: number; sha256: string }>();
+
+async function cachedSha256(path: string, size: number, mtimeMs: number): Promise<string> {
+  const known = hashes.get(path);
+  if (known && known.size === size && known.mtimeMs === mtimeMs) return known.sha256;
+  const sha256 = await sha256File(path);
+  hashes.set(path, { size, mtimeMs, sha256 });
+  return sha256;
 }
 
 import shipped from "../../models/catalogue.json";
@@ -51,4 +64,15 @@ export const SHIPPED_CATALOGUE: CatalogueEntry[] = catalogueSchema.parse(shipped
 /** The catalogue entry of a model file named by its path in the models directory, if it is one we ship. */
 export function catalogueEntryForPath(path: string): CatalogueEntry | undefined {
   return SHIPPED_CATALOGUE.find((entry) => entry.path === path);
+}
+
+/**
+ * A configured model, named inside the models directory or by an absolute path: checked against
+ * the catalogue when it is one we ship, else only for being there (a firm's own model, which its
+ * engine checks as it loads).
+ */
+export async function configuredModelState(modelsDir: string, name: string): Promise<ModelFileState> {
+  const entry = catalogueEntryForPath(name);
+  if (entry) return verifyModelFile(modelsDir, entry);
+  return existsSync(isAbsolute(name) ? name : join(modelsDir, name)) ? "ok" : "missing";
 }

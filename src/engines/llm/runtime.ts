@@ -68,8 +68,11 @@ let nodeLlamaCpp: NodeLlamaCpp | undefined;
 
 /** node-llama-cpp, loaded on first use so that importing this module never loads llama.cpp. */
 async function library(): Promise<NodeLlamaCpp> {
-  letForkedScriptsRun();
-  return (nodeLlamaCpp ??= await importNative<NodeLlamaCpp>("node-llama-cpp"));
+  if (!nodeLlamaCpp) {
+    letForkedScriptsRun();
+    nodeLlamaCpp = await importNative<NodeLlamaCpp>("node-llama-cpp");
+  }
+  return nodeLlamaCpp;
 }
 
 const llamas = new Map<string, Promise<Llama>>();
