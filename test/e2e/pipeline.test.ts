@@ -255,13 +255,19 @@ describe("a malformed model file", () => {
     return dir;
   }
 
-  test("a corrupt whisper model fails transcribing with a clear error, and the API keeps answering", async () => {
-    const half = readFileSync(join(ROOT, "models/whisper/ggml-tiny-random.bin")).subarray(0, 1_000_000);
-    const { server, key } = await boot(["--models-dir", modelsWith("whisper/ggml-tiny-random.bin", half)]);
+  /** A server whose models directory has `broken` replaced by `content`, and the fr fixture run on it to its end. */
+  async function runWithBrokenModel(broken: string, content: Uint8Array) {
+    const { server, key } = await boot(["--models-dir", modelsWith(broken, content)]);
     const form = new FormData();
     form.append("file", Bun.file(FR_WAV), "meeting-fr-2spk.wav");
     const created = (await (await server.api("/api/v1/meetings", { method: "POST", key, body: form })).json()) as any;
     const { job, stages } = await follow(server, key, created.job.id, 120_000);
+    return { server, key, created, job, stages };
+  }
+
+  test("a corrupt whisper model fails transcribing with a clear error, and the API keeps answering", async () => {
+    const half = readFileSync(join(ROOT, "models/whisper/ggml-tiny-random.bin")).subarray(0, 1_000_000);
+    const { server, key, created, job, stages } = await runWithBrokenModel("whisper/ggml-tiny-random.bin", half);
     expect(job.status).toBe("failed");
     expect(stages.at(-1)).toBe("transcribing");
     expect(job.error.code).toBe("model_invalid");
@@ -280,11 +286,7 @@ describe("a malformed model file", () => {
 
   test("a corrupt report model fails summarizing; the transcript made before it stays", async () => {
     const garbage = new TextEncoder().encode("GGUF this is not a model at all ".repeat(1000));
-    const { server, key } = await boot(["--models-dir", modelsWith("llm/stories260K.gguf", garbage)]);
-    const form = new FormData();
-    form.append("file", Bun.file(FR_WAV), "meeting-fr-2spk.wav");
-    const created = (await (await server.api("/api/v1/meetings", { method: "POST", key, body: form })).json()) as any;
-    const { job, stages } = await follow(server, key, created.job.id, 120_000);
+    const { server, key, created, job, stages } = await runWithBrokenModel("llm/stories260K.gguf", garbage);
     expect(job.status).toBe("failed");
     expect(stages.at(-1)).toBe("summarizing");
     expect(job.error.code).toBe("model_invalid");
