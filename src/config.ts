@@ -105,6 +105,27 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     help: "Seconds an audio_url download may take.",
   },
   {
+    name: "max-duration",
+    type: "int",
+    env: "VERBATIM_MAX_DURATION",
+    default: "36000",
+    help: "Longest recording accepted, in seconds (probed before decoding; decoding stops there too).",
+  },
+  {
+    name: "min-free-disk-percent",
+    type: "int",
+    env: "VERBATIM_MIN_FREE_DISK_PERCENT",
+    default: "5",
+    help: "Free share of the data disk below which new uploads are refused (507); the floor is the larger of this and --min-free-disk-gb.",
+  },
+  {
+    name: "min-free-disk-gb",
+    type: "int",
+    env: "VERBATIM_MIN_FREE_DISK_GB",
+    default: "2",
+    help: "Free GiB on the data disk below which new uploads are refused (507).",
+  },
+  {
     name: "engines",
     type: "string",
     env: "VERBATIM_ENGINES",
@@ -150,6 +171,9 @@ export interface ServiceConfig {
   engines: string;
   engineSettings: BuiltinEngineSettings;
   logRequests: boolean;
+  maxDurationSeconds: number;
+  /** Free bytes the data disk keeps: the larger of a share of its size and an absolute amount. */
+  minFreeDisk: { percent: number; bytes: number };
   /** Our limit on the request headers; Bun's parser ceiling is set higher so we can answer 431 ourselves. */
   maxHeaderBytes: number;
 }
@@ -239,6 +263,14 @@ function atLeastOne(values: OptionValues, name: string): number {
   return value;
 }
 
+function minFreeDisk(values: OptionValues): { percent: number; bytes: number } {
+  const percent = values["min-free-disk-percent"] as number;
+  const gb = values["min-free-disk-gb"] as number;
+  if (percent < 0 || percent > 90) throw new UsageError("--min-free-disk-percent must be 0 to 90");
+  if (gb < 0) throw new UsageError("--min-free-disk-gb must not be negative");
+  return { percent, bytes: gb * 1024 ** 3 };
+}
+
 export function serviceConfig(values: OptionValues): ServiceConfig {
   const port = values.port as number;
   if (port > 65535) throw new UsageError(`--port must be 0 to 65535, got ${port}`);
@@ -259,6 +291,8 @@ export function serviceConfig(values: OptionValues): ServiceConfig {
     parallelSlots: parsePlanNumbers("parallel-slots", values["parallel-slots"] as string, DEFAULT_PARALLEL_SLOTS),
     stageTimeoutSeconds: atLeastOne(values, "stage-timeout"),
     downloadTimeoutSeconds: atLeastOne(values, "download-timeout"),
+    maxDurationSeconds: atLeastOne(values, "max-duration"),
+    minFreeDisk: minFreeDisk(values),
     engines: values.engines as string,
     engineSettings: engineSettings(values),
     logRequests: values["log-requests"] as boolean,

@@ -1,4 +1,4 @@
-import { sqliteTable, text, integer, index, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sqliteTable, text, integer, index, primaryKey, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const users = sqliteTable(
   "users",
@@ -31,4 +31,30 @@ export const apiKeys = sqliteTable(
     revokedAt: integer("revoked_at"),
   },
   (t) => [uniqueIndex("api_keys_hash_unique").on(t.keyHash), index("api_keys_user").on(t.userId)],
+);
+
+/** Locally minted access tokens revoked before they expire (admin token revoke), by jti. */
+export const revokedTokens = sqliteTable(
+  "revoked_tokens",
+  {
+    jti: text("jti").primaryKey(),
+    /** The token's own exp (ms): past it the token is refused anyway and the row can go. */
+    expiresAt: integer("expires_at").notNull(),
+    revokedAt: integer("revoked_at").notNull(),
+  },
+  (t) => [index("revoked_tokens_expires").on(t.expiresAt)],
+);
+
+/** A user of the firm's identity provider, known by issuer and subject once first seen with a verified email. */
+export const externalIdentities = sqliteTable(
+  "external_identities",
+  {
+    issuer: text("issuer").notNull(),
+    subject: text("subject").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.issuer, t.subject] }), index("external_identities_user").on(t.userId)],
 );

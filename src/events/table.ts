@@ -13,7 +13,9 @@ export const events = sqliteTable(
     apiVersion: text("api_version").notNull(),
     /** The whole event envelope as JSON, exactly as it will be sent. */
     payload: text("payload").notNull(),
+    /** The meeting the event is about, so deleting the meeting purges its events. */
+    meetingId: text("meeting_id"),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [index("events_user_created").on(t.userId, t.createdAt)],
+  (t) => [index("events_user_created").on(t.userId, t.createdAt), index("events_meeting").on(t.meetingId)],
 );

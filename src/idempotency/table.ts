@@ -1,4 +1,4 @@
-import { sqliteTable, text, integer, primaryKey } from "drizzle-orm/sqlite-core";
+import { sqliteTable, text, integer, primaryKey, index } from "drizzle-orm/sqlite-core";
 import { users } from "../auth/table.ts";
 
 export const idempotencyKeys = sqliteTable(
@@ -15,7 +15,9 @@ export const idempotencyKeys = sqliteTable(
     requestHash: text("request_hash"),
     responseStatus: integer("response_status"),
     responseBody: text("response_body"),
+    /** The resource the request created (a meeting id), so deleting it deletes its stored response. */
+    resourceId: text("resource_id"),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.userId, t.operation, t.key] })],
+  (t) => [primaryKey({ columns: [t.userId, t.operation, t.key] }), index("idempotency_keys_resource").on(t.resourceId), index("idempotency_keys_created").on(t.createdAt)],
 );

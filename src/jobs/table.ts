@@ -33,9 +33,16 @@ export const jobs = sqliteTable(
     nextStep: text("next_step"),
     /** Tries of the current step; a step is retried a bounded number of times. */
     stepAttempts: integer("step_attempts").notNull().default(0),
+    /** The scheduler instance that claimed the job, and until when the claim holds unless renewed. */
+    leaseOwner: text("lease_owner"),
+    leaseExpiresAt: integer("lease_expires_at"),
     createdAt: integer("created_at").notNull(),
     startedAt: integer("started_at"),
     finishedAt: integer("finished_at"),
   },
-  (t) => [index("jobs_user_created").on(t.userId, t.createdAt, t.id), index("jobs_meeting").on(t.meetingId)],
+  (t) => [
+    index("jobs_user_created").on(t.userId, t.createdAt, t.id),
+    index("jobs_meeting").on(t.meetingId),
+    index("jobs_status_created").on(t.status, t.createdAt),
+  ],
 );
