@@ -1,6 +1,7 @@
 import type { Authenticator } from "../auth/authenticate.ts";
 import type { Plan } from "../auth/plans.ts";
 import type { Clock } from "../lib/time.ts";
+import { anonymousClientKey } from "./middleware/client-key/index.ts";
 import { newRequestId } from "./middleware/request-id/index.ts";
 import { rateLimitHeaders, type RateState, type SlidingWindowLimiter } from "./middleware/rate-limit/index.ts";
 import type { RequestLog } from "./middleware/request-log/index.ts";
@@ -54,7 +55,7 @@ export function createPipeline(deps: PipelineDeps) {
         const auth = await deps.authenticator.authenticate(request.headers.get("authorization"));
         const principal = auth.kind === "authenticated" ? auth.principal : undefined;
         credential = principal?.rateKey ?? null;
-        const key = principal?.rateKey ?? `ip:${clientAddress}`;
+        const key = principal?.rateKey ?? anonymousClientKey(clientAddress);
         const limit = principal ? deps.limits[principal.user.plan as Plan] : deps.limits.anonymous;
         const now = deps.clock.now();
         // Probes show the caller's window but are never refused: a liveness check must not fail
@@ -99,7 +100,7 @@ export function createPipeline(deps: PipelineDeps) {
 }
 
 function anonymousWindow(deps: PipelineDeps, clientAddress: string): RateState {
-  return deps.limiter.peek(`ip:${clientAddress}`, deps.limits.anonymous, deps.clock.now());
+  return deps.limiter.peek(anonymousClientKey(clientAddress), deps.limits.anonymous, deps.clock.now());
 }
 
 function pathOf(url: string): string {

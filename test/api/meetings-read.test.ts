@@ -385,6 +385,15 @@ describe("GET /v1/meetings filters", () => {
     expect(await list(`q=${encodeURIComponent("budget OR hiring")}`)).toEqual([]); // OR is a word, not an operator
   });
 
+  test("q is bounded: at most 12 words (400 beyond), and a one-letter word is no prefix", async () => {
+    const many = await server.api(`/api/v1/meetings?q=${encodeURIComponent("w ".repeat(13).trim())}`, { key: filterKey });
+    expect(many.status).toBe(400);
+    expect(((await many.json()) as Json).errors).toEqual([expect.objectContaining({ field: "q", code: "too_many_terms" })]);
+    // "b" would match budget as a prefix; as a whole word it matches nothing here.
+    expect(await list("q=b")).toEqual([]);
+    expect(await list("q=budget")).toEqual(ordered("F1", "F3"));
+  });
+
   test("client by cli_ id or by exact name; unknown or another account's client lists nothing", async () => {
     const acme = ordered("F1", "F4", "F5");
     expect(await list(`client=cli_${acmeId}`)).toEqual(acme);

@@ -39,7 +39,7 @@ test("the compiled executable prints the same help as the source", async () => {
 test("the compiled executable migrates, bootstraps and serves the API", async () => {
   const me = await server.api("/api/v1/me", { key: server.adminKey });
   expect(me.status).toBe(200);
-  const ready = (await (await server.api("/readyz")).json()) as any;
+  const ready = (await (await server.api("/readyz", { key: server.adminKey })).json()) as any;
   expect(ready.checks.migrations).toMatchObject({ ready: true, detail: "applied" });
 });
 

@@ -273,8 +273,8 @@ describe("a malformed model file", () => {
     expect(job.error.code).toBe("model_invalid");
     expect(job.error.message).toContain("ggml-tiny-random.bin");
     expect((await server.api("/api/v1/me", { key })).status).toBe(200);
-    // Readiness says which model is wrong; the service stays up for everything else.
-    const readiness = await server.api("/readyz");
+    // Readiness says which model is wrong (to a caller with a credential); the service stays up for everything else.
+    const readiness = await server.api("/readyz", { key });
     expect(readiness.status).toBe(200);
     const report = (await readiness.json()) as any;
     expect(report.status).toBe("degraded");
