@@ -110,7 +110,7 @@ async function childStages(audio: string, options: Options): Promise<StagesResul
     const model = (name: string) => join(config.modelsDir, name);
     let t = performance.now();
     const wavPath = join(scratch, "audio.wav");
-    const decoded = await decodeToWav("ffmpeg", audio, wavPath, context);
+    const decoded = await decodeToWav("ffmpeg", audio, wavPath, context, { maxDurationSeconds: 36_000 });
     const decode = performance.now() - t;
     // Load the models first so that stage times are processing alone, as in a warm worker.
     t = performance.now();
@@ -288,7 +288,7 @@ async function main(): Promise<void> {
     stagesByAudio.set(audio, stages);
     // The raw binding reads the same 16 kHz WAV the pipeline decoded: decode it once here too.
     const wav = join(scratch, `${basename(audio)}.raw.wav`);
-    await decodeToWav("ffmpeg", audio, wav, context);
+    await decodeToWav("ffmpeg", audio, wav, context, { maxDurationSeconds: 36_000 });
     const raw = await runChild<RawResult>("raw", wav, childArgs);
     const m = stages.ms;
     const speech = m.transcribe + m.diarize;

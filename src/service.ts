@@ -23,7 +23,7 @@ import { reportRoutes } from "./reports/routes.ts";
 import { transcriptRoutes } from "./transcripts/routes.ts";
 import { MAX_UPLOAD_BYTES } from "./meetings/receive.ts";
 import { MAX_REQUEST_BODY_SIZE } from "./uploads/limits.ts";
-import { sweepOrphans } from "./storage/sweep.ts";
+import { renameLegacyRecordings, sweepOrphans } from "./storage/sweep.ts";
 import { workerCommand } from "./worker/command.ts";
 import { WORKER_CONFIG_ENV, type WorkerConfig } from "./worker/config.ts";
 import { SlidingWindowLimiter } from "./http/middleware/rate-limit/index.ts";
@@ -68,6 +68,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   bootstrapAdmin(db, io);
   const idempotency = new IdempotencyStore(db, clock);
   idempotency.recover();
+  renameLegacyRecordings(config.dataDir);
   const swept = sweepOrphans(db, config.dataDir);
   if (swept.tmpFiles || swept.meetingDirs) io.say(`Removed ${swept.tmpFiles} partial upload(s) and ${swept.meetingDirs} orphan meeting folder(s)`);
   const signingKey = await loadOrCreateSigningKey(config.dataDir);
@@ -99,6 +100,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     egressAllow: config.egressAllowText,
     maxDownloadBytes: MAX_UPLOAD_BYTES,
     downloadTimeoutMs: config.downloadTimeoutSeconds * 1000,
+    maxDurationSeconds: config.maxDurationSeconds,
   };
   const scheduler = new Scheduler({
     db,

@@ -2,10 +2,11 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { decodeToWav } from "./ffmpeg.ts";
+import { decodeToWav, formatDuration } from "./ffmpeg.ts";
 import { EngineError } from "./types.ts";
 
 const fixture = join(import.meta.dir, "../../../shared/fixtures/meeting-fr-2spk.wav");
+const LIMIT = { maxDurationSeconds: 36_000 };
 const dir = mkdtempSync(join(tmpdir(), "verbatim-ffmpeg-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -18,7 +19,7 @@ describe("decodeToWav (real ffmpeg)", () => {
   test("decodes a WAV to 16 kHz mono PCM with its duration, reporting progress up to 1", async () => {
     const { progress, ctx } = context();
     const out = join(dir, "fr.wav");
-    const decoded = await decodeToWav("ffmpeg", fixture, out, ctx);
+    const decoded = await decodeToWav("ffmpeg", fixture, out, ctx, LIMIT);
     expect(decoded.durationSeconds).toBeGreaterThan(28.5);
     expect(decoded.durationSeconds).toBeLessThan(29.5);
     const header = new Uint8Array(await Bun.file(out).slice(0, 44).arrayBuffer());
@@ -37,7 +38,7 @@ describe("decodeToWav (real ffmpeg)", () => {
     const mp3 = join(dir, "fr.mp3");
     const made = Bun.spawnSync(["ffmpeg", "-v", "error", "-y", "-i", fixture, "-c:a", "libmp3lame", "-q:a", "6", mp3]);
     expect(made.exitCode).toBe(0);
-    const decoded = await decodeToWav("ffmpeg", mp3, join(dir, "fr-from-mp3.wav"), context().ctx);
+    const decoded = await decodeToWav("ffmpeg", mp3, join(dir, "fr-from-mp3.wav"), context().ctx, LIMIT);
     expect(Math.abs(decoded.durationSeconds - 29)).toBeLessThan(1);
   });
 
@@ -45,7 +46,7 @@ describe("decodeToWav (real ffmpeg)", () => {
     const junk = join(dir, "notes.mp3");
     writeFileSync(junk, crypto.getRandomValues(new Uint8Array(50_000)));
     const out = join(dir, "junk.wav");
-    const error = await decodeToWav("ffmpeg", junk, out, context().ctx).catch((e) => e);
+    const error = await decodeToWav("ffmpeg", junk, out, context().ctx, LIMIT).catch((e) => e);
     expect(error).toBeInstanceOf(EngineError);
     expect(["unsupported_media", "no_audio"]).toContain(error.code);
     expect(error.retryable).toBe(false);
@@ -56,10 +57,77 @@ describe("decodeToWav (real ffmpeg)", () => {
     const controller = new AbortController();
     controller.abort();
     const started = performance.now();
-    const error = await decodeToWav("ffmpeg", fixture, join(dir, "aborted.wav"), context(controller.signal).ctx).catch((e) => e);
+    const error = await decodeToWav("ffmpeg", fixture, join(dir, "aborted.wav"), context(controller.signal).ctx, LIMIT).catch((e) => e);
     expect(error).toBeInstanceOf(EngineError);
     expect(error.code).toBe("canceled");
     expect(existsSync(join(dir, "aborted.wav"))).toBe(false);
     expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  test("an HLS playlist or an ffconcat list naming another file is refused, whatever its name", async () => {
+    const victim = join(dir, "victim-recording");
+    Bun.spawnSync(["ffmpeg", "-v", "error", "-y", "-i", fixture, "-c:a", "libmp3lame", "-f", "mp3", victim]);
+    expect(existsSync(victim)).toBe(true);
+    const lists = {
+      "playlist.mp3": `#EXTM3U\n#EXT-X-TARGETDURATION:30\n#EXTINF:30,\n${victim}\n#EXT-X-ENDLIST\n`,
+      "list.wav": `ffconcat version 1.0\nfile '${victim}'\n`,
+      recording: `#EXTM3U\n#EXTINF:30,\nfile://${victim}\n`,
+    };
+    for (const [name, text] of Object.entries(lists)) {
+      const path = join(dir, name);
+      writeFileSync(path, text);
+      const logged: string[] = [];
+      const out = join(dir, `${name}.out.wav`);
+      const error = await decodeToWav("ffmpeg", path, out, context().ctx, { ...LIMIT, log: (l) => logged.push(l) }).catch((e) => e);
+      expect(error).toBeInstanceOf(EngineError);
+      expect(error.code).toBe("unsupported_media");
+      expect(error.message).toBe("The file is not a recording ffmpeg can decode.");
+      expect(error.message).not.toContain(dir);
+      expect(existsSync(out)).toBe(false);
+      expect(logged.length).toBeGreaterThan(0); // the raw reason goes to the operator's log
+    }
+  });
+
+  test("a container is found by content, not by name: a FLAC stored under the neutral name decodes", async () => {
+    const flac = join(dir, "recording");
+    expect(Bun.spawnSync(["ffmpeg", "-v", "error", "-y", "-i", fixture, "-c:a", "flac", "-f", "flac", flac]).exitCode).toBe(0);
+    const decoded = await decodeToWav("ffmpeg", flac, join(dir, "from-flac.wav"), context().ctx, LIMIT);
+    expect(Math.abs(decoded.durationSeconds - 28.6)).toBeLessThan(0.5);
+  });
+
+  test("a recording announced longer than the limit fails at once with recording_too_long", async () => {
+    const out = join(dir, "long.wav");
+    const started = performance.now();
+    const error = await decodeToWav("ffmpeg", fixture, out, context().ctx, { maxDurationSeconds: 10 }).catch((e) => e);
+    expect(error).toBeInstanceOf(EngineError);
+    expect(error.code).toBe("recording_too_long");
+    expect(error.message).toBe("The recording is longer than the limit of 10 s.");
+    expect(existsSync(out) || existsSync(`${out}.part`)).toBe(false);
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  test("a header that understates the length cannot get more than the limit decoded", async () => {
+    // A 30 s FLAC whose STREAMINFO claims 1 s: the probe believes the header, the -t bound does not.
+    const flac = join(dir, "lying.flac");
+    expect(Bun.spawnSync(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=440:d=30:sample_rate=16000", "-c:a", "flac", flac]).exitCode).toBe(0);
+    const bytes = new Uint8Array(await Bun.file(flac).arrayBuffer());
+    const claimed = 16_000; // samples: 1 s
+    bytes[21] = (bytes[21]! & 0xf0) | 0; // high 4 bits of the 36-bit total-samples field
+    new DataView(bytes.buffer).setUint32(22, claimed);
+    writeFileSync(flac, bytes);
+    const out = join(dir, "lying.wav");
+    const error = await decodeToWav("ffmpeg", flac, out, context().ctx, { maxDurationSeconds: 5 }).catch((e) => e);
+    expect(error).toBeInstanceOf(EngineError);
+    expect(error.code).toBe("recording_too_long");
+    expect(existsSync(out) || existsSync(`${out}.part`)).toBe(false);
+    // Under a larger limit the same file decodes whole: the header only lied about the length.
+    const whole = await decodeToWav("ffmpeg", flac, out, context().ctx, { maxDurationSeconds: 60 });
+    expect(Math.round(whole.durationSeconds)).toBe(30);
+  });
+
+  test("durations read as people write them", () => {
+    expect(formatDuration(36_000)).toBe("10 h");
+    expect(formatDuration(5400)).toBe("1 h 30 min");
+    expect(formatDuration(90)).toBe("1 min 30 s");
   });
 });

@@ -1,24 +1,49 @@
 import { renameSync, rmSync, statSync } from "node:fs";
 import { readLines } from "../lib/lines.ts";
+import { restrictedInputArgs } from "./media-containers.ts";
+import { lastLines, NOT_A_RECORDING, probeMedia } from "./media-probe.ts";
 import { EngineError, type DecodedAudio, type StepContext } from "./types.ts";
 
 const WAV_HEADER_BYTES = 44;
 const BYTES_PER_SECOND = 16_000 * 2; // 16 kHz, mono, 16-bit
 
+export interface DecodeOptions {
+  /** Longest recording accepted; longer fails with recording_too_long. */
+  maxDurationSeconds: number;
+  /** Raw ffmpeg output, for the server log only (it can name server paths). */
+  log?(line: string): void;
+}
+
 /**
- * Decodes any container ffmpeg reads (audio or video) to 16 kHz mono 16-bit WAV, streaming:
- * ffmpeg reads and writes files itself, nothing passes through this process but its progress.
+ * Decodes a recording to 16 kHz mono 16-bit WAV, streaming: ffmpeg reads and writes files
+ * itself, nothing passes through this process but its progress.
+ *
+ * The container is found by probing under the allowlists (media-containers.ts) and passed
+ * back to ffmpeg with -f, so the decode opens exactly what the probe accepted. The announced
+ * duration is checked against the limit first; since a header can lie, decoding also stops one
+ * second past the limit (-t), and output that reaches past the limit fails the same way.
  */
 export async function decodeToWav(
   ffmpegPath: string,
   inputPath: string,
   outputPath: string,
   context: StepContext,
+  options: DecodeOptions,
 ): Promise<DecodedAudio> {
-  const totalSeconds = await probeDuration(ffmpegPath, inputPath);
+  const log = options.log ?? (() => {});
+  if (context.signal.aborted) throw canceled();
+  const probe = await probeMedia(ffmpegPath, inputPath, log);
+  if (probe.durationSeconds !== null && probe.durationSeconds > options.maxDurationSeconds) throw tooLong(options.maxDurationSeconds);
+  const totalSeconds = probe.durationSeconds;
   const partial = `${outputPath}.part`;
   const proc = Bun.spawn(
-    [ffmpegPath, "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-i", inputPath, "-vn", "-map", "0:a:0", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", "-fflags", "+bitexact", "-flags:a", "+bitexact", "-f", "wav", "-progress", "pipe:1", "-nostats", partial],
+    [
+      ffmpegPath, "-nostdin", "-hide_banner", "-loglevel", "error", "-y",
+      ...restrictedInputArgs(), "-f", probe.demuxer, "-i", inputPath,
+      "-t", String(options.maxDurationSeconds + 1),
+      "-vn", "-map", "0:a:0", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le",
+      "-fflags", "+bitexact", "-flags:a", "+bitexact", "-f", "wav", "-progress", "pipe:1", "-nostats", partial,
+    ],
     { stdout: "pipe", stderr: "pipe", stdin: "ignore" },
   );
   const abort = () => proc.kill("SIGKILL");
@@ -27,32 +52,40 @@ export async function decodeToWav(
   try {
     const stderr = new Response(proc.stderr).text();
     for await (const raw of readLines(proc.stdout)) {
-      const line = raw.trim();
-      const match = /^out_time_us=(\d+)/.exec(line);
+      const match = /^out_time_us=(\d+)/.exec(raw.trim());
       if (match && totalSeconds) context.progress(Math.min(1, Number(match[1]) / 1e6 / totalSeconds));
     }
     const code = await proc.exited;
-    if (context.signal.aborted) throw new EngineError("canceled", "Decoding was canceled.", false);
+    if (context.signal.aborted) throw canceled();
     if (code !== 0) {
-      const reason = (await stderr).trim().split("\n").slice(-3).join(" ").slice(0, 500);
-      throw new EngineError("unsupported_media", `ffmpeg could not decode the recording as audio: ${reason || `exit code ${code}`}`, false);
+      log(`ffmpeg exited with ${code}: ${lastLines((await stderr).slice(-64 * 1024))}`);
+      throw new EngineError("unsupported_media", NOT_A_RECORDING, false);
     }
     const bytes = statSync(partial).size - WAV_HEADER_BYTES;
     if (bytes <= 0) throw new EngineError("no_audio", "The recording contains no audio samples.", false);
+    const durationSeconds = bytes / BYTES_PER_SECOND;
+    if (durationSeconds > options.maxDurationSeconds) throw tooLong(options.maxDurationSeconds);
     renameSync(partial, outputPath);
     context.progress(1);
-    return { wavPath: outputPath, durationSeconds: bytes / BYTES_PER_SECOND };
+    return { wavPath: outputPath, durationSeconds };
   } finally {
     context.signal.removeEventListener("abort", abort);
     rmSync(partial, { force: true });
   }
 }
 
-/** Duration in seconds from ffmpeg's own probe (its banner), or null when it cannot tell. */
-async function probeDuration(ffmpegPath: string, inputPath: string): Promise<number | null> {
-  const proc = Bun.spawn([ffmpegPath, "-nostdin", "-hide_banner", "-i", inputPath], { stdout: "ignore", stderr: "pipe", stdin: "ignore" });
-  const text = await new Response(proc.stderr).text();
-  await proc.exited;
-  const match = /Duration: (\d+):(\d+):(\d+(?:\.\d+)?)/.exec(text);
-  return match ? Number(match[1]) * 3600 + Number(match[2]) * 60 + Number(match[3]) : null;
+function canceled(): EngineError {
+  return new EngineError("canceled", "Decoding was canceled.", false);
+}
+
+function tooLong(maxSeconds: number): EngineError {
+  return new EngineError("recording_too_long", `The recording is longer than the limit of ${formatDuration(maxSeconds)}.`, false);
+}
+
+/** 36000 -> "10 h", 5400 -> "1 h 30 min", 90 -> "1 min 30 s". */
+export function formatDuration(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = Math.round(seconds % 60);
+  return [h && `${h} h`, m && `${m} min`, s && `${s} s`].filter(Boolean).join(" ") || "0 s";
 }

@@ -7,7 +7,7 @@ import type { Clock } from "../lib/time.ts";
 import { renderMeeting } from "../meetings/render.ts";
 import { reindexMeeting } from "../meetings/search-index.ts";
 import { meetings, participants, summaries, transcripts } from "../meetings/table.ts";
-import { originalPath, safeExtension } from "../storage/paths.ts";
+import { recordingPath } from "../storage/paths.ts";
 import type { StepInput, StepResult } from "../worker/protocol.ts";
 import { renderJob, type JobRow } from "./query.ts";
 import { isMeetingStep, overallProgress, stageOf, stepAfter, type MeetingStep } from "./steps.ts";
@@ -168,7 +168,6 @@ export class Scheduler {
   }
 
   private stepInput(runId: string, step: MeetingStep, job: JobRow, meeting: MeetingRow): StepInput {
-    const extension = safeExtension(meeting.fileName ?? (meeting.audioUrl ? new URL(meeting.audioUrl).pathname : null));
     const participantCount = this.o.db.select({ n: count() }).from(participants).where(eq(participants.meetingId, meeting.id)).get()?.n ?? 0;
     return {
       runId,
@@ -176,7 +175,7 @@ export class Scheduler {
       jobId: job.id,
       meetingId: meeting.id,
       dataDir: this.o.dataDir,
-      originalPath: originalPath(this.o.dataDir, meeting.id, extension),
+      recordingPath: recordingPath(this.o.dataDir, meeting.id),
       audioUrl: meeting.audioUrl,
       language: meeting.requestedLanguage === "auto" ? null : meeting.requestedLanguage,
       transcribeOnly: job.transcribeOnly === true,

@@ -9,7 +9,7 @@ import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
 import { firstStep } from "../jobs/steps.ts";
 import { parseNumericId, randomId } from "../lib/ids.ts";
 import type { Clock } from "../lib/time.ts";
-import { meetingDir, originalPath, safeExtension } from "../storage/paths.ts";
+import { meetingDir, recordingPath } from "../storage/paths.ts";
 import type { CreateMeetingFields } from "./schema.ts";
 import { reindexMeeting } from "./search-index.ts";
 import { meetings, meetingTags, participants, type MEETING_STATUSES } from "./table.ts";
@@ -76,7 +76,7 @@ export function createMeeting(
   assertLabelsUnique(fields.participants, "participants");
 
   if (recording.kind === "upload") {
-    const target = originalPath(deps.dataDir, meetingId, safeExtension(recording.fileName));
+    const target = recordingPath(deps.dataDir, meetingId);
     mkdirSync(dirname(target), { recursive: true });
     renameSync(recording.tmpPath, target);
   }

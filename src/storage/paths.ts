@@ -5,9 +5,12 @@ export function meetingDir(dataDir: string, meetingId: string): string {
   return join(dataDir, "meetings", meetingId);
 }
 
-/** The recording as received, with an extension taken from the upload's name (for ffmpeg's probing). */
-export function originalPath(dataDir: string, meetingId: string, extension: string): string {
-  return join(meetingDir(dataDir, meetingId), `original${extension}`);
+/**
+ * The recording as received, under a neutral name: ffmpeg finds the container by probing its
+ * content, never from a name the client chose.
+ */
+export function recordingPath(dataDir: string, meetingId: string): string {
+  return join(meetingDir(dataDir, meetingId), "recording");
 }
 
 export function decodedAudioPath(dataDir: string, meetingId: string): string {
@@ -21,10 +24,4 @@ export function stepOutputPath(dataDir: string, meetingId: string, step: string)
 
 export function uploadsTmpDir(dataDir: string): string {
   return join(dataDir, "tmp");
-}
-
-/** A safe extension from a client's file name: letters and digits only, at most 8, else none. */
-export function safeExtension(fileName: string | null | undefined): string {
-  const match = /\.([A-Za-z0-9]{1,8})$/.exec(fileName ?? "");
-  return match ? `.${match[1]!.toLowerCase()}` : "";
 }

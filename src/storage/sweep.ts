@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Db } from "../db/client.ts";
 import { meetings } from "../meetings/table.ts";
@@ -29,4 +29,23 @@ export function sweepOrphans(db: Db, dataDir: string): { tmpFiles: number; meeti
     }
   }
   return { tmpFiles, meetingDirs };
+}
+
+/**
+ * Recordings stored before they had a neutral name were `original<.ext from the client>`; they
+ * become `recording`, so an upgraded server resumes their jobs like any other.
+ */
+export function renameLegacyRecordings(dataDir: string): number {
+  const root = join(dataDir, "meetings");
+  if (!existsSync(root)) return 0;
+  let renamed = 0;
+  for (const id of readdirSync(root)) {
+    const dir = join(root, id);
+    if (existsSync(join(dir, "recording"))) continue;
+    const legacy = readdirSync(dir).find((name) => /^original(\.[a-z0-9]{1,8})?$/.test(name));
+    if (!legacy) continue;
+    renameSync(join(dir, legacy), join(dir, "recording"));
+    renamed++;
+  }
+  return renamed;
 }

@@ -6,6 +6,8 @@ export interface WorkerConfig extends EngineSettings {
   egressAllow: string;
   maxDownloadBytes: number;
   downloadTimeoutMs: number;
+  /** Longest recording decoded (--max-duration). */
+  maxDurationSeconds: number;
 }
 
 // VERBATIM_INTERNAL_*: set by the service for its own child processes, never by an operator.

@@ -8,7 +8,7 @@ export interface StepInput {
   meetingId: string;
   dataDir: string;
   /** The recording as stored (upload) or where the download step puts it. */
-  originalPath: string;
+  recordingPath: string;
   audioUrl: string | null;
   language: string | null; // null = detect
   transcribeOnly: boolean;

@@ -15,6 +15,11 @@ interface TranscribeOutput {
   segments: SpeechSegment[];
 }
 
+/** Raw tool output for the server log (the worker's stderr is the service's); never sent to clients. */
+function logForOperator(input: StepInput, message: string): void {
+  console.error(JSON.stringify({ time: new Date().toISOString(), level: "warn", job_id: input.jobId, step: input.step, message }));
+}
+
 async function readJson<T>(path: string, what: string): Promise<T> {
   if (!existsSync(path)) throw new EngineError("missing_intermediate", `The ${what} of an earlier step is missing.`, false);
   return (await Bun.file(path).json()) as T;
@@ -31,7 +36,7 @@ export async function runStep(input: StepInput, engines: Engines, config: Worker
   switch (input.step) {
     case "download": {
       try {
-        const { bytes } = await downloadToFile(input.audioUrl!, input.originalPath, {
+        const { bytes } = await downloadToFile(input.audioUrl!, input.recordingPath, {
           policy: parseEgressAllow(config.egressAllow),
           maxBytes: config.maxDownloadBytes,
           timeoutMs: config.downloadTimeoutMs,
@@ -52,7 +57,10 @@ export async function runStep(input: StepInput, engines: Engines, config: Worker
       }
     }
     case "decode": {
-      const decoded = await decodeToWav(config.ffmpegPath, input.originalPath, wavPath, context);
+      const decoded = await decodeToWav(config.ffmpegPath, input.recordingPath, wavPath, context, {
+        maxDurationSeconds: config.maxDurationSeconds,
+        log: (line) => logForOperator(input, line),
+      });
       await Bun.write(decodeInfo, JSON.stringify({ durationSeconds: decoded.durationSeconds }));
       return { step: "decode", durationSeconds: decoded.durationSeconds };
     }
