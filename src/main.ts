@@ -3,6 +3,7 @@
 import { adminCommands, type Command } from "./cli/admin.ts";
 import { parseOptions, renderHelp, UsageError } from "./cli/options.ts";
 import { serveCommand } from "./cli/serve.ts";
+import { OWNER_ONLY_UMASK } from "./storage/permissions.ts";
 import { SERVICE_VERSION } from "./version.ts";
 
 const commands: Record<string, Command> = { serve: serveCommand };
@@ -20,6 +21,9 @@ function groupHelp(prefix: string): string | undefined {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  // Everything the service, its workers (they inherit it) and the admin commands create in the
+  // data dir is owner-only: recordings, decoded audio, the database, its WAL, keys.
+  process.umask(OWNER_ONLY_UMASK);
   const out = (line: string) => console.log(line);
   const words: string[] = [];
   while (words.length < argv.length && !argv[words.length]!.startsWith("-")) words.push(argv[words.length]!);

@@ -23,6 +23,7 @@ import { reportRoutes } from "./reports/routes.ts";
 import { transcriptRoutes } from "./transcripts/routes.ts";
 import { MAX_UPLOAD_BYTES } from "./meetings/receive.ts";
 import { MAX_REQUEST_BODY_SIZE } from "./uploads/limits.ts";
+import { restrictToOwner } from "./storage/permissions.ts";
 import { renameLegacyRecordings, sweepOrphans } from "./storage/sweep.ts";
 import { workerCommand } from "./worker/command.ts";
 import { WORKER_CONFIG_ENV, type WorkerConfig } from "./worker/config.ts";
@@ -63,6 +64,8 @@ function displayHost(host: string): string {
 }
 
 export async function startService(config: ServiceConfig, io: ServiceIo, clock: Clock = systemClock): Promise<RunningService> {
+  const loosened = restrictToOwner(config.dataDir);
+  if (loosened) io.say(`warning: ${loosened} file(s) or folder(s) of the data dir were readable by other users; made owner-only`);
   const db = openDatabase(databasePath(config.dataDir));
   applyMigrations(db.$client);
   bootstrapAdmin(db, io);
