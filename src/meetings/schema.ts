@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { assertDepth } from "../http/body.ts";
 import { pageSchema, paginationQuery } from "../http/pagination.ts";
 import { isLanguageCode } from "../lib/languages.ts";
 import { MEETING_STATUSES } from "./table.ts";
@@ -105,6 +106,7 @@ function convertField(name: string, raw: string): unknown {
   if (INTEGER_FIELDS.has(name)) return /^\d{1,4}$/.test(text) ? Number(text) : raw;
   if (JSON_FIELDS.has(name)) {
     if (text.startsWith("[") || text.startsWith("{")) {
+      assertDepth(text, name);
       try {
         return JSON.parse(text);
       } catch {
