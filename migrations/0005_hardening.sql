@@ -22,4 +22,8 @@ ALTER TABLE `events` ADD `meeting_id` text;--> statement-breakpoint
 CREATE INDEX `events_meeting` ON `events` (`meeting_id`);--> statement-breakpoint
 ALTER TABLE `idempotency_keys` ADD `resource_id` text;--> statement-breakpoint
 CREATE INDEX `idempotency_keys_resource` ON `idempotency_keys` (`resource_id`);--> statement-breakpoint
-CREATE INDEX `idempotency_keys_created` ON `idempotency_keys` (`created_at`);
+CREATE INDEX `idempotency_keys_created` ON `idempotency_keys` (`created_at`);--> statement-breakpoint
+-- Deleting a meeting removes its terms from the full-text index at once, not at the next merge.
+INSERT INTO `meetings_fts`(`meetings_fts`, `rank`) VALUES('secure-delete', 1);--> statement-breakpoint
+-- Terms of meetings deleted before this release are merged away now.
+INSERT INTO `meetings_fts`(`meetings_fts`) VALUES('optimize');

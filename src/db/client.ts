@@ -16,6 +16,9 @@ export function openDatabase(path: string): Db {
   sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec("PRAGMA busy_timeout = 5000");
   sqlite.exec("PRAGMA foreign_keys = ON");
+  // Deleted rows (a deleted meeting's transcript, report, emails) are overwritten with zeros,
+  // not left in free pages of the file for anyone who copies it.
+  sqlite.exec("PRAGMA secure_delete = ON");
   // FULL: an accepted upload, job or ledger line must survive a power cut, not only a crash.
   sqlite.exec("PRAGMA synchronous = FULL");
   return drizzle({ client: sqlite, schema }) as Db;

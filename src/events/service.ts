@@ -1,3 +1,4 @@
+import { eq } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { randomId } from "../lib/ids.ts";
 import { toRfc3339 } from "../lib/time.ts";
@@ -19,8 +20,10 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /**
  * Records an event (SPEC 6) with its full envelope, inside the caller's transaction, so the event
  * exists exactly when the state change it reports does. Webhook deliveries are made from these rows.
+ * The envelope holds the meeting as it was (title, metadata, report): an event names its meeting
+ * so that deleting the meeting purges its events too (purgeMeetingEvents), content and all.
  */
-export function emitEvent(db: Db, input: { userId: string; type: EventType; object: unknown; now: number }) {
+export function emitEvent(db: Db, input: { userId: string; type: EventType; object: unknown; now: number; meetingId?: string | null }) {
   const id = randomId("evt");
   const envelope = {
     id,
@@ -32,7 +35,20 @@ export function emitEvent(db: Db, input: { userId: string; type: EventType; obje
     data: { object: input.object },
   };
   db.insert(events)
-    .values({ id, userId: input.userId, type: input.type, apiVersion: API_VERSION, payload: JSON.stringify(envelope), createdAt: input.now })
+    .values({
+      id,
+      userId: input.userId,
+      type: input.type,
+      apiVersion: API_VERSION,
+      payload: JSON.stringify(envelope),
+      meetingId: input.meetingId ?? null,
+      createdAt: input.now,
+    })
     .run();
   return envelope;
+}
+
+/** Deletes the events about a meeting, inside the deleting transaction. */
+export function purgeMeetingEvents(db: Db, meetingId: string): void {
+  db.delete(events).where(eq(events.meetingId, meetingId)).run();
 }

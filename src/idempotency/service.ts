@@ -13,6 +13,12 @@ export interface StoredResponse {
 }
 
 /**
+ * Records the key as done inside the caller's transaction, with the response to replay and the
+ * id of the resource it created (deleting that resource deletes the stored response).
+ */
+export type CompleteInTransaction = (tx: Db, response: StoredResponse, resourceId: string | null) => void;
+
+/**
  * Idempotency-Key handling (SPEC 4, Idempotency): a replay returns the first response, a different
  * body answers 422, and the same key while the first request runs answers 409. Only successful
  * responses are kept: a request refused by validation or limits may be retried with its key.
@@ -29,19 +35,23 @@ export class IdempotencyStore {
    * when the parsed request is not executed. `parse` is told when the key already holds a finished
    * request (`replay`), so checks that only guard new work (free processing slots) do not refuse
    * the retry of a request that was accepted.
+   *
+   * `execute` gets `complete`, to call inside the transaction that creates the resource: the key
+   * is then recorded as done in that same transaction, so no crash can leave a created resource
+   * whose key a retry would not find. An execute that never calls it has its key recorded after.
    */
   async run<P>(input: {
     userId: string;
     operation: string;
     key: string | null;
     parse: (context: { replay: boolean }) => Promise<{ parsed: P; hash: string }>;
-    execute: (parsed: P) => Promise<StoredResponse>;
+    execute: (parsed: P, complete: CompleteInTransaction) => Promise<StoredResponse>;
     discard?: (parsed: P) => Promise<void> | void;
   }): Promise<StoredResponse & { replayed: boolean }> {
     if (input.key === null) {
       const { parsed } = await input.parse({ replay: false });
       try {
-        return { ...(await input.execute(parsed)), replayed: false };
+        return { ...(await input.execute(parsed, () => {})), replayed: false };
       } catch (error) {
         // Not executed (refused while creating): free what parse made, as with a key.
         await input.discard?.(parsed);
@@ -59,6 +69,7 @@ export class IdempotencyStore {
       eq(idempotencyKeys.key, input.key),
     );
     let parsed: P | undefined;
+    let completed = false;
     try {
       const read = await input.parse({ replay: claim !== "claimed" });
       parsed = read.parsed;
@@ -72,20 +83,32 @@ export class IdempotencyStore {
         }
         return { status: claim.status, body: claim.body, replayed: true };
       }
-      const response = await input.execute(read.parsed);
-      parsed = undefined; // executed: what it made now belongs to the created resource
-      if (response.status >= 200 && response.status < 300) {
-        this.db
-          .update(idempotencyKeys)
-          .set({ status: "done", requestHash: read.hash, responseStatus: response.status, responseBody: JSON.stringify(response.body) })
+      const record = (db: Db, response: StoredResponse, resourceId: string | null) => {
+        db.update(idempotencyKeys)
+          .set({
+            status: "done",
+            requestHash: read.hash,
+            responseStatus: response.status,
+            responseBody: JSON.stringify(response.body),
+            resourceId,
+          })
           .where(where)
           .run();
-      } else {
-        this.db.delete(idempotencyKeys).where(where).run();
+      };
+      const response = await input.execute(read.parsed, (tx, stored, resourceId) => {
+        record(tx, stored, resourceId);
+        completed = true;
+      });
+      parsed = undefined; // executed: what it made now belongs to the created resource
+      if (!completed) {
+        if (response.status >= 200 && response.status < 300) record(this.db, response, null);
+        else this.db.delete(idempotencyKeys).where(where).run();
+        completed = true;
       }
       return { ...response, replayed: false };
     } catch (error) {
-      if (claim === "claimed") this.db.delete(idempotencyKeys).where(where).run();
+      // A key completed with its resource stays: a retry replays what was created.
+      if (claim === "claimed" && !completed) this.db.delete(idempotencyKeys).where(where).run();
       if (parsed !== undefined) await input.discard?.(parsed);
       throw error;
     }
@@ -123,6 +146,11 @@ export class IdempotencyStore {
   sweep(): void {
     this.db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, this.clock.now() - IDEMPOTENCY_TTL_MS)).run();
   }
+}
+
+/** Deletes the stored responses of the requests that created a resource, with the resource. */
+export function forgetResource(db: Db, resourceId: string): void {
+  db.delete(idempotencyKeys).where(eq(idempotencyKeys.resourceId, resourceId)).run();
 }
 
 function validateKey(key: string): void {

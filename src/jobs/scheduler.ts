@@ -202,7 +202,7 @@ export class Scheduler {
   private event(type: Parameters<typeof emitEvent>[1]["type"], jobId: string, meetingId: string, userId: string, now: number, tx: Db) {
     const job = tx.select().from(jobs).where(eq(jobs.id, jobId)).get()!;
     const meeting = tx.select().from(meetings).where(eq(meetings.id, meetingId)).get()!;
-    emitEvent(tx, { userId, type, now, object: { ...renderJob(job), meeting: renderMeeting(tx, meeting, this.o.publicApiUrl()) } });
+    emitEvent(tx, { userId, type, now, meetingId, object: { ...renderJob(job), meeting: renderMeeting(tx, meeting, this.o.publicApiUrl()) } });
   }
 
   private fail(job: JobRow, code: string, message: string): void {

@@ -62,12 +62,15 @@ function assertLabelsUnique(list: { speaker_labels: string[] }[], path: string):
  * Creates a meeting and its processing job in one transaction, after checking the account's
  * processing slots. An upload's file is moved into the meeting's folder first, so a committed
  * meeting always has its recording; if the transaction fails the folder goes with it.
+ * `inTransaction` runs last inside that transaction (the request's idempotency key is recorded
+ * there, so the meeting and its key commit together).
  */
 export function createMeeting(
   deps: CreateMeetingDeps,
   account: { userId: string; plan: Plan },
   fields: CreateMeetingFields,
   recording: Recording,
+  inTransaction: (tx: Db, meetingId: string) => void = () => {},
 ): { meetingId: string; jobId: string } {
   const now = deps.clock.now();
   const meetingId = crypto.randomUUID();
@@ -142,6 +145,7 @@ export function createMeeting(
           })
           .run();
         reindexMeeting(tx as unknown as Db, meetingId);
+        inTransaction(tx as unknown as Db, meetingId);
       },
       { behavior: "immediate" },
     );

@@ -2,15 +2,22 @@ import { eq } from "drizzle-orm";
 import { rmSync } from "node:fs";
 import type { Db } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
+import { purgeMeetingEvents } from "../events/service.ts";
+import { forgetResource } from "../idempotency/service.ts";
+import { jobs } from "../jobs/table.ts";
 import { meetingDir } from "../storage/paths.ts";
 import { getOwnedMeetingRow } from "./render.ts";
 import { removeFromIndex } from "./search-index.ts";
 import { meetings } from "./table.ts";
 
 /**
- * Deletes a meeting with its recording, transcript, report and participants. Unfinished jobs are
- * canceled first (their worker is killed); job rows and ledger lines stay. Rows go before files,
- * so a crash in between leaves only an orphan folder, which the next start removes.
+ * Deletes a meeting and everything that holds its content: recording, transcript, report,
+ * participants and tags (cascade), its search-index row, the events about it, the stored
+ * responses of the requests that created it, and the client metadata its job rows carried.
+ * Job rows stay (ids, states, times), as ledger lines will. Unfinished jobs are canceled first
+ * (their worker is killed). Rows go before files, so a crash in between leaves only an orphan
+ * folder, which the next start removes. With secure_delete on (db/client.ts, and the index's
+ * own secure-delete option) the freed bytes are overwritten, not left in the file.
  */
 export function deleteMeeting(
   deps: { db: Db; dataDir: string; cancelJobs(meetingId: string): void },
@@ -20,8 +27,15 @@ export function deleteMeeting(
   const meeting = getOwnedMeetingRow(deps.db, userId, meetingId);
   if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
   deps.cancelJobs(meeting.id);
-  deps.db.transaction((tx) => {
-    removeFromIndex(tx as unknown as Db, meeting.id);
+  deps.db.transaction((txRaw) => {
+    const tx = txRaw as unknown as Db;
+    removeFromIndex(tx, meeting.id);
+    purgeMeetingEvents(tx, meeting.id);
+    forgetResource(tx, meeting.id);
+    tx.update(jobs)
+      .set({ metadata: null, documentTemplates: null })
+      .where(eq(jobs.meetingId, meeting.id))
+      .run();
     tx.delete(meetings).where(eq(meetings.id, meeting.id)).run();
   });
   rmSync(meetingDir(deps.dataDir, meeting.id), { recursive: true, force: true });

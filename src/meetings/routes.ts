@@ -68,10 +68,13 @@ export function meetingRoutes(deps: MeetingRouteDeps) {
             if (!replay) assertFreeSlot(deps.db, account.userId, account.plan, deps.slots);
             return receiveMeeting(request, { tmpDir: uploadsTmpDir(deps.dataDir), egress: deps.egress, maxUploadBytes: deps.maxUploadBytes });
           },
-          execute: async ({ fields, recording }) => {
-            const { meetingId } = createMeeting(deps, account, fields, recording);
-            // Rendered before the scheduler wakes, so the answer shows the meeting as accepted: queued.
-            const body = renderMeeting(deps.db, owned(account.userId, meetingId), deps.publicApiUrl());
+          execute: async ({ fields, recording }, complete) => {
+            let body: unknown;
+            createMeeting(deps, account, fields, recording, (tx, meetingId) => {
+              // Rendered in the creating transaction, before the scheduler wakes: the meeting as accepted, queued.
+              body = renderMeeting(tx, getOwnedMeetingRow(tx, account.userId, meetingId)!, deps.publicApiUrl());
+              complete(tx, { status: 202, body }, meetingId);
+            });
             deps.scheduler.wake();
             return { status: 202, body };
           },
