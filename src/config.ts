@@ -126,6 +126,13 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     help: "Free GiB on the data disk below which new uploads are refused (507).",
   },
   {
+    name: "sweep-interval",
+    type: "int",
+    env: "VERBATIM_SWEEP_INTERVAL",
+    default: "600",
+    help: "Seconds between retention sweeps (expired idempotency keys, stale partial uploads, expired token revocations).",
+  },
+  {
     name: "engines",
     type: "string",
     env: "VERBATIM_ENGINES",
@@ -172,6 +179,7 @@ export interface ServiceConfig {
   engineSettings: BuiltinEngineSettings;
   logRequests: boolean;
   maxDurationSeconds: number;
+  sweepIntervalSeconds: number;
   /** Free bytes the data disk keeps: the larger of a share of its size and an absolute amount. */
   minFreeDisk: { percent: number; bytes: number };
   /** Our limit on the request headers; Bun's parser ceiling is set higher so we can answer 431 ourselves. */
@@ -292,6 +300,7 @@ export function serviceConfig(values: OptionValues): ServiceConfig {
     stageTimeoutSeconds: atLeastOne(values, "stage-timeout"),
     downloadTimeoutSeconds: atLeastOne(values, "download-timeout"),
     maxDurationSeconds: atLeastOne(values, "max-duration"),
+    sweepIntervalSeconds: atLeastOne(values, "sweep-interval"),
     minFreeDisk: minFreeDisk(values),
     engines: values.engines as string,
     engineSettings: engineSettings(values),

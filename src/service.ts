@@ -24,6 +24,7 @@ import { transcriptRoutes } from "./transcripts/routes.ts";
 import { MAX_UPLOAD_BYTES } from "./meetings/receive.ts";
 import { MAX_REQUEST_BODY_SIZE } from "./uploads/limits.ts";
 import { restrictToOwner } from "./storage/permissions.ts";
+import { startRetention } from "./storage/retention.ts";
 import { renameLegacyRecordings, sweepOrphans } from "./storage/sweep.ts";
 import { workerCommand } from "./worker/command.ts";
 import { WORKER_CONFIG_ENV, type WorkerConfig } from "./worker/config.ts";
@@ -186,6 +187,10 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const url = `http://${displayHost(config.host)}:${server.port}`;
   publicUrl ||= url;
   scheduler.start();
+  const retention = startRetention(
+    { db, dataDir: config.dataDir, clock, sweepIdempotencyKeys: () => idempotency.sweep(), log: io.say },
+    config.sweepIntervalSeconds * 1000,
+  );
   io.say(`Verbatim listening on ${url}`);
 
   let stopping: Promise<void> | undefined;
@@ -195,6 +200,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     db,
     stop() {
       stopping ??= (async () => {
+        retention.stop();
         await server.stop();
         // Workers are killed; their jobs stay in processing and resume from their step at next start.
         await scheduler.stop();

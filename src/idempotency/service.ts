@@ -69,7 +69,6 @@ export class IdempotencyStore {
       eq(idempotencyKeys.key, input.key),
     );
     let parsed: P | undefined;
-    let completed = false;
     try {
       const read = await input.parse({ replay: claim !== "claimed" });
       parsed = read.parsed;
@@ -95,20 +94,21 @@ export class IdempotencyStore {
           .where(where)
           .run();
       };
+      let completedInTransaction = false;
       const response = await input.execute(read.parsed, (tx, stored, resourceId) => {
         record(tx, stored, resourceId);
-        completed = true;
+        completedInTransaction = true;
       });
       parsed = undefined; // executed: what it made now belongs to the created resource
-      if (!completed) {
+      if (!completedInTransaction) {
         if (response.status >= 200 && response.status < 300) record(this.db, response, null);
         else this.db.delete(idempotencyKeys).where(where).run();
-        completed = true;
       }
       return { ...response, replayed: false };
     } catch (error) {
-      // A key completed with its resource stays: a retry replays what was created.
-      if (claim === "claimed" && !completed) this.db.delete(idempotencyKeys).where(where).run();
+      // A key completed with its resource (committed) stays: a retry replays what was created.
+      // One still in progress is freed, also when `complete` ran in a transaction that rolled back.
+      if (claim === "claimed") this.db.delete(idempotencyKeys).where(and(where, eq(idempotencyKeys.status, "in_progress"))).run();
       if (parsed !== undefined) await input.discard?.(parsed);
       throw error;
     }

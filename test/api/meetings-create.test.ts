@@ -646,6 +646,45 @@ describe("Idempotency-Key", () => {
     await eventually(() => expect(entries(main, "tmp")).toEqual([]));
   });
 
+  test("same key, same name and size, a file that differs in one byte: 422 idempotency_key_reused", async () => {
+    const key = await createUserWithKey(main, "idem-byte@example.com");
+    const idem = crypto.randomUUID();
+    const wav = readFileSync(FR_WAV);
+    await accepted(await upload(main, key, { title: "One byte" }, { data: new Blob([wav]), name: "call.wav" }, { "Idempotency-Key": idem }));
+    const altered = Buffer.from(wav);
+    altered[altered.length - 1] = altered[altered.length - 1]! ^ 0x01;
+    expect(altered.byteLength).toBe(wav.byteLength);
+    const second = await upload(main, key, { title: "One byte" }, { data: new Blob([altered]), name: "call.wav" }, { "Idempotency-Key": idem });
+    await expectProblem(second, 422, "idempotency_key_reused");
+    expect(await countMeetings(main, key)).toBe(1);
+  });
+
+  test("a key older than 24 hours is forgotten: the same request runs anew", async () => {
+    const key = await createUserWithKey(main, "idem-old@example.com");
+    const idem = crypto.randomUUID();
+    const send = () => upload(main, key, { title: "Yesterday" }, undefined, { "Idempotency-Key": idem });
+    const first = await accepted(await send());
+    const db = main.db();
+    const aged = db.$client.query("UPDATE idempotency_keys SET created_at = created_at - ? WHERE key = ?").run(25 * 3600 * 1000, idem);
+    expect(aged.changes).toBe(1);
+    const again = await send();
+    expect(again.status).toBe(202);
+    expect(again.headers.get("idempotent-replayed")).toBeNull();
+    const second = (await again.json()) as Json;
+    expect(second.id).not.toBe(first.id);
+    expect(await countMeetings(main, key)).toBe(2);
+  });
+
+  test("the key is recorded in the meeting's own transaction: the stored answer names the meeting it created", async () => {
+    const key = await createUserWithKey(main, "idem-tx@example.com");
+    const idem = crypto.randomUUID();
+    const created = await accepted(await upload(main, key, { title: "Atomic" }, undefined, { "Idempotency-Key": idem }));
+    const row = main.db().$client.query("SELECT status, resource_id, response_body FROM idempotency_keys WHERE key = ?").get(idem) as Json;
+    expect(row.status).toBe("done");
+    expect(row.resource_id).toBe(created.id);
+    expect(JSON.parse(row.response_body as string)).toEqual(created);
+  });
+
   test("same key while the first request is still uploading: 409 idempotency_key_in_use", async () => {
     const key = await createUserWithKey(main, "idem-busy@example.com");
     const idem = crypto.randomUUID();

@@ -1,0 +1,62 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createUser } from "../auth/users.ts";
+import { openDatabase, type Db } from "../db/client.ts";
+import { applyMigrations } from "../db/migrate.ts";
+import { feedback } from "../feedback/table.ts";
+import { IdempotencyStore } from "./service.ts";
+import { idempotencyKeys } from "./table.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "verbatim-idem-"));
+const db = openDatabase(join(dir, "test.db"));
+applyMigrations(db.$client);
+const user = createUser(db, { email: "idem@example.com", name: "Idem", plan: "pro" });
+const store = new IdempotencyStore(db, { now: () => Date.now() });
+afterAll(() => {
+  db.$client.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A request that creates one feedback row (any table works) and records its key in the same transaction. */
+function request(key: string, options: { failAfterCommit?: boolean; failInTransaction?: boolean } = {}) {
+  return store.run({
+    userId: user.id,
+    operation: "TEST",
+    key,
+    parse: async () => ({ parsed: "same", hash: "h" }),
+    execute: async (_parsed, complete) => {
+      let id = 0;
+      db.transaction((tx) => {
+        id = tx.insert(feedback).values({ userId: user.id, type: "question", message: key, status: "received", createdAt: Date.now() }).returning({ id: feedback.id }).get()!.id;
+        complete(tx as unknown as Db, { status: 201, body: { id } }, String(id));
+        if (options.failInTransaction) throw new Error("rolled back after complete");
+      });
+      if (options.failAfterCommit) throw new Error("the process died right after the commit");
+      return { status: 201, body: { id } };
+    },
+  });
+}
+
+const rows = (key: string) => db.$client.query("SELECT count(*) AS n FROM feedback WHERE message = ?").get(key) as { n: number };
+
+describe("IdempotencyStore with a key completed in the creating transaction", () => {
+  test("a failure after the commit keeps the key: the retry replays, nothing is created twice", async () => {
+    const key = crypto.randomUUID();
+    await expect(request(key, { failAfterCommit: true })).rejects.toThrow("died right after the commit");
+    const retry = await request(key);
+    expect(retry.replayed).toBe(true);
+    expect(rows(key).n).toBe(1);
+  });
+
+  test("a transaction that rolls back after complete leaves no key: the retry runs anew", async () => {
+    const key = crypto.randomUUID();
+    await expect(request(key, { failInTransaction: true })).rejects.toThrow("rolled back");
+    expect(rows(key).n).toBe(0);
+    expect(db.select().from(idempotencyKeys).all().filter((r) => r.key === key)).toEqual([]);
+    const retry = await request(key);
+    expect(retry.replayed).toBe(false);
+    expect(rows(key).n).toBe(1);
+  });
+});

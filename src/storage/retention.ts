@@ -1,0 +1,63 @@
+import { lt } from "drizzle-orm";
+import { readdirSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { revokedTokens } from "../auth/table.ts";
+import type { Db } from "../db/client.ts";
+import type { Clock } from "../lib/time.ts";
+import { uploadsTmpDir } from "./paths.ts";
+
+/** A temp upload not written to for this long belongs to no live request (Bun closes idle connections after 255 s). */
+export const STALE_UPLOAD_MS = 60 * 60 * 1000;
+
+export interface RetentionDeps {
+  db: Db;
+  dataDir: string;
+  clock: Clock;
+  /** Drops idempotency keys past their 24 hours. */
+  sweepIdempotencyKeys(): void;
+  log(line: string): void;
+}
+
+/**
+ * What the service keeps only for a while, removed on a timer while it runs (not only at
+ * start, since an appliance may run for months): idempotency keys after 24 h, partial uploads
+ * nobody writes to any more, and revoked-token rows whose token has expired anyway.
+ */
+export function sweepExpired(deps: RetentionDeps): { tmpFiles: number; revocations: number } {
+  deps.sweepIdempotencyKeys();
+  const now = deps.clock.now();
+  let tmpFiles = 0;
+  const tmp = uploadsTmpDir(deps.dataDir);
+  let names: string[] = [];
+  try {
+    names = readdirSync(tmp);
+  } catch {
+    // No uploads yet.
+  }
+  for (const name of names) {
+    const path = join(tmp, name);
+    try {
+      if (now - statSync(path).mtimeMs < STALE_UPLOAD_MS) continue;
+      rmSync(path, { recursive: true, force: true });
+      tmpFiles++;
+    } catch {
+      // Finished (renamed into a meeting) or removed meanwhile.
+    }
+  }
+  const revocations = deps.db.delete(revokedTokens).where(lt(revokedTokens.expiresAt, now)).run() as unknown as { changes: number };
+  return { tmpFiles, revocations: revocations.changes ?? 0 };
+}
+
+/** Runs sweepExpired every `intervalMs`; a failed sweep is logged and tried again next time. */
+export function startRetention(deps: RetentionDeps, intervalMs: number): { stop(): void } {
+  const timer = setInterval(() => {
+    try {
+      const swept = sweepExpired(deps);
+      if (swept.tmpFiles) deps.log(`retention: removed ${swept.tmpFiles} stale partial upload(s)`);
+    } catch (error) {
+      deps.log(`retention sweep failed: ${(error as Error).message}`);
+    }
+  }, intervalMs);
+  timer.unref?.();
+  return { stop: () => clearInterval(timer) };
+}
