@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 // The one entry point: `verbatim serve` and `verbatim admin ...`, the same from source and compiled.
 import { adminCommands, type Command } from "./cli/admin.ts";
-import { parseOptions, renderHelp, UsageError } from "./cli/options.ts";
+import { CommandFailed, parseOptions, renderHelp, UsageError } from "./cli/options.ts";
 import { serveCommand } from "./cli/serve.ts";
 import { OWNER_ONLY_UMASK } from "./storage/permissions.ts";
 import { SERVICE_VERSION } from "./version.ts";
@@ -62,6 +62,10 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof UsageError) {
       console.error(`verbatim ${name}: ${error.message}\nSee: verbatim ${name} --help`);
       return 2;
+    }
+    if (error instanceof CommandFailed) {
+      console.error(`verbatim ${name}: ${error.message}`);
+      return 1;
     }
     console.error(`verbatim ${name}: ${(error as Error).stack ?? error}`);
     return 1;

@@ -23,6 +23,7 @@ import { reportRoutes } from "./reports/routes.ts";
 import { transcriptRoutes } from "./transcripts/routes.ts";
 import { MAX_UPLOAD_BYTES } from "./meetings/receive.ts";
 import { MAX_REQUEST_BODY_SIZE } from "./uploads/limits.ts";
+import { lockDataDir } from "./storage/data-dir-lock.ts";
 import { restrictToOwner } from "./storage/permissions.ts";
 import { startRetention } from "./storage/retention.ts";
 import { renameLegacyRecordings, sweepOrphans } from "./storage/sweep.ts";
@@ -65,6 +66,7 @@ function displayHost(host: string): string {
 }
 
 export async function startService(config: ServiceConfig, io: ServiceIo, clock: Clock = systemClock): Promise<RunningService> {
+  const lock = lockDataDir(config.dataDir);
   const loosened = restrictToOwner(config.dataDir);
   if (loosened) io.say(`warning: ${loosened} file(s) or folder(s) of the data dir were readable by other users; made owner-only`);
   const db = openDatabase(databasePath(config.dataDir));
@@ -206,6 +208,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
         await scheduler.stop();
         await requestLog?.stop();
         db.$client.close();
+        lock.release();
       })();
       return stopping;
     },

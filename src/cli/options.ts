@@ -13,6 +13,9 @@ export type OptionValues = Record<string, string | number | boolean | undefined>
 
 export class UsageError extends Error {}
 
+/** A command that cannot do its work for a reason the operator can fix: its message, no stack, exit 1. */
+export class CommandFailed extends Error {}
+
 /**
  * Parses `--name value`, `--name=value` and bare `--flag` (booleans). Precedence: flag, then
  * environment variable, then default. Unknown flags and stray words are errors, not ignored.

@@ -1,6 +1,8 @@
 import { SERVE_OPTIONS, serviceConfig } from "../config.ts";
 import { startService } from "../service.ts";
+import { DataDirInUse } from "../storage/data-dir-lock.ts";
 import type { Command } from "./admin.ts";
+import { CommandFailed } from "./options.ts";
 
 export const serveCommand: Command = {
   usage: "verbatim serve [--host 127.0.0.1] [--port 8080] [--data-dir ./data] [--models-dir ./models] [options]",
@@ -17,18 +19,24 @@ export const serveCommand: Command = {
       process.once("SIGTERM", () => resolve("SIGTERM"));
       process.once("SIGINT", () => resolve("SIGINT"));
     });
-    const service = await startService(config, {
-      say: out,
-      logError: (error, requestId) =>
-        console.error(
-          JSON.stringify({
-            time: new Date().toISOString(),
-            level: "error",
-            request_id: requestId,
-            error: String((error as Error)?.stack ?? error),
-          }),
-        ),
-    });
+    let service: Awaited<ReturnType<typeof startService>>;
+    try {
+      service = await startService(config, {
+        say: out,
+        logError: (error, requestId) =>
+          console.error(
+            JSON.stringify({
+              time: new Date().toISOString(),
+              level: "error",
+              request_id: requestId,
+              error: String((error as Error)?.stack ?? error),
+            }),
+          ),
+      });
+    } catch (error) {
+      if (error instanceof DataDirInUse) throw new CommandFailed(error.message);
+      throw error;
+    }
     out(`${await signal} received: finishing in-flight requests`);
     await service.stop();
     out("stopped");

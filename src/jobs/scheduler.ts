@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
+import { and, count, eq, inArray, sql } from "drizzle-orm";
 import { existsSync, readFileSync } from "node:fs";
 import type { Db } from "../db/client.ts";
 import { emitEvent } from "../events/service.ts";
@@ -9,6 +9,7 @@ import { reindexMeeting } from "../meetings/search-index.ts";
 import { meetings, participants, summaries, transcripts } from "../meetings/table.ts";
 import { recordingPath } from "../storage/paths.ts";
 import type { StepInput, StepResult } from "../worker/protocol.ts";
+import { claimNextJob, LEASE_MS, releaseAllLeases, releaseLease, renewLease } from "./claims.ts";
 import { renderJob, type JobRow } from "./query.ts";
 import { isMeetingStep, overallProgress, stageOf, stepAfter, type MeetingStep } from "./steps.ts";
 import { jobs } from "./table.ts";
@@ -35,6 +36,10 @@ type MeetingRow = typeof meetings.$inferSelect;
  */
 export class Scheduler {
   private readonly running = new Map<string, { runId: string | null }>();
+  /** This scheduler's name on the jobs it claims (jobs.lease_owner). */
+  private readonly owner = randomId("sched");
+  /** When each account last had a job claimed: the round-robin order. */
+  private readonly lastServed = new Map<string, number>();
   private timer: ReturnType<typeof setInterval> | undefined;
   private stopping = false;
   private ticking = false;
@@ -42,6 +47,7 @@ export class Scheduler {
   constructor(private readonly o: SchedulerOptions) {}
 
   start(): void {
+    releaseAllLeases(this.o.db);
     this.timer = setInterval(() => this.wake(), 2000);
     this.wake();
   }
@@ -52,12 +58,18 @@ export class Scheduler {
     this.ticking = true;
     try {
       while (this.running.size < this.o.pool.size) {
-        const job = this.nextJob();
+        const now = this.o.clock.now();
+        const job = claimNextJob(this.o.db, { owner: this.owner, kind: "meeting_processing", now, lastServed: this.lastServed });
         if (!job) break;
+        this.lastServed.set(job.userId, now);
         this.running.set(job.id, { runId: null });
+        // Renewed while the job runs, so the claim outlives any step however long.
+        const renewal = setInterval(() => renewLease(this.o.db, job.id, this.owner, this.o.clock.now()), LEASE_MS / 3);
         this.runJob(job.id)
           .catch((error) => this.o.log(`job ${job.id} stopped on an unexpected error: ${(error as Error).stack ?? error}`))
           .finally(() => {
+            clearInterval(renewal);
+            releaseLease(this.o.db, job.id, this.owner);
             this.running.delete(job.id);
             setTimeout(() => this.wake(), 0);
           });
@@ -86,24 +98,6 @@ export class Scheduler {
     this.stopping = true;
     if (this.timer) clearInterval(this.timer);
     await this.o.pool.stop();
-  }
-
-  /** Jobs a previous run left in processing first, then the oldest queued one. */
-  private nextJob(): JobRow | undefined {
-    const busy = [...this.running.keys()];
-    return this.o.db
-      .select()
-      .from(jobs)
-      .where(
-        and(
-          inArray(jobs.status, ["queued", "processing"]),
-          eq(jobs.kind, "meeting_processing"),
-          busy.length ? sql`${jobs.id} NOT IN (${sql.join(busy.map((id) => sql`${id}`), sql`, `)})` : undefined,
-        ),
-      )
-      .orderBy(sql`${jobs.status} = 'processing' DESC`, asc(jobs.createdAt))
-      .limit(1)
-      .get();
   }
 
   private loadJob(jobId: string): JobRow | undefined {

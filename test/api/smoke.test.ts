@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { expectRateHeaders, startServer, type TestServer } from "../helpers/server.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BUN, BUN_FLAGS, expectRateHeaders, ROOT, startServer, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -23,4 +26,36 @@ test("SIGTERM stops the server cleanly with exit code 0", async () => {
   const other = await startServer();
   expect(await other.stop("SIGTERM")).toBe(0);
   expect(other.lines).toContain("stopped");
+});
+
+test("a second server on the same data dir exits at once, non-zero, saying the data dir is in use", async () => {
+  const first = await startServer();
+  try {
+    const started = Date.now();
+    const second = Bun.spawn([BUN, ...BUN_FLAGS, join(ROOT, "src/main.ts"), "serve", "--port", "0", "--data-dir", first.dataDir], {
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [code, stderr] = await Promise.all([second.exited, new Response(second.stderr).text()]);
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe(`verbatim serve: the data dir ${first.dataDir} is in use by another running Verbatim server; stop it first, or give this one another --data-dir`);
+    expect(Date.now() - started).toBeLessThan(5000);
+    // The first one is unharmed.
+    expect((await first.api("/api/v1/me", { key: first.adminKey })).status).toBe(200);
+  } finally {
+    await first.stop();
+  }
+});
+
+test("after kill -9 of a server, a new one starts on its data dir (the OS dropped the lock)", async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "verbatim-lock-"));
+  try {
+    const first = await startServer({ dataDir });
+    await first.stop("SIGKILL");
+    const second = await startServer({ dataDir });
+    expect((await second.api("/healthz")).status).toBe(200);
+    await second.stop();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });
