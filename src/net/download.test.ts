@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
-import { type Server as NetServer, type Socket, createServer } from "node:net";
+import { type IncomingMessage, type Server as HttpServer, type ServerResponse, createServer as createHttpServer } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import { type AddressInfo, type Server as NetServer, type Socket, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DownloadFailed, type DownloadFailureCode, type DownloadOptions, downloadToFile } from "./download.ts";
@@ -125,6 +127,147 @@ async function expectFailure(url: string, code: DownloadFailureCode, overrides: 
   expect(existsSync(`${target}.part`)).toBe(false);
   return failure;
 }
+
+/**
+ * Pinned connections (DNS rebinding, proxies, TLS). The policy allows only
+ * 127.0.0.2, where the "legit" servers listen; "internal" servers listen on
+ * 127.0.0.1 and ::1 at the same port numbers, which is also where the system
+ * resolver sends "localhost". All traffic stays on loopback.
+ */
+describe("downloadToFile connects only to the checked address", () => {
+  const pinnedPolicy = parseEgressAllow("127.0.0.2");
+  const tlsDir = join(import.meta.dir, "../../test/fixtures/tls");
+  const cert = readFileSync(join(tlsDir, "legit.test.cert.pem"), "utf8");
+  const key = readFileSync(join(tlsDir, "legit.test.key.pem"), "utf8");
+  const servers: (HttpServer | NetServer)[] = [];
+  const hits = { legit: [] as string[], internal: [] as string[], proxy: [] as string[] };
+  let port = 0;
+  let tlsPort = 0;
+  let proxyPort = 0;
+
+  const legit = (req: IncomingMessage, res: ServerResponse) => {
+    hits.legit.push(`${req.headers.host} ${req.url}`);
+    if (req.url === "/to-b") return void res.writeHead(302, { location: `http://b.test:${port}/file` }).end();
+    res.writeHead(200, { "content-type": "audio/mpeg" }).end(payload.subarray(0, 1000));
+  };
+  const internal = (req: IncomingMessage, res: ServerResponse) => {
+    hits.internal.push(`${req.headers.host} ${req.url}`);
+    res.end("INTERNAL");
+  };
+  const proxy = (req: IncomingMessage, res: ServerResponse) => {
+    hits.proxy.push(`${req.method} ${req.url}`);
+    res.end("PROXIED");
+  };
+  async function listen(server: HttpServer, host: string, at: number): Promise<number> {
+    servers.push(server);
+    // A proxy is asked to CONNECT for https: count it and refuse.
+    server.on("connect", (req: IncomingMessage, socket: Socket) => {
+      hits.proxy.push(`CONNECT ${req.url}`);
+      socket.end("HTTP/1.1 502 Bad Gateway\r\n\r\n");
+    });
+    await new Promise<void>((done, fail) => {
+      server.once("error", fail);
+      server.listen(at, host, done);
+    });
+    return (server.address() as AddressInfo).port;
+  }
+
+  /** Answers `first` for a name's first lookup and 127.0.0.1 for every later one (a rebinding DNS server). */
+  function rebinding(first: string): { resolve: Resolver; lookups: string[] } {
+    const lookups: string[] = [];
+    return {
+      lookups,
+      resolve: async (host) => {
+        const again = lookups.includes(host);
+        lookups.push(host);
+        return [again ? "127.0.0.1" : first];
+      },
+    };
+  }
+
+  beforeAll(async () => {
+    port = await listen(createHttpServer(legit), "127.0.0.2", 0);
+    await listen(createHttpServer(internal), "127.0.0.1", port);
+    await listen(createHttpServer(internal), "::1", port);
+    tlsPort = await listen(createHttpsServer({ key, cert }, legit), "127.0.0.2", 0);
+    await listen(createHttpsServer({ key, cert }, internal), "127.0.0.1", tlsPort);
+    proxyPort = await listen(createHttpServer(proxy), "127.0.0.1", 0);
+  });
+
+  afterAll(() => {
+    for (const server of servers) {
+      if ("closeAllConnections" in server) server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  test("a DNS answer that changes after the check does not move the connection (rebinding)", async () => {
+    // The injected resolver approves 127.0.0.2 once; any later lookup, or the system
+    // resolver ("localhost" is 127.0.0.1 / ::1), would lead to the internal server.
+    const { resolve, lookups } = rebinding("127.0.0.2");
+    hits.legit.length = hits.internal.length = 0;
+    const target = destination();
+    const result = await downloadToFile(`http://localhost:${port}/file`, target, options({ policy: pinnedPolicy, resolve }));
+    expect(result.bytes).toBe(1000);
+    expect(new Uint8Array(await readFile(target))).toEqual(payload.subarray(0, 1000));
+    expect(lookups).toEqual(["localhost"]);
+    expect(hits.internal).toEqual([]);
+    // The legit server saw the original host name and port in Host.
+    expect(hits.legit).toEqual([`localhost:${port} /file`]);
+  });
+
+  test("each redirect hop is looked up once, checked and pinned", async () => {
+    const { resolve, lookups } = rebinding("127.0.0.2");
+    hits.legit.length = hits.internal.length = 0;
+    const result = await downloadToFile(`http://a.test:${port}/to-b`, destination(), options({ policy: pinnedPolicy, resolve }));
+    expect(result).toMatchObject({ bytes: 1000, finalUrl: `http://b.test:${port}/file` });
+    expect(lookups).toEqual(["a.test", "b.test"]);
+    expect(hits.internal).toEqual([]);
+    expect(hits.legit).toEqual([`a.test:${port} /to-b`, `b.test:${port} /file`]);
+  });
+
+  test("https: pinned, with the host name as TLS server name and certificate name", async () => {
+    const { resolve, lookups } = rebinding("127.0.0.2");
+    hits.legit.length = hits.internal.length = 0;
+    const result = await downloadToFile(`https://legit.test:${tlsPort}/file`, destination(), options({ policy: pinnedPolicy, resolve, ca: cert }));
+    expect(result.bytes).toBe(1000);
+    expect(lookups).toEqual(["legit.test"]);
+    expect(hits.legit).toEqual([`legit.test:${tlsPort} /file`]);
+
+    // The same server under a name its certificate does not carry: a failed download, no request.
+    const failure = await expectFailure(`https://other.test:${tlsPort}/file`, "download_failed", {
+      policy: pinnedPolicy,
+      resolve: rebinding("127.0.0.2").resolve,
+      ca: cert,
+    });
+    expect(String((failure.cause as Error & { cause?: { code?: string } }).cause?.code)).toBe("ERR_TLS_CERT_ALTNAME_INVALID");
+    expect(hits.legit).toHaveLength(1);
+    expect(hits.internal).toEqual([]);
+  });
+
+  test("proxy environment variables do not reroute the download", async () => {
+    // A fresh process started with the variables, as an operator's environment would set them.
+    const script = `
+      const { downloadToFile } = await import(${JSON.stringify(join(import.meta.dir, "download.ts"))});
+      const { parseEgressAllow } = await import(${JSON.stringify(join(import.meta.dir, "egress.ts"))});
+      const result = await downloadToFile("http://localhost:${port}/file", ${JSON.stringify(destination())}, {
+        policy: parseEgressAllow("127.0.0.2"), maxBytes: 1e6, timeoutMs: 3000, resolve: async () => ["127.0.0.2"],
+      });
+      console.log(JSON.stringify(result.bytes));
+    `;
+    const proxyUrl = `http://127.0.0.1:${proxyPort}`;
+    const env: Record<string, string | undefined> = { ...process.env, NO_PROXY: "", no_proxy: "", NODE_USE_ENV_PROXY: "1" };
+    for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"]) env[name] = proxyUrl;
+    hits.legit.length = hits.internal.length = hits.proxy.length = 0;
+    const child = Bun.spawn([process.execPath, "-e", script], { env, stdout: "pipe", stderr: "pipe" });
+    const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    expect({ exitCode, stderr: exitCode === 0 ? "" : stderr }).toEqual({ exitCode: 0, stderr: "" });
+    expect(stdout.trim()).toBe("1000");
+    expect(hits.proxy).toEqual([]);
+    expect(hits.internal).toEqual([]);
+    expect(hits.legit).toEqual([`localhost:${port} /file`]);
+  });
+});
 
 describe("downloadToFile", () => {
   test("downloads the exact bytes, reporting progress", async () => {

@@ -2,21 +2,19 @@
  * Download a client-supplied URL (audio_url) to a file, under the egress
  * policy, a size cap and one overall deadline.
  *
- * Known limitation (DNS rebinding): Bun's fetch resolves the host itself and
- * offers no way to pin the connection to the address checkEgress approved, so
- * a DNS answer that changes between the check and the connect is a residual
- * risk. It is narrowed by re-checking every hop (redirects are followed by
- * hand, never by fetch), by refusing a name if ANY of its answers is
- * non-public, and by short-lived lookups; closing it fully needs an egress
- * proxy or a firewall rule on the host.
- *
- * Note also that Bun's fetch honours HTTP_PROXY / HTTPS_PROXY / NO_PROXY from
- * the environment; with a proxy set, the proxy connects and its own policy
- * applies after ours.
+ * Every hop goes through egressFetch (src/net/egress-fetch.ts): the host is
+ * resolved once, every answer checked (checkEgress), and the connection opened
+ * to exactly a checked address, with the original Host header, TLS server
+ * name and certificate check against the host name. A DNS answer that changes
+ * after the check (DNS rebinding) therefore cannot redirect the connection,
+ * and HTTP_PROXY / HTTPS_PROXY / NO_PROXY are ignored: the connection is
+ * always direct. Redirects are followed here, by hand, so each hop is
+ * checked and pinned anew.
  */
 import { type FileHandle, mkdir, open, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
-import { EgressRefused, type EgressPolicy, type EgressRefusalCode, type Resolver, checkEgress } from "./egress.ts";
+import { EgressRefused, type EgressPolicy, type EgressRefusalCode, type Resolver } from "./egress.ts";
+import { egressFetch } from "./egress-fetch.ts";
 
 export interface DownloadOptions {
   policy: EgressPolicy;
@@ -32,6 +30,8 @@ export interface DownloadOptions {
   signal?: AbortSignal;
   /** Bytes written so far and the announced Content-Length (null if none); at most every ~250 ms or 1 MiB, and once at the end. */
   onProgress?(bytes: number, total: number | null): void;
+  /** Tests only: CA certificates (PEM) trusted instead of the system roots. */
+  ca?: string;
 }
 
 export type DownloadFailureCode =
@@ -97,13 +97,17 @@ export async function downloadToFile(
     let target: URL;
     let redirects = 0;
     for (;;) {
-      ({ url: target } = await untilAborted(checkEgress(current, options.policy, options.resolve), signal));
-      response = await fetch(target, {
+      // egressFetch checks the URL (EgressRefused, mapped below) and pins the connection.
+      response = await egressFetch(current, {
+        policy: options.policy,
+        resolve: options.resolve,
         redirect: "manual",
         signal,
         // Audio does not compress; identity keeps Content-Length meaningful.
         headers: { "accept-encoding": "identity", accept: "*/*" },
+        ...(options.ca === undefined ? {} : { ca: options.ca }),
       });
+      target = new URL(response.url);
       if (!REDIRECT_STATUSES.has(response.status)) break;
 
       const status = response.status;
@@ -213,23 +217,4 @@ async function discard(response: Response): Promise<void> {
   } catch {
     // Already errored or closed: nothing to release.
   }
-}
-
-/** Rejects with the signal's reason as soon as it aborts (DNS lookups cannot be cancelled). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }
