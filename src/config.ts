@@ -116,14 +116,14 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     type: "int",
     env: "VERBATIM_MIN_FREE_DISK_PERCENT",
     default: "5",
-    help: "Free share of the data disk below which new uploads are refused (507); the floor is the larger of this and --min-free-disk-gb.",
+    help: "Free share of the data disk below which new uploads are refused (507) and recordings are not decoded; the floor is the larger of this and --min-free-disk-gb.",
   },
   {
     name: "min-free-disk-gb",
     type: "int",
     env: "VERBATIM_MIN_FREE_DISK_GB",
     default: "2",
-    help: "Free GiB on the data disk below which new uploads are refused (507).",
+    help: "Free GiB on the data disk below which new uploads are refused (507) and recordings are not decoded.",
   },
   {
     name: "sweep-interval",

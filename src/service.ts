@@ -107,6 +107,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     maxDownloadBytes: MAX_UPLOAD_BYTES,
     downloadTimeoutMs: config.downloadTimeoutSeconds * 1000,
     maxDurationSeconds: config.maxDurationSeconds,
+    minFreeDisk: config.minFreeDisk,
   };
   const scheduler = new Scheduler({
     db,
@@ -148,6 +149,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       idempotency,
       egress: config.egress,
       maxUploadBytes: MAX_UPLOAD_BYTES,
+      minFreeDisk: config.minFreeDisk,
       publicApiUrl: () => urls.api,
       scheduler,
     }),

@@ -1,4 +1,4 @@
-import { isAbsolute, join } from "node:path";
+import { basename, isAbsolute, join } from "node:path";
 import { catalogueEntryForPath, configuredModelState } from "../models/catalogue.ts";
 import { lazySherpaDiarizer } from "./diarization/index.ts";
 import { createLlamaReporter } from "./llm/index.ts";
@@ -52,8 +52,14 @@ function lazy<T>(create: () => Promise<T>): () => Promise<T> {
 /** A configured model must be there, and one we ship must match its catalogue size and sha256, before an engine loads it. */
 async function checkConfiguredModel(modelsDir: string, name: string): Promise<void> {
   const state = await configuredModelState(modelsDir, name);
-  if (state === "missing") throw new EngineError("model_missing", `The model ${name} is not in ${modelsDir} (the models we ship are installed by scripts/install-models.ts).`, false);
-  if (state !== "ok") throw new EngineError("model_invalid", `The model file ${name} does not match the catalogue (${state}); reinstall it.`, false);
+  // Named as configured when relative to the models directory; by its file name when absolute.
+  const shown = isAbsolute(name) ? basename(name) : name;
+  if (state === "missing") {
+    throw new EngineError("model_missing", `The model ${shown} is not installed.`, false, {
+      detail: `${name} is not in ${modelsDir} (the models we ship are installed by scripts/install-models.ts)`,
+    });
+  }
+  if (state !== "ok") throw new EngineError("model_invalid", `The model file ${shown} does not match the catalogue (${state}); reinstall it.`, false);
 }
 
 /** whisper.cpp transcription, sherpa-onnx diarization and a llama.cpp report model, from local files. */

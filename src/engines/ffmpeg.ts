@@ -12,6 +12,11 @@ export interface DecodeOptions {
   maxDurationSeconds: number;
   /** Raw ffmpeg output, for the server log only (it can name server paths). */
   log?(line: string): void;
+  /**
+   * Called before decoding with the most bytes the WAV can take (the probed duration, or the
+   * limit when the container does not say); throws when the disk cannot hold them.
+   */
+  ensureSpace?(bytes: number): void;
 }
 
 /**
@@ -35,6 +40,9 @@ export async function decodeToWav(
   const probe = await probeMedia(ffmpegPath, inputPath, log);
   if (probe.durationSeconds !== null && probe.durationSeconds > options.maxDurationSeconds) throw tooLong(options.maxDurationSeconds);
   const totalSeconds = probe.durationSeconds;
+  // -t stops decoding one second past the limit, whatever the header says.
+  const boundSeconds = Math.min(totalSeconds ?? Infinity, options.maxDurationSeconds + 1);
+  options.ensureSpace?.(WAV_HEADER_BYTES + Math.ceil(boundSeconds * BYTES_PER_SECOND));
   const partial = `${outputPath}.part`;
   const proc = Bun.spawn(
     [

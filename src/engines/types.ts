@@ -78,14 +78,24 @@ export interface Engines {
   reporter: Reporter;
 }
 
-/** A failure an engine reports on purpose: a stable code for the job's error, and whether a retry may help. */
+/**
+ * A failure an engine reports on purpose: a stable code for the job's error, and whether a retry
+ * may help. The message is shown to the client (job.error.message), so it speaks of the recording
+ * and of model names, never of server paths or raw tool output: those go in `detail`, which only
+ * the server log receives.
+ */
 export class EngineError extends Error {
+  /** Raw text for the operator (paths, tool output); never sent to a client. */
+  readonly detail?: string;
+
   constructor(
     readonly code: string,
     message: string,
     readonly retryable: boolean,
+    options: { detail?: string } = {},
   ) {
     super(message);
     this.name = "EngineError";
+    if (options.detail !== undefined) this.detail = options.detail;
   }
 }

@@ -103,6 +103,12 @@ export const ERROR_CATALOGUE = {
     title: "Internal error",
     description: "The service failed unexpectedly. Quote the request_id when reporting it.",
   },
+  insufficient_storage: {
+    status: 507,
+    title: "Insufficient storage",
+    description:
+      "The server's data disk is below the free space it keeps in reserve, so it accepts no new recording now. Nothing was kept. Retry later; the operator frees space or adds disk.",
+  },
   not_ready: {
     status: 503,
     title: "Not ready",

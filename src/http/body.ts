@@ -31,8 +31,9 @@ export async function readJsonBody(request: Request, maxBytes = MAX_JSON_BODY_BY
   assertDepth(text, "body");
   try {
     return JSON.parse(text);
-  } catch (error) {
-    throw new ApiError("malformed_body", `The request body is not valid JSON: ${(error as Error).message}`);
+  } catch {
+    // The parser's own wording is engine output, not the client's terms.
+    throw new ApiError("malformed_body", "The request body is not valid JSON.");
   }
 }
 

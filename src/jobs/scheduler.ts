@@ -1,6 +1,7 @@
 import { and, count, eq, inArray, sql } from "drizzle-orm";
 import { existsSync, readFileSync } from "node:fs";
 import type { Db } from "../db/client.ts";
+import { publicJobMessage } from "../errors/public-message.ts";
 import { emitEvent } from "../events/service.ts";
 import { randomId } from "../lib/ids.ts";
 import type { Clock } from "../lib/time.ts";
@@ -185,11 +186,13 @@ export class Scheduler {
   private retryOrFail(job: JobRow, outcome: Extract<StepOutcome, { kind: "failed" }>): boolean {
     const attempts = job.stepAttempts + 1;
     if (outcome.retryable && attempts < this.o.maxStepAttempts) {
-      this.o.log(`job ${job.id} step ${job.nextStep} failed (${outcome.code}: ${outcome.message}); try ${attempts + 1} of ${this.o.maxStepAttempts}`);
+      this.o.log(
+        `job ${job.id} step ${job.nextStep} failed (${outcome.code}: ${outcome.message})${detailSuffix(outcome.detail)}; try ${attempts + 1} of ${this.o.maxStepAttempts}`,
+      );
       this.o.db.update(jobs).set({ stepAttempts: attempts }).where(eq(jobs.id, job.id)).run();
       return true;
     }
-    this.fail(job, outcome.code, outcome.message);
+    this.fail(job, outcome.code, outcome.message, outcome.detail);
     return false;
   }
 
@@ -199,8 +202,10 @@ export class Scheduler {
     emitEvent(tx, { userId, type, now, meetingId, object: { ...renderJob(job), meeting: renderMeeting(tx, meeting, this.o.publicApiUrl()) } });
   }
 
-  private fail(job: JobRow, code: string, message: string): void {
+  private fail(job: JobRow, code: string, rawMessage: string, detail?: string): void {
     const now = this.o.clock.now();
+    // The last guard before the client: a message naming a server path is replaced by its code's sentence.
+    const { message, withheld } = publicJobMessage(code, rawMessage, [this.o.dataDir]);
     this.o.db.transaction((tx) => {
       tx.update(jobs)
         .set({ status: "failed", errorCode: code, errorMessage: message, finishedAt: now })
@@ -210,7 +215,7 @@ export class Scheduler {
       const transcribed = tx.select({ id: transcripts.meetingId }).from(transcripts).where(eq(transcripts.meetingId, job.meetingId!)).get();
       this.event(transcribed ? "processing.failed" : "transcription.failed", job.id, job.meetingId!, job.userId, now, tx as unknown as Db);
     });
-    this.o.log(`job ${job.id} failed: ${code}: ${message}`);
+    this.o.log(`job ${job.id} failed: ${code}: ${message}${detailSuffix([withheld ? rawMessage : "", detail ?? ""].filter(Boolean).join(" | "))}`);
   }
 
   /** Stores a step's result and moves the job on, in one transaction. */
@@ -292,4 +297,9 @@ export class Scheduler {
     }
     reindexMeeting(tx, meeting.id);
   }
+}
+
+/** Raw failure text for the server log line, on one line. */
+function detailSuffix(detail: string | undefined): string {
+  return detail ? ` [detail: ${detail.replace(/\s*\n\s*/g, " | ")}]` : "";
 }

@@ -3,7 +3,7 @@ import type { FromWorker, StepInput, StepResult, ToWorker } from "../worker/prot
 
 export type StepOutcome =
   | { kind: "done"; result: StepResult }
-  | { kind: "failed"; code: string; message: string; retryable: boolean }
+  | { kind: "failed"; code: string; message: string; retryable: boolean; detail?: string }
   | { kind: "canceled" };
 
 interface Run {
@@ -70,7 +70,13 @@ export class WorkerPool {
       }
     } catch (error) {
       if (starting.canceled) return { kind: "canceled" };
-      return { kind: "failed", code: "worker_start_failed", message: (error as Error).message, retryable: true };
+      return {
+        kind: "failed",
+        code: "worker_start_failed",
+        message: "The worker process exited before it was ready.",
+        retryable: true,
+        detail: (error as Error).message,
+      };
     } finally {
       worker.starting = undefined;
     }
@@ -164,7 +170,7 @@ export class WorkerPool {
         if (!run || message.runId !== run.runId) return;
         if (message.type === "progress") run.onProgress(message.fraction);
         else if (message.type === "done") run.settle({ kind: "done", result: message.result });
-        else run.settle({ kind: "failed", code: message.code, message: message.message, retryable: message.retryable });
+        else run.settle({ kind: "failed", code: message.code, message: message.message, retryable: message.retryable, detail: message.detail });
       },
       onExit: (_proc, exitCode, signalCode) => {
         const wasKilled = worker.exited;

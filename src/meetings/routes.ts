@@ -6,9 +6,11 @@ import type { IdempotencyStore } from "../idempotency/service.ts";
 import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
 import type { Clock } from "../lib/time.ts";
 import type { EgressPolicy } from "../net/egress.ts";
+import type { DiskFloor } from "../storage/disk-space.ts";
 import { uploadsTmpDir } from "../storage/paths.ts";
 import { createMeeting } from "./create.ts";
 import { deleteMeeting } from "./delete.ts";
+import { assertDiskAdmitsRecordings } from "./disk-admission.ts";
 import { listParticipants, patchMeeting } from "./patch.ts";
 import { listMeetings } from "./query.ts";
 import { discardReceived, receiveMeeting } from "./receive.ts";
@@ -32,6 +34,8 @@ export interface MeetingRouteDeps {
   idempotency: IdempotencyStore;
   egress: EgressPolicy;
   maxUploadBytes: number;
+  /** The data disk's reserve: below it, new recordings are refused (507). */
+  minFreeDisk: DiskFloor;
   publicApiUrl(): string;
   scheduler: { wake(): void; cancelMeeting(meetingId: string): void };
 }
@@ -55,7 +59,15 @@ export function meetingRoutes(deps: MeetingRouteDeps) {
         "application/json": createMeetingJson,
       },
       responses: { 202: { description: "Accepted: the meeting (status queued) with its job", schema: meetingSchema } },
-      errors: ["file_too_large", "parallel_processing_limit", "idempotency_key_in_use", "idempotency_key_reused", "malformed_body", "unsupported_media_type"],
+      errors: [
+        "file_too_large",
+        "parallel_processing_limit",
+        "idempotency_key_in_use",
+        "idempotency_key_reused",
+        "malformed_body",
+        "unsupported_media_type",
+        "insufficient_storage",
+      ],
       handle: async ({ principal, request }) => {
         const account = { userId: principal.user.id, plan: principal.user.plan };
         const outcome = await deps.idempotency.run({
@@ -66,6 +78,8 @@ export function meetingRoutes(deps: MeetingRouteDeps) {
             // Fail fast when every slot is busy, before a long upload; checked again when creating.
             // Not for a replay: the retry of an accepted request gets its answer even while its own job holds the slot.
             if (!replay) assertFreeSlot(deps.db, account.userId, account.plan, deps.slots);
+            // Receiving an upload writes it to disk, a replay's too (to compare it); a JSON replay writes nothing.
+            if (!replay || isMultipart(request)) assertDiskAdmitsRecordings(deps.dataDir, deps.minFreeDisk);
             return receiveMeeting(request, { tmpDir: uploadsTmpDir(deps.dataDir), egress: deps.egress, maxUploadBytes: deps.maxUploadBytes });
           },
           execute: async ({ fields, recording }, complete) => {
@@ -162,4 +176,8 @@ export function meetingRoutes(deps: MeetingRouteDeps) {
       },
     }),
   ];
+}
+
+function isMultipart(request: Request): boolean {
+  return (request.headers.get("content-type") ?? "").toLowerCase().startsWith("multipart/form-data");
 }

@@ -1,4 +1,5 @@
 import type { EngineSettings } from "../engines/load.ts";
+import type { DiskFloor } from "../storage/disk-space.ts";
 
 /** What the worker process needs from the service's configuration, passed in its environment. */
 export interface WorkerConfig extends EngineSettings {
@@ -8,6 +9,8 @@ export interface WorkerConfig extends EngineSettings {
   downloadTimeoutMs: number;
   /** Longest recording decoded (--max-duration). */
   maxDurationSeconds: number;
+  /** The data disk's reserve: a recording is decoded only when its audio fits above it. */
+  minFreeDisk: DiskFloor;
 }
 
 // VERBATIM_INTERNAL_*: set by the service for its own child processes, never by an operator.

@@ -1,6 +1,8 @@
 import { loadEngines } from "../engines/load.ts";
 import { EngineError, type Engines } from "../engines/types.ts";
+import { JOB_ERROR_CATALOGUE } from "../errors/job-codes.ts";
 import { readWorkerConfig } from "./config.ts";
+import { failureOf, serverDirs } from "./failure.ts";
 import type { FromWorker, ToWorker } from "./protocol.ts";
 import { runStep } from "./steps.ts";
 
@@ -36,18 +38,16 @@ export async function runWorker(): Promise<void> {
         },
       };
       try {
-        if (!engines) throw new EngineError("engine_load_failed", `The engines could not be loaded: ${engineLoadError?.message}`, false);
+        if (!engines) {
+          // The module's own words (an engine path, a stack) are for the operator's log only.
+          throw new EngineError("engine_load_failed", JOB_ERROR_CATALOGUE.engine_load_failed.message, false, {
+            detail: engineLoadError?.stack ?? engineLoadError?.message ?? String(engineLoadError),
+          });
+        }
         const result = await runStep(input, engines, config, context);
         send({ type: "done", runId: input.runId, result });
       } catch (error) {
-        const known = error instanceof EngineError;
-        send({
-          type: "failed",
-          runId: input.runId,
-          code: known ? error.code : "engine_error",
-          message: (error as Error).message ?? String(error),
-          retryable: known ? error.retryable : true,
-        });
+        send({ type: "failed", runId: input.runId, ...failureOf(error, serverDirs(input.dataDir, config.modelsDir)) });
       }
     });
   });

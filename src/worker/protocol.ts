@@ -35,4 +35,5 @@ export type FromWorker =
   | { type: "ready" }
   | { type: "progress"; runId: string; fraction: number }
   | { type: "done"; runId: string; result: StepResult }
-  | { type: "failed"; runId: string; code: string; message: string; retryable: boolean };
+  // message: for the client (job.error.message); detail: raw text for the server log only.
+  | { type: "failed"; runId: string; code: string; message: string; retryable: boolean; detail?: string };

@@ -2,8 +2,10 @@ import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { decodeToWav } from "../engines/ffmpeg.ts";
 import { EngineError, type Engines, type SpeechSegment, type StepContext } from "../engines/types.ts";
+import { JOB_ERROR_CATALOGUE } from "../errors/job-codes.ts";
 import { DownloadFailed, downloadToFile } from "../net/download.ts";
 import { parseEgressAllow } from "../net/egress.ts";
+import { headroom } from "../storage/disk-space.ts";
 import { decodedAudioPath, stepOutputPath } from "../storage/paths.ts";
 import { attributeSpeakers } from "../transcripts/attribute.ts";
 import type { WorkerConfig } from "./config.ts";
@@ -18,6 +20,18 @@ interface TranscribeOutput {
 /** Raw tool output for the server log (the worker's stderr is the service's); never sent to clients. */
 function logForOperator(input: StepInput, message: string): void {
   console.error(JSON.stringify({ time: new Date().toISOString(), level: "warn", job_id: input.jobId, step: input.step, message }));
+}
+
+/**
+ * The decoded audio must fit on the data disk above its reserve, or decoding would fill the disk
+ * for every account. Retryable: space may be freed (deletions, the retention sweep).
+ */
+function ensureRoomToDecode(dir: string, bytes: number, config: WorkerConfig): void {
+  const room = headroom(dir, config.minFreeDisk);
+  if (room >= bytes) return;
+  throw new EngineError("insufficient_storage", JOB_ERROR_CATALOGUE.insufficient_storage.message, true, {
+    detail: `decoding needs up to ${bytes} bytes; the disk has ${room} above its reserve`,
+  });
 }
 
 async function readJson<T>(path: string, what: string): Promise<T> {
@@ -60,6 +74,7 @@ export async function runStep(input: StepInput, engines: Engines, config: Worker
       const decoded = await decodeToWav(config.ffmpegPath, input.recordingPath, wavPath, context, {
         maxDurationSeconds: config.maxDurationSeconds,
         log: (line) => logForOperator(input, line),
+        ensureSpace: (bytes) => ensureRoomToDecode(dirname(wavPath), bytes, config),
       });
       await Bun.write(decodeInfo, JSON.stringify({ durationSeconds: decoded.durationSeconds }));
       return { step: "decode", durationSeconds: decoded.durationSeconds };

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { z } from "zod";
 import { listClientsQuery } from "../../src/clients/schema.ts";
 import { ERROR_CATALOGUE } from "../../src/errors/catalogue.ts";
+import { JOB_ERROR_CATALOGUE } from "../../src/errors/job-codes.ts";
 import { createFeedbackBody, FEEDBACK_TYPES } from "../../src/feedback/schema.ts";
 import { API_VERSION } from "../../src/version.ts";
 import { createUserWithKey, expectProblem, expectRateHeaders, startServer, type TestServer } from "../helpers/server.ts";
@@ -100,6 +103,55 @@ describe("error catalogue page", () => {
       expect(page.status).toBe(200);
       expect(page.headers.get("content-type")).toMatch(/^text\/html\b/);
       await page.arrayBuffer();
+    }
+  });
+});
+
+/**
+ * Every job error code the source can produce, read from the source itself: the first argument of
+ * each EngineError / DownloadFailed / EgressRefused (a string, or a constant of the same file),
+ * the failure-code unions of the download code, and the `code:` literals of the worker pool and
+ * the worker, and the scheduler's own failures. A new code anywhere there must be documented.
+ */
+async function emittedJobErrorCodes(): Promise<Map<string, string>> {
+  const found = new Map<string, string>(); // code -> file that emits it
+  const root = join(import.meta.dir, "..", "..");
+  for await (const file of new Bun.Glob("src/**/*.ts").scan(root)) {
+    if (file.endsWith(".test.ts")) continue;
+    const text = readFileSync(join(root, file), "utf8");
+    const constants = new Map([...text.matchAll(/const ([A-Z_]+) = "([a-z_]+)"/g)].map((m) => [m[1]!, m[2]!]));
+    const add = (code: string | undefined) => code && found.set(code, file);
+    for (const m of text.matchAll(/new (?:EngineError|DownloadFailed|EgressRefused)\(\s*(?:"([a-z_]+)"|([A-Z_]+)\b)/g)) add(m[1] ?? constants.get(m[2]!));
+    for (const m of text.matchAll(/export type (?:EgressRefusalCode|DownloadFailureCode) =([^;]+);/g)) {
+      for (const literal of m[1]!.matchAll(/"([a-z_]+)"/g)) add(literal[1]);
+    }
+    if (/^src\/(worker\/|jobs\/worker-pool\.ts)/.test(file)) for (const m of text.matchAll(/\bcode: "([a-z_]+)"/g)) add(m[1]);
+    if (file === "src/jobs/scheduler.ts") for (const m of text.matchAll(/this\.fail\(\w+, "([a-z_]+)"/g)) add(m[1]);
+  }
+  return found;
+}
+
+describe("job error codes on the error page", () => {
+  test("every code a job can fail with is in the job error catalogue", async () => {
+    const emitted = await emittedJobErrorCodes();
+    // The scan finds the codes it must (one of each source), so an empty scan cannot pass.
+    for (const code of ["unsupported_media", "recording_too_long", "insufficient_storage", "address_not_allowed", "download_timeout", "worker_crashed", "invalid_step", "llm_invalid_output", "engine_error"]) {
+      expect({ code, emitted: emitted.has(code) }).toEqual({ code, emitted: true });
+    }
+    const undocumented = [...emitted].filter(([code]) => !(code in JOB_ERROR_CATALOGUE)).map(([code, file]) => `${code} (${file})`);
+    expect(undocumented).toEqual([]);
+  });
+
+  test("each job error code has its own anchor (#job-<code>) with its description, apart from the HTTP problems", async () => {
+    const html = await errorsPage();
+    const ids = elementIds(html);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toContain("job-errors");
+    const jobPart = html.slice(html.indexOf('id="job-errors"'));
+    expect(jobPart).not.toContain('id="not_found"'); // the problems come before, in their own part
+    for (const [code, entry] of Object.entries(JOB_ERROR_CATALOGUE)) {
+      const section = new RegExp(`id="job-${code}"[\\s\\S]*?</section>`).exec(jobPart)?.[0] ?? "";
+      expect({ code, described: section.includes(`>${code}</a>`) && section.includes(escapeHtml(entry.description).replace(/`([^`]+)`/g, "<code>$1</code>")) }).toEqual({ code, described: true });
     }
   });
 });

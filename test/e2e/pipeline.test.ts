@@ -272,6 +272,7 @@ describe("a malformed model file", () => {
     expect(stages.at(-1)).toBe("transcribing");
     expect(job.error.code).toBe("model_invalid");
     expect(job.error.message).toContain("ggml-tiny-random.bin");
+    expect(job.error.message).not.toMatch(/(^|[\s'"(=])\//); // named relative to the models dir, never by an absolute path
     expect((await server.api("/api/v1/me", { key })).status).toBe(200);
     // Readiness says which model is wrong (to a caller with a credential); the service stays up for everything else.
     const readiness = await server.api("/readyz", { key });
@@ -291,6 +292,7 @@ describe("a malformed model file", () => {
     expect(stages.at(-1)).toBe("summarizing");
     expect(job.error.code).toBe("model_invalid");
     expect(job.error.message).toContain("stories260K.gguf");
+    expect(job.error.message).not.toMatch(/(^|[\s'"(=])\//); // named relative to the models dir, never by an absolute path
     const transcript = await getJson(server, key, `/api/v1/meetings/${created.id}/transcript`);
     expect(transcript.segments.length).toBeGreaterThan(0);
     expect((await server.api("/api/v1/me", { key })).status).toBe(200);

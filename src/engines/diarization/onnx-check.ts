@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
+import { basename } from "node:path";
 import { EngineError } from "../types.ts";
 
 /**
@@ -208,7 +209,7 @@ export function checkOnnxModel(path: string, label: string, expected?: ExpectedM
  * (not retryable) with a message naming the file and the fault.
  */
 export function checkDiarizationModel(path: string, role: DiarizationModelRole, expected?: ExpectedModelFile): OnnxModelInfo {
-  const label = `The ${role} model ${path}`;
+  const label = `The ${role} model ${basename(path)}`;
   const info = checkOnnxModel(path, label, expected);
   const fault = checkMetadata(role, info.metadata);
   if (fault) throw new EngineError("model_invalid", `${label} cannot be used by sherpa-onnx: ${fault}.`, false);

@@ -58,7 +58,7 @@ function loadSherpa(): { sherpa: SherpaModule; addon: SherpaAddon } {
     const addon = requireNative<SherpaAddon>("sherpa-onnx-node/addon.js");
     return { sherpa, addon };
   } catch (error) {
-    throw new EngineError("engine_unavailable", `sherpa-onnx-node cannot be loaded: ${(error as Error).message}`, false);
+    throw new EngineError("engine_unavailable", "sherpa-onnx-node cannot be loaded.", false, { detail: (error as Error).message });
   }
 }
 
@@ -115,7 +115,7 @@ export async function createSherpaDiarizer(options: SherpaDiarizerOptions): Prom
       minDurationOff: options.minDurationOff ?? DEFAULT_MIN_DURATION_OFF,
     });
   } catch (error) {
-    throw new EngineError("model_invalid", `sherpa-onnx refused the diarization models: ${(error as Error).message}`, false);
+    throw new EngineError("model_invalid", "sherpa-onnx refused the diarization models.", false, { detail: (error as Error).message });
   }
   if (engine.sampleRate !== DIARIZATION_SAMPLE_RATE) {
     throw new EngineError("model_invalid", `The diarization models expect ${engine.sampleRate} Hz audio, not ${DIARIZATION_SAMPLE_RATE} Hz.`, false);

@@ -13,12 +13,12 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
  * the file". Reads in 1 MiB pieces straight into the result: the peak memory is the samples.
  */
 export function readPcm16MonoWav(path: string): Float32Array {
-  const invalid = (why: string) => new EngineError("audio_invalid", `The decoded audio ${path} is not usable: ${why}.`, false);
+  const invalid = (why: string) => new EngineError("audio_invalid", `The decoded audio is not usable: ${why}.`, false, { detail: path });
   let fd: number;
   try {
     fd = openSync(path, "r");
   } catch (error) {
-    throw new EngineError("audio_missing", `The decoded audio ${path} cannot be read: ${(error as Error).message}`, false);
+    throw new EngineError("audio_missing", "The decoded audio cannot be read.", false, { detail: (error as Error).message });
   }
   try {
     const fileSize = fstatSync(fd).size;

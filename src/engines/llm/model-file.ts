@@ -20,11 +20,11 @@ export async function checkModelFile(modelPath: string): Promise<{ name: string;
   let size: number;
   try {
     const info = await stat(modelPath);
-    if (!info.isFile()) throw new EngineError("model_missing", `The LLM model path ${modelPath} is not a file.`, false);
+    if (!info.isFile()) throw new EngineError("model_missing", `The LLM model path ${basename(modelPath)} is not a file.`, false);
     size = info.size;
   } catch (error) {
     if (error instanceof EngineError) throw error;
-    throw new EngineError("model_missing", `The LLM model file ${modelPath} is missing.`, false);
+    throw new EngineError("model_missing", `The LLM model file ${basename(modelPath)} is missing.`, false, { detail: modelPath });
   }
   const magic = Buffer.alloc(4);
   try {
@@ -35,10 +35,10 @@ export async function checkModelFile(modelPath: string): Promise<{ name: string;
       await handle.close();
     }
   } catch {
-    throw new EngineError("model_missing", `The LLM model file ${modelPath} cannot be read.`, false);
+    throw new EngineError("model_missing", `The LLM model file ${basename(modelPath)} cannot be read.`, false);
   }
   if (size < 4 || magic.toString("latin1") !== GGUF_MAGIC) {
-    throw new EngineError("model_invalid", `The LLM model file ${modelPath} is not a GGUF file.`, false);
+    throw new EngineError("model_invalid", `The LLM model file ${basename(modelPath)} is not a GGUF file.`, false);
   }
   return { name: modelNameOf(modelPath), bytes: size };
 }

@@ -13,6 +13,7 @@ import type {
   LlamaLogLevel,
   LlamaModel,
 } from "node-llama-cpp";
+import { basename } from "node:path";
 import { importNative, letForkedScriptsRun } from "../native.ts";
 import { EngineError } from "../types.ts";
 import type { Prompt } from "./prompt.ts";
@@ -132,14 +133,16 @@ export async function loadLlamaRuntime(options: RuntimeOptions): Promise<LlmRunt
   try {
     llama = await llamaFor(options.gpu);
   } catch (error) {
-    throw new EngineError("engine_unavailable", `llama.cpp could not start: ${(error as Error).message}`, false);
+    throw new EngineError("engine_unavailable", "llama.cpp could not start.", false, { detail: (error as Error).message });
   }
   let model: LlamaModel;
   recentLogs.length = 0;
   try {
     model = await llama.loadModel({ modelPath: options.modelPath });
   } catch (error) {
-    throw new EngineError("model_invalid", `llama.cpp could not load ${options.modelPath}: ${(error as Error).message}${lastLogs()}`, false);
+    throw new EngineError("model_invalid", `llama.cpp could not load the model ${basename(options.modelPath)}.`, false, {
+      detail: `${(error as Error).message}${lastLogs()}`,
+    });
   }
   let context: LlamaContext;
   try {
@@ -152,7 +155,9 @@ export async function loadLlamaRuntime(options: RuntimeOptions): Promise<LlmRunt
     });
   } catch (error) {
     await model.dispose();
-    throw new EngineError("llm_context_failed", `llama.cpp could not create a context: ${(error as Error).message}${lastLogs()}`, false);
+    throw new EngineError("llm_context_failed", "llama.cpp could not create a context for the report model.", false, {
+      detail: `${(error as Error).message}${lastLogs()}`,
+    });
   }
   return new NodeLlamaRuntime(await library(), llama, model, context, threads);
 }

@@ -50,10 +50,10 @@ async function checkExpected(path: string, expected: ExpectedFile | undefined, w
   if (!expected) return;
   const size = statSync(path).size;
   if (size !== expected.bytes) {
-    throw new EngineError("model_invalid", `The ${what} model ${path} has ${size} bytes, not the ${expected.bytes} the catalogue lists.`, false);
+    throw new EngineError("model_invalid", `The ${what} model ${basename(path)} has ${size} bytes, not the ${expected.bytes} the catalogue lists.`, false);
   }
   if ((await sha256File(path)) !== expected.sha256) {
-    throw new EngineError("model_invalid", `The ${what} model ${path} does not match the catalogue's sha256.`, false);
+    throw new EngineError("model_invalid", `The ${what} model ${basename(path)} does not match the catalogue's sha256.`, false);
   }
 }
 

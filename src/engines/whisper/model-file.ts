@@ -1,4 +1,5 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
+import { basename } from "node:path";
 import { EngineError } from "../types.ts";
 
 const GGML_MAGIC = 0x67676d6c; // "lmgg" on disk
@@ -43,12 +44,12 @@ class FileReader {
 }
 
 function openModel(path: string, what: string): { fd: number; size: number } {
-  if (!existsSync(path)) throw new EngineError("model_missing", `The ${what} model file ${path} does not exist.`, false);
+  if (!existsSync(path)) throw new EngineError("model_missing", `The ${what} model file ${basename(path)} does not exist.`, false, { detail: path });
   try {
     const size = statSync(path).size;
     return { fd: openSync(path, "r"), size };
   } catch (error) {
-    throw new EngineError("model_invalid", `The ${what} model file ${path} cannot be read: ${(error as Error).message}`, false);
+    throw new EngineError("model_invalid", `The ${what} model file ${basename(path)} cannot be read.`, false, { detail: (error as Error).message });
   }
 }
 
@@ -60,7 +61,7 @@ function openModel(path: string, what: string): { fd: number; size: number } {
  */
 export function checkWhisperModel(path: string): { nMels: number; nVocab: number; tensors: number } {
   const { fd, size } = openModel(path, "whisper");
-  const invalid = (why: string) => new EngineError("model_invalid", `${path} is not a usable whisper.cpp model: ${why}.`, false);
+  const invalid = (why: string) => new EngineError("model_invalid", `${basename(path)} is not a usable whisper.cpp model: ${why}.`, false);
   try {
     const file = new FileReader(fd, size);
     if (size < 48 || file.bytes(0, 4).readUInt32LE(0) !== GGML_MAGIC) throw invalid("no ggml header");
@@ -122,7 +123,7 @@ export function checkVadModel(path: string): void {
   try {
     const file = new FileReader(fd, size);
     const ok = size > 64 && file.bytes(0, 4).readUInt32LE(0) === GGML_MAGIC && file.bytes(8, 6).toString("latin1") === "silero";
-    if (!ok) throw new EngineError("model_invalid", `${path} is not a whisper.cpp Silero VAD model.`, false);
+    if (!ok) throw new EngineError("model_invalid", `${basename(path)} is not a whisper.cpp Silero VAD model.`, false);
   } finally {
     closeSync(fd);
   }

@@ -1,3 +1,4 @@
+import { basename } from "node:path";
 import { checkOnnxModel, type ExpectedModelFile } from "../diarization/onnx-check.ts";
 import { requireNative } from "../native.ts";
 import { EngineError } from "../types.ts";
@@ -49,7 +50,7 @@ export function createOnnxSpeechDetector(modelPath: string, threads: number, set
       Math.ceil(settings.maxSpeechDurationS) + 30,
     );
   } catch (error) {
-    throw new EngineError("model_invalid", `The Silero VAD model ${modelPath} could not be loaded: ${(error as Error).message}`, false);
+    throw new EngineError("model_invalid", `The Silero VAD model ${basename(modelPath)} could not be loaded.`, false, { detail: (error as Error).message });
   }
   const pad = settings.speechPadMs / 1000;
   return {
@@ -74,7 +75,7 @@ export function createOnnxSpeechDetector(modelPath: string, threads: number, set
         vad.flush();
         drain();
       } catch (error) {
-        throw new EngineError("vad_failed", `Voice activity detection failed: ${(error as Error).message}`, true);
+        throw new EngineError("vad_failed", "Voice activity detection failed.", true, { detail: (error as Error).message });
       }
       return regions.filter((r) => r.end > r.start);
     },

@@ -1,4 +1,5 @@
 import type { LibVariant, VadOptions, WhisperVadContext } from "@fugood/whisper.node";
+import { basename } from "node:path";
 import { EngineError } from "../types.ts";
 import type { Region } from "./chunks.ts";
 import { int16Buffer, loadFugood } from "./backends/fugood.ts";
@@ -49,7 +50,7 @@ export async function createSpeechDetector(modelPath: string, variant: LibVarian
       | WhisperVadContext
       | Promise<WhisperVadContext>);
   } catch (error) {
-    throw new EngineError("model_invalid", `The Silero VAD model ${modelPath} could not be loaded: ${(error as Error).message}`, false);
+    throw new EngineError("model_invalid", `The Silero VAD model ${basename(modelPath)} could not be loaded.`, false, { detail: (error as Error).message });
   }
   const options: VadOptions = { ...settings, samplesOverlap: 0.1 };
   return {
@@ -59,7 +60,7 @@ export async function createSpeechDetector(modelPath: string, variant: LibVarian
       try {
         found = await context.detectSpeechData(int16Buffer(samples), options);
       } catch (error) {
-        throw new EngineError("vad_failed", `Voice activity detection failed: ${(error as Error).message}`, true);
+        throw new EngineError("vad_failed", "Voice activity detection failed.", true, { detail: (error as Error).message });
       }
       // detectSpeech reports t0/t1 in centiseconds.
       return found.map((s) => ({ start: s.t0 / 100, end: s.t1 / 100 })).filter((r) => r.end > r.start);

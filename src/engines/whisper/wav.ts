@@ -19,7 +19,7 @@ export function readPcm16Wav(path: string): Pcm16 {
   try {
     bytes = readFileSync(path);
   } catch (error) {
-    throw new EngineError("audio_unreadable", `The decoded audio cannot be read: ${(error as Error).message}`, false);
+    throw new EngineError("audio_unreadable", "The decoded audio cannot be read.", false, { detail: (error as Error).message });
   }
   const bad = (why: string) => new EngineError("audio_invalid", `The decoded audio is not 16 kHz mono 16-bit WAV: ${why}.`, false);
   if (bytes.length < 12 || bytes.toString("ascii", 0, 4) !== "RIFF" || bytes.toString("ascii", 8, 12) !== "WAVE") throw bad("no RIFF/WAVE header");

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { LibVariant, TranscribeOptions, WhisperContext, WhisperVadContext } from "@fugood/whisper.node";
 import { importNative, resolveNative } from "../../native.ts";
 import { EngineError } from "../../types.ts";
@@ -60,7 +60,7 @@ export async function createFugoodBackend(variant: LibVariant, modelPath: string
   try {
     context = await (new module.WhisperContext({ filePath: modelPath, useGpu }) as WhisperContext | Promise<WhisperContext>);
   } catch (error) {
-    throw new EngineError("model_invalid", `whisper.cpp could not load ${modelPath}: ${(error as Error).message}`, false);
+    throw new EngineError("model_invalid", `whisper.cpp could not load the model ${basename(modelPath)}.`, false, { detail: (error as Error).message });
   }
   let closed = false;
   return {
@@ -85,7 +85,7 @@ export async function createFugoodBackend(variant: LibVariant, modelPath: string
       try {
         result = await context.transcribeData(int16Buffer(audio), options).promise;
       } catch (error) {
-        throw new EngineError("transcription_failed", `whisper.cpp failed: ${(error as Error).message}`, true);
+        throw new EngineError("transcription_failed", "whisper.cpp failed on this recording.", true, { detail: (error as Error).message });
       }
       return {
         language: language ?? (result.language || null),

@@ -1,3 +1,4 @@
+import { basename } from "node:path";
 import { EngineError } from "../../types.ts";
 import type { WhisperDecoding } from "../decoding.ts";
 import type { ChunkSegment } from "../timestamps.ts";
@@ -90,7 +91,7 @@ export async function createSmartWhisperBackend(module: SmartWhisperModule, mode
   try {
     model = await module.WhisperModel.load(modelPath, useGpu);
   } catch (error) {
-    throw new EngineError("model_invalid", `whisper.cpp could not load ${modelPath}: ${(error as Error).message}`, false);
+    throw new EngineError("model_invalid", `whisper.cpp could not load the model ${basename(modelPath)}.`, false, { detail: (error as Error).message });
   }
   let closed = false;
   return {
@@ -107,7 +108,7 @@ export async function createSmartWhisperBackend(module: SmartWhisperModule, mode
           (segment) => onProgress(segment.to / 1000),
         );
       }).catch((error: unknown) => {
-        throw new EngineError("transcription_failed", `whisper.cpp failed: ${(error as Error)?.message ?? String(error)}`, true);
+        throw new EngineError("transcription_failed", "whisper.cpp failed on this recording.", true, { detail: (error as Error)?.message ?? String(error) });
       });
       const segments: ChunkSegment[] = results.map((s) => ({
         start: s.from / 1000,
