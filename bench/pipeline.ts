@@ -25,7 +25,7 @@ import { decodeToWav } from "../src/engines/ffmpeg.ts";
 import { createWhisperTranscriber, DEFAULT_DECODING } from "../src/engines/whisper/index.ts";
 import { loadSmartWhisper, smartWhisperParams } from "../src/engines/whisper/backends/smart-whisper.ts";
 import { readPcm16Wav, toFloat32 } from "../src/engines/whisper/wav.ts";
-import { attributeSpeakers } from "../src/transcripts/attribute.ts";
+import { attributeSpeakers } from "../src/worker/attribute.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const FIXTURES = join(ROOT, "..", "shared", "fixtures");

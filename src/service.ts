@@ -18,6 +18,7 @@ import { jobRoutes } from "./jobs/routes.ts";
 import { Scheduler } from "./jobs/scheduler.ts";
 import { WorkerPool } from "./jobs/worker-pool.ts";
 import { IdempotencyStore } from "./idempotency/service.ts";
+import { meetingProcessing } from "./meetings/processing.ts";
 import { meetingRoutes } from "./meetings/routes.ts";
 import { reportRoutes } from "./reports/routes.ts";
 import { transcriptRoutes } from "./transcripts/routes.ts";
@@ -117,11 +118,11 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       env: { [WORKER_CONFIG_ENV]: JSON.stringify(workerConfig) },
       log: (line) => io.logError(new Error(line), "scheduler"),
     }),
-    dataDir: config.dataDir,
+    kinds: [meetingProcessing({ dataDir: config.dataDir, publicApiUrl: () => urls.api })],
     clock,
     stepTimeoutMs: config.stageTimeoutSeconds * 1000,
     maxStepAttempts: 3,
-    publicApiUrl: () => urls.api,
+    privatePaths: [config.dataDir],
     log: (line) => io.say(line),
   });
 

@@ -1,12 +1,12 @@
 import { and, eq } from "drizzle-orm";
-import type { Db } from "../db/client.ts";
+import type { Queryable } from "../db/client.ts";
 import { numericId, parseNumericId } from "../lib/ids.ts";
 import { clients } from "./table.ts";
 
 export type ClientRow = typeof clients.$inferSelect;
 
 export function createClient(
-  db: Db,
+  db: Queryable,
   userId: string,
   input: { name: string; email?: string | null; phone?: string | null; isArchived?: boolean },
   now = Date.now(),
@@ -29,7 +29,7 @@ export function createClient(
  * The account's client folders by name. The name filter runs here rather than in SQL because
  * SQLite's LIKE folds case for ASCII only, and a firm's client names are not ASCII-only.
  */
-export function listClients(db: Db, userId: string, filter: { includeArchived: boolean; q?: string }): ClientRow[] {
+export function listClients(db: Queryable, userId: string, filter: { includeArchived: boolean; q?: string }): ClientRow[] {
   const rows = db
     .select()
     .from(clients)
@@ -51,7 +51,7 @@ export function renderClient(row: ClientRow) {
   };
 }
 
-export function getClient(db: Db, userId: string, id: number): ClientRow | undefined {
+export function getClient(db: Queryable, userId: string, id: number): ClientRow | undefined {
   return db
     .select()
     .from(clients)
@@ -64,7 +64,7 @@ export function getClient(db: Db, userId: string, id: number): ClientRow | undef
  * folds ASCII only), else a new one.
  */
 export function findOrCreateClient(
-  db: Db,
+  db: Queryable,
   userId: string,
   input: { name: string; email?: string | null; phone?: string | null },
   now = Date.now(),
@@ -80,7 +80,7 @@ export function findOrCreateClient(
 }
 
 /** A client given by cli_ id or exact name (the meetings filter takes either). */
-export function findClientByIdOrName(db: Db, userId: string, idOrName: string): ClientRow | undefined {
+export function findClientByIdOrName(db: Queryable, userId: string, idOrName: string): ClientRow | undefined {
   const id = parseNumericId("cli", idOrName);
   if (id !== null) return getClient(db, userId, id);
   return db

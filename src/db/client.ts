@@ -1,10 +1,17 @@
 import { Database } from "bun:sqlite";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import * as schema from "./schema.ts";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
+
+/**
+ * The database or a transaction on it: what a service that reads and writes through drizzle
+ * takes, so the same function runs inside a caller's transaction or on its own.
+ */
+export type Queryable = BaseSQLiteDatabase<"sync", void, typeof schema>;
 
 /**
  * Opens the service database. WAL lets the admin CLI write while the server runs; the busy

@@ -1,3 +1,7 @@
+import type { SpeechSegment } from "../transcripts/types.ts";
+
+export type { SpeechSegment } from "../transcripts/types.ts";
+
 /**
  * The engines behind the job stages, each a narrow interface. They run inside the worker process,
  * never in the API process: a native engine can abort or hang its whole process.
@@ -13,13 +17,6 @@ export interface DecodedAudio {
   /** 16 kHz mono 16-bit PCM WAV. */
   wavPath: string;
   durationSeconds: number;
-}
-
-export interface SpeechSegment {
-  start: number;
-  end: number;
-  text: string;
-  words?: { start: number; end: number; text: string }[];
 }
 
 export interface TranscriptionResult {

@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import type { Db } from "../db/client.ts";
+import type { Queryable } from "../db/client.ts";
 import { randomId } from "../lib/ids.ts";
 import { toRfc3339 } from "../lib/time.ts";
 import { API_VERSION } from "../version.ts";
@@ -23,7 +23,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
  * The envelope holds the meeting as it was (title, metadata, report): an event names its meeting
  * so that deleting the meeting purges its events too (purgeMeetingEvents), content and all.
  */
-export function emitEvent(db: Db, input: { userId: string; type: EventType; object: unknown; now: number; meetingId?: string | null }) {
+export function emitEvent(db: Queryable, input: { userId: string; type: EventType; object: unknown; now: number; meetingId?: string | null }) {
   const id = randomId("evt");
   const envelope = {
     id,
@@ -49,6 +49,6 @@ export function emitEvent(db: Db, input: { userId: string; type: EventType; obje
 }
 
 /** Deletes the events about a meeting, inside the deleting transaction. */
-export function purgeMeetingEvents(db: Db, meetingId: string): void {
+export function purgeMeetingEvents(db: Queryable, meetingId: string): void {
   db.delete(events).where(eq(events.meetingId, meetingId)).run();
 }

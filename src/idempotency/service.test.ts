@@ -30,7 +30,7 @@ function request(key: string, options: { failAfterCommit?: boolean; failInTransa
       let id = 0;
       db.transaction((tx) => {
         id = tx.insert(feedback).values({ userId: user.id, type: "question", message: key, status: "received", createdAt: Date.now() }).returning({ id: feedback.id }).get()!.id;
-        complete(tx as unknown as Db, { status: 201, body: { id } }, String(id));
+        complete(tx, { status: 201, body: { id } }, String(id));
         if (options.failInTransaction) throw new Error("rolled back after complete");
       });
       if (options.failAfterCommit) throw new Error("the process died right after the commit");

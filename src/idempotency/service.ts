@@ -1,5 +1,5 @@
 import { and, eq, lt } from "drizzle-orm";
-import type { Db } from "../db/client.ts";
+import type { Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
 import type { Clock } from "../lib/time.ts";
 import { idempotencyKeys } from "./table.ts";
@@ -16,7 +16,7 @@ export interface StoredResponse {
  * Records the key as done inside the caller's transaction, with the response to replay and the
  * id of the resource it created (deleting that resource deletes the stored response).
  */
-export type CompleteInTransaction = (tx: Db, response: StoredResponse, resourceId: string | null) => void;
+export type CompleteInTransaction = (tx: Queryable, response: StoredResponse, resourceId: string | null) => void;
 
 /**
  * Idempotency-Key handling (SPEC 4, Idempotency): a replay returns the first response, a different
@@ -25,7 +25,7 @@ export type CompleteInTransaction = (tx: Db, response: StoredResponse, resourceI
  */
 export class IdempotencyStore {
   constructor(
-    private readonly db: Db,
+    private readonly db: Queryable,
     private readonly clock: Clock,
   ) {}
 
@@ -82,7 +82,7 @@ export class IdempotencyStore {
         }
         return { status: claim.status, body: claim.body, replayed: true };
       }
-      const record = (db: Db, response: StoredResponse, resourceId: string | null) => {
+      const record = (db: Queryable, response: StoredResponse, resourceId: string | null) => {
         db.update(idempotencyKeys)
           .set({
             status: "done",
@@ -149,7 +149,7 @@ export class IdempotencyStore {
 }
 
 /** Deletes the stored responses of the requests that created a resource, with the resource. */
-export function forgetResource(db: Db, resourceId: string): void {
+export function forgetResource(db: Queryable, resourceId: string): void {
   db.delete(idempotencyKeys).where(eq(idempotencyKeys.resourceId, resourceId)).run();
 }
 

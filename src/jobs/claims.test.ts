@@ -42,7 +42,7 @@ describe("claimNextJob", () => {
       const db = openDatabase(${JSON.stringify(path)});
       const got = [];
       for (;;) {
-        const job = claimNextJob(db, { owner: ${JSON.stringify(owner)}, kind: "meeting_processing", now: Date.now(), lastServed: new Map() });
+        const job = claimNextJob(db, { owner: ${JSON.stringify(owner)}, kinds: ["meeting_processing"], now: Date.now(), lastServed: new Map() });
         if (!job) break;
         got.push(job.id);
       }
@@ -61,7 +61,7 @@ describe("claimNextJob", () => {
     const user = createUser(db, { email: "lease@example.com", name: null, plan: "pro" });
     const [only] = queue(db, user.id, 1);
     const t0 = 1_000_000;
-    const claim = (owner: string, now: number) => claimNextJob(db, { owner, kind: "meeting_processing", now, lastServed: new Map() })?.id;
+    const claim = (owner: string, now: number) => claimNextJob(db, { owner, kinds: ["meeting_processing"], now, lastServed: new Map() })?.id;
     expect(claim("a", t0)).toBe(only);
     expect(claim("b", t0 + 1)).toBeUndefined();
     expect(renewLease(db, only!, "a", t0 + LEASE_MS - 1)).toBe(true);
@@ -79,7 +79,7 @@ describe("claimNextJob", () => {
     const busyJobs = queue(db, busy.id, 3, 1000);
     const [quietJob] = queue(db, quiet.id, 1, 5000);
     const lastServed = new Map<string, number>([[busy.id, 10]]);
-    const next = () => claimNextJob(db, { owner: "s", kind: "meeting_processing", now: 100, lastServed });
+    const next = () => claimNextJob(db, { owner: "s", kinds: ["meeting_processing"], now: 100, lastServed });
     expect(next()!.id).toBe(quietJob!);
     lastServed.set(quiet.id, 20);
     expect(next()!.id).toBe(busyJobs[0]!);
@@ -92,6 +92,6 @@ describe("claimNextJob", () => {
     queue(db, a.id, 2, 1000);
     const [late] = queue(db, b.id, 1, 9000);
     db.$client.query("UPDATE jobs SET status = 'processing' WHERE id = ?").run(late!);
-    expect(claimNextJob(db, { owner: "s", kind: "meeting_processing", now: 100, lastServed: new Map([[b.id, 99]]) })!.id).toBe(late!);
+    expect(claimNextJob(db, { owner: "s", kinds: ["meeting_processing"], now: 100, lastServed: new Map([[b.id, 99]]) })!.id).toBe(late!);
   });
 });

@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
-import type { Db } from "../db/client.ts";
+import type { Queryable } from "../db/client.ts";
 import type { JobRow } from "./query.ts";
 import { jobs } from "./table.ts";
 
@@ -7,10 +7,10 @@ import { jobs } from "./table.ts";
 /** A claim lasts this long unless renewed; a running job's claim is renewed every third of it. */
 export const LEASE_MS = 60_000;
 
-/** Unfinished jobs of a kind that nobody holds, or whose holder stopped renewing. */
-function claimable(kind: JobRow["kind"], now: number) {
+/** Unfinished jobs of these kinds that nobody holds, or whose holder stopped renewing. */
+function claimable(kinds: readonly string[], now: number) {
   return and(
-    eq(jobs.kind, kind),
+    inArray(jobs.kind, kinds as JobRow["kind"][]),
     inArray(jobs.status, ["queued", "processing"]),
     or(isNull(jobs.leaseOwner), lt(jobs.leaseExpiresAt, now)),
   );
@@ -24,8 +24,8 @@ function claimable(kind: JobRow["kind"], now: number) {
  * re-checks the job is claimable: two schedulers over one database never both get a job.
  */
 export function claimNextJob(
-  db: Db,
-  input: { owner: string; kind: JobRow["kind"]; now: number; lastServed: ReadonlyMap<string, number> },
+  db: Queryable,
+  input: { owner: string; kinds: readonly string[]; now: number; lastServed: ReadonlyMap<string, number> },
 ): JobRow | undefined {
   for (let attempt = 0; attempt < 5; attempt++) {
     // Each account's first job in line (at most one row per account).
@@ -36,7 +36,7 @@ export function claimNextJob(
                                   ORDER BY ${jobs.status} = 'processing' DESC, ${jobs.createdAt}, ${jobs.id}) AS place,
                ${jobs.createdAt} AS created_at
           FROM ${jobs}
-         WHERE ${claimable(input.kind, input.now)}
+         WHERE ${claimable(input.kinds, input.now)}
       ) WHERE place = 1
       ORDER BY status = 'processing' DESC, created_at, id`);
     if (!heads.length) return undefined;
@@ -47,7 +47,7 @@ export function claimNextJob(
     const claimed = db
       .update(jobs)
       .set({ leaseOwner: input.owner, leaseExpiresAt: input.now + LEASE_MS })
-      .where(and(eq(jobs.id, next.id), claimable(input.kind, input.now)))
+      .where(and(eq(jobs.id, next.id), claimable(input.kinds, input.now)))
       .returning()
       .get();
     if (claimed) return claimed;
@@ -57,7 +57,7 @@ export function claimNextJob(
 }
 
 /** Extends a running job's claim; false when the claim was lost (another owner took it over). */
-export function renewLease(db: Db, jobId: string, owner: string, now: number): boolean {
+export function renewLease(db: Queryable, jobId: string, owner: string, now: number): boolean {
   const renewed = db
     .update(jobs)
     .set({ leaseExpiresAt: now + LEASE_MS })
@@ -68,7 +68,7 @@ export function renewLease(db: Db, jobId: string, owner: string, now: number): b
 }
 
 /** Lets go of a job (it finished, failed, was canceled, or the scheduler stops). */
-export function releaseLease(db: Db, jobId: string, owner: string): void {
+export function releaseLease(db: Queryable, jobId: string, owner: string): void {
   db.update(jobs).set({ leaseOwner: null, leaseExpiresAt: null }).where(and(eq(jobs.id, jobId), eq(jobs.leaseOwner, owner))).run();
 }
 
@@ -76,6 +76,6 @@ export function releaseLease(db: Db, jobId: string, owner: string): void {
  * At start: the data dir lock proves no other server runs on this database, so every claim
  * left is a dead server's and is dropped at once rather than after its lease runs out.
  */
-export function releaseAllLeases(db: Db): void {
+export function releaseAllLeases(db: Queryable): void {
   db.update(jobs).set({ leaseOwner: null, leaseExpiresAt: null }).where(sql`${jobs.leaseOwner} IS NOT NULL`).run();
 }

@@ -1,5 +1,5 @@
 import { and, desc, eq } from "drizzle-orm";
-import type { Db } from "../db/client.ts";
+import type { Queryable } from "../db/client.ts";
 import { newestFirstAfter } from "../db/keyset.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { paginate } from "../http/pagination.ts";
@@ -16,7 +16,7 @@ export interface JobListFilter {
 }
 
 /** The account's API jobs, newest first, one page. */
-export function listJobs(db: Db, userId: string, filter: JobListFilter) {
+export function listJobs(db: Queryable, userId: string, filter: JobListFilter) {
   return paginate(
     filter,
     (after, take) =>
@@ -41,7 +41,7 @@ export function listJobs(db: Db, userId: string, filter: JobListFilter) {
 }
 
 /** One job of the account; another account's job, or a webapp job, is not found. */
-export function getJob(db: Db, userId: string, jobId: string) {
+export function getJob(db: Queryable, userId: string, jobId: string) {
   const row = db
     .select()
     .from(jobs)

@@ -1,10 +1,10 @@
 import { and, count, eq, inArray, isNull } from "drizzle-orm";
-import type { Plan } from "../auth/plans.ts";
-import type { Db } from "../db/client.ts";
+import type { Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { jobs } from "./table.ts";
 
-export type ParallelSlots = Record<Plan, number>;
+/** Processings an account may have queued or running at once, by plan name. */
+export type ParallelSlots = Readonly<Record<string, number>>;
 
 export const DEFAULT_PARALLEL_SLOTS: ParallelSlots = { free: 1, standard: 3, pro: 5 };
 
@@ -14,17 +14,18 @@ export const DEFAULT_PARALLEL_SLOTS: ParallelSlots = { free: 1, standard: 3, pro
  * hold none, as documents requested at creation need no free slot. Runs inside the creating
  * transaction so two concurrent requests cannot both take the last slot.
  */
-export function assertFreeSlot(db: Db, userId: string, plan: Plan, slots: ParallelSlots): void {
+export function assertFreeSlot(db: Queryable, userId: string, plan: string, slots: ParallelSlots): void {
   const busy =
     db
       .select({ n: count() })
       .from(jobs)
       .where(and(eq(jobs.userId, userId), inArray(jobs.status, ["queued", "processing"]), isNull(jobs.parentJobId)))
       .get()?.n ?? 0;
-  if (busy >= slots[plan]) {
+  const limit = slots[plan] ?? 1;
+  if (busy >= limit) {
     throw new ApiError(
       "parallel_processing_limit",
-      `All ${slots[plan]} processing slot(s) of the ${plan} plan are busy. Nothing was created; retry in 30 seconds.`,
+      `All ${limit} processing slot(s) of the ${plan} plan are busy. Nothing was created; retry in 30 seconds.`,
       { headers: { "Retry-After": "30" } },
     );
   }

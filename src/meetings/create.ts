@@ -2,15 +2,15 @@ import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Plan } from "../auth/plans.ts";
 import { findOrCreateClient, getClient } from "../clients/service.ts";
-import type { Db } from "../db/client.ts";
+import type { Db, Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
-import { jobs } from "../jobs/table.ts";
+import { enqueueJob } from "../jobs/enqueue.ts";
 import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
-import { firstStep } from "../jobs/steps.ts";
-import { parseNumericId, randomId } from "../lib/ids.ts";
+import { parseNumericId } from "../lib/ids.ts";
 import type { Clock } from "../lib/time.ts";
 import { meetingDir, recordingPath } from "../storage/paths.ts";
 import type { CreateMeetingFields } from "./schema.ts";
+import { firstMeetingStep } from "./processing.ts";
 import { reindexMeeting } from "./search-index.ts";
 import { meetings, meetingTags, participants, type MEETING_STATUSES } from "./table.ts";
 
@@ -19,7 +19,7 @@ export type Recording =
   | { kind: "url"; url: string };
 
 export interface CreateMeetingDeps {
-  db: Db;
+  db: Queryable;
   dataDir: string;
   clock: Clock;
   slots: ParallelSlots;
@@ -70,11 +70,11 @@ export function createMeeting(
   account: { userId: string; plan: Plan },
   fields: CreateMeetingFields,
   recording: Recording,
-  inTransaction: (tx: Db, meetingId: string) => void = () => {},
+  inTransaction: (tx: Queryable, meetingId: string) => void = () => {},
 ): { meetingId: string; jobId: string } {
   const now = deps.clock.now();
   const meetingId = crypto.randomUUID();
-  const jobId = randomId("job");
+  let jobId = "";
   const recordedAt = fields.recorded_at ? Date.parse(fields.recorded_at) : now;
   assertLabelsUnique(fields.participants, "participants");
 
@@ -86,14 +86,14 @@ export function createMeeting(
   try {
     deps.db.transaction(
       (tx) => {
-        assertFreeSlot(tx as unknown as Db, account.userId, account.plan, deps.slots);
+        assertFreeSlot(tx, account.userId, account.plan, deps.slots);
         let clientId: number | null = null;
         if (fields.client_id !== undefined) {
-          const client = getClient(tx as unknown as Db, account.userId, parseNumericId("cli", fields.client_id)!);
+          const client = getClient(tx, account.userId, parseNumericId("cli", fields.client_id)!);
           if (!client) throw ApiError.notFound(`Client ${fields.client_id}`);
           clientId = client.id;
         } else if (fields.client) {
-          clientId = findOrCreateClient(tx as unknown as Db, account.userId, fields.client, now).id;
+          clientId = findOrCreateClient(tx, account.userId, fields.client, now).id;
         }
         const status: (typeof MEETING_STATUSES)[number] = "queued";
         tx.insert(meetings)
@@ -127,25 +127,18 @@ export function createMeeting(
             .values({ meetingId, name: p.name, email: p.email ?? null, speakerLabels: JSON.stringify([...new Set(p.speaker_labels)]) })
             .run();
         }
-        tx.insert(jobs)
-          .values({
-            id: jobId,
-            userId: account.userId,
-            kind: "meeting_processing",
-            status: "queued",
-            stage: "queued",
-            progress: 0,
-            source: "api",
-            meetingId,
-            transcribeOnly: fields.transcribe_only,
-            documentTemplates: fields.document_templates ? JSON.stringify(fields.document_templates) : null,
-            metadata: fields.metadata ? JSON.stringify(fields.metadata) : null,
-            nextStep: firstStep(recording.kind),
-            createdAt: now,
-          })
-          .run();
-        reindexMeeting(tx as unknown as Db, meetingId);
-        inTransaction(tx as unknown as Db, meetingId);
+        jobId = enqueueJob(tx, {
+          userId: account.userId,
+          kind: "meeting_processing",
+          firstStep: firstMeetingStep(recording.kind),
+          now,
+          meetingId,
+          transcribeOnly: fields.transcribe_only,
+          documentTemplates: fields.document_templates ?? null,
+          metadata: fields.metadata ?? null,
+        });
+        reindexMeeting(tx, meetingId);
+        inTransaction(tx, meetingId);
       },
       { behavior: "immediate" },
     );

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { rmSync } from "node:fs";
-import type { Db } from "../db/client.ts";
+import type { Db, Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { purgeMeetingEvents } from "../events/service.ts";
 import { forgetResource } from "../idempotency/service.ts";
@@ -20,16 +20,15 @@ import { meetings } from "./table.ts";
  * own secure-delete option) the freed bytes are overwritten, not left in the file.
  */
 export function deleteMeeting(
-  deps: { db: Db; dataDir: string; cancelJobs(meetingId: string): void },
+  deps: { db: Db; dataDir: string; cancelJobs(jobIds: string[]): void },
   userId: string,
   meetingId: string,
 ): void {
   const meeting = getOwnedMeetingRow(deps.db, userId, meetingId);
   if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
-  deps.cancelJobs(meeting.id);
-  deps.db.transaction((txRaw) => {
-    const tx = txRaw as unknown as Db;
-    removeFromIndex(tx, meeting.id);
+  deps.cancelJobs(jobIdsOf(deps.db, meeting.id));
+  deps.db.transaction((tx) => {
+        removeFromIndex(tx, meeting.id);
     purgeMeetingEvents(tx, meeting.id);
     forgetResource(tx, meeting.id);
     tx.update(jobs)
@@ -39,4 +38,8 @@ export function deleteMeeting(
     tx.delete(meetings).where(eq(meetings.id, meeting.id)).run();
   });
   rmSync(meetingDir(deps.dataDir, meeting.id), { recursive: true, force: true });
+}
+
+function jobIdsOf(db: Queryable, meetingId: string): string[] {
+  return db.select({ id: jobs.id }).from(jobs).where(eq(jobs.meetingId, meetingId)).all().map((r) => r.id);
 }

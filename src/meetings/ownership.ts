@@ -1,10 +1,10 @@
 import { and, eq } from "drizzle-orm";
-import type { Db } from "../db/client.ts";
+import type { Queryable } from "../db/client.ts";
 import { isUuid } from "../lib/ids.ts";
 import { meetings } from "./table.ts";
 
 /** True when the meeting exists and belongs to the user; another account's meeting is simply absent. */
-export function ownsMeeting(db: Db, userId: string, meetingId: string): boolean {
+export function ownsMeeting(db: Queryable, userId: string, meetingId: string): boolean {
   if (!isUuid(meetingId)) return false;
   const row = db
     .select({ id: meetings.id })

@@ -1,6 +1,6 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { findOrCreateClient, getClient } from "../clients/service.ts";
-import type { Db } from "../db/client.ts";
+import type { Db, Queryable } from "../db/client.ts";
 import { ApiError, type FieldError } from "../errors/api-error.ts";
 import { parseNumericId } from "../lib/ids.ts";
 import type { Clock } from "../lib/time.ts";
@@ -9,9 +9,9 @@ import type { PatchMeeting } from "./schema.ts";
 import { reindexMeeting } from "./search-index.ts";
 import { meetings, meetingTags, participants, transcripts } from "./table.ts";
 
-function transcriptSpeakers(db: Db, meetingId: string): Set<string> | null {
+function transcriptSpeakers(db: Queryable, meetingId: string): Set<string> | null {
   const row = db.select({ speakers: transcripts.speakers }).from(transcripts).where(eq(transcripts.meetingId, meetingId)).get();
-  return row ? new Set(JSON.parse(row.speakers) as string[]) : null;
+  return row ? new Set(row.speakers) : null;
 }
 
 /**
@@ -19,12 +19,11 @@ function transcriptSpeakers(db: Db, meetingId: string): Set<string> | null {
  * Participants are removed, then updated, then added. A speaker label belongs to at most one
  * participant: giving it to one takes it from any other. Labels must exist in the transcript.
  */
-export function patchMeeting(db: Db, clock: Clock, userId: string, meetingId: string, patch: PatchMeeting): void {
+export function patchMeeting(db: Queryable, clock: Clock, userId: string, meetingId: string, patch: PatchMeeting): void {
   const now = clock.now();
   db.transaction(
-    (txRaw) => {
-      const tx = txRaw as unknown as Db;
-      const meeting = getOwnedMeetingRow(tx, userId, meetingId);
+    (tx) => {
+            const meeting = getOwnedMeetingRow(tx, userId, meetingId);
       if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
       // Nothing sent ({}): nothing changes, not even updated_at.
       if (Object.values(patch).every((value) => value === undefined)) return;
@@ -52,7 +51,7 @@ export function patchMeeting(db: Db, clock: Clock, userId: string, meetingId: st
   );
 }
 
-function applyParticipants(tx: Db, meetingId: string, change: NonNullable<PatchMeeting["participants"]>): void {
+function applyParticipants(tx: Queryable, meetingId: string, change: NonNullable<PatchMeeting["participants"]>): void {
   const existing = new Map(participantsOf(tx, meetingId).map((p) => [p.id, p]));
   const errors: FieldError[] = [];
   const idOf = (text: string) => parseNumericId("par", text)!;
@@ -106,7 +105,7 @@ function applyParticipants(tx: Db, meetingId: string, change: NonNullable<PatchM
 }
 
 /** Participants plus the transcript's speakers no participant holds (id null). */
-export function listParticipants(db: Db, meetingId: string) {
+export function listParticipants(db: Queryable, meetingId: string) {
   const rows = participantsOf(db, meetingId);
   const held = new Set(rows.flatMap((p) => JSON.parse(p.speakerLabels) as string[]));
   const unattributed = [...(transcriptSpeakers(db, meetingId) ?? [])].filter((label) => !held.has(label)).sort();

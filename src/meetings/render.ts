@@ -1,6 +1,6 @@
 import { and, desc, eq } from "drizzle-orm";
 import { getClient, renderClient } from "../clients/service.ts";
-import type { Db } from "../db/client.ts";
+import type { Queryable } from "../db/client.ts";
 import { renderJob } from "../jobs/query.ts";
 import { jobs } from "../jobs/table.ts";
 import { numericId } from "../lib/ids.ts";
@@ -34,7 +34,7 @@ export function renderSummary(row: SummaryRow) {
   };
 }
 
-export function meetingTagsOf(db: Db, meetingId: string): string[] {
+export function meetingTagsOf(db: Queryable, meetingId: string): string[] {
   return db
     .select({ tag: meetingTags.tag })
     .from(meetingTags)
@@ -44,11 +44,11 @@ export function meetingTagsOf(db: Db, meetingId: string): string[] {
     .map((r) => r.tag);
 }
 
-export function participantsOf(db: Db, meetingId: string): ParticipantRow[] {
+export function participantsOf(db: Queryable, meetingId: string): ParticipantRow[] {
   return db.select().from(participants).where(eq(participants.meetingId, meetingId)).orderBy(participants.id).all();
 }
 
-export function latestJobOf(db: Db, meetingId: string) {
+export function latestJobOf(db: Queryable, meetingId: string) {
   return db
     .select()
     .from(jobs)
@@ -59,7 +59,7 @@ export function latestJobOf(db: Db, meetingId: string) {
 }
 
 /** The full meeting object (SPEC 2): report, participants, documents and latest job included. */
-export function renderMeeting(db: Db, row: MeetingRow, publicApiUrl: string) {
+export function renderMeeting(db: Queryable, row: MeetingRow, publicApiUrl: string) {
   const summary = db.select().from(summaries).where(eq(summaries.meetingId, row.id)).get();
   const hasTranscript = db.select({ id: transcripts.meetingId }).from(transcripts).where(eq(transcripts.meetingId, row.id)).get() !== undefined;
   const client = row.clientId === null ? undefined : getClient(db, row.userId, row.clientId);
@@ -91,7 +91,7 @@ export function renderMeeting(db: Db, row: MeetingRow, publicApiUrl: string) {
   };
 }
 
-export function getOwnedMeetingRow(db: Db, userId: string, meetingId: string): MeetingRow | undefined {
+export function getOwnedMeetingRow(db: Queryable, userId: string, meetingId: string): MeetingRow | undefined {
   return db
     .select()
     .from(meetings)

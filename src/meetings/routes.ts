@@ -37,7 +37,7 @@ export interface MeetingRouteDeps {
   /** The data disk's reserve: below it, new recordings are refused (507). */
   minFreeDisk: DiskFloor;
   publicApiUrl(): string;
-  scheduler: { wake(): void; cancelMeeting(meetingId: string): void };
+  scheduler: { wake(): void; cancel(jobIds: string[]): void };
 }
 
 export function meetingRoutes(deps: MeetingRouteDeps) {
@@ -148,7 +148,7 @@ export function meetingRoutes(deps: MeetingRouteDeps) {
       params: meetingParams,
       responses: { 204: { description: "Deleted" } },
       handle: ({ principal, params }) => {
-        deleteMeeting({ db: deps.db, dataDir: deps.dataDir, cancelJobs: (id) => deps.scheduler.cancelMeeting(id) }, principal.user.id, params.meeting_id);
+        deleteMeeting({ db: deps.db, dataDir: deps.dataDir, cancelJobs: (ids) => deps.scheduler.cancel(ids) }, principal.user.id, params.meeting_id);
         return { status: 204 };
       },
     }),

@@ -1,12 +1,12 @@
 import { sql } from "drizzle-orm";
-import type { Db } from "../db/client.ts";
+import type { Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
 
 /**
  * Rewrites a meeting's row of the full-text index from its title, report and transcript.
  * Called whenever one of them changes, inside the same transaction; cheap next to producing any of them.
  */
-export function reindexMeeting(db: Db, meetingId: string): void {
+export function reindexMeeting(db: Queryable, meetingId: string): void {
   const [row] = db.values<[string, string | null, string | null]>(
     sql`SELECT m.title, s.markdown, t.segments
           FROM meetings m
@@ -41,6 +41,6 @@ export function ftsQuery(q: string): string | null {
   return words.map((w) => ([...w].length > 1 ? `"${w}"*` : `"${w}"`)).join(" AND ");
 }
 
-export function removeFromIndex(db: Db, meetingId: string): void {
+export function removeFromIndex(db: Queryable, meetingId: string): void {
   db.run(sql`DELETE FROM meetings_fts WHERE meeting_id = ${meetingId}`);
 }

@@ -1,3 +1,4 @@
+import type { LabelledSegment, LabelledTurn } from "../transcripts/types.ts";
 import { sqliteTable, text, integer, index, primaryKey } from "drizzle-orm/sqlite-core";
 import { users } from "../auth/table.ts";
 
@@ -73,11 +74,11 @@ export const transcripts = sqliteTable("transcripts", {
   language: text("language"),
   durationSeconds: integer("duration_seconds"),
   model: text("model"),
-  /** JSON arrays: speaker labels, and segments {start, end, speaker, text}. */
-  speakers: text("speakers").notNull(),
-  segments: text("segments").notNull(),
-  /** JSON array of diarization turns {start, end, speaker}: who speaks when. */
-  speakerTurns: text("speaker_turns").notNull().default("[]"),
+  /** Every speaker label heard, in order of first appearance. */
+  speakers: text("speakers", { mode: "json" }).$type<string[]>().notNull(),
+  segments: text("segments", { mode: "json" }).$type<LabelledSegment[]>().notNull(),
+  /** The diarization turns: who speaks when. */
+  speakerTurns: text("speaker_turns", { mode: "json" }).$type<LabelledTurn[]>().notNull().default([]),
   createdAt: integer("created_at").notNull(),
 });
 

@@ -1,3 +1,50 @@
+/**
+ * The transcript's shapes, declared once: the engines produce SpeechSegments, the worker labels
+ * them with speakers into a StoredTranscript, the meeting kind stores that in the transcripts
+ * table (JSON columns typed with these), and the renderers turn it into the API's Transcript.
+ */
+
+/** A word and when it was said, in seconds from the start of the recording. */
+export interface TimedWord {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** A stretch of speech as transcribed, before anyone knows who spoke it. */
+export interface SpeechSegment {
+  start: number;
+  end: number;
+  text: string;
+  words?: TimedWord[];
+}
+
+/** A stretch of speech with its speaker's diarization label (SPEAKER_00, ...), as stored. */
+export interface LabelledSegment {
+  start: number;
+  end: number;
+  speaker: string;
+  text: string;
+}
+
+/** Who speaks when, from diarization: the time each speaker holds, whatever the words. */
+export interface LabelledTurn {
+  start: number;
+  end: number;
+  speaker: string;
+}
+
+/** What the diarize step writes and the transcripts table holds for one meeting. */
+export interface StoredTranscript {
+  language: string | null;
+  model: string;
+  durationSeconds: number;
+  /** Every label heard, in order of first appearance. */
+  speakers: string[];
+  segments: LabelledSegment[];
+  turns: LabelledTurn[];
+}
+
 /** One diarized, timestamped stretch of speech, as the API's Transcript object carries it. */
 export interface TranscriptSegment {
   /** Seconds from the start of the recording. */

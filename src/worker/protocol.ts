@@ -1,7 +1,10 @@
-import type { MeetingStep } from "../jobs/steps.ts";
+/** The steps of meeting processing, in order: the worker runs them, the meeting kind sequences them. */
+export const MEETING_STEPS = ["download", "decode", "transcribe", "diarize", "summarize"] as const;
+export type MeetingStep = (typeof MEETING_STEPS)[number];
 
-/** What a step needs, all of it plain data: the worker process has no database. */
-export interface StepInput {
+/** What a meeting step needs, all of it plain data: the worker process has no database. */
+export interface MeetingStepInput {
+  kind: "meeting_processing";
   runId: string;
   step: MeetingStep;
   jobId: string;
@@ -18,6 +21,9 @@ export interface StepInput {
   title: string | null;
   participantCount: number;
 }
+
+/** Every kind's step input; the worker pool needs only runId and step. */
+export type StepInput = MeetingStepInput;
 
 export type StepResult =
   | { step: "download"; bytes: number }

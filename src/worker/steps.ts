@@ -7,7 +7,8 @@ import { DownloadFailed, downloadToFile } from "../net/download.ts";
 import { parseEgressAllow } from "../net/egress.ts";
 import { headroom } from "../storage/disk-space.ts";
 import { decodedAudioPath, stepOutputPath } from "../storage/paths.ts";
-import { attributeSpeakers } from "../transcripts/attribute.ts";
+import type { StoredTranscript } from "../transcripts/types.ts";
+import { attributeSpeakers } from "./attribute.ts";
 import type { WorkerConfig } from "./config.ts";
 import type { StepInput, StepResult } from "./protocol.ts";
 
@@ -102,17 +103,12 @@ export async function runStep(input: StepInput, engines: Engines, config: Worker
             context,
           );
       const labelled = attributeSpeakers(transcription.segments, turns, durationSeconds);
-      await Bun.write(
-        transcriptOut,
-        JSON.stringify({ language: transcription.language, model: transcription.model, durationSeconds, ...labelled }),
-      );
+      const stored: StoredTranscript = { language: transcription.language, model: transcription.model, durationSeconds, ...labelled };
+      await Bun.write(transcriptOut, JSON.stringify(stored));
       return { step: "diarize", speakers: labelled.speakers.length, transcriptPath: transcriptOut };
     }
     case "summarize": {
-      const transcript = await readJson<{ language: string | null; segments: { start: number; end: number; speaker: string; text: string }[] }>(
-        transcriptOut,
-        "transcript",
-      );
+      const transcript = await readJson<StoredTranscript>(transcriptOut, "transcript");
       const report = await engines.reporter.report(
         { title: input.title, language: input.language ?? transcript.language, transcript: transcript.segments },
         context,

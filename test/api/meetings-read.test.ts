@@ -159,8 +159,8 @@ function seedMeeting(db: Db, userId: string, seed: Seed): string {
         language: "en",
         durationSeconds: seed.transcript.length * 4,
         model: "seed",
-        speakers: JSON.stringify([...new Set(segments.map((s) => s.speaker))]),
-        segments: JSON.stringify(segments),
+        speakers: [...new Set(segments.map((s) => s.speaker))],
+        segments,
         createdAt: seed.createdAt,
       })
       .run();
@@ -244,9 +244,9 @@ beforeAll(async () => {
       language: SAMPLE_TRANSCRIPT.language,
       durationSeconds: SAMPLE_TRANSCRIPT.duration_seconds,
       model: SAMPLE_TRANSCRIPT.model,
-      speakers: JSON.stringify(SAMPLE_TRANSCRIPT.speakers),
-      segments: JSON.stringify(SAMPLE_TRANSCRIPT.segments.map(({ start, end, speaker, text }) => ({ start, end, speaker, text }))),
-      speakerTurns: JSON.stringify(SAMPLE_TRANSCRIPT.speaker_turns),
+      speakers: SAMPLE_TRANSCRIPT.speakers,
+      segments: SAMPLE_TRANSCRIPT.segments.map(({ start, end, speaker, text }) => ({ start, end, speaker, text })),
+      speakerTurns: SAMPLE_TRANSCRIPT.speaker_turns,
       createdAt: T,
     })
     .run();

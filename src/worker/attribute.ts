@@ -1,18 +1,5 @@
-import type { SpeakerTurn, SpeechSegment } from "../engines/types.ts";
-
-export interface LabelledSegment {
-  start: number;
-  end: number;
-  speaker: string;
-  text: string;
-}
-
-/** Who speaks when, from diarization: the time each speaker holds, whatever the words. */
-export interface LabelledTurn {
-  start: number;
-  end: number;
-  speaker: string;
-}
+import type { SpeakerTurn } from "../engines/types.ts";
+import type { LabelledSegment, LabelledTurn, SpeechSegment } from "../transcripts/types.ts";
 
 export function speakerLabel(index: number): string {
   return `SPEAKER_${String(index).padStart(2, "0")}`;

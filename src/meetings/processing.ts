@@ -1,0 +1,183 @@
+import { count, eq } from "drizzle-orm";
+import { existsSync, readFileSync } from "node:fs";
+import type { Queryable } from "../db/client.ts";
+import { emitEvent, type EventType } from "../events/service.ts";
+import type { JobKind, JobStage } from "../jobs/kind.ts";
+import { renderJob, type JobRow } from "../jobs/query.ts";
+import { jobs } from "../jobs/table.ts";
+import { recordingPath } from "../storage/paths.ts";
+import type { StoredTranscript } from "../transcripts/types.ts";
+import { MEETING_STEPS, type MeetingStep, type MeetingStepInput, type StepResult } from "../worker/protocol.ts";
+import { renderMeeting } from "./render.ts";
+import { reindexMeeting } from "./search-index.ts";
+import { meetings, participants, summaries, transcripts } from "./table.ts";
+
+type MeetingRow = typeof meetings.$inferSelect;
+type ReportResult = Extract<StepResult, { step: "summarize" }>["report"];
+
+/** Share of the whole job each step stands for, so progress moves steadily from 0 to 1. */
+const WEIGHTS: Record<MeetingStep, number> = { download: 0.1, decode: 0.05, transcribe: 0.55, diarize: 0.1, summarize: 0.2 };
+
+export function firstMeetingStep(source: "upload" | "url"): MeetingStep {
+  return source === "url" ? "download" : "decode";
+}
+
+function isMeetingStep(step: string): step is MeetingStep {
+  return (MEETING_STEPS as readonly string[]).includes(step);
+}
+
+/** The steps this job runs: download only for audio_url, summarize only without transcribe_only. */
+function stepsOf(job: JobRow, hasDownload: boolean): MeetingStep[] {
+  return MEETING_STEPS.filter((s) => (s !== "download" || hasDownload) && (s !== "summarize" || job.transcribeOnly !== true));
+}
+
+/** Overall progress when `step` is `fraction` done, over the steps the job runs. */
+export function overallProgress(step: MeetingStep, fraction: number, steps: readonly MeetingStep[]): number {
+  const total = steps.reduce((sum, s) => sum + WEIGHTS[s], 0);
+  let done = 0;
+  for (const s of steps) {
+    if (s === step) break;
+    done += WEIGHTS[s];
+  }
+  const value = (done + WEIGHTS[step] * Math.min(1, Math.max(0, fraction))) / total;
+  return Math.round(value * 1000) / 1000;
+}
+
+/**
+ * meeting_processing: download (audio_url only), decode, transcribe, diarize, then summarize
+ * (unless transcribe_only). The meeting's status follows its job, the transcript and the report
+ * are stored as their steps finish, and the events of SPEC 6 are emitted in the same transactions.
+ * Document jobs requested at creation will be spawned here once the report exists.
+ */
+export function meetingProcessing(deps: { dataDir: string; publicApiUrl(): string }): JobKind {
+  const meetingOf = (db: Queryable, job: JobRow): MeetingRow | undefined =>
+    job.meetingId === null ? undefined : db.select().from(meetings).where(eq(meetings.id, job.meetingId)).get();
+  // A job with no download step is an upload: its progress is shared over four or five steps.
+  const hasDownload = (db: Queryable, job: JobRow) => meetingOf(db, job)?.audioUrl != null;
+
+  const emit = (tx: Queryable, type: EventType, job: JobRow, now: number) => {
+    const current = tx.select().from(jobs).where(eq(jobs.id, job.id)).get()!;
+    const meeting = meetingOf(tx, job)!;
+    emitEvent(tx, {
+      userId: job.userId,
+      type,
+      now,
+      meetingId: meeting.id,
+      object: { ...renderJob(current), meeting: renderMeeting(tx, meeting, deps.publicApiUrl()) },
+    });
+  };
+  const setMeeting = (tx: Queryable, job: JobRow, values: Partial<typeof meetings.$inferInsert>) =>
+    tx.update(meetings).set(values).where(eq(meetings.id, job.meetingId!)).run();
+
+  const stepsOfJob = (db: Queryable, job: JobRow) => stepsOf(job, hasDownload(db, job));
+
+  return {
+    kind: "meeting_processing",
+    isStep: isMeetingStep,
+    stageOf(step): JobStage {
+      if (step === "download") return "downloading";
+      if (step === "summarize") return "summarizing";
+      return "transcribing"; // decoding and diarization are part of transcribing
+    },
+    progress(db, job, step, fraction) {
+      return overallProgress(step as MeetingStep, fraction, stepsOfJob(db, job));
+    },
+    stepAfter(db, job, step) {
+      const steps = stepsOfJob(db, job);
+      return steps[steps.indexOf(step as MeetingStep) + 1] ?? null;
+    },
+    stepInput(reader, job, step, runId): MeetingStepInput | null {
+      const meeting = meetingOf(reader, job);
+      if (!meeting) return null;
+      const participantCount = reader.select({ n: count() }).from(participants).where(eq(participants.meetingId, meeting.id)).get()?.n ?? 0;
+      return {
+        kind: "meeting_processing",
+        runId,
+        step: step as MeetingStep,
+        jobId: job.id,
+        meetingId: meeting.id,
+        dataDir: deps.dataDir,
+        recordingPath: recordingPath(deps.dataDir, meeting.id),
+        audioUrl: meeting.audioUrl,
+        language: meeting.requestedLanguage === "auto" ? null : meeting.requestedLanguage,
+        transcribeOnly: job.transcribeOnly === true,
+        solo: meeting.recordingType === "solo",
+        minSpeakers: meeting.minSpeakers,
+        maxSpeakers: meeting.maxSpeakers,
+        title: meeting.titleSource === "user" ? meeting.title : null,
+        participantCount,
+      };
+    },
+    onStepStarted(tx, job, _step, now) {
+      setMeeting(tx, job, { status: "processing", updatedAt: now });
+    },
+    onStepDone(tx, job, result, now) {
+      const meeting = meetingOf(tx, job);
+      if (!meeting) return;
+      switch (result.step) {
+        case "decode":
+          setMeeting(tx, job, { durationSeconds: Math.round(result.durationSeconds), updatedAt: now });
+          break;
+        case "transcribe":
+          if (meeting.requestedLanguage === "auto") setMeeting(tx, job, { language: result.language, updatedAt: now });
+          break;
+        case "diarize":
+          storeTranscript(tx, meeting.id, result.transcriptPath, now);
+          emit(tx, "transcription.completed", job, now);
+          break;
+        case "summarize":
+          storeReport(tx, meeting.id, result.report, now);
+          break;
+      }
+    },
+    onCompleted(tx, job, now) {
+      setMeeting(tx, job, { status: "completed", updatedAt: now });
+      emit(tx, "processing.completed", job, now);
+    },
+    onFailed(tx, job, now) {
+      if (!meetingOf(tx, job)) return;
+      setMeeting(tx, job, { status: "failed", updatedAt: now });
+      const transcribed = tx.select({ id: transcripts.meetingId }).from(transcripts).where(eq(transcripts.meetingId, job.meetingId!)).get();
+      emit(tx, transcribed ? "processing.failed" : "transcription.failed", job, now);
+    },
+  };
+}
+
+/** The diarize step's transcript file into the transcripts table, and the search index. */
+function storeTranscript(tx: Queryable, meetingId: string, path: string, now: number): void {
+  if (!existsSync(path)) throw new Error("the transcript file of the diarize step is missing");
+  const transcript = JSON.parse(readFileSync(path, "utf8")) as StoredTranscript;
+  const values = {
+    meetingId,
+    language: transcript.language,
+    durationSeconds: Math.round(transcript.durationSeconds),
+    model: transcript.model,
+    speakers: transcript.speakers,
+    segments: transcript.segments,
+    speakerTurns: transcript.turns,
+    createdAt: now,
+  };
+  tx.insert(transcripts).values(values).onConflictDoUpdate({ target: transcripts.meetingId, set: values }).run();
+  reindexMeeting(tx, meetingId);
+}
+
+/** The summarize step's report into its table; the AI title replaces a title taken from a file name. */
+function storeReport(tx: Queryable, meetingId: string, report: ReportResult, now: number): void {
+  const values = {
+    meetingId,
+    title: report.title,
+    language: report.language,
+    markdown: report.markdown,
+    structured: JSON.stringify(report.structured),
+    model: report.model,
+    createdAt: now,
+    updatedAt: now,
+  };
+  tx.insert(summaries).values(values).onConflictDoUpdate({ target: summaries.meetingId, set: { ...values, createdAt: undefined } }).run();
+  // Never a title the client gave or pinned.
+  const current = tx.select({ titleSource: meetings.titleSource }).from(meetings).where(eq(meetings.id, meetingId)).get();
+  if (current && current.titleSource !== "user" && report.title.trim()) {
+    tx.update(meetings).set({ title: report.title.trim().slice(0, 300), titleSource: "ai", updatedAt: now }).where(eq(meetings.id, meetingId)).run();
+  }
+  reindexMeeting(tx, meetingId);
+}
