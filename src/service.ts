@@ -1,6 +1,7 @@
 import { AccessTokens } from "./auth/access-tokens.ts";
 import { Authenticator } from "./auth/authenticate.ts";
 import { createApiKey } from "./auth/api-keys.ts";
+import { purgeExpiredRevocations } from "./auth/revocations.ts";
 import { SCOPES } from "./auth/scopes.ts";
 import { loadOrCreateSigningKey } from "./auth/signing-key.ts";
 import { countUsers, createUser } from "./auth/users.ts";
@@ -19,6 +20,7 @@ import { Scheduler } from "./jobs/scheduler.ts";
 import { WorkerPool } from "./jobs/worker-pool.ts";
 import { IdempotencyStore } from "./idempotency/service.ts";
 import { meetingProcessing } from "./meetings/processing.ts";
+import { allMeetingIds } from "./meetings/query.ts";
 import { meetingRoutes } from "./meetings/routes.ts";
 import { reportRoutes } from "./reports/routes.ts";
 import { transcriptRoutes } from "./transcripts/routes.ts";
@@ -76,7 +78,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const idempotency = new IdempotencyStore(db, clock);
   idempotency.recover();
   renameLegacyRecordings(config.dataDir);
-  const swept = sweepOrphans(db, config.dataDir);
+  const meetingIds = allMeetingIds(db);
+  const swept = sweepOrphans(config.dataDir, (id) => meetingIds.has(id));
   if (swept.tmpFiles || swept.meetingDirs) io.say(`Removed ${swept.tmpFiles} partial upload(s) and ${swept.meetingDirs} orphan meeting folder(s)`);
   const signingKey = await loadOrCreateSigningKey(config.dataDir);
   const authenticator = new Authenticator(db, new AccessTokens(config.oauth, signingKey), clock);
@@ -193,7 +196,13 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   publicUrl ||= url;
   scheduler.start();
   const retention = startRetention(
-    { db, dataDir: config.dataDir, clock, sweepIdempotencyKeys: () => idempotency.sweep(), log: io.say },
+    {
+      dataDir: config.dataDir,
+      clock,
+      sweepIdempotencyKeys: () => idempotency.sweep(),
+      purgeExpiredRevocations: (now) => purgeExpiredRevocations(db, now),
+      log: io.say,
+    },
     config.sweepIntervalSeconds * 1000,
   );
   io.say(`Verbatim listening on ${url}`);

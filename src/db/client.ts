@@ -3,15 +3,14 @@ import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import * as schema from "./schema.ts";
 
-export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
+export type Db = BunSQLiteDatabase & { $client: Database };
 
 /**
  * The database or a transaction on it: what a service that reads and writes through drizzle
  * takes, so the same function runs inside a caller's transaction or on its own.
  */
-export type Queryable = BaseSQLiteDatabase<"sync", void, typeof schema>;
+export type Queryable = BaseSQLiteDatabase<"sync", void>;
 
 /**
  * Opens the service database. WAL lets the admin CLI write while the server runs; the busy
@@ -28,5 +27,5 @@ export function openDatabase(path: string): Db {
   sqlite.exec("PRAGMA secure_delete = ON");
   // FULL: an accepted upload, job or ledger line must survive a power cut, not only a crash.
   sqlite.exec("PRAGMA synchronous = FULL");
-  return drizzle({ client: sqlite, schema }) as Db;
+  return drizzle({ client: sqlite }) as Db;
 }

@@ -1,6 +1,8 @@
 import { and, eq, lt, or, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import type { SortKey } from "../http/pagination.ts";
+
+/** Where a row stands in a newest-first list: [created_at ms, id]. Cursors encode it. */
+export type SortKey = [number, string | number];
 
 /** Rows strictly after `after` in newest-first order: (created_at, id) descending. */
 export function newestFirstAfter(createdAt: SQLiteColumn, id: SQLiteColumn, after: SortKey | undefined): SQL | undefined {

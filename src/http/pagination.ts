@@ -5,7 +5,9 @@ import { ApiError } from "../errors/api-error.ts";
  * Keyset pagination. A cursor is the sort key of the last row served, encoded as opaque
  * base64url JSON: stable under inserts (no offsets), so pages have no duplicates or gaps.
  */
-export type SortKey = [number, string | number]; // [created_at ms, id] for newest-first lists
+import type { SortKey } from "../db/keyset.ts";
+
+export type { SortKey };
 
 export interface Page<T> {
   data: T[];

@@ -1,6 +1,6 @@
 import { and, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
 import { findClientByIdOrName } from "../clients/service.ts";
-import type { Db } from "../db/client.ts";
+import type { Db, Queryable } from "../db/client.ts";
 import { newestFirstAfter } from "../db/keyset.ts";
 import { paginate } from "../http/pagination.ts";
 import type { z } from "zod";
@@ -60,4 +60,9 @@ export function listMeetings(db: Db, userId: string, query: z.output<typeof list
     (row) => [row.createdAt, row.id],
     (row) => renderMeeting(db, row, publicApiUrl),
   );
+}
+
+/** Every meeting id of every account (the start-up sweep keeps only their folders). */
+export function allMeetingIds(db: Queryable): Set<string> {
+  return new Set(db.select({ id: meetings.id }).from(meetings).all().map((r) => r.id));
 }

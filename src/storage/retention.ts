@@ -1,8 +1,5 @@
-import { lt } from "drizzle-orm";
 import { readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { revokedTokens } from "../auth/table.ts";
-import type { Db } from "../db/client.ts";
 import type { Clock } from "../lib/time.ts";
 import { uploadsTmpDir } from "./paths.ts";
 
@@ -10,11 +7,12 @@ import { uploadsTmpDir } from "./paths.ts";
 export const STALE_UPLOAD_MS = 60 * 60 * 1000;
 
 export interface RetentionDeps {
-  db: Db;
   dataDir: string;
   clock: Clock;
   /** Drops idempotency keys past their 24 hours. */
   sweepIdempotencyKeys(): void;
+  /** Drops revocations of tokens that have expired anyway; answers how many. */
+  purgeExpiredRevocations(now: number): number;
   log(line: string): void;
 }
 
@@ -44,8 +42,7 @@ export function sweepExpired(deps: RetentionDeps): { tmpFiles: number; revocatio
       // Finished (renamed into a meeting) or removed meanwhile.
     }
   }
-  const revocations = deps.db.delete(revokedTokens).where(lt(revokedTokens.expiresAt, now)).run() as unknown as { changes: number };
-  return { tmpFiles, revocations: revocations.changes ?? 0 };
+  return { tmpFiles, revocations: deps.purgeExpiredRevocations(now) };
 }
 
 /** Runs sweepExpired every `intervalMs`; a failed sweep is logged and tried again next time. */
