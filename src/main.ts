@@ -4,7 +4,7 @@ import { adminCommands, type Command } from "./cli/admin.ts";
 import { CommandFailed, parseOptions, renderHelp, UsageError } from "./cli/options.ts";
 import { serveCommand } from "./cli/serve.ts";
 import { OWNER_ONLY_UMASK } from "./storage/permissions.ts";
-import { SERVICE_VERSION } from "./version.ts";
+import { SERVICE_VERSION } from "./lib/version.ts";
 
 const commands: Record<string, Command> = { serve: serveCommand };
 for (const [name, command] of Object.entries(adminCommands)) commands[`admin ${name}`] = command;

@@ -21,6 +21,7 @@ import { WorkerPool } from "./jobs/worker-pool.ts";
 import { IdempotencyStore } from "./idempotency/service.ts";
 import { meetingProcessing } from "./meetings/processing.ts";
 import { allMeetingIds } from "./meetings/query.ts";
+import { loadOwnedTranscript } from "./meetings/transcript.ts";
 import { meetingRoutes } from "./meetings/routes.ts";
 import { reportRoutes } from "./reports/routes.ts";
 import { transcriptRoutes } from "./transcripts/routes.ts";
@@ -157,7 +158,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       publicApiUrl: () => urls.api,
       scheduler,
     }),
-    ...transcriptRoutes({ db }),
+    ...transcriptRoutes({ loadOwnedTranscript: (userId, meetingId) => loadOwnedTranscript(db, userId, meetingId) }),
     ...reportRoutes({ db }),
   );
 

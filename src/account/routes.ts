@@ -2,7 +2,7 @@ import { renderUser } from "../auth/users.ts";
 import { WINDOW_SECONDS } from "../http/middleware/rate-limit/index.ts";
 import { access, defineRoute } from "../http/route.ts";
 import { toRfc3339 } from "../lib/time.ts";
-import { API_VERSION } from "../version.ts";
+import { API_VERSION } from "../lib/version.ts";
 import { accountSchema } from "./schema.ts";
 
 export function accountRoutes() {

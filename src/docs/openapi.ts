@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ERROR_CATALOGUE, type ErrorCode } from "../errors/catalogue.ts";
 import type { RouteDef } from "../http/route.ts";
-import { API_VERSION, SERVICE_VERSION } from "../version.ts";
+import { API_VERSION, SERVICE_VERSION } from "../lib/version.ts";
 
 type JsonSchema = Record<string, unknown>;
 

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import { randomId } from "../lib/ids.ts";
 import { toRfc3339 } from "../lib/time.ts";
-import { API_VERSION } from "../version.ts";
+import { API_VERSION } from "../lib/version.ts";
 import { events } from "./table.ts";
 
 export const EVENT_TYPES = [

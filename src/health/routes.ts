@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { access, defineRoute } from "../http/route.ts";
-import { SERVICE_VERSION } from "../version.ts";
+import { SERVICE_VERSION } from "../lib/version.ts";
 import { runChecks, type ReadinessCheck } from "./readiness.ts";
 
 const readinessSchema = z.object({

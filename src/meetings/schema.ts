@@ -164,7 +164,6 @@ export const patchMeetingBody = z.strictObject({
 
 export type PatchMeeting = z.output<typeof patchMeetingBody>;
 
-export const transcriptQuery = z.object({ format: z.enum(["json", "md", "txt", "srt", "vtt"]).default("json") });
 export const summaryQuery = z.object({ format: z.enum(["json", "md"]).default("json") });
 
 // Response shapes, for the OpenAPI document.

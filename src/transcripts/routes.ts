@@ -1,32 +1,17 @@
-import { z } from "zod";
-import type { Db } from "../db/client.ts";
-import { ApiError } from "../errors/api-error.ts";
 import { access, defineRoute } from "../http/route.ts";
-import { toRfc3339 } from "../lib/time.ts";
-import { getOwnedMeetingRow } from "../meetings/render.ts";
-import { meetingParams, transcriptQuery } from "../meetings/schema.ts";
 import { renderTranscript } from "./render.ts";
-import { loadTranscript } from "./service.ts";
+import { transcriptParams, transcriptQuery, transcriptSchema } from "./schema.ts";
+import type { TranscriptDocument, TranscriptMeta } from "./types.ts";
 
-const segmentSchema = z.object({
-  start: z.number(),
-  end: z.number(),
-  speaker: z.string(),
-  speaker_name: z.string().nullable(),
-  text: z.string(),
-});
+export interface TranscriptRouteDeps {
+  /**
+   * The transcript of a meeting of this user with what the text formats show beside it;
+   * throws not_found (not this user's meeting) or transcript_not_ready.
+   */
+  loadOwnedTranscript(userId: string, meetingId: string): { transcript: TranscriptDocument; meta: TranscriptMeta };
+}
 
-export const transcriptSchema = z.object({
-  object: z.literal("transcript"),
-  meeting_id: z.string(),
-  language: z.string().nullable(),
-  duration_seconds: z.number().int().nullable(),
-  model: z.string().nullable(),
-  speakers: z.array(z.string()),
-  segments: z.array(segmentSchema),
-});
-
-export function transcriptRoutes(deps: { db: Db }) {
+export function transcriptRoutes(deps: TranscriptRouteDeps) {
   return [
     defineRoute({
       method: "GET",
@@ -35,23 +20,19 @@ export function transcriptRoutes(deps: { db: Db }) {
       summary: "The diarized, timestamped transcript as json, md, txt, srt or vtt",
       tag: "Transcripts",
       access: access.allOf("read:transcripts"),
-      params: meetingParams,
+      params: transcriptParams,
       query: transcriptQuery,
       responses: {
         200: { description: "The transcript (json); md, txt, srt and vtt are text in their own media types", schema: transcriptSchema },
       },
       errors: ["transcript_not_ready"],
       handle: ({ principal, params, query }) => {
-        const meeting = getOwnedMeetingRow(deps.db, principal.user.id, params.meeting_id);
-        if (!meeting) throw ApiError.notFound(`Meeting ${params.meeting_id}`);
-        const rendered = renderTranscript(loadTranscript(deps.db, meeting.id), query.format, {
-          title: meeting.title,
-          recordedAt: toRfc3339(meeting.recordedAt),
-        });
+        const { transcript, meta } = deps.loadOwnedTranscript(principal.user.id, params.meeting_id);
+        const rendered = renderTranscript(transcript, query.format, meta);
         return new Response(rendered.body, {
           headers: {
             "Content-Type": rendered.contentType,
-            "Content-Disposition": `inline; filename="transcript-${meeting.id}.${rendered.fileExtension}"`,
+            "Content-Disposition": `inline; filename="transcript-${transcript.meeting_id}.${rendered.fileExtension}"`,
           },
         });
       },

@@ -6,7 +6,7 @@ import { listClientsQuery } from "../../src/clients/schema.ts";
 import { ERROR_CATALOGUE } from "../../src/errors/catalogue.ts";
 import { JOB_ERROR_CATALOGUE } from "../../src/errors/job-codes.ts";
 import { createFeedbackBody, FEEDBACK_TYPES } from "../../src/feedback/schema.ts";
-import { API_VERSION } from "../../src/version.ts";
+import { API_VERSION } from "../../src/lib/version.ts";
 import { createUserWithKey, expectProblem, expectRateHeaders, startServer, type TestServer } from "../helpers/server.ts";
 
 /** The published documents: the error catalogue page and the OpenAPI document. */

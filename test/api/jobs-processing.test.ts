@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findUserByEmail } from "../../src/auth/users.ts";
-import { API_VERSION } from "../../src/version.ts";
+import { API_VERSION } from "../../src/lib/version.ts";
 import { createUserWithKey, expectProblem, ROOT, startServer, type TestServer } from "../helpers/server.ts";
 
 const FIXTURE = "/work/shared/fixtures/meeting-fr-2spk.wav";

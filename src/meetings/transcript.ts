@@ -1,11 +1,16 @@
 import { eq } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
-import { participantsOf } from "../meetings/render.ts";
-import { transcripts } from "../meetings/table.ts";
-import type { TranscriptDocument } from "./types.ts";
+import { toRfc3339 } from "../lib/time.ts";
+import type { TranscriptDocument, TranscriptMeta } from "../transcripts/types.ts";
+import { getOwnedMeetingRow, participantsOf } from "./render.ts";
+import { transcripts } from "./table.ts";
 
-/** The stored transcript as the API shows it, with speaker_name set where a participant holds the label. */
+/**
+ * A meeting's stored transcript as the API shows it, with speaker_name set where a participant
+ * holds the label. The rows are the meeting's (meetings/table.ts, deleted with it); transcripts/
+ * renders them and serves the endpoint, handed this loader by the composition root.
+ */
 export function loadTranscript(db: Queryable, meetingId: string): TranscriptDocument {
   const row = db.select().from(transcripts).where(eq(transcripts.meetingId, meetingId)).get();
   if (!row) {
@@ -23,4 +28,11 @@ export function loadTranscript(db: Queryable, meetingId: string): TranscriptDocu
     segments: row.segments.map((s) => ({ start: s.start, end: s.end, speaker: s.speaker, speaker_name: names.get(s.speaker) ?? null, text: s.text })),
     speaker_turns: row.speakerTurns,
   };
+}
+
+/** The transcript of one of the user's meetings, with the title and date the text formats show. */
+export function loadOwnedTranscript(db: Queryable, userId: string, meetingId: string): { transcript: TranscriptDocument; meta: TranscriptMeta } {
+  const meeting = getOwnedMeetingRow(db, userId, meetingId);
+  if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
+  return { transcript: loadTranscript(db, meeting.id), meta: { title: meeting.title, recordedAt: toRfc3339(meeting.recordedAt) } };
 }
