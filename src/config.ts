@@ -2,6 +2,7 @@ import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { DEFAULT_MODELS, type BuiltinEngineSettings } from "./engines/builtin.ts";
 import type { OAuthSettings } from "./auth/access-tokens.ts";
+import { jwksUrlRefusal } from "./auth/idp-keys.ts";
 import { UsageError, type OptionSpec, type OptionValues } from "./cli/options.ts";
 import type { RateLimits } from "./http/pipeline.ts";
 import { DEFAULT_PARALLEL_SLOTS, type ParallelSlots } from "./jobs/slots.ts";
@@ -16,6 +17,14 @@ export const DATA_DIR_OPTION: OptionSpec = {
   env: "VERBATIM_DATA_DIR",
   default: "./data",
   help: "Folder of the SQLite database, recordings and the token-signing key.",
+};
+
+export const TOKEN_MAX_TTL_OPTION: OptionSpec = {
+  name: "token-max-ttl",
+  type: "int",
+  env: "VERBATIM_TOKEN_MAX_TTL",
+  default: "86400",
+  help: "Longest lifetime in seconds of a token admin token create mints; serve refuses its own tokens that live longer (exp - iat), and admin token revoke --jti keeps a revocation this long.",
 };
 
 export const OAUTH_OPTIONS: OptionSpec[] = [
@@ -36,8 +45,9 @@ export const OAUTH_OPTIONS: OptionSpec[] = [
     name: "oauth-jwks-url",
     type: "string",
     env: "VERBATIM_OAUTH_JWKS_URL",
-    help: "JWKS URL of that identity provider (needed with --oauth-issuer).",
+    help: "JWKS URL of that identity provider (needed with --oauth-issuer): https, or http only to a host listed in --egress-allow; fetched through the egress guard like audio_url.",
   },
+  TOKEN_MAX_TTL_OPTION,
 ];
 
 export const SERVE_OPTIONS: OptionSpec[] = [
@@ -186,14 +196,27 @@ export interface ServiceConfig {
   maxHeaderBytes: number;
 }
 
-export function oauthSettings(values: OptionValues): OAuthSettings {
+export function tokenMaxTtl(values: OptionValues): number {
+  const seconds = values["token-max-ttl"] as number;
+  if (seconds < 1) throw new UsageError("--token-max-ttl must be at least 1 second");
+  return seconds;
+}
+
+/**
+ * The OAuth settings. With `egress` (serve, which fetches the JWKS) the JWKS URL must also be one
+ * the egress guard would fetch: https, or http to a host the allowlist names.
+ */
+export function oauthSettings(values: OptionValues, egress?: EgressPolicy): OAuthSettings {
   const issuer = values["oauth-issuer"] as string | undefined;
   const jwksUrl = values["oauth-jwks-url"] as string | undefined;
   if (Boolean(issuer) !== Boolean(jwksUrl)) throw new UsageError("--oauth-issuer and --oauth-jwks-url go together");
   if (jwksUrl && !URL.canParse(jwksUrl)) throw new UsageError(`--oauth-jwks-url is not a URL: ${jwksUrl}`);
+  const refusal = jwksUrl && egress ? jwksUrlRefusal(jwksUrl, egress) : undefined;
+  if (refusal) throw new UsageError(`--oauth-jwks-url ${refusal}: ${jwksUrl}`);
   return {
     localIssuer: LOCAL_TOKEN_ISSUER,
     audience: values["oauth-audience"] as string,
+    maxLocalTtlSeconds: tokenMaxTtl(values),
     external: issuer && jwksUrl ? { issuer, jwksUrl } : undefined,
   };
 }
@@ -291,7 +314,7 @@ export function serviceConfig(values: OptionValues): ServiceConfig {
     modelsDir: resolve(values["models-dir"] as string),
     publicUrl: publicUrl?.replace(/\/+$/, ""),
     rateLimits: parseRateLimits(values["rate-limits"] as string),
-    oauth: oauthSettings(values),
+    oauth: oauthSettings(values, egressPolicy(values["egress-allow"] as string)),
     ffmpegPath: values.ffmpeg as string,
     egress: egressPolicy(values["egress-allow"] as string),
     egressAllowText: values["egress-allow"] as string,

@@ -83,7 +83,9 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const swept = sweepOrphans(config.dataDir, (id) => meetingIds.has(id));
   if (swept.tmpFiles || swept.meetingDirs) io.say(`Removed ${swept.tmpFiles} partial upload(s) and ${swept.meetingDirs} orphan meeting folder(s)`);
   const signingKey = await loadOrCreateSigningKey(config.dataDir);
-  const authenticator = new Authenticator(db, new AccessTokens(config.oauth, signingKey), clock);
+  // The IdP's JWKS is fetched under the same egress guard as audio_url; why a fetch failed goes to the log.
+  const accessTokens = new AccessTokens(config.oauth, signingKey, { egress: config.egress, log: (error) => io.logError(error, "oauth-jwks") });
+  const authenticator = new Authenticator(db, accessTokens, clock);
   const requestLog = config.logRequests ? new RequestLog(stdoutSink()) : undefined;
   requestLog?.start();
 

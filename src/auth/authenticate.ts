@@ -3,7 +3,9 @@ import type { Clock } from "../lib/time.ts";
 import { TokenRejected, type AccessTokens } from "./access-tokens.ts";
 import { createApiKeyLookup, looksLikeApiKey } from "./api-keys.ts";
 import type { Scope } from "./scopes.ts";
-import { findUserByEmail, findUserById, type User } from "./users.ts";
+import { userForIdpToken } from "./external-identities.ts";
+import { isTokenRevoked } from "./revocations.ts";
+import { findUserById, type User } from "./users.ts";
 
 export interface Credential {
   type: "api_key" | "oauth";
@@ -83,16 +85,23 @@ export class Authenticator {
       if (error instanceof TokenRejected) return { kind: "rejected", detail: error.message };
       throw error;
     }
-    // Local tokens name the user by id; an IdP's tokens name them by email (its sub is its own,
-    // so it must never be looked up as a user id, nor a local token's email stand in for its sub).
-    const user = verified.local
-      ? verified.subject
-        ? findUserById(this.db, verified.subject)
-        : undefined
-      : verified.email
-        ? findUserByEmail(this.db, verified.email)
-        : undefined;
-    if (!user) return { kind: "rejected", detail: "The access token's subject is not a user of this service." };
+    let user: User | undefined;
+    if (verified.local) {
+      // Local tokens name the user by id (their email claim never stands in for it), and can be
+      // revoked by jti: one primary-key lookup, only for these tokens.
+      if (isTokenRevoked(this.db, verified.tokenId!)) return { kind: "rejected", detail: "The access token has been revoked." };
+      user = findUserById(this.db, verified.subject);
+      if (!user) return { kind: "rejected", detail: "The access token's subject is not a user of this service." };
+    } else {
+      // An IdP's sub is its own, never a user id here: it is linked to a user by a verified email.
+      const mapped = userForIdpToken(
+        this.db,
+        { issuer: verified.issuer, subject: verified.subject, email: verified.email, emailVerified: verified.emailVerified },
+        this.clock.now(),
+      );
+      if ("refused" in mapped) return { kind: "rejected", detail: mapped.refused };
+      user = mapped.user;
+    }
     const client = verified.clientId ?? "unknown";
     return {
       kind: "authenticated",

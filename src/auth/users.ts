@@ -1,5 +1,5 @@
 import { count, eq } from "drizzle-orm";
-import type { Db } from "../db/client.ts";
+import type { Db, Queryable } from "../db/client.ts";
 import { randomId } from "../lib/ids.ts";
 import { toRfc3339 } from "../lib/time.ts";
 import type { Plan } from "./plans.ts";
@@ -16,11 +16,11 @@ export function createUser(db: Db, input: { email: string; name?: string | null;
   return user;
 }
 
-export function findUserByEmail(db: Db, email: string): User | undefined {
+export function findUserByEmail(db: Queryable, email: string): User | undefined {
   return db.select().from(users).where(eq(users.email, email.trim().toLowerCase())).get();
 }
 
-export function findUserById(db: Db, id: string): User | undefined {
+export function findUserById(db: Queryable, id: string): User | undefined {
   return db.select().from(users).where(eq(users.id, id)).get();
 }
 

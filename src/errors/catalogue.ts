@@ -19,7 +19,7 @@ export const ERROR_CATALOGUE = {
     status: 401,
     title: "Unauthorized",
     description:
-      "The Authorization header is missing, or its Bearer credential is not a valid, unrevoked API key or an unexpired access token for this service.",
+      "The Authorization header is missing, or its Bearer credential is not a valid, unrevoked API key or an unexpired, unrevoked access token for this service.",
   },
   insufficient_scope: {
     status: 403,

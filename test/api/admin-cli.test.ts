@@ -241,6 +241,80 @@ describe("admin key list and revoke", () => {
   });
 });
 
+describe("admin token create and revoke", () => {
+  test("--ttl above the maximum lifetime (default 24 h) exits 2 naming the limit; up to it works", async () => {
+    const over = await server.admin("token", "create", "--email", "admin@localhost", "--scopes", "all", "--ttl", "86401", "--json");
+    expect(over.code).toBe(2);
+    expect(over.stdout).toBe("");
+    expect(over.stderr).toContain("--ttl 86401 is above the longest token lifetime, 86400 seconds (--token-max-ttl");
+    const day = await server.admin("token", "create", "--email", "admin@localhost", "--scopes", "all", "--ttl", "86400", "--json");
+    expect(day.code).toBe(0);
+    expect(JSON.parse(day.stdout).expires_in).toBe(86400);
+  });
+
+  test("the maximum is --token-max-ttl, or VERBATIM_TOKEN_MAX_TTL", async () => {
+    const raised = await server.admin("token", "create", "--email", "admin@localhost", "--scopes", "all", "--ttl", "100000", "--token-max-ttl", "172800", "--json");
+    expect(raised.code).toBe(0);
+    const lowered = await runWithEnv(
+      ["admin", "token", "create", "--email", "admin@localhost", "--scopes", "all", "--ttl", "3600", "--data-dir", server.dataDir],
+      { VERBATIM_TOKEN_MAX_TTL: "600" },
+    );
+    expect(lowered.code).toBe(2);
+    expect(lowered.stderr).toContain("above the longest token lifetime, 600 seconds");
+  });
+
+  test("--json gives the token's jti and expiry; text mode prints the token alone on stdout and the jti on stderr", async () => {
+    const json = await server.admin("token", "create", "--email", "admin@localhost", "--scopes", "read:usage", "--ttl", "120", "--json");
+    const minted = JSON.parse(json.stdout) as any;
+    expect(minted.jti).toMatch(/^[0-9a-f-]{36}$/);
+    expect(Math.abs(Date.parse(minted.expires_at) - (Date.now() + 120_000))).toBeLessThan(10_000);
+    const [, payload] = minted.access_token.split(".");
+    expect(JSON.parse(Buffer.from(payload, "base64url").toString()).jti).toBe(minted.jti);
+
+    const text = await server.admin("token", "create", "--email", "admin@localhost", "--scopes", "read:usage");
+    expect(text.code).toBe(0);
+    expect(text.stdout.trim()).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    const jti = /token id \(jti\) ([0-9a-f-]{36})/.exec(text.stderr)?.[1];
+    expect(jti).toBeDefined();
+    expect(text.stderr).toContain(`verbatim admin token revoke --jti ${jti}`);
+  });
+
+  test("revoke needs exactly one of --jti and --token; a token not signed here is refused; revoking twice says so", async () => {
+    expect((await server.admin("token", "revoke")).code).toBe(2);
+    const both = await server.admin("token", "revoke", "--jti", "x", "--token", "y");
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("exactly one of --jti and --token");
+    const forged = await server.admin("token", "revoke", "--token", "eyJhbGciOiJFUzI1NiJ9.eyJqdGkiOiJ4In0.c2ln");
+    expect(forged.code).toBe(2);
+    expect(forged.stderr).toContain("not an access token signed by this service's key");
+
+    const jti = crypto.randomUUID();
+    const first = await server.admin("token", "revoke", "--jti", jti, "--json");
+    expect(first.code).toBe(0);
+    const revoked = JSON.parse(first.stdout) as any;
+    expect(revoked).toMatchObject({ jti, revoked: true, already_revoked: false });
+    // Without the token, the revocation is kept for the maximum lifetime (24 h) and a minute.
+    expect(Math.abs(Date.parse(revoked.refused_until) - (Date.now() + 86_460_000))).toBeLessThan(10_000);
+    const again = await server.admin("token", "revoke", "--jti", jti);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`already revoked token ${jti}`);
+  });
+
+  test("serve refuses its own tokens that live longer than its VERBATIM_TOKEN_MAX_TTL", async () => {
+    const strict = await startServer({ env: { VERBATIM_TOKEN_MAX_TTL: "600" } });
+    try {
+      const mint = async (ttl: string) =>
+        JSON.parse((await strict.admin("token", "create", "--email", "admin@localhost", "--scopes", "all", "--ttl", ttl, "--token-max-ttl", "7200", "--json")).stdout)
+          .access_token as string;
+      const body = await expectProblem(await strict.api("/api/v1/me", { key: await mint("3600") }), 401, "unauthorized");
+      expect(body.detail).toMatch(/lives longer than this service allows \(600 s\)/);
+      expect((await strict.api("/api/v1/me", { key: await mint("600") })).status).toBe(200);
+    } finally {
+      await strict.stop();
+    }
+  });
+});
+
 describe("help, unknown commands and options", () => {
   const helpCases = [
     [],
@@ -252,6 +326,7 @@ describe("help, unknown commands and options", () => {
     ["admin", "key", "list"],
     ["admin", "key", "revoke"],
     ["admin", "token", "create"],
+    ["admin", "token", "revoke"],
   ];
   for (const words of helpCases) {
     test(`${["verbatim", ...words].join(" ")} --help exits 0 with usage`, async () => {
@@ -264,7 +339,7 @@ describe("help, unknown commands and options", () => {
 
   test("top-level help lists every command", async () => {
     const { stdout } = await runCli(["--help"]);
-    for (const name of ["serve", "admin user create", "admin user list", "admin key create", "admin key list", "admin key revoke", "admin token create"]) {
+    for (const name of ["serve", "admin user create", "admin user list", "admin key create", "admin key list", "admin key revoke", "admin token create", "admin token revoke"]) {
       expect(stdout).toMatch(new RegExp(`^  ${name} +\\S`, "m"));
     }
   });

@@ -1,13 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { and, eq } from "drizzle-orm";
 import { exportJWK, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWK, type JWTPayload } from "jose";
+import { externalIdentities, revokedTokens } from "../../src/auth/table.ts";
 import { findUserByEmail, type User } from "../../src/auth/users.ts";
 import { createClient } from "../../src/clients/service.ts";
 import { jobs } from "../../src/jobs/table.ts";
 import { randomId } from "../../src/lib/ids.ts";
 import { meetings } from "../../src/meetings/table.ts";
-import { createUserWithKey, expectProblem, expectRateHeaders, startServer, type TestServer } from "../helpers/server.ts";
+import { BUN, createUserWithKey, expectProblem, expectRateHeaders, ROOT, startServer, type TestServer } from "../helpers/server.ts";
 
 // Many requests here are refused on purpose; refused requests count against the anonymous window
 // of 127.0.0.1, so that window is raised to keep the 401s about credentials, not rate limits.
@@ -43,6 +46,7 @@ async function localToken(claims: JWTPayload & { exp?: number }, key?: { private
   return new SignJWT({ scope: "read:meetings", client_id: "test", ...claims })
     .setProtectedHeader({ alg: "ES256", kid: own.kid, typ: "at+jwt" })
     .setIssuedAt(claims.iat ?? now)
+    .setJti(claims.jti ?? crypto.randomUUID())
     .setExpirationTime(claims.exp ?? now + 600)
     .sign(own.privateKey);
 }
@@ -217,6 +221,61 @@ describe("OAuth access tokens minted by this service", () => {
     await expectProblem(await server.api("/api/v1/me", { key: token }), 401, "unauthorized");
   });
 
+  test("a token without exp answers 401, even signed with the service's key", async () => {
+    const own = await serviceSigningKey();
+    const token = await new SignJWT({ scope: "read:meetings", client_id: "test" })
+      .setProtectedHeader({ alg: "ES256", kid: own.kid, typ: "at+jwt" })
+      .setIssuer("verbatim-local")
+      .setAudience("verbatim-api")
+      .setSubject(userA.id)
+      .setIssuedAt()
+      .setJti(crypto.randomUUID())
+      .sign(own.privateKey);
+    const body = await expectProblem(await server.api("/api/v1/me", { key: token }), 401, "unauthorized");
+    expect(body.detail).toBe("The access token has no exp claim.");
+  });
+
+  test("a token living longer than the maximum lifetime (default 24 h) answers 401; 24 h exactly is accepted", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const tooLong = await localToken({ iss: "verbatim-local", aud: "verbatim-api", sub: userA.id, iat: now, exp: now + 86_400 + 60 });
+    const body = await expectProblem(await server.api("/api/v1/me", { key: tooLong }), 401, "unauthorized");
+    expect(body.detail).toMatch(/lives longer than this service allows \(86400 s\)/);
+    const longest = await localToken({ iss: "verbatim-local", aud: "verbatim-api", sub: userA.id, iat: now, exp: now + 86_400 });
+    expect((await me(longest)).response.status).toBe(200);
+  });
+
+  test("a token revoked by jti (admin token revoke --jti) answers 401 from the next request on; the user's other tokens work", async () => {
+    const mint = async () => {
+      const minted = await server.admin("token", "create", "--email", "alice@example.com", "--scopes", "read:meetings", "--json");
+      expect(minted.code).toBe(0);
+      return JSON.parse(minted.stdout) as { access_token: string; jti: string };
+    };
+    const [victim, other] = [await mint(), await mint()];
+    expect((await me(victim.access_token)).response.status).toBe(200);
+
+    const revoked = await server.admin("token", "revoke", "--jti", victim.jti, "--json");
+    expect(revoked.code).toBe(0);
+    expect(JSON.parse(revoked.stdout)).toMatchObject({ jti: victim.jti, revoked: true, already_revoked: false });
+    const body = await expectProblem(await server.api("/api/v1/me", { key: victim.access_token }), 401, "unauthorized");
+    expect(body.detail).toBe("The access token has been revoked.");
+    await expectProblem(await server.api("/api/v1/clients", { key: victim.access_token }), 401, "unauthorized");
+    expect((await me(other.access_token)).response.status).toBe(200);
+  });
+
+  test("admin token revoke --token takes the jti and the expiry from the token itself", async () => {
+    const minted = JSON.parse(
+      (await server.admin("token", "create", "--email", "alice@example.com", "--scopes", "read:usage", "--ttl", "600", "--json")).stdout,
+    ) as { access_token: string; jti: string; expires_at: string };
+    expect((await me(minted.access_token)).response.status).toBe(200);
+    const revoked = await server.admin("token", "revoke", "--token", minted.access_token);
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).toContain(`revoked token ${minted.jti}`);
+    const row = server.db().select().from(revokedTokens).where(eq(revokedTokens.jti, minted.jti)).get();
+    expect(row?.expiresAt).toBe(Date.parse(minted.expires_at));
+    const body = await expectProblem(await server.api("/api/v1/me", { key: minted.access_token }), 401, "unauthorized");
+    expect(body.detail).toBe("The access token has been revoked.");
+  });
+
   test("admin token create refuses an unknown user and a bad ttl", async () => {
     const unknown = await server.admin("token", "create", "--email", "nobody@example.com", "--scopes", "all");
     expect(unknown.code).toBe(2);
@@ -231,24 +290,33 @@ describe("OAuth access tokens from an external identity provider (JWKS)", () => 
   let idp: ReturnType<typeof Bun.serve>;
   let external: TestServer;
   let idpKey: CryptoKey;
+  let idpEcKey: CryptoKey;
+  let idpRsaJwk: JWK;
   let jwksRequests = 0;
   const KID = "idp-key-1";
+  const EC_KID = "idp-ec-1";
 
   beforeAll(async () => {
     const pair = await generateKeyPair("RS256");
     idpKey = pair.privateKey;
     const publicJwk = { ...(await exportJWK(pair.publicKey)), kid: KID, alg: "RS256", use: "sig" };
+    idpRsaJwk = publicJwk;
+    // A second key, EC P-256, with no alg of its own: its type alone pins it to ES256.
+    const ec = await generateKeyPair("ES256");
+    idpEcKey = ec.privateKey;
+    const ecJwk = { ...(await exportJWK(ec.publicKey)), kid: EC_KID, use: "sig" };
     idp = Bun.serve({
       hostname: "127.0.0.1",
       port: 0,
       fetch(request) {
         if (new URL(request.url).pathname !== "/jwks.json") return new Response("not found", { status: 404 });
         jwksRequests++;
-        return Response.json({ keys: [publicJwk] });
+        return Response.json({ keys: [publicJwk, ecJwk] });
       },
     });
     external = await startServer({
-      args: [...LIMITS, "--oauth-issuer", ISSUER, "--oauth-jwks-url", `http://127.0.0.1:${idp.port}/jwks.json`],
+      // http is allowed for the JWKS only because the egress allowlist names its (internal) host.
+      args: [...LIMITS, "--oauth-issuer", ISSUER, "--oauth-jwks-url", `http://127.0.0.1:${idp.port}/jwks.json`, "--egress-allow", "127.0.0.1"],
     });
     for (const email of ["carol@example.com", "dave@example.com"]) {
       const created = await external.admin("user", "create", "--email", email, "--plan", "standard");
@@ -263,7 +331,7 @@ describe("OAuth access tokens from an external identity provider (JWKS)", () => 
 
   function idpToken(claims: JWTPayload, key = idpKey, kid = KID) {
     const now = Math.floor(Date.now() / 1000);
-    return new SignJWT({ scope: "read:meetings", azp: "firm-portal", ...claims })
+    return new SignJWT({ scope: "read:meetings", azp: "firm-portal", email_verified: true, ...claims })
       .setProtectedHeader({ alg: "RS256", kid })
       .setIssuer(ISSUER)
       .setIssuedAt(now)
@@ -305,12 +373,12 @@ describe("OAuth access tokens from an external identity provider (JWKS)", () => 
 
   test("the IdP's subject is its own: a sub equal to a local user id does not pick that user", async () => {
     const carol = findUserByEmail(external.db(), "carol@example.com")!;
+    const noEmail = await idpToken({ aud: "verbatim-api", sub: carol.id });
+    await expectProblem(await external.api("/api/v1/me", { key: noEmail }), 401, "unauthorized");
     const token = await idpToken({ aud: "verbatim-api", sub: carol.id, email: "dave@example.com" });
     const response = await external.api("/api/v1/me", { key: token });
     expect(response.status).toBe(200);
     expect(((await response.json()) as any).user.email).toBe("dave@example.com");
-    const noEmail = await idpToken({ aud: "verbatim-api", sub: carol.id });
-    await expectProblem(await external.api("/api/v1/me", { key: noEmail }), 401, "unauthorized");
   });
 
   test("a token of the IdP for another audience answers 401", async () => {
@@ -333,6 +401,101 @@ describe("OAuth access tokens from an external identity provider (JWKS)", () => 
     await expectProblem(await external.api("/api/v1/me", { key: otherKid }), 401, "unauthorized");
   });
 
+  /** Any header and claims, signed with any key: for tokens idpToken would not make. */
+  function signedByIdp(claims: JWTPayload, header: { alg: string; kid?: string; typ?: string }, key: CryptoKey | Uint8Array, withExp = true) {
+    const now = Math.floor(Date.now() / 1000);
+    const jwt = new SignJWT({ scope: "read:meetings", email_verified: true, aud: "verbatim-api", ...claims })
+      .setProtectedHeader({ kid: KID, ...header })
+      .setIssuer(ISSUER)
+      .setIssuedAt(now);
+    return (withExp ? jwt.setExpirationTime(now + 600) : jwt).sign(key);
+  }
+
+  test("a token whose alg does not fit the type of the key its kid names answers 401", async () => {
+    const claims = { sub: "00u-alg", email: "carol@example.com" };
+    // Control: the EC key verifies ES256 tokens.
+    expect((await external.api("/api/v1/me", { key: await signedByIdp(claims, { alg: "ES256", kid: EC_KID }, idpEcKey) })).status).toBe(200);
+    // ES256 naming the RSA key, RS256 naming the EC key, PS256 naming the RSA key whose JWK says RS256.
+    const { privateKey: psKey } = await generateKeyPair("PS256");
+    for (const token of [
+      await signedByIdp(claims, { alg: "ES256", kid: KID }, idpEcKey),
+      await signedByIdp(claims, { alg: "RS256", kid: EC_KID }, idpKey),
+      await signedByIdp(claims, { alg: "PS256", kid: KID }, psKey),
+    ]) {
+      const body = await expectProblem(await external.api("/api/v1/me", { key: token }), 401, "unauthorized");
+      expect(body.detail).toMatch(/No key of the identity provider matches/);
+    }
+  });
+
+  test("HS256 made with the IdP's public key (algorithm confusion) and alg none answer 401 before any key lookup", async () => {
+    const secret = new TextEncoder().encode(JSON.stringify(idpRsaJwk));
+    const hmac = await signedByIdp({ sub: "00u-hs", email: "carol@example.com" }, { alg: "HS256" }, secret);
+    const body = await expectProblem(await external.api("/api/v1/me", { key: hmac }), 401, "unauthorized");
+    expect(body.detail).toMatch(/algorithm is not accepted/);
+    const encode = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
+    const now = Math.floor(Date.now() / 1000);
+    const none = `${encode({ alg: "none", kid: KID })}.${encode({ iss: ISSUER, aud: "verbatim-api", sub: "00u-none", email: "carol@example.com", email_verified: true, exp: now + 600, scope: "read:meetings" })}.`;
+    await expectProblem(await external.api("/api/v1/me", { key: none }), 401, "unauthorized");
+  });
+
+  test("a token of the IdP without exp answers 401", async () => {
+    const token = await signedByIdp({ sub: "00u-noexp", email: "carol@example.com" }, { alg: "RS256" }, idpKey, false);
+    const body = await expectProblem(await external.api("/api/v1/me", { key: token }), 401, "unauthorized");
+    expect(body.detail).toBe("The access token has no exp claim.");
+  });
+
+  test("ID tokens answer 401: nonce, at_hash, no scope at all, or a typ that is not an access token's", async () => {
+    const base = { sub: "00u-id", email: "carol@example.com" };
+    const refused = [
+      await signedByIdp({ ...base, nonce: "n-0S6_WzA2Mj" }, { alg: "RS256", typ: "JWT" }, idpKey),
+      await signedByIdp({ ...base, at_hash: "77QmUPtjPfzWtF2AnpK9RQ" }, { alg: "RS256" }, idpKey),
+      await signedByIdp({ ...base, scope: undefined, azp: "verbatim-api" }, { alg: "RS256", typ: "JWT" }, idpKey),
+      await signedByIdp(base, { alg: "RS256", typ: "logout+jwt" }, idpKey),
+    ];
+    for (const token of refused) {
+      const body = await expectProblem(await external.api("/api/v1/me", { key: token }), 401, "unauthorized");
+      expect(body.detail).toMatch(/ID token|not an access token/);
+    }
+  });
+
+  test("the IdP's access tokens are accepted with typ JWT, at+jwt, application/at+jwt or none", async () => {
+    for (const typ of ["JWT", "at+jwt", "application/at+jwt", undefined]) {
+      const token = await signedByIdp({ sub: "00u1abcdIdPsubject", email: "carol@example.com" }, { alg: "RS256", typ }, idpKey);
+      const response = await external.api("/api/v1/me", { key: token });
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as any).user.email).toBe("carol@example.com");
+    }
+  });
+
+  test("an email the IdP has not verified names no user (email_verified false, \"true\" or absent)", async () => {
+    for (const emailVerified of [false, "true", undefined]) {
+      const token = await idpToken({ aud: "verbatim-api", sub: `00u-unverified-${String(emailVerified)}`, email: "carol@example.com", email_verified: emailVerified });
+      const body = await expectProblem(await external.api("/api/v1/me", { key: token }), 401, "unauthorized");
+      expect(body.detail).toMatch(/not verified/);
+    }
+  });
+
+  test("a verified email links the IdP's subject to the user; later tokens of that subject map to it whatever their email", async () => {
+    const sub = "00u-linked-dave";
+    const first = await idpToken({ aud: "verbatim-api", sub, email: "dave@example.com" });
+    expect(((await (await external.api("/api/v1/me", { key: first })).json()) as any).user.email).toBe("dave@example.com");
+    const dave = findUserByEmail(external.db(), "dave@example.com")!;
+    const link = external.db().select().from(externalIdentities).where(and(eq(externalIdentities.issuer, ISSUER), eq(externalIdentities.subject, sub))).get();
+    expect(link?.userId).toBe(dave.id);
+
+    // The person changed their email at the IdP (to carol's, unverified), or the token has none.
+    for (const claims of [{ email: "carol@example.com", email_verified: false }, { email: "carol@example.com" }, { email: undefined, email_verified: undefined }]) {
+      const later = await idpToken({ aud: "verbatim-api", sub, ...claims });
+      const response = await external.api("/api/v1/me", { key: later });
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as any).user.id).toBe(dave.id);
+    }
+    // Another subject of the same IdP with no email is not linked to anyone.
+    const stranger = await idpToken({ aud: "verbatim-api", sub: "00u-never-seen", email: undefined });
+    const body = await expectProblem(await external.api("/api/v1/me", { key: stranger }), 401, "unauthorized");
+    expect(body.detail).toMatch(/not linked/);
+  });
+
   test("the service's own tokens keep working next to the IdP's", async () => {
     const minted = await external.admin("token", "create", "--email", "dave@example.com", "--scopes", "read:meetings", "--json");
     expect(minted.code).toBe(0);
@@ -340,6 +503,62 @@ describe("OAuth access tokens from an external identity provider (JWKS)", () => 
     expect(response.status).toBe(200);
     expect(((await response.json()) as any).user.email).toBe("dave@example.com");
   });
+});
+
+describe("the IdP's JWKS is fetched through the egress guard", () => {
+  test("a JWKS URL on an internal address not on the allowlist: tokens answer 401 and the address is never contacted", async () => {
+    let connections = 0;
+    const listener = Bun.listen({
+      hostname: "127.0.0.1",
+      port: 0,
+      socket: {
+        open(socket) {
+          connections++;
+          socket.end();
+        },
+        data() {},
+      },
+    });
+    // The allowlist opens another network, not loopback.
+    const guarded = await startServer({
+      args: [...LIMITS, "--oauth-issuer", "https://idp.internal.test", "--oauth-jwks-url", `https://127.0.0.1:${listener.port}/jwks.json`, "--egress-allow", "10.0.0.0/8"],
+    });
+    try {
+      const { privateKey } = await generateKeyPair("RS256");
+      const now = Math.floor(Date.now() / 1000);
+      const token = await new SignJWT({ scope: "read:meetings", email: "admin@localhost", email_verified: true })
+        .setProtectedHeader({ alg: "RS256", kid: "k" })
+        .setIssuer("https://idp.internal.test")
+        .setAudience("verbatim-api")
+        .setSubject("00u-guarded")
+        .setIssuedAt(now)
+        .setExpirationTime(now + 600)
+        .sign(privateKey);
+      const body = await expectProblem(await guarded.api("/api/v1/me", { key: token }), 401, "unauthorized");
+      await Bun.sleep(100);
+      expect(connections).toBe(0);
+      expect(body.detail).toBe("The identity provider's signing keys could not be fetched, so the access token cannot be verified.");
+    } finally {
+      await guarded.stop();
+      listener.stop(true);
+    }
+  });
+
+  test("serve refuses an http JWKS URL whose host the egress allowlist does not name, before starting", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "verbatim-jwks-"));
+    try {
+      // Killed after 10 s: a serve that accepted the URL would listen until stopped.
+      const proc = Bun.spawn(
+        [BUN, join(ROOT, "src/main.ts"), "serve", "--port", "0", "--data-dir", dataDir, "--oauth-issuer", "https://idp.example.test", "--oauth-jwks-url", "http://idp.example.test/jwks.json"],
+        { cwd: ROOT, stdin: "ignore", stdout: "pipe", stderr: "pipe", timeout: 10_000 },
+      );
+      const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+      expect(code).toBe(2);
+      expect(stderr).toContain("--oauth-jwks-url must be an https URL");
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 15_000);
 });
 
 describe("scopes: a valid credential lacking the scope answers 403", () => {
