@@ -14,6 +14,7 @@
  * --quiet-wait seconds) for the machine to be idle before it starts, and flags disturbed runs.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawnServer } from "../test/helpers/spawn-server.ts";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -119,33 +120,18 @@ async function startServer(dataDir: string, binary: string | undefined): Promise
   const args = ["serve", "--port", "0", "--data-dir", dataDir, "--rate-limits", `pro=${RATE_LIMIT}`, "--log-requests=true"];
   // stdout goes straight to a file: the request log is really written, by the server's own writer,
   // and the bench process spends no CPU reading it while the load runs.
-  const proc = Bun.spawn([...command, ...args], {
+  const { url, proc, stdout, stderr } = await spawnServer({
+    command: [...command, ...args],
     cwd: ROOT,
-    env: { ...process.env, VERBATIM_LOG_REQUESTS: "true" },
-    stdin: "ignore",
-    stdout: Bun.file(logPath),
-    stderr: "pipe",
+    env: { VERBATIM_LOG_REQUESTS: "true" },
+    stdoutFile: logPath,
   });
-  let stderrText = "";
-  void (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of proc.stderr as ReadableStream<Uint8Array>) stderrText += decoder.decode(chunk, { stream: true });
-  })();
-
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode} before listening:\n${stderrText}`);
-    const text = existsSync(logPath) ? readFileSync(logPath, "utf8") : "";
-    const url = /^Verbatim listening on (http:\/\/\S+)$/m.exec(text)?.[1];
-    if (url) {
-      const key = /^\s+(vb_live_\w+)$/m.exec(text)?.[1];
-      if (!key) throw new Error(`server printed no bootstrap API key:\n${text}`);
-      return { url, key, pid: proc.pid, logPath, proc, stderr: () => stderrText };
-    }
-    await Bun.sleep(50);
+  const key = stdout.map((line) => /^\s+(vb_live_\w+)$/.exec(line)?.[1]).find(Boolean);
+  if (!key) {
+    proc.kill("SIGKILL");
+    throw new Error(`server printed no bootstrap API key:\n${stdout.join("\n")}`);
   }
-  proc.kill("SIGKILL");
-  throw new Error(`server did not start within 20 s:\n${stderrText}`);
+  return { url, key, pid: proc.pid, logPath, proc, stderr: () => stderr.join("\n") };
 }
 
 /** Peak resident set of the server process so far, in MiB (VmHWM). */

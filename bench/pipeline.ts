@@ -24,8 +24,9 @@ import { createLlamaReporter } from "../src/engines/llm/index.ts";
 import { decodeToWav } from "../src/engines/ffmpeg.ts";
 import { createWhisperTranscriber, DEFAULT_DECODING } from "../src/engines/whisper/index.ts";
 import { loadSmartWhisper, smartWhisperParams } from "../src/engines/whisper/backends/smart-whisper.ts";
-import { readPcm16Wav, toFloat32 } from "../src/engines/whisper/wav.ts";
+import { readWavInt16, toFloat32 } from "../src/engines/wav.ts";
 import { attributeSpeakers } from "../src/worker/attribute.ts";
+import { spawnServer } from "../test/helpers/spawn-server.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const FIXTURES = join(ROOT, "..", "shared", "fixtures");
@@ -165,7 +166,7 @@ async function childRaw(wavPath: string, options: Options): Promise<RawResult> {
   const module = await loadSmartWhisper();
   if (module instanceof Error) throw module;
   const model = await module.WhisperModel.load(join(options.modelsDir, options.whisperModel), false);
-  const pcm = toFloat32(readPcm16Wav(wavPath).int16);
+  const pcm = toFloat32(readWavInt16(wavPath).int16);
   const params = smartWhisperParams(null, options.threads, { ...DEFAULT_DECODING });
   const t = performance.now();
   const segments = await new Promise<unknown[]>((done, failed) =>
@@ -203,19 +204,21 @@ function childPids(pid: number): number[] {
 
 async function throughService(audios: string[], options: Options): Promise<Map<string, ServiceResult>> {
   const dataDir = mkdtempSync(join(tmpdir(), "verbatim-bench-service-"));
-  const server = Bun.spawn(
-    [process.execPath, join(ROOT, "src/main.ts"), "serve", "--port", "0", "--data-dir", dataDir, "--models-dir", options.modelsDir, "--whisper-model", options.whisperModel, "--threads", String(options.threads), "--rate-limits", "pro=100000,anonymous=100000"],
-    { stdout: "pipe", stderr: "pipe", cwd: ROOT },
-  );
+  const service = await spawnServer({
+    command: [process.execPath, join(ROOT, "src/main.ts"), "serve", "--port", "0", "--data-dir", dataDir, "--models-dir", options.modelsDir, "--whisper-model", options.whisperModel, "--threads", String(options.threads), "--rate-limits", "pro=100000,anonymous=100000"],
+    cwd: ROOT,
+    // Its output is read all along (a full pipe would stall the server) but only the last lines are kept.
+    maxLines: 200,
+    timeoutMs: 60_000,
+  }).catch((error: Error) => {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  });
+  const { url, proc: server } = service;
   const results = new Map<string, ServiceResult>();
   try {
-    let url = "";
-    let key = "";
-    for await (const chunk of server.stdout.pipeThrough(new TextDecoderStream())) {
-      key ||= /(vb_live_\w+)/.exec(chunk)?.[1] ?? "";
-      url = /Verbatim listening on (\S+)/.exec(chunk)?.[1] ?? url;
-      if (url && key) break;
-    }
+    const key = service.stdout.map((line) => /(vb_live_\w+)/.exec(line)?.[1]).find(Boolean);
+    if (!key) throw new Error(`server printed no bootstrap API key:\n${service.stdout.join("\n")}`);
     const headers = { Authorization: `Bearer ${key}` };
     for (const audio of audios) {
       const form = new FormData();

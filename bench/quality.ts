@@ -13,13 +13,13 @@
  *
  * By default it starts the service from source on a fresh temp data dir (`bun src/main.ts serve
  * --port 0`), uploads the audio as an API client would, polls the job, fetches the transcript,
- * stops the service and removes the temp dir. The metric code is in src/quality/metrics.ts;
+ * stops the service and removes the temp dir. The metric code is in bench/quality/metrics.ts;
  * the conventions are in bench/quality/README.md.
  */
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, extname, join, resolve } from "node:path";
-import { readLines } from "../src/lib/lines.ts";
+import { spawnServer, type SpawnedServer } from "../test/helpers/spawn-server.ts";
 import {
   diarizationErrorRate,
   parseReferenceJson,
@@ -30,7 +30,7 @@ import {
   type DerResult,
   type Turn,
   type WerResult,
-} from "../src/quality/metrics.ts";
+} from "./quality/metrics.ts";
 
 const ROOT = join(import.meta.dir, "..");
 /** The shared fixtures next to the repository, used by --all-fixtures only. */
@@ -365,32 +365,34 @@ async function startService(options: Options, say: (line: string) => void): Prom
     `models ${options.modelsDir ?? "default (./models unless VERBATIM_MODELS_DIR)"}`,
     ...(options.serveArgs.length ? [`serve args: ${options.serveArgs.join(" ")}`] : []),
   ].join(", ");
-  const proc = Bun.spawn([...command, ...args], { cwd: ROOT, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const output: string[] = [];
-  const keep = (line: string) => {
-    output.push(line);
-    if (output.length > 200) output.shift();
-  };
-  let resolveUrl!: (url: string) => void;
-  const listening = new Promise<string>((r) => (resolveUrl = r));
   let key = "";
-  const stdoutDone = (async () => {
-    for await (const line of readLines(proc.stdout)) {
+  const started = spawnServer({
+    command: [...command, ...args],
+    cwd: ROOT,
+    name: "the service",
+    timeoutMs: 60_000,
+    // Only the last lines matter (printed when a job does not complete); the helper keeps few of its own.
+    maxLines: 40,
+    onLine(line) {
       const bootstrap = /^\s+(vb_live_\w+)$/.exec(line);
-      if (bootstrap) {
-        key = bootstrap[1]!;
-        keep("  vb_live_… (bootstrap key, hidden)");
-        continue;
-      }
-      keep(line);
-      const match = /^Verbatim listening on (http:\/\/\S+)$/.exec(line);
-      if (match) resolveUrl(match[1]!);
-    }
-  })();
-  const stderrDone = (async () => {
-    for await (const line of readLines(proc.stderr)) keep(line);
-  })();
+      if (bootstrap) key = bootstrap[1]!;
+      const kept = bootstrap ? "  vb_live_… (bootstrap key, hidden)" : line;
+      output.push(kept);
+      if (output.length > 200) output.shift();
+      return kept;
+    },
+  });
   const tail = () => output.slice(-40).join("\n");
+  let service: SpawnedServer;
+  try {
+    service = await started;
+  } catch (error) {
+    if (options.keepData) say(`kept the service's data dir: ${dataDir}`);
+    else rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  const { url, proc } = service;
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
@@ -401,26 +403,15 @@ async function startService(options: Options, say: (line: string) => void): Prom
       proc.kill("SIGKILL");
       await proc.exited;
     }
-    await Promise.all([stdoutDone, stderrDone]);
+    await service.drained;
     if (options.keepData) say(`kept the service's data dir: ${dataDir}`);
     else rmSync(dataDir, { recursive: true, force: true });
   };
-  try {
-    const url = await Promise.race([
-      listening,
-      proc.exited.then((code) => {
-        throw new Error(`the service exited with ${code} before listening:\n${tail()}`);
-      }),
-      Bun.sleep(60_000).then(() => {
-        throw new Error(`the service did not start within 60 s:\n${tail()}`);
-      }),
-    ]);
-    if (!key) throw new Error("the service printed no bootstrap API key (is the data dir fresh?)");
-    return { url, key, description, local: true, tail, stop };
-  } catch (error) {
+  if (!key) {
     await stop();
-    throw error;
+    throw new Error("the service printed no bootstrap API key (is the data dir fresh?)");
   }
+  return { url, key, description, local: true, tail, stop };
 }
 
 class ApiFailure extends Error {}

@@ -7,9 +7,11 @@
  * Targets (issue 3): at least 300 MB/s, server under 300 MB RSS. Figures are reported, not asserted;
  * the exit code is non-zero only if the upload was not accepted or the stored file differs.
  */
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { recordingPath } from "../src/storage/paths.ts";
+import { spawnServer } from "../test/helpers/spawn-server.ts";
 import { generatedUpload, MiB, procStatusBytes } from "./lib/generated-upload.ts";
 
 const args = process.argv.slice(2);
@@ -26,23 +28,18 @@ const dataDir = mkdtempSync(join(tmpdir(), "verbatim-upload-bench-"));
 const command = binary
   ? [resolve(binary)]
   : [process.execPath, "--max-http-header-size=65536", join(root, "src/main.ts")];
-const server = Bun.spawn([...command, "serve", "--port", "0", "--data-dir", dataDir, "--log-requests=false"], {
-  stdout: "pipe",
+const service = await spawnServer({
+  command: [...command, "serve", "--port", "0", "--data-dir", dataDir, "--log-requests=false"],
   stderr: "inherit",
-  env: { ...process.env },
+}).catch((error: Error) => {
+  rmSync(dataDir, { recursive: true, force: true });
+  throw error;
 });
+const { url, proc: server } = service;
 
 try {
-  const decoder = new TextDecoder();
-  let output = "";
-  let url: string | undefined;
-  for await (const chunk of server.stdout) {
-    output += decoder.decode(chunk, { stream: true });
-    url = /Verbatim listening on (\S+)/.exec(output)?.[1];
-    if (url) break;
-  }
-  const key = /^\s+(vb_live_\w+)$/m.exec(output)?.[1];
-  if (!url || !key) throw new Error(`server did not start:\n${output}`);
+  const key = service.stdout.map((line) => /^\s+(vb_live_\w+)$/.exec(line)?.[1]).find(Boolean);
+  if (!key) throw new Error(`server printed no bootstrap API key:\n${service.stdout.join("\n")}`);
 
   const upload = generatedUpload(fileMiB, { title: "Upload benchmark", tags: "bench" });
   const headers: Record<string, string> = { Authorization: `Bearer ${key}`, "Content-Type": upload.contentType };
@@ -60,10 +57,8 @@ try {
   if (response.status !== 202 || !meeting.id) throw new Error(`upload refused: ${response.status} ${JSON.stringify(meeting)}`);
 
   // After the clock: the stored recording is byte for byte what was sent.
-  const folder = join(dataDir, "meetings", meeting.id);
-  const original = readdirSync(folder).find((f) => f.startsWith("original"));
   const hash = new Bun.CryptoHasher("sha256");
-  for await (const piece of Bun.file(join(folder, original!)).stream()) hash.update(piece);
+  for await (const piece of Bun.file(recordingPath(dataDir, meeting.id)).stream()) hash.update(piece);
   const intact = hash.digest("hex") === upload.sha256();
 
   const report = {

@@ -13,7 +13,7 @@
  * maxContext 0, language en. THREADS (default 2) sets the threads. Prints one JSON line.
  */
 import { join, resolve } from "node:path";
-import { readPcm16Wav, toFloat32 } from "../src/engines/whisper/wav.ts";
+import { readWavInt16, toFloat32 } from "../src/engines/wav.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const MODEL = join(ROOT, "models/whisper/ggml-tiny-random.bin");
@@ -41,7 +41,7 @@ if (kind === "fugood-bench" || kind === "fugood") {
   await ctx.release();
 } else if (kind === "smart") {
   const { Whisper } = await load(join(resolve(args[0]!), "node_modules/smart-whisper"));
-  const pcm = toFloat32(readPcm16Wav(WAV).int16);
+  const pcm = toFloat32(readWavInt16(WAV).int16);
   const w = new Whisper(MODEL, { gpu: false, offload: 3600 });
   await w.load();
   const base = { n_threads: threads, language: "en", temperature: 0, temperature_inc: 0, best_of: 1, n_max_text_ctx: 0, no_context: true, format: "simple" };
@@ -56,7 +56,7 @@ if (kind === "fugood-bench" || kind === "fugood") {
   await w.free();
 } else if (kind === "napirs") {
   const { Whisper, WhisperFullParams, WhisperSamplingStrategy } = await load(join(resolve(args[0]!), "node_modules/@napi-rs/whisper/index.js"));
-  const pcm = toFloat32(readPcm16Wav(WAV).int16);
+  const pcm = toFloat32(readWavInt16(WAV).int16);
   const w = new Whisper(MODEL, { useGpu: false });
   const p = new WhisperFullParams(WhisperSamplingStrategy.Greedy);
   Object.assign(p, { nThreads: threads, language: "en", temperature: 0, nMaxTextCtx: 0, noContext: true, printProgress: false, printRealtime: false });

@@ -139,11 +139,6 @@ export const JOB_ERROR_CATALOGUE = {
     message: "The decoded audio is missing.",
     description: "The audio decoded by an earlier step cannot be read (an internal fault, or the data was removed meanwhile).",
   },
-  audio_unreadable: {
-    retryable: false,
-    message: "The decoded audio cannot be read.",
-    description: "The audio decoded by an earlier step cannot be read (an internal fault, or the data was removed meanwhile).",
-  },
   missing_intermediate: {
     retryable: false,
     message: "The result of an earlier processing step is missing.",

@@ -1,4 +1,4 @@
-import { createReadStream, existsSync, statSync } from "node:fs";
+import { createReadStream, statSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { isAbsolute, join } from "node:path";
 import { z } from "zod";
@@ -32,16 +32,37 @@ export async function sha256File(path: string): Promise<string> {
 
 export type ModelFileState = "ok" | "missing" | "wrong_size" | "wrong_checksum";
 
+/** The size and sha256 a model file must have: its catalogue entry's, for the models we ship. */
+export interface ExpectedModelFile {
+  bytes: number;
+  sha256: string;
+}
+
 /**
- * Checks a model file against its catalogue entry. A malformed model can abort a native engine
- * outright (sherpa-onnx does), so files are checked before any engine loads them.
+ * The one check of a model file, for the engines (engines/model-file.ts) and readiness alike:
+ * it is there as a plain file, and when its expected size and sha256 are known, it has them.
+ * A malformed model can abort a native engine outright (sherpa-onnx does), so files are checked
+ * before any engine loads them. `bytes` is the file's size (0 when missing).
  */
+export async function inspectModelFile(path: string, expected?: ExpectedModelFile): Promise<{ state: ModelFileState; bytes: number }> {
+  let size: number;
+  let mtimeMs: number;
+  try {
+    const info = statSync(path);
+    if (!info.isFile()) return { state: "missing", bytes: 0 };
+    ({ size, mtimeMs } = info);
+  } catch {
+    return { state: "missing", bytes: 0 };
+  }
+  if (!expected) return { state: "ok", bytes: size };
+  if (size !== expected.bytes) return { state: "wrong_size", bytes: size };
+  const sha256 = await cachedSha256(path, size, mtimeMs);
+  return { state: sha256 === expected.sha256.toLowerCase() ? "ok" : "wrong_checksum", bytes: size };
+}
+
+/** Checks a model file against its catalogue entry. */
 export async function verifyModelFile(modelsDir: string, entry: CatalogueEntry): Promise<ModelFileState> {
-  const path = join(modelsDir, entry.path);
-  if (!existsSync(path)) return "missing";
-  const { size, mtimeMs } = statSync(path);
-  if (size !== entry.bytes) return "wrong_size";
-  return (await cachedSha256(path, size, mtimeMs)) === entry.sha256 ? "ok" : "wrong_checksum";
+  return (await inspectModelFile(join(modelsDir, entry.path), entry)).state;
 }
 
 // Model files are large (a whisper model is 75 MB to 1.6 GB) and /readyz checks them on every
@@ -66,13 +87,16 @@ export function catalogueEntryForPath(path: string): CatalogueEntry | undefined 
   return SHIPPED_CATALOGUE.find((entry) => entry.path === path);
 }
 
+/** Where a configured model is: named inside the models directory, or by an absolute path. */
+export function configuredModelPath(modelsDir: string, name: string): string {
+  return isAbsolute(name) ? name : join(modelsDir, name);
+}
+
 /**
  * A configured model, named inside the models directory or by an absolute path: checked against
  * the catalogue when it is one we ship, else only for being there (a firm's own model, which its
  * engine checks as it loads).
  */
 export async function configuredModelState(modelsDir: string, name: string): Promise<ModelFileState> {
-  const entry = catalogueEntryForPath(name);
-  if (entry) return verifyModelFile(modelsDir, entry);
-  return existsSync(isAbsolute(name) ? name : join(modelsDir, name)) ? "ok" : "missing";
+  return (await inspectModelFile(configuredModelPath(modelsDir, name), catalogueEntryForPath(name))).state;
 }

@@ -1,4 +1,5 @@
 import { loadEngines } from "../engines/load.ts";
+import { serialQueue } from "../engines/serial.ts";
 import { EngineError, type Engines } from "../engines/types.ts";
 import { JOB_ERROR_CATALOGUE } from "../errors/job-codes.ts";
 import { readWorkerConfig } from "./config.ts";
@@ -21,11 +22,12 @@ export async function runWorker(): Promise<void> {
     engineLoadError = error as Error;
   }
 
-  let queue = Promise.resolve();
+  // One step at a time: the engines hold one model instance each.
+  const steps = serialQueue();
   process.on("message", (message: ToWorker) => {
     if (message.type !== "run") return;
     const { input } = message;
-    queue = queue.then(async () => {
+    void steps.run(async () => {
       const controller = new AbortController();
       let lastSent = 0;
       const context = {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseReferenceJson, speakerAttribution, type Turn } from "../../src/quality/metrics.ts";
+import { parseReferenceJson, speakerAttribution, type Turn } from "../../bench/quality/metrics.ts";
 import { validateReport } from "../../src/engines/llm/schema.ts";
 import { SHIPPED_CATALOGUE } from "../../src/models/catalogue.ts";
 import { createUserWithKey, ROOT, startServer, type TestServer } from "../helpers/server.ts";

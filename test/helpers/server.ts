@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase, type Db } from "../../src/db/client.ts";
-import { readLines } from "../../src/lib/lines.ts";
+import { spawnServer, type SpawnedServer } from "./spawn-server.ts";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 export const BUN = process.execPath;
@@ -14,7 +14,7 @@ export interface TestServer {
   dataDir: string;
   /** The all-scopes key of admin@localhost, printed once by the first start. */
   adminKey: string;
-  process: Bun.Subprocess<"ignore", "pipe", "pipe">;
+  process: SpawnedServer["proc"];
   /** Output lines the server printed so far (request log included). */
   lines: string[];
   /** fetch against the server; `key` sets Authorization: Bearer. */
@@ -37,31 +37,11 @@ export interface StartOptions {
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "verbatim-test-"));
   const command = options.command ?? [BUN, ...BUN_FLAGS, join(ROOT, "src/main.ts")];
-  const proc = Bun.spawn([...command, "serve", "--port", "0", "--data-dir", dataDir, ...(options.args ?? [])], {
+  const { url, proc, stdout: lines, drained } = await spawnServer({
+    command: [...command, "serve", "--port", "0", "--data-dir", dataDir, ...(options.args ?? [])],
     cwd: ROOT,
-    env: { ...process.env, VERBATIM_LOG_REQUESTS: "true", ...options.env },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
+    env: { VERBATIM_LOG_REQUESTS: "true", ...options.env },
   });
-  const lines: string[] = [];
-  const stderrLines: string[] = [];
-  const stderrDone = collect(proc.stderr, stderrLines);
-  let resolveUrl: (url: string) => void;
-  const urlPromise = new Promise<string>((resolve) => (resolveUrl = resolve));
-  const stdoutDone = collect(proc.stdout, lines, (line) => {
-    const match = /^Verbatim listening on (http:\/\/\S+)$/.exec(line);
-    if (match) resolveUrl(match[1]!);
-  });
-  const url = await Promise.race([
-    urlPromise,
-    proc.exited.then((code) => {
-      throw new Error(`server exited with ${code} before listening:\n${lines.join("\n")}\n${stderrLines.join("\n")}`);
-    }),
-    Bun.sleep(20_000).then(() => {
-      throw new Error("server did not start within 20 s");
-    }),
-  ]);
   const adminKey = lines.map((l) => /^\s+(vb_live_\w+)$/.exec(l)?.[1]).find(Boolean) ?? "";
   const opened: Db[] = [];
 
@@ -88,7 +68,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       for (const db of opened) db.$client.close();
       proc.kill(signal);
       const code = await proc.exited;
-      await Promise.all([stdoutDone, stderrDone]);
+      await drained;
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
       return code;
     },
@@ -99,13 +79,6 @@ export async function runCli(args: string[], command = [BUN, join(ROOT, "src/mai
   const proc = Bun.spawn([...command, ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
-}
-
-async function collect(stream: ReadableStream<Uint8Array>, into: string[], onLine?: (line: string) => void) {
-  for await (const line of readLines(stream)) {
-    into.push(line);
-    onLine?.(line);
-  }
 }
 
 /** Creates a user and an API key through the admin CLI; returns the key. */

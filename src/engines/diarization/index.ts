@@ -9,4 +9,4 @@ export {
 } from "./sherpa.ts";
 export { checkDiarizationModel, type DiarizationModelRole, type ExpectedModelFile, type OnnxModelInfo } from "./onnx-check.ts";
 export { planSpeakers, type SpeakerPlan } from "./speakers.ts";
-export { readPcm16MonoWav, DIARIZATION_SAMPLE_RATE } from "./wav.ts";
+export { readWavFloat32, SAMPLE_RATE } from "../wav.ts";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EngineError } from "../types.ts";
 import { checkDiarizationModel } from "./onnx-check.ts";
-import { MODELS } from "./test-support.ts";
+import { MODELS } from "../../../test/support/diarization.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "verbatim-onnx-check-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

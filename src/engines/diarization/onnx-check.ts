@@ -1,6 +1,5 @@
-import { createHash } from "node:crypto";
-import { readFileSync, statSync } from "node:fs";
-import { basename } from "node:path";
+import { readFileSync } from "node:fs";
+import { modelFile, unreadableModel, type ModelSource } from "../model-file.ts";
 import { EngineError } from "../types.ts";
 
 /**
@@ -12,16 +11,14 @@ import { EngineError } from "../types.ts";
  * ModelProto onnxruntime needs (ir_version, opset_import, a graph with nodes, inputs and
  * outputs), and the metadata keys sherpa reads for the file's role.
  *
- * It is a structural check, not a semantic one: a well-formed file with a broken graph (an
+ * It runs after the common file check (../model-file.ts: there, size and sha256 when the
+ * catalogue knows the file). It is a structural check, not a semantic one: a well-formed file with a broken graph (an
  * unknown operator, mismatched shapes) can still make onnxruntime throw while loading.
  */
 
 export type DiarizationModelRole = "segmentation" | "embedding";
 
-export interface ExpectedModelFile {
-  bytes: number;
-  sha256: string;
-}
+export type { ExpectedModelFile } from "../model-file.ts";
 
 export interface OnnxModelInfo {
   irVersion: number;
@@ -172,46 +169,32 @@ function checkMetadata(role: DiarizationModelRole, meta: Record<string, string>)
 }
 
 /**
- * Size, sha256 (when the catalogue knows the file) and ONNX structure, checked before sherpa-onnx
- * sees the file: onnxruntime aborts the whole process on some malformed models.
+ * The ONNX structure of a model file, checked before sherpa-onnx sees it: onnxruntime aborts the
+ * whole process on some malformed models. `role` names it in messages ("VAD", "segmentation").
  */
-export function checkOnnxModel(path: string, label: string, expected?: ExpectedModelFile): OnnxModelInfo {
-  let size: number;
+export function checkOnnxModel(source: ModelSource, role: string): OnnxModelInfo {
+  const model = modelFile(source);
+  let buf: Buffer;
   try {
-    const stat = statSync(path);
-    if (!stat.isFile()) throw new EngineError("model_missing", `${label} is not a file.`, false);
-    size = stat.size;
+    buf = readFileSync(model.path);
   } catch (error) {
-    if (error instanceof EngineError) throw error;
-    throw new EngineError("model_missing", `${label} does not exist (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`, false);
-  }
-  if (size === 0) throw new EngineError("model_invalid", `${label} is empty.`, false);
-  if (expected && size !== expected.bytes) {
-    throw new EngineError("model_invalid", `${label} has ${size} bytes, expected ${expected.bytes}: it is damaged or a different file.`, false);
-  }
-  const buf = readFileSync(path);
-  if (expected) {
-    const sha256 = createHash("sha256").update(buf).digest("hex");
-    if (sha256 !== expected.sha256.toLowerCase()) {
-      throw new EngineError("model_invalid", `${label} has sha256 ${sha256}, expected ${expected.sha256}: it is damaged or a different file.`, false);
-    }
+    throw unreadableModel(model, role, error);
   }
   try {
     return parseModel(buf);
   } catch (error) {
     if (!(error instanceof Malformed)) throw error;
-    throw new EngineError("model_invalid", `${label} is not a valid ONNX model: ${error.message}.`, false);
+    throw new EngineError("model_invalid", `The ${role} model ${model.name} is not a valid ONNX model: ${error.message}.`, false);
   }
 }
 
 /**
- * Verifies one diarization model file; throws EngineError model_missing / model_invalid
- * (not retryable) with a message naming the file and the fault.
+ * Verifies the structure and metadata of one diarization model file; throws EngineError
+ * model_missing / model_invalid (not retryable) with a message naming the model and the fault.
  */
-export function checkDiarizationModel(path: string, role: DiarizationModelRole, expected?: ExpectedModelFile): OnnxModelInfo {
-  const label = `The ${role} model ${basename(path)}`;
-  const info = checkOnnxModel(path, label, expected);
+export function checkDiarizationModel(source: ModelSource, role: DiarizationModelRole): OnnxModelInfo {
+  const info = checkOnnxModel(source, role);
   const fault = checkMetadata(role, info.metadata);
-  if (fault) throw new EngineError("model_invalid", `${label} cannot be used by sherpa-onnx: ${fault}.`, false);
+  if (fault) throw new EngineError("model_invalid", `The ${role} model ${modelFile(source).name} cannot be used by sherpa-onnx: ${fault}.`, false);
   return info;
 }

@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EngineError, type Diarizer } from "../types.ts";
 import { createSherpaDiarizer, lazySherpaDiarizer, normaliseTurns } from "./sherpa.ts";
-import { speakerAttribution, type Turn } from "../../quality/metrics.ts";
-import { FIXTURES, HAVE_FIXTURES, MODELS, stepContext } from "./test-support.ts";
+import { speakerAttribution, type Turn } from "../../../bench/quality/metrics.ts";
+import { FIXTURES, HAVE_FIXTURES, MODELS, stepContext } from "../../../test/support/diarization.ts";
 
 const EN = join(FIXTURES, "meeting-en-3spk.wav");
 const FR = join(FIXTURES, "meeting-fr-2spk.wav");

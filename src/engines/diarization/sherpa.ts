@@ -1,8 +1,11 @@
 import { EngineError, type Diarizer, type SpeakerTurn, type StepContext } from "../types.ts";
-import { checkDiarizationModel, type ExpectedModelFile } from "./onnx-check.ts";
+import { lazy } from "../lazy.ts";
+import { checkModelFile, modelFile, type ExpectedModelFile, type ModelSource } from "../model-file.ts";
+import { checkDiarizationModel } from "./onnx-check.ts";
 import { clampedRerun, planSpeakers, type ClusteringConfig } from "./speakers.ts";
-import { DIARIZATION_SAMPLE_RATE, readPcm16MonoWav } from "./wav.ts";
+import { readWavFloat32, SAMPLE_RATE } from "../wav.ts";
 import { requireNative } from "../native.ts";
+import { serialQueue } from "../serial.ts";
 
 /**
  * Cosine-distance threshold for sherpa's agglomerative (single-linkage) clustering: clusters
@@ -16,9 +19,9 @@ export const DEFAULT_MIN_DURATION_OFF = 0.5;
 
 export interface SherpaDiarizerOptions {
   /** pyannote-style segmentation ONNX (sherpa-onnx's OfflineSpeakerSegmentationPyannoteModel). */
-  segmentationModelPath: string;
+  segmentationModelPath: ModelSource;
   /** wespeaker / 3D-Speaker embedding ONNX. */
-  embeddingModelPath: string;
+  embeddingModelPath: ModelSource;
   threads: number;
   clusteringThreshold?: number;
   minDurationOn?: number;
@@ -100,16 +103,20 @@ export async function createSherpaDiarizer(options: SherpaDiarizerOptions): Prom
   if (!(threshold > 0)) throw new EngineError("config_invalid", `The clustering threshold must be positive, not ${threshold}.`, false);
   const threads = Math.max(1, Math.floor(options.threads) || 1);
 
-  checkDiarizationModel(options.segmentationModelPath, "segmentation", options.expectedModels?.segmentation);
-  checkDiarizationModel(options.embeddingModelPath, "embedding", options.expectedModels?.embedding);
+  const segmentation = modelFile(options.segmentationModelPath, options.expectedModels?.segmentation);
+  const embedding = modelFile(options.embeddingModelPath, options.expectedModels?.embedding);
+  for (const [model, role] of [[segmentation, "segmentation"], [embedding, "embedding"]] as const) {
+    await checkModelFile(model, role);
+    checkDiarizationModel(model, role);
+  }
 
   const { sherpa, addon } = loadSherpa();
   const initial: ClusteringConfig = { numClusters: 0, threshold };
   let engine: SherpaDiarization;
   try {
     engine = new sherpa.OfflineSpeakerDiarization({
-      segmentation: { pyannote: { model: options.segmentationModelPath }, numThreads: threads, debug: 0 },
-      embedding: { model: options.embeddingModelPath, numThreads: threads, debug: 0 },
+      segmentation: { pyannote: { model: segmentation.path }, numThreads: threads, debug: 0 },
+      embedding: { model: embedding.path, numThreads: threads, debug: 0 },
       clustering: initial,
       minDurationOn: options.minDurationOn ?? DEFAULT_MIN_DURATION_ON,
       minDurationOff: options.minDurationOff ?? DEFAULT_MIN_DURATION_OFF,
@@ -117,8 +124,8 @@ export async function createSherpaDiarizer(options: SherpaDiarizerOptions): Prom
   } catch (error) {
     throw new EngineError("model_invalid", "sherpa-onnx refused the diarization models.", false, { detail: (error as Error).message });
   }
-  if (engine.sampleRate !== DIARIZATION_SAMPLE_RATE) {
-    throw new EngineError("model_invalid", `The diarization models expect ${engine.sampleRate} Hz audio, not ${DIARIZATION_SAMPLE_RATE} Hz.`, false);
+  if (engine.sampleRate !== SAMPLE_RATE) {
+    throw new EngineError("model_invalid", `The diarization models expect ${engine.sampleRate} Hz audio, not ${SAMPLE_RATE} Hz.`, false);
   }
   let current = initial;
 
@@ -137,7 +144,7 @@ export async function createSherpaDiarizer(options: SherpaDiarizerOptions): Prom
     });
   }
 
-  let queue: Promise<unknown> = Promise.resolve();
+  const queue = serialQueue();
 
   async function diarize(input: Parameters<Diarizer["diarize"]>[0], context: StepContext): Promise<SpeakerTurn[]> {
     const { signal } = context;
@@ -149,8 +156,8 @@ export async function createSherpaDiarizer(options: SherpaDiarizerOptions): Prom
       return [];
     }
     if (signal.aborted) throw canceled();
-    const samples = readPcm16MonoWav(input.wavPath);
-    const seconds = samples.length / DIARIZATION_SAMPLE_RATE;
+    const samples = readWavFloat32(input.wavPath);
+    const seconds = samples.length / SAMPLE_RATE;
     context.progress(0.05);
     if (samples.length === 0) {
       context.progress(1);
@@ -180,11 +187,7 @@ export async function createSherpaDiarizer(options: SherpaDiarizerOptions): Prom
   }
 
   return {
-    diarize(input, context) {
-      const result = queue.then(() => diarize(input, context));
-      queue = result.catch(() => undefined);
-      return result;
-    },
+    diarize: (input, context) => queue.run(() => diarize(input, context)),
   };
 }
 
@@ -194,18 +197,6 @@ export async function createSherpaDiarizer(options: SherpaDiarizerOptions): Prom
  * A failed creation is retried on the next call: the files may have been fixed meanwhile.
  */
 export function lazySherpaDiarizer(options: SherpaDiarizerOptions): Diarizer {
-  let ready: Promise<Diarizer> | null = null;
-  return {
-    async diarize(input, context) {
-      const creating = (ready ??= createSherpaDiarizer(options));
-      let diarizer: Diarizer;
-      try {
-        diarizer = await creating;
-      } catch (error) {
-        if (ready === creating) ready = null;
-        throw error;
-      }
-      return diarizer.diarize(input, context);
-    },
-  };
+  const diarizer = lazy(() => createSherpaDiarizer(options));
+  return { diarize: async (input, context) => (await diarizer()).diarize(input, context) };
 }

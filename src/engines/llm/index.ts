@@ -13,7 +13,7 @@ export {
 export { INVALID_OUTPUT, cleanReport, parseModelOutput } from "./parse.ts";
 export { renderMarkdown } from "./markdown.ts";
 export { deterministicMerge } from "./merge.ts";
-export { checkModelFile, modelNameOf } from "./model-file.ts";
+export { checkGgufModel, modelNameOf } from "./gguf-check.ts";
 export { buildPrompt, formatTranscriptLine } from "./prompt.ts";
 export { normalizeLanguage, wordingFor } from "./language.ts";
 export type { LlmRuntime, ReportGrammar } from "./runtime.ts";

@@ -5,7 +5,7 @@ import type { Prompt } from "./prompt.ts";
 import { createReporterWithRuntime, type ReportStats } from "./reporter.ts";
 import type { Generation, GenerateOptions, LlmRuntime } from "./runtime.ts";
 import { DEFAULT_REPORT_LIMITS, validateReport, type ReportLimits } from "./schema.ts";
-import { engineError } from "../testing.ts";
+import { engineError } from "../../../test/support/engines.ts";
 
 type Answer = string | { text: string; stopReason: string };
 

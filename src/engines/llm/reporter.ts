@@ -8,14 +8,16 @@ import { packChunks, splitText, type Sized } from "./chunking.ts";
 import { wordingFor } from "./language.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { deterministicMerge } from "./merge.ts";
-import { checkModelFile } from "./model-file.ts";
+import { checkGgufModel } from "./gguf-check.ts";
 import { clip, cleanText, parseModelOutput } from "./parse.ts";
 import { buildPrompt, formatTimestamp, formatTranscriptLine, needsHours, renderPartReport, type Prompt, type PromptTask } from "./prompt.ts";
 import { loadLlamaRuntime, type LlmRuntime } from "./runtime.ts";
+import { serialQueue } from "../serial.ts";
+import type { ModelSource } from "../model-file.ts";
 import { DEFAULT_REPORT_LIMITS, limitsForOutputTokens, minimumOutputTokens, type ReportLimits } from "./schema.ts";
 
 export interface LlamaReporterOptions {
-  modelPath: string;
+  modelPath: ModelSource;
   /** Threads for prompt processing and generation alike. */
   threads: number;
   /** "auto": a CUDA (or other GPU) build when a device is present, the CPU otherwise. */
@@ -86,7 +88,7 @@ function canceled(): EngineError {
 
 /** Loads llama.cpp and the model once; the reporter reuses them (and one context) for every report. */
 export async function createLlamaReporter(options: LlamaReporterOptions): Promise<LlamaReporter> {
-  const { name } = await checkModelFile(options.modelPath);
+  const { name } = await checkGgufModel(options.modelPath);
   const runtime = await loadLlamaRuntime({
     modelPath: options.modelPath,
     threads: options.threads,
@@ -102,7 +104,7 @@ export function createReporterWithRuntime(
   modelName: string,
   options: Omit<LlamaReporterOptions, "modelPath" | "threads" | "gpu">,
 ): LlamaReporter {
-  let queue: Promise<unknown> = Promise.resolve();
+  const queue = serialQueue();
   let closed = false;
   return {
     model: modelName,
@@ -110,14 +112,12 @@ export function createReporterWithRuntime(
     gpu: runtime.gpu,
     report(input, context) {
       if (closed) return Promise.reject(new EngineError("engine_closed", "The report engine is closed.", false));
-      const run = queue.then(() => writeReport(runtime, modelName, options, input, context));
-      queue = run.catch(() => undefined);
-      return run;
+      return queue.run(() => writeReport(runtime, modelName, options, input, context));
     },
     async close() {
       if (closed) return;
       closed = true;
-      await queue;
+      await queue.idle();
       await runtime.close();
     },
   };

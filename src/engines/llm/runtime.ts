@@ -13,7 +13,8 @@ import type {
   LlamaLogLevel,
   LlamaModel,
 } from "node-llama-cpp";
-import { basename } from "node:path";
+import { lazy, type Lazy } from "../lazy.ts";
+import { modelFile, type ModelSource } from "../model-file.ts";
 import { importNative, letForkedScriptsRun } from "../native.ts";
 import { EngineError } from "../types.ts";
 import type { Prompt } from "./prompt.ts";
@@ -57,7 +58,7 @@ export interface LlmRuntime {
 }
 
 export interface RuntimeOptions {
-  modelPath: string;
+  modelPath: ModelSource;
   threads: number;
   gpu: "auto" | false;
   /** Tokens of context; defaults to the model's training context, at most 8192. */
@@ -65,18 +66,14 @@ export interface RuntimeOptions {
 }
 
 type NodeLlamaCpp = typeof import("node-llama-cpp");
-let nodeLlamaCpp: NodeLlamaCpp | undefined;
 
 /** node-llama-cpp, loaded on first use so that importing this module never loads llama.cpp. */
-async function library(): Promise<NodeLlamaCpp> {
-  if (!nodeLlamaCpp) {
-    letForkedScriptsRun();
-    nodeLlamaCpp = await importNative<NodeLlamaCpp>("node-llama-cpp");
-  }
-  return nodeLlamaCpp;
-}
+const library = lazy(async () => {
+  letForkedScriptsRun();
+  return importNative<NodeLlamaCpp>("node-llama-cpp");
+});
 
-const llamas = new Map<string, Promise<Llama>>();
+const llamas = new Map<string, Lazy<Llama>>();
 const recentLogs: string[] = [];
 
 function logger(level: LlamaLogLevel, message: string): void {
@@ -92,9 +89,9 @@ function logger(level: LlamaLogLevel, message: string): void {
  */
 async function llamaFor(gpu: "auto" | false): Promise<Llama> {
   const key = String(gpu);
-  let pending = llamas.get(key);
-  if (!pending) {
-    pending = (async () => {
+  let llama = llamas.get(key);
+  if (!llama) {
+    llama = lazy(async () => {
       const { getLlama } = await library();
       const base = {
         build: "never",
@@ -107,20 +104,19 @@ async function llamaFor(gpu: "auto" | false): Promise<Llama> {
       } as const;
       if (gpu === false) return getLlama({ ...base, gpu: false });
       try {
-        const llama = await getLlama({ ...base, gpu: "auto" });
+        const gpuLlama = await getLlama({ ...base, gpu: "auto" });
         // A GPU build without a usable device (e.g. the Vulkan build on a machine without a GPU)
         // would only add overhead: use the plain CPU build (the one shared instance) instead.
-        if (llama.gpu !== false && (await llama.getGpuDeviceNames()).length > 0) return llama;
-        await llama.dispose();
+        if (gpuLlama.gpu !== false && (await gpuLlama.getGpuDeviceNames()).length > 0) return gpuLlama;
+        await gpuLlama.dispose();
       } catch {
         // no working GPU build: use the CPU one
       }
       return llamaFor(false);
-    })();
-    llamas.set(key, pending);
-    pending.catch(() => llamas.delete(key));
+    });
+    llamas.set(key, llama);
   }
-  return pending;
+  return llama();
 }
 
 function lastLogs(): string {
@@ -128,6 +124,7 @@ function lastLogs(): string {
 }
 
 export async function loadLlamaRuntime(options: RuntimeOptions): Promise<LlmRuntime> {
+  const file = modelFile(options.modelPath);
   const threads = Math.max(1, Math.floor(options.threads));
   let llama: Llama;
   try {
@@ -138,9 +135,9 @@ export async function loadLlamaRuntime(options: RuntimeOptions): Promise<LlmRunt
   let model: LlamaModel;
   recentLogs.length = 0;
   try {
-    model = await llama.loadModel({ modelPath: options.modelPath });
+    model = await llama.loadModel({ modelPath: file.path });
   } catch (error) {
-    throw new EngineError("model_invalid", `llama.cpp could not load the model ${basename(options.modelPath)}.`, false, {
+    throw new EngineError("model_invalid", `llama.cpp could not load the LLM model ${file.name}.`, false, {
       detail: `${(error as Error).message}${lastLogs()}`,
     });
   }

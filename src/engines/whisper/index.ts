@@ -1,6 +1,6 @@
-import { statSync } from "node:fs";
 import { basename, extname } from "node:path";
-import { sha256File } from "../../models/catalogue.ts";
+import { lazy } from "../lazy.ts";
+import { checkModelFile, modelFile, type ExpectedModelFile, type ModelSource } from "../model-file.ts";
 import { EngineError, type SpeechSegment, type StepContext, type Transcriber, type TranscriptionResult } from "../types.ts";
 import type { BackendName, WhisperBackend } from "./backends/backend.ts";
 import { createFugoodBackend } from "./backends/fugood.ts";
@@ -9,11 +9,11 @@ import { type Chunk, chunkAudio, DEFAULT_PACK, normaliseRegions, packRegions, ty
 import { resolveDecoding, type WhisperDecoding } from "./decoding.ts";
 import { repetitionGuard, type RepetitionGuardOptions } from "./guard.ts";
 import { whisperLanguage } from "./languages.ts";
-import { checkVadModel, checkWhisperModel } from "./model-file.ts";
+import { checkVadModel, checkWhisperModel } from "./ggml-check.ts";
 import { chooseBackend } from "./select.ts";
 import { finaliseSegments, mapChunkSegments } from "./timestamps.ts";
 import { createSpeechDetector, DEFAULT_VAD, isOnnxVad, type SpeechDetector, type VadSettings } from "./vad.ts";
-import { readPcm16Wav, SAMPLE_RATE } from "./wav.ts";
+import { readWavInt16, SAMPLE_RATE } from "../wav.ts";
 
 export { DEFAULT_DECODING, type WhisperDecoding } from "./decoding.ts";
 export { DEFAULT_GUARD, repetitionGuard, type RepetitionGuardOptions } from "./guard.ts";
@@ -21,9 +21,9 @@ export { DEFAULT_VAD, type VadSettings } from "./vad.ts";
 
 export interface WhisperTranscriberOptions {
   /** A whisper.cpp ggml model file (e.g. models/whisper/ggml-base.bin). */
-  modelPath: string;
-  /** whisper.cpp's Silero VAD model; null transcribes everything (no gating: not recommended). */
-  vadModelPath: string | null;
+  modelPath: ModelSource;
+  /** Silero VAD model (ONNX, or whisper.cpp's ggml); null transcribes everything (no gating: not recommended). */
+  vadModelPath: ModelSource | null;
   /** CPU threads for whisper and the VAD. */
   threads: number;
   /** Use the GPU (CUDA build) when it loads here; the CPU otherwise. */
@@ -38,23 +38,7 @@ export interface WhisperTranscriberOptions {
   /** Where the engine says which binding it chose and why; default stderr. */
   log?: (line: string) => void;
   /** Size and sha256 from models/catalogue.json: a file that differs is refused (model_invalid). */
-  expectedModels?: { whisper?: ExpectedFile; vad?: ExpectedFile };
-}
-
-export interface ExpectedFile {
-  bytes: number;
-  sha256: string;
-}
-
-async function checkExpected(path: string, expected: ExpectedFile | undefined, what: string): Promise<void> {
-  if (!expected) return;
-  const size = statSync(path).size;
-  if (size !== expected.bytes) {
-    throw new EngineError("model_invalid", `The ${what} model ${basename(path)} has ${size} bytes, not the ${expected.bytes} the catalogue lists.`, false);
-  }
-  if ((await sha256File(path)) !== expected.sha256) {
-    throw new EngineError("model_invalid", `The ${what} model ${basename(path)} does not match the catalogue's sha256.`, false);
-  }
+  expectedModels?: { whisper?: ExpectedModelFile; vad?: ExpectedModelFile };
 }
 
 export type WhisperTranscriber = Transcriber & {
@@ -82,13 +66,16 @@ export async function createWhisperTranscriber(options: WhisperTranscriberOption
   const vadSettings: VadSettings = { ...DEFAULT_VAD, ...options.vad };
   const threads = Number.isFinite(options.threads) ? Math.max(1, Math.floor(options.threads)) : 1;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const modelName = options.modelName ?? basename(options.modelPath, extname(options.modelPath));
+  const model = modelFile(options.modelPath, options.expectedModels?.whisper);
+  const vadModel = options.vadModelPath === null ? null : modelFile(options.vadModelPath, options.expectedModels?.vad);
+  const modelName = options.modelName ?? basename(model.path, extname(model.path));
 
-  checkWhisperModel(options.modelPath);
-  await checkExpected(options.modelPath, options.expectedModels?.whisper, "whisper");
-  if (options.vadModelPath !== null) {
-    if (!isOnnxVad(options.vadModelPath)) checkVadModel(options.vadModelPath); // an ONNX one is checked as it loads
-    await checkExpected(options.vadModelPath, options.expectedModels?.vad, "VAD");
+  // Both files are checked before either loads: smart-whisper crashes the process on a bad model.
+  await checkModelFile(model, "whisper");
+  checkWhisperModel(model);
+  if (vadModel) {
+    await checkModelFile(vadModel, "VAD");
+    if (!isOnnxVad(vadModel)) checkVadModel(vadModel); // an ONNX one is checked as it loads
   }
 
   const choice = await chooseBackend(options.useGpu, options.backend ?? "auto");
@@ -97,18 +84,18 @@ export async function createWhisperTranscriber(options: WhisperTranscriberOption
     const module = await loadSmartWhisper();
     if (module instanceof Error) throw module;
     // The build from build-smart-whisper.sh is CPU-only; GPU hosts get the @fugood CUDA build.
-    backend = await createSmartWhisperBackend(module, options.modelPath, false);
+    backend = await createSmartWhisperBackend(module, model, false);
   } else {
-    backend = await createFugoodBackend(choice.variant, options.modelPath, choice.variant === "cuda");
+    backend = await createFugoodBackend(choice.variant, model, choice.variant === "cuda");
   }
   let vad: SpeechDetector | null = null;
   try {
-    if (options.vadModelPath !== null) vad = await createSpeechDetector(options.vadModelPath, choice.variant, threads, vadSettings);
+    if (vadModel) vad = await createSpeechDetector(vadModel, choice.variant, threads, vadSettings);
   } catch (error) {
     await backend.close();
     throw error;
   }
-  log(`whisper: ${backend.name} for ${modelName} (${choice.reason}); VAD ${vad ? (isOnnxVad(options.vadModelPath!) ? "Silero (ONNX, sherpa-onnx)" : "Silero (ggml, whisper.cpp)") : "off"}; ${threads} thread(s)`);
+  log(`whisper: ${backend.name} for ${modelName} (${choice.reason}); VAD ${vad ? (isOnnxVad(vadModel!) ? "Silero (ONNX, sherpa-onnx)" : "Silero (ggml, whisper.cpp)") : "off"}; ${threads} thread(s)`);
 
   return {
     backend: backend.name,
@@ -127,30 +114,16 @@ export async function createWhisperTranscriber(options: WhisperTranscriberOption
  * every step). A failed creation is tried again on the next call.
  */
 export function lazyWhisperTranscriber(options: WhisperTranscriberOptions): WhisperTranscriber {
-  let loading: Promise<WhisperTranscriber> | null = null;
-  let loaded: WhisperTranscriber | null = null;
-  const get = () => {
-    loading ??= createWhisperTranscriber(options).then(
-      (t) => (loaded = t),
-      (error: unknown) => {
-        loading = null;
-        throw error;
-      },
-    );
-    return loading;
-  };
+  const transcriber = lazy(() => createWhisperTranscriber(options));
   return {
     get backend() {
-      return loaded?.backend ?? "not loaded yet";
+      return transcriber.current?.backend ?? "not loaded yet";
     },
     async transcribe(input, context) {
-      return (await get()).transcribe(input, context);
+      return (await transcriber()).transcribe(input, context);
     },
     async close() {
-      const pending = loading;
-      loading = null;
-      loaded = null;
-      if (pending) await (await pending.catch(() => null))?.close();
+      await (await transcriber.reset())?.close();
     },
   };
 }
@@ -174,7 +147,7 @@ async function transcribeRecording(
   };
   checkCanceled();
   const requested = whisperLanguage(input.language);
-  const audio = readPcm16Wav(input.wavPath);
+  const audio = readWavInt16(input.wavPath);
   const duration = audio.durationSeconds;
   context.progress(0);
 

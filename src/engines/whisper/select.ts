@@ -23,26 +23,37 @@ export interface BackendChoice {
   reason: string;
 }
 
+/** What the choice looks at on this machine; tests pass stubs so that no native module loads. */
+export interface BackendProbes {
+  /** Whether the @fugood CUDA build loads (it needs the CUDA runtime and a driver). */
+  cudaLoads(): Promise<boolean>;
+  /** The smart-whisper module, or why it does not load. */
+  loadSmartWhisper(): Promise<unknown>;
+  cpuHasAvx2(): boolean;
+}
+
+const MACHINE: BackendProbes = { cudaLoads: fugoodCudaLoads, loadSmartWhisper, cpuHasAvx2 };
+
 /**
  * Per device: on a GPU host the CUDA prebuild of @fugood/whisper.node (when it loads); on CPU
  * smart-whisper built with AVX2 (about 1 s per 30 s window of tiny on 2 cores), else the
  * @fugood CPU prebuild (no AVX2: about 19 s per window).
  */
-export async function chooseBackend(useGpu: boolean, forced: BackendName | "auto" = "auto"): Promise<BackendChoice> {
+export async function chooseBackend(useGpu: boolean, forced: BackendName | "auto" = "auto", probes: BackendProbes = MACHINE): Promise<BackendChoice> {
   if (forced === "fugood") {
-    const cuda = useGpu && (await fugoodCudaLoads());
+    const cuda = useGpu && (await probes.cudaLoads());
     return { backend: "fugood", variant: cuda ? "cuda" : "default", reason: `configured${useGpu && !cuda ? "; the CUDA build does not load here" : ""}` };
   }
   if (forced === "auto" && useGpu) {
-    if (await fugoodCudaLoads()) return { backend: "fugood", variant: "cuda", reason: "GPU: @fugood CUDA build" };
+    if (await probes.cudaLoads()) return { backend: "fugood", variant: "cuda", reason: "GPU: @fugood CUDA build" };
   }
-  const smart = await loadSmartWhisper();
+  const smart = await probes.loadSmartWhisper();
   if (forced === "smart-whisper") {
     if (smart instanceof Error) throw new Error(`The smart-whisper backend was configured but does not load: ${smart.message}`);
     return { backend: "smart-whisper", variant: "default", reason: "configured" };
   }
   const gpuNote = useGpu ? "GPU requested but the @fugood CUDA build does not load; " : "";
-  if (!(smart instanceof Error) && cpuHasAvx2()) return { backend: "smart-whisper", variant: "default", reason: `${gpuNote}CPU: smart-whisper` };
+  if (!(smart instanceof Error) && probes.cpuHasAvx2()) return { backend: "smart-whisper", variant: "default", reason: `${gpuNote}CPU: smart-whisper` };
   const why = smart instanceof Error ? `smart-whisper is not available (${smart.message.split("\n")[0]})` : "this CPU lacks AVX2/FMA/F16C";
   return { backend: "fugood", variant: "default", reason: `${gpuNote}CPU: @fugood prebuild, slow, because ${why}` };
 }

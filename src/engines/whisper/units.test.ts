@@ -7,10 +7,8 @@ import { chunkAudio, mapToRecording, normaliseRegions, packRegions } from "./chu
 import { DEFAULT_DECODING, resolveDecoding } from "./decoding.ts";
 import { collapseCharRepeats, collapseRepeats, repetitionGuard } from "./guard.ts";
 import { whisperLanguage } from "./languages.ts";
-import { checkVadModel, checkWhisperModel } from "./model-file.ts";
+import { checkVadModel, checkWhisperModel } from "./ggml-check.ts";
 import { finaliseSegments, mapChunkSegments, wordsFromTokens } from "./timestamps.ts";
-import { readPcm16Wav } from "./wav.ts";
-import { wavBytes } from "../testing.ts";
 
 const seg = (start: number, end: number, text: string, words?: SpeechSegment["words"]): SpeechSegment => ({ start, end, text, ...(words ? { words } : {}) });
 
@@ -160,19 +158,5 @@ describe("configuration and inputs", () => {
     writeFileSync(text, "not a model at all, just some text that is long enough to have a header");
     expect(() => checkWhisperModel(text)).toThrow(expect.objectContaining({ code: "model_invalid" }));
     expect(() => checkVadModel(text)).toThrow(expect.objectContaining({ code: "model_invalid" }));
-  });
-
-  test("the WAV reader walks chunks and refuses other formats", () => {
-    const dir = mkdtempSync(join(tmpdir(), "whisper-wav-"));
-    const wav = (rate: number, channels: number, samples: number[], extra?: Buffer) => wavBytes(samples, { rate, channels, extra });
-    const list = Buffer.concat([Buffer.from("LIST"), Buffer.from([3, 0, 0, 0]), Buffer.from("abc"), Buffer.from([0])]); // odd size, padded
-    writeFileSync(join(dir, "ok.wav"), wav(16000, 1, [1, -2, 32767, -32768], list));
-    const pcm = readPcm16Wav(join(dir, "ok.wav"));
-    expect(Array.from(pcm.int16)).toEqual([1, -2, 32767, -32768]);
-    expect(pcm.durationSeconds).toBe(4 / 16000);
-    writeFileSync(join(dir, "stereo.wav"), wav(16000, 2, [0, 0]));
-    expect(() => readPcm16Wav(join(dir, "stereo.wav"))).toThrow(expect.objectContaining({ code: "audio_invalid" }));
-    writeFileSync(join(dir, "44k.wav"), wav(44100, 1, [0]));
-    expect(() => readPcm16Wav(join(dir, "44k.wav"))).toThrow(expect.objectContaining({ code: "audio_invalid" }));
   });
 });

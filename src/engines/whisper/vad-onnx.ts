@@ -1,10 +1,10 @@
-import { basename } from "node:path";
-import { checkOnnxModel, type ExpectedModelFile } from "../diarization/onnx-check.ts";
+import { checkOnnxModel } from "../diarization/onnx-check.ts";
+import { modelFile, type ModelSource } from "../model-file.ts";
 import { requireNative } from "../native.ts";
 import { EngineError } from "../types.ts";
 import type { Region } from "./chunks.ts";
 import type { SpeechDetector, VadSettings } from "./vad.ts";
-import { SAMPLE_RATE, toFloat32 } from "./wav.ts";
+import { SAMPLE_RATE, toFloat32 } from "../wav.ts";
 
 /** The part of sherpa-onnx-node's Vad used here. */
 interface SherpaVad {
@@ -26,15 +26,16 @@ const YIELD_EVERY = SAMPLE_RATE * 20;
  * about 0.4 % of real time on 2 cores, against 4 % for whisper.cpp's ggml Silero in the @fugood
  * prebuild (no AVX). Regions are padded by speechPadMs like whisper.cpp's VAD pads them.
  */
-export function createOnnxSpeechDetector(modelPath: string, threads: number, settings: VadSettings, expected?: ExpectedModelFile): SpeechDetector {
-  checkOnnxModel(modelPath, `The VAD model ${modelPath}`, expected);
+export function createOnnxSpeechDetector(source: ModelSource, threads: number, settings: VadSettings): SpeechDetector {
+  const model = modelFile(source);
+  checkOnnxModel(model, "VAD");
   let vad: SherpaVad;
   try {
     const { Vad } = requireNative<{ Vad: new (config: unknown, bufferSeconds: number) => SherpaVad }>("sherpa-onnx-node");
     vad = new Vad(
       {
         sileroVad: {
-          model: modelPath,
+          model: model.path,
           threshold: settings.threshold,
           minSilenceDuration: settings.minSilenceDurationMs / 1000,
           minSpeechDuration: settings.minSpeechDurationMs / 1000,
@@ -50,7 +51,7 @@ export function createOnnxSpeechDetector(modelPath: string, threads: number, set
       Math.ceil(settings.maxSpeechDurationS) + 30,
     );
   } catch (error) {
-    throw new EngineError("model_invalid", `The Silero VAD model ${basename(modelPath)} could not be loaded.`, false, { detail: (error as Error).message });
+    throw new EngineError("model_invalid", `The Silero VAD model ${model.name} could not be loaded.`, false, { detail: (error as Error).message });
   }
   const pad = settings.speechPadMs / 1000;
   return {

@@ -10,12 +10,12 @@ import { join, resolve } from "node:path";
 import { EngineError } from "../types.ts";
 import type { Region } from "./chunks.ts";
 import { createSpeechDetector, DEFAULT_VAD, isOnnxVad } from "./vad.ts";
-import { readPcm16Wav } from "./wav.ts";
+import { readWavInt16 } from "../wav.ts";
 
 const ROOT = resolve(import.meta.dir, "../../..");
 const FIXTURE = resolve(ROOT, "../shared/fixtures/meeting-fr-2spk");
 const reference = (await Bun.file(`${FIXTURE}.json`).json()) as { turns: { start: number; end: number }[] };
-const samples = readPcm16Wav(`${FIXTURE}.wav`).int16;
+const samples = readWavInt16(`${FIXTURE}.wav`).int16;
 const scratch = mkdtempSync(join(tmpdir(), "verbatim-vad-test-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 

@@ -1,8 +1,9 @@
 import type { LibVariant, VadOptions, WhisperVadContext } from "@fugood/whisper.node";
-import { basename } from "node:path";
+import { modelFile, type ModelSource } from "../model-file.ts";
 import { EngineError } from "../types.ts";
 import type { Region } from "./chunks.ts";
 import { int16Buffer, loadFugood } from "./backends/fugood.ts";
+import { checkVadModel } from "./ggml-check.ts";
 import { createOnnxSpeechDetector } from "./vad-onnx.ts";
 
 /** Silero VAD settings (whisper.cpp's VAD through @fugood/whisper.node). */
@@ -33,24 +34,26 @@ export interface SpeechDetector {
 }
 
 /** Whether a VAD model file is Silero's ONNX export (run by sherpa-onnx) rather than whisper.cpp's ggml one. */
-export function isOnnxVad(modelPath: string): boolean {
-  return modelPath.toLowerCase().endsWith(".onnx");
+export function isOnnxVad(source: ModelSource): boolean {
+  return modelFile(source).path.toLowerCase().endsWith(".onnx");
 }
 
 /**
  * Loads the Silero VAD model once; detect() then finds speech regions in seconds. An .onnx model
  * runs on sherpa-onnx (vad-onnx.ts), a ggml one on whisper.cpp's VAD in @fugood/whisper.node.
  */
-export async function createSpeechDetector(modelPath: string, variant: LibVariant, threads: number, settings: VadSettings): Promise<SpeechDetector> {
-  if (isOnnxVad(modelPath)) return createOnnxSpeechDetector(modelPath, threads, settings);
+export async function createSpeechDetector(source: ModelSource, variant: LibVariant, threads: number, settings: VadSettings): Promise<SpeechDetector> {
+  const model = modelFile(source);
+  if (isOnnxVad(model)) return createOnnxSpeechDetector(model, threads, settings);
+  checkVadModel(model); // whisper.cpp must never see a file that is not one
   const module = await loadFugood(variant);
   let context: WhisperVadContext;
   try {
-    context = await (new module.WhisperVadContext({ filePath: modelPath, useGpu: variant === "cuda", nThreads: threads }) as
+    context = await (new module.WhisperVadContext({ filePath: model.path, useGpu: variant === "cuda", nThreads: threads }) as
       | WhisperVadContext
       | Promise<WhisperVadContext>);
   } catch (error) {
-    throw new EngineError("model_invalid", `The Silero VAD model ${basename(modelPath)} could not be loaded.`, false, { detail: (error as Error).message });
+    throw new EngineError("model_invalid", `The Silero VAD model ${model.name} could not be loaded.`, false, { detail: (error as Error).message });
   }
   const options: VadOptions = { ...settings, samplesOverlap: 0.1 };
   return {

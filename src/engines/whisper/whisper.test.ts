@@ -12,8 +12,8 @@ import { join, resolve } from "node:path";
 import { EngineError, type StepContext, type TranscriptionResult } from "../types.ts";
 import { createWhisperTranscriber, lazyWhisperTranscriber, type WhisperTranscriber } from "./index.ts";
 import { WHISPER_LANGUAGES } from "./languages.ts";
-import { readPcm16Wav, SAMPLE_RATE } from "./wav.ts";
-import { wavBytes } from "../testing.ts";
+import { readWavInt16, SAMPLE_RATE } from "../wav.ts";
+import { wavBytes } from "../../../test/support/engines.ts";
 
 const ROOT = resolve(import.meta.dir, "../../..");
 const MODEL = join(ROOT, "models/whisper/ggml-tiny-random.bin");
@@ -64,7 +64,7 @@ function overlapsSpeech(s: { start: number; end: number }, turns: { start: numbe
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "whisper-engine-"));
-  const full = readPcm16Wav(`${FIXTURE}.wav`).int16;
+  const full = readWavInt16(`${FIXTURE}.wav`).int16;
   // A 25 s excerpt: the first four turns (one chunk for whisper).
   writeWav(join(dir, "excerpt.wav"), full.slice(0, 25 * SAMPLE_RATE));
   // 8 s of silence, speaker A's first turn (0.3–7.2 s of the fixture), 8 s of silence.

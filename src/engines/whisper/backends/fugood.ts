@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import type { LibVariant, TranscribeOptions, WhisperContext, WhisperVadContext } from "@fugood/whisper.node";
 import { importNative, resolveNative } from "../../native.ts";
+import type { ModelFile } from "../../model-file.ts";
 import { EngineError } from "../../types.ts";
 import type { WhisperBackend } from "./backend.ts";
 
@@ -54,13 +55,13 @@ export function int16Buffer(samples: Int16Array): ArrayBuffer {
  * smart-whisper is not available; its CUDA prebuild is the GPU engine. It reports no token
  * times, so segments carry no words.
  */
-export async function createFugoodBackend(variant: LibVariant, modelPath: string, useGpu: boolean): Promise<WhisperBackend> {
+export async function createFugoodBackend(variant: LibVariant, model: ModelFile, useGpu: boolean): Promise<WhisperBackend> {
   const module = await loadFugood(variant);
   let context: WhisperContext;
   try {
-    context = await (new module.WhisperContext({ filePath: modelPath, useGpu }) as WhisperContext | Promise<WhisperContext>);
+    context = await (new module.WhisperContext({ filePath: model.path, useGpu }) as WhisperContext | Promise<WhisperContext>);
   } catch (error) {
-    throw new EngineError("model_invalid", `whisper.cpp could not load the model ${basename(modelPath)}.`, false, { detail: (error as Error).message });
+    throw new EngineError("model_invalid", `whisper.cpp could not load the whisper model ${model.name}.`, false, { detail: (error as Error).message });
   }
   let closed = false;
   return {

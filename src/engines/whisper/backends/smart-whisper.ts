@@ -1,8 +1,8 @@
-import { basename } from "node:path";
+import type { ModelFile } from "../../model-file.ts";
 import { EngineError } from "../../types.ts";
 import type { WhisperDecoding } from "../decoding.ts";
 import type { ChunkSegment } from "../timestamps.ts";
-import { toFloat32 } from "../wav.ts";
+import { toFloat32 } from "../../wav.ts";
 import type { WhisperBackend } from "./backend.ts";
 import { importNative } from "../../native.ts";
 
@@ -86,12 +86,12 @@ export function smartWhisperParams(language: string | null, threads: number, dec
  * -mavx2 -mfma -mf16c (build-smart-whisper.sh), it encodes a 30 s window of the tiny
  * architecture in about 1 s on 2 cores; built without them, in about 20 s (docs/engines/whisper.md).
  */
-export async function createSmartWhisperBackend(module: SmartWhisperModule, modelPath: string, useGpu: boolean): Promise<WhisperBackend> {
+export async function createSmartWhisperBackend(module: SmartWhisperModule, file: ModelFile, useGpu: boolean): Promise<WhisperBackend> {
   let model: SmartWhisperModel;
   try {
-    model = await module.WhisperModel.load(modelPath, useGpu);
+    model = await module.WhisperModel.load(file.path, useGpu);
   } catch (error) {
-    throw new EngineError("model_invalid", `whisper.cpp could not load the model ${basename(modelPath)}.`, false, { detail: (error as Error).message });
+    throw new EngineError("model_invalid", `whisper.cpp could not load the whisper model ${file.name}.`, false, { detail: (error as Error).message });
   }
   let closed = false;
   return {

@@ -1,6 +1,11 @@
-import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
-import { basename } from "node:path";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { modelFile, unreadableModel, type ModelFile, type ModelSource } from "../model-file.ts";
 import { EngineError } from "../types.ts";
+
+/**
+ * The format checks of whisper.cpp's ggml files (the whisper model, and the ggml Silero VAD),
+ * run after the common file check (../model-file.ts) and before a binding loads the file.
+ */
 
 const GGML_MAGIC = 0x67676d6c; // "lmgg" on disk
 
@@ -43,13 +48,12 @@ class FileReader {
   }
 }
 
-function openModel(path: string, what: string): { fd: number; size: number } {
-  if (!existsSync(path)) throw new EngineError("model_missing", `The ${what} model file ${basename(path)} does not exist.`, false, { detail: path });
+function openModel(model: ModelFile, role: string): { fd: number; size: number } {
   try {
-    const size = statSync(path).size;
-    return { fd: openSync(path, "r"), size };
+    const fd = openSync(model.path, "r");
+    return { fd, size: fstatSync(fd).size };
   } catch (error) {
-    throw new EngineError("model_invalid", `The ${what} model file ${basename(path)} cannot be read.`, false, { detail: (error as Error).message });
+    throw unreadableModel(model, role, error);
   }
 }
 
@@ -59,9 +63,10 @@ function openModel(path: string, what: string): { fd: number; size: number } {
  * truncated or foreign file must be caught here. Walks the header, mel filters, vocabulary and
  * every tensor's header, and checks that each tensor's data lies within the file.
  */
-export function checkWhisperModel(path: string): { nMels: number; nVocab: number; tensors: number } {
-  const { fd, size } = openModel(path, "whisper");
-  const invalid = (why: string) => new EngineError("model_invalid", `${basename(path)} is not a usable whisper.cpp model: ${why}.`, false);
+export function checkWhisperModel(source: ModelSource): { nMels: number; nVocab: number; tensors: number } {
+  const model = modelFile(source);
+  const { fd, size } = openModel(model, "whisper");
+  const invalid = (why: string) => new EngineError("model_invalid", `The whisper model ${model.name} is not a usable whisper.cpp model: ${why}.`, false);
   try {
     const file = new FileReader(fd, size);
     if (size < 48 || file.bytes(0, 4).readUInt32LE(0) !== GGML_MAGIC) throw invalid("no ggml header");
@@ -118,12 +123,13 @@ export function checkWhisperModel(path: string): { nMels: number; nVocab: number
 }
 
 /** Checks that a file is a whisper.cpp Silero VAD model (ggml header, model name "silero…"). */
-export function checkVadModel(path: string): void {
-  const { fd, size } = openModel(path, "VAD");
+export function checkVadModel(source: ModelSource): void {
+  const model = modelFile(source);
+  const { fd, size } = openModel(model, "VAD");
   try {
     const file = new FileReader(fd, size);
     const ok = size > 64 && file.bytes(0, 4).readUInt32LE(0) === GGML_MAGIC && file.bytes(8, 6).toString("latin1") === "silero";
-    if (!ok) throw new EngineError("model_invalid", `${basename(path)} is not a whisper.cpp Silero VAD model.`, false);
+    if (!ok) throw new EngineError("model_invalid", `The VAD model ${model.name} is not a whisper.cpp Silero VAD model.`, false);
   } finally {
     closeSync(fd);
   }

@@ -2,14 +2,14 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 
 /** Where the shared fixtures and diarization models are, for the tests; null parts are absent. */
-const SHARED = join(import.meta.dir, "../../../../shared");
+const SHARED = join(import.meta.dir, "../../../shared");
 export const FIXTURES = join(SHARED, "fixtures");
 
 const SEGMENTATION = "segmentation-energy-pauses.onnx";
 const EMBEDDING = "embedding-fbank-stats.onnx";
 
 function modelsDir(): string | null {
-  for (const dir of [join(SHARED, "models/diarization"), join(import.meta.dir, "../../../models/diarization")]) {
+  for (const dir of [join(SHARED, "models/diarization"), join(import.meta.dir, "../../models/diarization")]) {
     if (existsSync(join(dir, SEGMENTATION)) && existsSync(join(dir, EMBEDDING))) return dir;
   }
   return null;

@@ -1,6 +1,6 @@
 // Helpers for the engines' tests: WAV files built byte by byte, and EngineError expectations.
 import { expect } from "bun:test";
-import { EngineError } from "./types.ts";
+import { EngineError } from "../../src/engines/types.ts";
 
 export interface WavShape {
   rate?: number;

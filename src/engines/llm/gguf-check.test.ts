@@ -2,9 +2,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { checkModelFile, modelNameOf } from "./model-file.ts";
+import { checkGgufModel, modelNameOf } from "./gguf-check.ts";
 import { createLlamaReporter } from "./reporter.ts";
-import { engineError } from "../testing.ts";
+import { engineError } from "../../../test/support/engines.ts";
 
 const modelPath = join(import.meta.dir, "../../../models/llm/stories260K.gguf");
 const dir = mkdtempSync(join(tmpdir(), "verbatim-llm-model-"));
@@ -12,7 +12,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("model file checks", () => {
   test("the real model passes and is named after its file", async () => {
-    expect(await checkModelFile(modelPath)).toEqual({ name: "stories260K", bytes: 1_185_376 });
+    expect(await checkGgufModel(modelPath)).toEqual({ name: "stories260K", bytes: 1_185_376 });
     expect(modelNameOf("/x/y/Qwen2.5-1.5B-Instruct-Q4_K_M.gguf")).toBe("Qwen2.5-1.5B-Instruct-Q4_K_M");
   });
 

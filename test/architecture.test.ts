@@ -1,0 +1,114 @@
+// The import rules between the top-level folders of src/ (issue 9; docs/architecture.md says why).
+// Every import counts, type-only ones too: a type import still ties a folder to another's shape.
+// Test files (*.test.ts) are left out: they are not product code. Files directly in src/ (main.ts,
+// service.ts, config.ts) are the composition root, "(root)", and may import anything.
+import { expect, test } from "bun:test";
+import { join } from "node:path";
+import { folderCycles, report, ROOT_FOLDER, ruleViolations, type Rule } from "./architecture/check.ts";
+import { importGraph } from "./architecture/imports.ts";
+
+// ---- The policy: adjust here (and in docs/architecture.md, whose folder table it enforces). ------
+// Folder names, or files and globs relative to src/ when they have a slash ("worker/protocol.ts").
+
+/** Domain folders: each owns its tables, service and routes. */
+const DOMAINS = ["meetings", "transcripts", "reports", "documents", "webhooks", "usage", "auth", "clients", "feedback", "account", "idempotency", "events"];
+
+/**
+ * jobs/ knows queues, claims, leases, slots, retries and the worker pool; job kinds plug in from their
+ * domains. auth/table.ts only for the jobs table's foreign key to users.
+ */
+const JOBS_MAY_IMPORT = ["db", "lib", "errors", "http", "worker/protocol.ts", "worker/command.ts", "auth/table.ts"];
+
+/** Types shared by the API side and the worker: the only files of domain folders the worker and the engines may import. */
+const SHARED_TYPES = ["transcripts/types.ts"];
+
+/** worker/ runs in its own process: engines and plumbing, nothing of the API side. */
+const WORKER_MAY_IMPORT = ["engines", "net", "storage", "lib", "errors", "models", ...SHARED_TYPES];
+
+const RULES: Rule[] = [
+  { description: "jobs/ imports only queue machinery (JOBS_MAY_IMPORT), no domain folder", folder: "jobs", allow: JOBS_MAY_IMPORT },
+  { description: "worker/ imports no API-side code (WORKER_MAY_IMPORT)", folder: "worker", allow: WORKER_MAY_IMPORT },
+  { description: "db/ imports nothing from http/ or a domain", folder: "db", forbid: ["http", ...DOMAINS] },
+  { description: "storage/ imports only lib/, and no domain's table", folder: "storage", allow: ["lib"], forbid: DOMAINS.map((domain) => `${domain}/table.ts`) },
+  { description: "engines/ imports only lib/, models/ and the shared types", folder: "engines", allow: ["lib", "models", ...SHARED_TYPES] },
+  { description: "http/ imports only auth/, db/, errors/, lib/, net/", folder: "http", allow: ["auth", "db", "errors", "lib", "net"] },
+  { description: "net/ imports only lib/", folder: "net", allow: ["lib"] },
+  { description: "lib/ imports nothing else", folder: "lib", allow: [] },
+  { description: "errors/ imports only lib/", folder: "errors", allow: ["lib"] },
+  { description: "models/ imports only lib/ and its catalogue", folder: "models", allow: ["lib", "../models/catalogue.json"] },
+  { description: "product code imports no tool (test/, bench/, scripts/)", folder: "*", forbid: ["../test/**", "../bench/**", "../scripts/**"] },
+];
+
+/** Left out of the cycle check: the composition root imports every folder by design. */
+const CYCLE_EXEMPT = [ROOT_FOLDER];
+// --------------------------------------------------------------------------------------------------
+
+const graph = importGraph(join(import.meta.dir, "..", "src"));
+
+test("the import graph is read: every relative import of src/ resolves to a file", () => {
+  expect(graph.files.length).toBeGreaterThan(100);
+  expect(graph.edges.length).toBeGreaterThan(300);
+  expect(graph.unresolved.map((edge) => `${edge.from}:${edge.line} ${edge.specifier}`)).toEqual([]);
+});
+
+test("src/ follows the import rules and has no import cycle between folders", () => {
+  const problems = report(ruleViolations(graph.edges, RULES), folderCycles(graph.edges, CYCLE_EXEMPT));
+  if (problems) console.error(`\nForbidden imports (policy at the top of test/architecture.test.ts):\n${problems}\n`);
+  expect(problems).toBe("");
+});
+
+test("each rule fires on a made-up import that breaks it, and lets the allowed ones through", () => {
+  const edge = (from: string, to: string, typeOnly = false) => ({ from, to, specifier: `(made up) ${to}`, line: 1, typeOnly });
+  const broken = [
+    edge("jobs/scheduler.ts", "meetings/table.ts", true),
+    edge("jobs/scheduler.ts", "events/emit.ts"),
+    edge("jobs/worker-pool.ts", "worker/steps.ts"),
+    edge("worker/steps.ts", "db/client.ts", true),
+    edge("worker/steps.ts", "jobs/kind.ts"),
+    edge("worker/steps.ts", "http/route.ts"),
+    edge("worker/steps.ts", "transcripts/store.ts"),
+    edge("worker/steps.ts", "config.ts"),
+    edge("db/client.ts", "http/pagination.ts"),
+    edge("db/client.ts", "meetings/table.ts"),
+    edge("storage/paths.ts", "meetings/table.ts"),
+    edge("storage/paths.ts", "net/egress.ts"),
+    edge("engines/load.ts", "db/client.ts"),
+    edge("engines/load.ts", "transcripts/store.ts"),
+    edge("http/route.ts", "meetings/table.ts"),
+    edge("net/egress.ts", "storage/paths.ts"),
+    edge("lib/ids.ts", "errors/api-error.ts"),
+    edge("errors/api-error.ts", "http/route.ts"),
+    edge("models/catalogue.ts", "engines/types.ts"),
+    edge("meetings/create.ts", "../test/support/engines.ts"),
+    edge("engines/wav.ts", "../bench/quality/metrics.ts"),
+  ];
+  const fine = [
+    edge("jobs/scheduler.ts", "db/client.ts"),
+    edge("jobs/scheduler.ts", "worker/protocol.ts", true),
+    edge("jobs/scheduler.ts", "jobs/kind.ts"),
+    edge("worker/steps.ts", "transcripts/types.ts", true),
+    edge("worker/steps.ts", "engines/ffmpeg.ts"),
+    edge("worker/steps.ts", "storage/paths.ts"),
+    edge("db/client.ts", "lib/time.ts"),
+    edge("storage/paths.ts", "lib/ids.ts"),
+    edge("engines/whisper/index.ts", "transcripts/types.ts", true),
+    edge("engines/load.ts", "models/catalogue.ts"),
+    edge("http/pipeline.ts", "auth/authenticate.ts"),
+    edge("errors/api-error.ts", "lib/ids.ts"),
+    edge("models/catalogue.ts", "../models/catalogue.json"),
+    edge("jobs/table.ts", "auth/table.ts"),
+    edge("meetings/processing.ts", "jobs/enqueue.ts"),
+    edge("db/migrations.generated.ts", "../migrations/0000_init.sql"),
+    edge("service.ts", "meetings/routes.ts"),
+  ];
+  const caught = ruleViolations([...broken, ...fine], RULES);
+  const named = (e: { from: string; to: string }) => `${e.from} → ${e.to}`;
+  expect([...new Set(caught.map((v) => named(v.edge)))].sort()).toEqual(broken.map(named).sort());
+  // Every rule of the policy caught something: none is dead.
+  expect(new Set(caught.map((v) => v.rule))).toEqual(new Set(RULES));
+
+  const cycle = [edge("meetings/create.ts", "jobs/enqueue.ts"), edge("jobs/scheduler.ts", "events/emit.ts"), edge("events/emit.ts", "meetings/table.ts")];
+  expect(folderCycles(cycle, CYCLE_EXEMPT).map((c) => c.folders)).toEqual([["events", "jobs", "meetings"]]);
+  // The composition root imports everything, and cli/ imports config.ts: not a cycle.
+  expect(folderCycles([edge("main.ts", "cli/serve.ts"), edge("cli/serve.ts", "config.ts")], CYCLE_EXEMPT)).toEqual([]);
+});

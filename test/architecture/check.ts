@@ -1,0 +1,159 @@
+// The import rules between the top-level folders of src/ and the folder-cycle check, on import edges
+// (from ./imports.ts or, in the checker's own test, made up). Pure: no file system.
+import type { ImportEdge } from "./imports.ts";
+
+/** Files directly in src/ (service.ts, main.ts, config.ts): the composition root. */
+export const ROOT_FOLDER = "(root)";
+/** Anything an import reaches outside src/ (test/, bench/, scripts/). */
+export const OUTSIDE = "(outside src)";
+
+/** The top-level folder of a path relative to src/. */
+export function folderOf(file: string): string {
+  if (file.startsWith("../")) return OUTSIDE;
+  const slash = file.indexOf("/");
+  return slash < 0 ? ROOT_FOLDER : file.slice(0, slash);
+}
+
+export interface Rule {
+  /** What the rule protects, printed above its violations. */
+  description: string;
+  /** The top-level folder whose files the rule constrains; "*" for every folder. */
+  folder: string;
+  /**
+   * Everything its files may import besides their own folder: top-level folders ("db") or files and
+   * globs relative to src/ ("worker/protocol.ts"). Anything else is a violation.
+   */
+  allow?: string[];
+  /** What its files may not import: top-level folders, or files and globs ("meetings/table.ts"). */
+  forbid?: string[];
+}
+
+export interface Violation {
+  rule: Rule;
+  edge: ImportEdge;
+}
+
+/** A folder name, or a file or glob when it has a slash or an extension. */
+function matches(entry: string, target: string): boolean {
+  if (entry.includes("/") || entry.endsWith(".ts")) return new Bun.Glob(entry).match(target);
+  return folderOf(target) === entry;
+}
+
+export function ruleViolations(edges: ImportEdge[], rules: Rule[]): Violation[] {
+  const violations: Violation[] = [];
+  for (const rule of rules) {
+    for (const edge of edges) {
+      const from = folderOf(edge.from);
+      if (rule.folder !== "*" && from !== rule.folder) continue;
+      if (folderOf(edge.to) === from) continue;
+      const allowed = rule.allow ? rule.allow.some((entry) => matches(entry, edge.to)) : true;
+      const forbidden = rule.forbid ? rule.forbid.some((entry) => matches(entry, edge.to)) : false;
+      if (!allowed || forbidden) violations.push({ rule, edge });
+    }
+  }
+  return violations;
+}
+
+export interface FolderCycle {
+  /** The folders of one strongly connected component, sorted. */
+  folders: string[];
+  /** One shortest round trip through the component, e.g. ["jobs", "meetings", "jobs"]. */
+  path: string[];
+  /** Every folder-to-folder import inside the component, with one example import each. */
+  links: { from: string; to: string; example: ImportEdge }[];
+}
+
+/** Import cycles between folders: the strongly connected components of more than one folder (Tarjan). */
+export function folderCycles(edges: ImportEdge[], ignore: string[] = []): FolderCycle[] {
+  const examples = new Map<string, Map<string, ImportEdge>>();
+  for (const edge of edges) {
+    const [from, to] = [folderOf(edge.from), folderOf(edge.to)];
+    if (from === to || ignore.includes(from) || ignore.includes(to)) continue;
+    if (!examples.has(from)) examples.set(from, new Map());
+    if (!examples.has(to)) examples.set(to, new Map());
+    const out = examples.get(from)!;
+    if (!out.has(to)) out.set(to, edge);
+  }
+  const next = (folder: string) => [...(examples.get(folder)?.keys() ?? [])].sort();
+
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const components: string[][] = [];
+  const connect = (folder: string) => {
+    index.set(folder, counter);
+    low.set(folder, counter++);
+    stack.push(folder);
+    onStack.add(folder);
+    for (const to of next(folder)) {
+      if (!index.has(to)) {
+        connect(to);
+        low.set(folder, Math.min(low.get(folder)!, low.get(to)!));
+      } else if (onStack.has(to)) {
+        low.set(folder, Math.min(low.get(folder)!, index.get(to)!));
+      }
+    }
+    if (low.get(folder) === index.get(folder)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== folder);
+      if (component.length > 1) components.push(component.sort());
+    }
+  };
+  for (const folder of [...examples.keys()].sort()) if (!index.has(folder)) connect(folder);
+
+  return components
+    .map((folders) => {
+      const inside = new Set(folders);
+      const links = folders.flatMap((from) => next(from).filter((to) => inside.has(to)).map((to) => ({ from, to, example: examples.get(from)!.get(to)! })));
+      return { folders, path: shortestRoundTrip(folders[0]!, (f) => next(f).filter((to) => inside.has(to))), links };
+    })
+    .sort((a, b) => a.folders[0]!.localeCompare(b.folders[0]!));
+}
+
+/** Breadth-first: the shortest path from `start` back to itself. */
+function shortestRoundTrip(start: string, next: (folder: string) => string[]): string[] {
+  const cameFrom = new Map<string, string>();
+  const queue = [start];
+  while (queue.length) {
+    const folder = queue.shift()!;
+    for (const to of next(folder)) {
+      if (to === start) {
+        const path = [folder];
+        while (path[0] !== start) path.unshift(cameFrom.get(path[0]!)!);
+        return [...path, start];
+      }
+      if (!cameFrom.has(to)) {
+        cameFrom.set(to, folder);
+        queue.push(to);
+      }
+    }
+  }
+  return [start];
+}
+
+function describeEdge(edge: ImportEdge): string {
+  return `${edge.from}:${edge.line} imports ${edge.to}${edge.typeOnly ? " (types only)" : ""}`;
+}
+
+/** The readable list the test fails with; empty when all is well. */
+export function report(violations: Violation[], cycles: FolderCycle[]): string {
+  const out: string[] = [];
+  const byRule = new Map<Rule, Violation[]>();
+  for (const violation of violations) byRule.set(violation.rule, [...(byRule.get(violation.rule) ?? []), violation]);
+  for (const [rule, found] of byRule) {
+    out.push(`${rule.description} (${found.length}):`);
+    for (const { edge } of found) out.push(`  ${describeEdge(edge)}`);
+  }
+  for (const cycle of cycles) {
+    out.push(`import cycle between folders ${cycle.folders.join(", ")}: ${cycle.path.join(" → ")}`);
+    for (const link of cycle.links) out.push(`  ${link.from} → ${link.to}: e.g. ${describeEdge(link.example)}`);
+  }
+  return out.join("\n");
+}
