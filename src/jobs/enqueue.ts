@@ -36,8 +36,8 @@ export function enqueueJob(tx: Queryable, job: NewJob): string {
       documentId: job.documentId ?? null,
       parentJobId: job.parentJobId ?? null,
       transcribeOnly: job.transcribeOnly ?? null,
-      documentTemplates: job.documentTemplates ? JSON.stringify(job.documentTemplates) : null,
-      metadata: job.metadata ? JSON.stringify(job.metadata) : null,
+      documentTemplates: job.documentTemplates ?? null,
+      metadata: job.metadata ?? null,
       nextStep: job.firstStep,
       createdAt: job.now,
     })

@@ -51,10 +51,6 @@ export function getJob(db: Queryable, userId: string, jobId: string) {
   return renderJob(row);
 }
 
-function json<T>(text: string | null): T | null {
-  return text === null ? null : (JSON.parse(text) as T);
-}
-
 function time(ms: number | null): string | null {
   return ms === null ? null : toRfc3339(ms);
 }
@@ -71,11 +67,11 @@ export function renderJob(row: JobRow) {
     document_id: row.documentId,
     parent_job_id: row.parentJobId,
     transcribe_only: row.transcribeOnly,
-    document_templates: json<string[]>(row.documentTemplates),
-    document_job_ids: json<string[]>(row.documentJobIds),
+    document_templates: row.documentTemplates,
+    document_job_ids: row.documentJobIds,
     error: row.errorCode === null ? null : { code: row.errorCode, message: row.errorMessage ?? "" },
-    usage: json<Record<string, unknown>>(row.usage),
-    metadata: json<Record<string, unknown>>(row.metadata),
+    usage: row.usage,
+    metadata: row.metadata,
     created_at: toRfc3339(row.createdAt),
     started_at: time(row.startedAt),
     finished_at: time(row.finishedAt),

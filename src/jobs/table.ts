@@ -22,13 +22,12 @@ export const jobs = sqliteTable(
     documentId: text("document_id"),
     parentJobId: text("parent_job_id"),
     transcribeOnly: integer("transcribe_only", { mode: "boolean" }),
-    /** JSON arrays and objects, stored as text. */
-    documentTemplates: text("document_templates"),
-    documentJobIds: text("document_job_ids"),
+    documentTemplates: text("document_templates", { mode: "json" }).$type<string[]>(),
+    documentJobIds: text("document_job_ids", { mode: "json" }).$type<string[]>(),
     errorCode: text("error_code"),
     errorMessage: text("error_message"),
-    usage: text("usage"),
-    metadata: text("metadata"),
+    usage: text("usage", { mode: "json" }).$type<Record<string, unknown>>(),
+    metadata: text("metadata", { mode: "json" }).$type<Record<string, unknown>>(),
     /** The next internal step to run (download, decode, transcribe, ...); a restart resumes here. */
     nextStep: text("next_step"),
     /** Tries of the current step; a step is retried a bounded number of times. */

@@ -30,7 +30,7 @@ beforeAll(async () => {
       stage: i % 2 === 0 ? ("done" as const) : ("transcribing" as const),
       progress: i % 2 === 0 ? 1 : 0.5,
       source: "api" as const,
-      metadata: JSON.stringify({ n: i }),
+      metadata: { n: i },
       createdAt: T0 + Math.floor(i / 5) * 1000,
     });
   }
