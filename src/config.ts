@@ -4,6 +4,7 @@ import { DEFAULT_MODELS, type BuiltinEngineSettings } from "./engines/builtin.ts
 import type { OAuthSettings } from "./auth/access-tokens.ts";
 import { jwksUrlRefusal } from "./auth/idp-keys.ts";
 import { UsageError, type OptionSpec, type OptionValues } from "./cli/options.ts";
+import { DEFAULT_BODY_PACE, type BodyPace } from "./lib/body-deadline.ts";
 import type { RateLimits } from "./http/pipeline.ts";
 import { DEFAULT_PARALLEL_SLOTS, type ParallelSlots } from "./jobs/slots.ts";
 import { parseEgressAllow, type EgressPolicy } from "./net/egress.ts";
@@ -136,6 +137,13 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     help: "Free GiB on the data disk below which new uploads are refused (507) and recordings are not decoded.",
   },
   {
+    name: "body-idle-timeout",
+    type: "int",
+    env: "VERBATIM_BODY_IDLE_TIMEOUT",
+    default: "60",
+    help: "Seconds a request body may send nothing before the server answers 408 and drops it; after its first minute a body must also average 1 KiB/s.",
+  },
+  {
     name: "sweep-interval",
     type: "int",
     env: "VERBATIM_SWEEP_INTERVAL",
@@ -190,6 +198,7 @@ export interface ServiceConfig {
   logRequests: boolean;
   maxDurationSeconds: number;
   sweepIntervalSeconds: number;
+  bodyPace: BodyPace;
   /** Free bytes the data disk keeps: the larger of a share of its size and an absolute amount. */
   minFreeDisk: { percent: number; bytes: number };
   /** Our limit on the request headers; Bun's parser ceiling is set higher so we can answer 431 ourselves. */
@@ -324,6 +333,7 @@ export function serviceConfig(values: OptionValues): ServiceConfig {
     downloadTimeoutSeconds: atLeastOne(values, "download-timeout"),
     maxDurationSeconds: atLeastOne(values, "max-duration"),
     sweepIntervalSeconds: atLeastOne(values, "sweep-interval"),
+    bodyPace: { ...DEFAULT_BODY_PACE, idleMs: atLeastOne(values, "body-idle-timeout") * 1000 },
     minFreeDisk: minFreeDisk(values),
     engines: values.engines as string,
     engineSettings: engineSettings(values),

@@ -26,6 +26,7 @@ import { meetingRoutes } from "./meetings/routes.ts";
 import { reportRoutes } from "./reports/routes.ts";
 import { transcriptRoutes } from "./transcripts/routes.ts";
 import { MAX_UPLOAD_BYTES } from "./meetings/receive.ts";
+import { UploadsInFlight } from "./uploads/in-flight.ts";
 import { MAX_REQUEST_BODY_SIZE } from "./uploads/limits.ts";
 import { lockDataDir } from "./storage/data-dir-lock.ts";
 import { restrictToOwner } from "./storage/permissions.ts";
@@ -53,6 +54,8 @@ export interface ServiceIo {
   say(line: string): void;
   /** Unexpected failures, with the request they happened in. */
   logError(error: unknown, requestId: string): void;
+  /** Expected trouble the operator should know of (a client gone mid-upload, a full disk). */
+  logWarning(message: string, requestId: string): void;
 }
 
 /** The first start on an empty data dir makes an admin with an all-scopes key, shown once. */
@@ -157,6 +160,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       egress: config.egress,
       maxUploadBytes: MAX_UPLOAD_BYTES,
       minFreeDisk: config.minFreeDisk,
+      uploads: new UploadsInFlight(),
       publicApiUrl: () => urls.api,
       scheduler,
     }),
@@ -170,6 +174,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       return urls.docs;
     },
     onUnexpectedError: io.logError,
+    onWarning: io.logWarning,
   });
   const pipeline = createPipeline({
     authenticator,
@@ -180,6 +185,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       return urls.docs;
     },
     maxHeaderBytes: config.maxHeaderBytes,
+    bodyPace: config.bodyPace,
     requestLog,
     uncountedPaths: new Set(["/healthz", "/readyz"]),
     route: (request) => router.handle(request),

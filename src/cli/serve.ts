@@ -23,6 +23,8 @@ export const serveCommand: Command = {
     try {
       service = await startService(config, {
         say: out,
+        logWarning: (message, requestId) =>
+          console.error(JSON.stringify({ time: new Date().toISOString(), level: "warn", request_id: requestId, message })),
         logError: (error, requestId) =>
           console.error(
             JSON.stringify({

@@ -16,14 +16,24 @@ export class ApiError extends Error {
   readonly status: number;
   readonly errors?: FieldError[];
   readonly headers?: Record<string, string>;
+  /**
+   * Set when the server's operator should hear of this refusal (a client that vanished mid-upload,
+   * a disk that filled up): logged as a warning line, never shown to the client.
+   */
+  readonly warning?: string;
 
-  constructor(code: ErrorCode, detail: string, options: { errors?: FieldError[]; headers?: Record<string, string> } = {}) {
+  constructor(
+    code: ErrorCode,
+    detail: string,
+    options: { errors?: FieldError[]; headers?: Record<string, string>; warning?: string } = {},
+  ) {
     super(detail);
     this.name = "ApiError";
     this.code = code;
     this.status = ERROR_CATALOGUE[code].status;
     this.errors = options.errors;
     this.headers = options.headers;
+    this.warning = options.warning;
   }
 
   static validation(errors: FieldError[]): ApiError {

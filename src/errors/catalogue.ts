@@ -107,7 +107,18 @@ export const ERROR_CATALOGUE = {
     status: 507,
     title: "Insufficient storage",
     description:
-      "The server's data disk is below the free space it keeps in reserve, so it accepts no new recording now. Nothing was kept. Retry later; the operator frees space or adds disk.",
+      "The server's data disk is below the free space it keeps in reserve (or filled up while the upload was received), so it accepts no new recording now. Nothing was kept. Retry later; the operator frees space or adds disk.",
+  },
+  request_timeout: {
+    status: 408,
+    title: "Request timeout",
+    description:
+      "The request body arrived too slowly: no byte for longer than the server waits, or on average slower than it accepts. Nothing was kept. Retry on a better connection.",
+  },
+  upload_incomplete: {
+    status: 400,
+    title: "Upload incomplete",
+    description: "The connection closed before the whole request body arrived. Nothing was kept. Send the request again.",
   },
   not_ready: {
     status: 503,

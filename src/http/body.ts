@@ -1,5 +1,8 @@
 import { ApiError } from "../errors/api-error.ts";
+import { bodyIncomplete, bodyTooSlow } from "../errors/body-errors.ts";
+import { watchBody } from "../lib/body-deadline.ts";
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from "../lib/json-depth.ts";
+import { bodyPaceOf } from "./request-context.ts";
 
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -44,23 +47,36 @@ export function assertDepth(text: string, field: string): void {
   }
 }
 
-/** The body's bytes, reading no further than one chunk past `maxBytes`. */
+/**
+ * The body's bytes, reading no further than one chunk past `maxBytes`, and giving up (408) on a
+ * body that stalls or crawls (the request's body pace).
+ */
 async function readBounded(request: Request, maxBytes: number): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
+  const watch = watchBody(bodyPaceOf(request), () => void reader.cancel().catch(() => {}));
   const chunks: Uint8Array[] = [];
   let total = 0;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
+      let read: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        read = await reader.read();
+      } catch {
+        throw watch.expired ? bodyTooSlow(watch.expired) : bodyIncomplete();
+      }
+      if (watch.expired) throw bodyTooSlow(watch.expired);
+      if (read.done) break;
+      watch.received(read.value.byteLength);
+      total += read.value.byteLength;
       if (total > maxBytes) throw tooLarge(maxBytes);
-      chunks.push(value);
+      chunks.push(read.value);
     }
   } catch (error) {
     await reader.cancel().catch(() => {});
     throw error;
+  } finally {
+    watch.stop();
   }
   if (chunks.length === 1) return chunks[0]!;
   return Buffer.concat(chunks, total);
@@ -76,3 +92,4 @@ export function isJsonMediaType(contentType: string): boolean {
 function tooLarge(maxBytes: number): ApiError {
   return new ApiError("request_too_large", `The JSON body is larger than ${maxBytes} bytes.`);
 }
+

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Authenticator } from "../auth/authenticate.ts";
+import { DEFAULT_BODY_PACE } from "../lib/body-deadline.ts";
 import { SlidingWindowLimiter } from "./middleware/rate-limit/index.ts";
 import { createPipeline } from "./pipeline.ts";
 
@@ -11,6 +12,7 @@ function anonymousPipeline(limit: number) {
     clock: { now: () => 1_800_000_000_000 },
     docsUrl: "http://localhost/docs",
     maxHeaderBytes: 16 * 1024,
+    bodyPace: DEFAULT_BODY_PACE,
     uncountedPaths: new Set(),
     route: async () => new Response("ok"),
     onUnexpectedError: () => {},

@@ -1,5 +1,6 @@
 import type { Authenticator } from "../auth/authenticate.ts";
 import type { Plan } from "../auth/plans.ts";
+import type { BodyPace } from "../lib/body-deadline.ts";
 import type { Clock } from "../lib/time.ts";
 import { anonymousClientKey } from "./middleware/client-key/index.ts";
 import { newRequestId } from "./middleware/request-id/index.ts";
@@ -23,6 +24,8 @@ export interface PipelineDeps {
   clock: Clock;
   docsUrl: string;
   maxHeaderBytes: number;
+  /** How slowly a request body may arrive (readers give up with 408 below it). */
+  bodyPace: BodyPace;
   requestLog?: RequestLog;
   /** Paths probed by orchestrators: they show the caller's window but never use it up. */
   uncountedPaths: Set<string>;
@@ -71,7 +74,7 @@ export function createPipeline(deps: PipelineDeps) {
             requestId,
           });
         } else {
-          attachContext(request, { requestId, auth, rate });
+          attachContext(request, { requestId, auth, rate, bodyPace: deps.bodyPace });
           response = await deps.route(request);
         }
       }

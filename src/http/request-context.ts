@@ -1,4 +1,5 @@
 import type { AuthOutcome } from "../auth/authenticate.ts";
+import { DEFAULT_BODY_PACE, type BodyPace } from "../lib/body-deadline.ts";
 import type { RateState } from "./middleware/rate-limit/index.ts";
 
 /** What the pipeline learned about a request before routing, for the route to read. */
@@ -6,6 +7,8 @@ export interface RequestContext {
   requestId: string;
   auth: AuthOutcome;
   rate: RateState;
+  /** How slowly this request's body may arrive. */
+  bodyPace: BodyPace;
 }
 
 const contexts = new WeakMap<Request, RequestContext>();
@@ -18,4 +21,9 @@ export function contextOf(request: Request): RequestContext {
   const context = contexts.get(request);
   if (!context) throw new Error("request reached a route without passing the pipeline");
   return context;
+}
+
+/** The body pace of a request that passed the pipeline; the default for one that did not (unit tests). */
+export function bodyPaceOf(request: Request): BodyPace {
+  return contexts.get(request)?.bodyPace ?? DEFAULT_BODY_PACE;
 }

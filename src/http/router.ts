@@ -7,6 +7,8 @@ import { checkAccess, parseRequestParts, type Reply, type RouteDef } from "./rou
 export interface RouterOptions {
   docsUrl: string;
   onUnexpectedError(error: unknown, requestId: string): void;
+  /** Refusals the operator should hear of (ApiError.warning): one warning line each. */
+  onWarning(message: string, requestId: string): void;
 }
 
 /**
@@ -19,7 +21,10 @@ export function createRouter(routes: RouteDef[], options: RouterOptions) {
 
   const fail = (error: unknown, request: Request, requestId: string): Response => {
     const instance = new URL(request.url).pathname;
-    if (error instanceof ApiError) return problemFromApiError(options.docsUrl, error, instance, requestId);
+    if (error instanceof ApiError) {
+      if (error.warning) options.onWarning(error.warning, requestId);
+      return problemFromApiError(options.docsUrl, error, instance, requestId);
+    }
     options.onUnexpectedError(error, requestId);
     return problemResponse(options.docsUrl, {
       code: "internal_error",

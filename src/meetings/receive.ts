@@ -1,10 +1,12 @@
 import { rmSync } from "node:fs";
 import { ApiError } from "../errors/api-error.ts";
+import { bodyIncomplete } from "../errors/body-errors.ts";
+import { bodyPaceOf } from "../http/request-context.ts";
 import { readJsonBody } from "../http/body.ts";
 import { parseOrThrow } from "../http/validation.ts";
 import { hashRequest } from "../idempotency/service.ts";
 import { checkEgress, EgressRefused, type EgressPolicy } from "../net/egress.ts";
-import { receiveMultipart } from "../uploads/multipart.ts";
+import { receiveMultipart, UploadAborted } from "../uploads/multipart.ts";
 import type { Recording } from "./create.ts";
 import { createMeetingJson, createMeetingUpload, multipartToObject, type CreateMeetingFields } from "./schema.ts";
 
@@ -43,6 +45,10 @@ async function receiveUpload(request: Request, deps: ReceiveDeps): Promise<{ par
     maxFieldBytes: 64 * 1024,
     maxFields: 40,
     fileField: "file",
+    pace: bodyPaceOf(request),
+  }).catch((error: unknown) => {
+    // The client went away: a 4xx it will not read, and a warning, not an internal error.
+    throw error instanceof UploadAborted ? bodyIncomplete() : error;
   });
   try {
     const raw = multipartToObject(form.fields);

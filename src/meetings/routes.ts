@@ -8,6 +8,7 @@ import type { Clock } from "../lib/time.ts";
 import type { EgressPolicy } from "../net/egress.ts";
 import type { DiskFloor } from "../storage/disk-space.ts";
 import { uploadsTmpDir } from "../storage/paths.ts";
+import type { UploadsInFlight } from "../uploads/in-flight.ts";
 import { createMeeting } from "./create.ts";
 import { deleteMeeting } from "./delete.ts";
 import { assertDiskAdmitsRecordings } from "./disk-admission.ts";
@@ -34,6 +35,8 @@ export interface MeetingRouteDeps {
   idempotency: IdempotencyStore;
   egress: EgressPolicy;
   maxUploadBytes: number;
+  /** Uploads being received per account, capped at the plan's processing slots. */
+  uploads: UploadsInFlight;
   /** The data disk's reserve: below it, new recordings are refused (507). */
   minFreeDisk: DiskFloor;
   publicApiUrl(): string;
@@ -67,34 +70,43 @@ export function meetingRoutes(deps: MeetingRouteDeps) {
         "malformed_body",
         "unsupported_media_type",
         "insufficient_storage",
+        "request_timeout",
+        "upload_incomplete",
       ],
       handle: async ({ principal, request }) => {
         const account = { userId: principal.user.id, plan: principal.user.plan };
-        const outcome = await deps.idempotency.run({
-          userId: account.userId,
-          operation: "POST /v1/meetings",
-          key: request.headers.get("idempotency-key"),
-          parse: async ({ replay }) => {
-            // Fail fast when every slot is busy, before a long upload; checked again when creating.
-            // Not for a replay: the retry of an accepted request gets its answer even while its own job holds the slot.
-            if (!replay) assertFreeSlot(deps.db, account.userId, account.plan, deps.slots);
-            // Receiving an upload writes it to disk, a replay's too (to compare it); a JSON replay writes nothing.
-            if (!replay || isMultipart(request)) assertDiskAdmitsRecordings(deps.dataDir, deps.minFreeDisk);
-            return receiveMeeting(request, { tmpDir: uploadsTmpDir(deps.dataDir), egress: deps.egress, maxUploadBytes: deps.maxUploadBytes });
-          },
-          execute: async ({ fields, recording }, complete) => {
-            let body: unknown;
-            createMeeting(deps, account, fields, recording, (tx, meetingId) => {
-              // Rendered in the creating transaction, before the scheduler wakes: the meeting as accepted, queued.
-              body = renderMeeting(tx, getOwnedMeetingRow(tx, account.userId, meetingId)!, deps.publicApiUrl());
-              complete(tx, { status: 202, body }, meetingId);
-            });
-            deps.scheduler.wake();
-            return { status: 202, body };
-          },
-          discard: discardReceived,
-        });
-        return { status: outcome.status, body: outcome.body, headers: outcome.replayed ? { "Idempotent-Replayed": "true" } : undefined };
+        let releaseUpload: (() => void) | undefined;
+        try {
+          const outcome = await deps.idempotency.run({
+            userId: account.userId,
+            operation: "POST /v1/meetings",
+            key: request.headers.get("idempotency-key"),
+            parse: async ({ replay }) => {
+              // Fail fast when every slot is busy, before a long upload; checked again when creating.
+              // Not for a replay: the retry of an accepted request gets its answer even while its own job holds the slot.
+              if (!replay) assertFreeSlot(deps.db, account.userId, account.plan, deps.slots);
+              // Receiving an upload writes it to disk, a replay's too (to compare it); a JSON replay writes nothing.
+              if (!replay || isMultipart(request)) assertDiskAdmitsRecordings(deps.dataDir, deps.minFreeDisk);
+              // Each upload in progress holds a growing temp file: at most the plan's slots at once.
+              if (isMultipart(request)) releaseUpload = deps.uploads.acquire(account.userId, deps.slots[account.plan] ?? 1);
+              return receiveMeeting(request, { tmpDir: uploadsTmpDir(deps.dataDir), egress: deps.egress, maxUploadBytes: deps.maxUploadBytes });
+            },
+            execute: async ({ fields, recording }, complete) => {
+              let body: unknown;
+              createMeeting(deps, account, fields, recording, (tx, meetingId) => {
+                // Rendered in the creating transaction, before the scheduler wakes: the meeting as accepted, queued.
+                body = renderMeeting(tx, getOwnedMeetingRow(tx, account.userId, meetingId)!, deps.publicApiUrl());
+                complete(tx, { status: 202, body }, meetingId);
+              });
+              deps.scheduler.wake();
+              return { status: 202, body };
+            },
+            discard: discardReceived,
+          });
+          return { status: outcome.status, body: outcome.body, headers: outcome.replayed ? { "Idempotent-Replayed": "true" } : undefined };
+        } finally {
+          releaseUpload?.();
+        }
       },
     }),
     defineRoute({

@@ -17,6 +17,8 @@ export interface TestServer {
   process: SpawnedServer["proc"];
   /** Output lines the server printed so far (request log included). */
   lines: string[];
+  /** Lines it printed on stderr so far (warnings and errors, one JSON object each). */
+  errorLines: string[];
   /** fetch against the server; `key` sets Authorization: Bearer. */
   api(path: string, init?: RequestInit & { key?: string; json?: unknown }): Promise<Response>;
   /** Runs `verbatim admin ...` on this server's data dir, like an operator would while it runs. */
@@ -37,7 +39,7 @@ export interface StartOptions {
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "verbatim-test-"));
   const command = options.command ?? [BUN, ...BUN_FLAGS, join(ROOT, "src/main.ts")];
-  const { url, proc, stdout: lines, drained } = await spawnServer({
+  const { url, proc, stdout: lines, stderr: errorLines, drained } = await spawnServer({
     command: [...command, "serve", "--port", "0", "--data-dir", dataDir, ...(options.args ?? [])],
     cwd: ROOT,
     env: { VERBATIM_LOG_REQUESTS: "true", ...options.env },
@@ -51,6 +53,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     adminKey,
     process: proc,
     lines,
+    errorLines,
     api(path, init = {}) {
       const { key, json, ...rest } = init;
       const headers = new Headers(rest.headers);
