@@ -42,14 +42,15 @@ export function paginationQuery(defaultLimit = 20) {
 }
 
 /**
- * Runs `fetch` for one row more than asked, to learn whether another page follows, then renders.
+ * Runs `fetch` for one row more than asked, to learn whether another page follows, then renders
+ * the page's rows at once (so related rows can be loaded for the whole page, not row by row).
  * `fetch` receives the key to continue after (undefined on the first page).
  */
 export function paginate<Row, Out>(
   input: { limit: number; cursor?: string },
   fetch: (after: SortKey | undefined, take: number) => Row[],
   keyOf: (row: Row) => SortKey,
-  render: (row: Row) => Out,
+  renderPage: (rows: Row[]) => Out[],
 ): Page<Out> {
   const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
   const rows = fetch(after, input.limit + 1);
@@ -57,7 +58,7 @@ export function paginate<Row, Out>(
   const pageRows = hasMore ? rows.slice(0, input.limit) : rows;
   const last = pageRows[pageRows.length - 1];
   return {
-    data: pageRows.map(render),
+    data: renderPage(pageRows),
     has_more: hasMore,
     next_cursor: hasMore && last !== undefined ? encodeCursor(keyOf(last)) : null,
   };

@@ -36,7 +36,7 @@ export function listJobs(db: Queryable, userId: string, filter: JobListFilter) {
         .limit(take)
         .all(),
     (row) => [row.createdAt, row.id],
-    renderJob,
+    (rows) => rows.map(renderJob),
   );
 }
 

@@ -4,7 +4,7 @@ import type { Db, Queryable } from "../db/client.ts";
 import { newestFirstAfter } from "../db/keyset.ts";
 import { paginate } from "../http/pagination.ts";
 import type { z } from "zod";
-import { renderMeeting } from "./render.ts";
+import { renderMeetings } from "./render.ts";
 import type { listMeetingsQuery } from "./schema.ts";
 import { ftsQuery } from "./search-index.ts";
 import { meetings, meetingTags } from "./table.ts";
@@ -58,7 +58,7 @@ export function listMeetings(db: Db, userId: string, query: z.output<typeof list
         .limit(take)
         .all(),
     (row) => [row.createdAt, row.id],
-    (row) => renderMeeting(db, row, publicApiUrl),
+    (rows) => renderMeetings(db, rows, publicApiUrl),
   );
 }
 

@@ -1,7 +1,8 @@
-import { and, desc, eq } from "drizzle-orm";
-import { getClient, renderClient } from "../clients/service.ts";
+import { and, desc, eq, inArray } from "drizzle-orm";
+import { renderClient, type ClientRow } from "../clients/service.ts";
+import { clients } from "../clients/table.ts";
 import type { Queryable } from "../db/client.ts";
-import { renderJob } from "../jobs/query.ts";
+import { renderJob, type JobRow } from "../jobs/query.ts";
 import { jobs } from "../jobs/table.ts";
 import { numericId } from "../lib/ids.ts";
 import { toRfc3339 } from "../lib/time.ts";
@@ -34,36 +35,67 @@ export function renderSummary(row: SummaryRow) {
   };
 }
 
-export function meetingTagsOf(db: Queryable, meetingId: string): string[] {
-  return db
-    .select({ tag: meetingTags.tag })
-    .from(meetingTags)
-    .where(eq(meetingTags.meetingId, meetingId))
-    .orderBy(meetingTags.tag)
-    .all()
-    .map((r) => r.tag);
-}
 
 export function participantsOf(db: Queryable, meetingId: string): ParticipantRow[] {
   return db.select().from(participants).where(eq(participants.meetingId, meetingId)).orderBy(participants.id).all();
 }
 
-export function latestJobOf(db: Queryable, meetingId: string) {
-  return db
-    .select()
-    .from(jobs)
-    .where(and(eq(jobs.meetingId, meetingId), eq(jobs.kind, "meeting_processing")))
-    .orderBy(desc(jobs.createdAt))
-    .limit(1)
-    .get();
+
+/** What a meeting shows beside its own row, loaded for a whole page of meetings at once. */
+interface MeetingExtras {
+  summary: SummaryRow | undefined;
+  hasTranscript: boolean;
+  client: ClientRow | undefined;
+  job: JobRow | undefined;
+  tags: string[];
+  participants: ParticipantRow[];
 }
 
-/** The full meeting object (SPEC 2): report, participants, documents and latest job included. */
-export function renderMeeting(db: Queryable, row: MeetingRow, publicApiUrl: string) {
-  const summary = db.select().from(summaries).where(eq(summaries.meetingId, row.id)).get();
-  const hasTranscript = db.select({ id: transcripts.meetingId }).from(transcripts).where(eq(transcripts.meetingId, row.id)).get() !== undefined;
-  const client = row.clientId === null ? undefined : getClient(db, row.userId, row.clientId);
-  const job = latestJobOf(db, row.id);
+/**
+ * The related rows of these meetings in six queries whatever their number (a list page of 100
+ * meetings costs the same statements as one meeting): reports, transcript presence, clients,
+ * the latest processing job of each, tags, participants.
+ */
+function loadExtras(db: Queryable, rows: readonly MeetingRow[]): Map<string, MeetingExtras> {
+  const ids = rows.map((r) => r.id);
+  const extras = new Map<string, MeetingExtras>(
+    ids.map((id) => [id, { summary: undefined, hasTranscript: false, client: undefined, job: undefined, tags: [], participants: [] }]),
+  );
+  if (!ids.length) return extras;
+  for (const summary of db.select().from(summaries).where(inArray(summaries.meetingId, ids)).all()) extras.get(summary.meetingId)!.summary = summary;
+  for (const { id } of db.select({ id: transcripts.meetingId }).from(transcripts).where(inArray(transcripts.meetingId, ids)).all()) {
+    extras.get(id)!.hasTranscript = true;
+  }
+  const clientIds = [...new Set(rows.map((r) => r.clientId).filter((id): id is number => id !== null))];
+  const clientRows = clientIds.length ? db.select().from(clients).where(inArray(clients.id, clientIds)).all() : [];
+  const clientsById = new Map(clientRows.map((c) => [c.id, c]));
+  for (const row of rows) {
+    // A client of another account is never shown (the row's client_id always is the owner's own).
+    const client = row.clientId === null ? undefined : clientsById.get(row.clientId);
+    extras.get(row.id)!.client = client && client.userId === row.userId ? client : undefined;
+  }
+  // The newest meeting_processing job per meeting: jobs come newest first, the first seen wins.
+  const jobRows = db
+    .select()
+    .from(jobs)
+    .where(and(inArray(jobs.meetingId, ids), eq(jobs.kind, "meeting_processing")))
+    .orderBy(desc(jobs.createdAt))
+    .all();
+  for (const job of jobRows) {
+    const entry = extras.get(job.meetingId!)!;
+    entry.job ??= job;
+  }
+  for (const { meetingId, tag } of db.select().from(meetingTags).where(inArray(meetingTags.meetingId, ids)).orderBy(meetingTags.tag).all()) {
+    extras.get(meetingId)!.tags.push(tag);
+  }
+  for (const participant of db.select().from(participants).where(inArray(participants.meetingId, ids)).orderBy(participants.id).all()) {
+    extras.get(participant.meetingId)!.participants.push(participant);
+  }
+  return extras;
+}
+
+function renderWith(row: MeetingRow, extras: MeetingExtras, publicApiUrl: string) {
+  const { summary, job } = extras;
   return {
     id: row.id,
     object: "meeting" as const,
@@ -77,18 +109,29 @@ export function renderMeeting(db: Queryable, row: MeetingRow, publicApiUrl: stri
     language: row.language,
     source: row.source,
     recording_type: row.recordingType,
-    tags: meetingTagsOf(db, row.id),
-    client: client ? renderClient(client) : null,
-    has_transcript: hasTranscript,
+    tags: extras.tags,
+    client: extras.client ? renderClient(extras.client) : null,
+    has_transcript: extras.hasTranscript,
     has_summary: summary !== undefined,
     web_url: `${publicApiUrl}/v1/meetings/${row.id}`,
     summary: summary ? renderSummary(summary) : null,
-    participants: participantsOf(db, row.id).map(renderParticipant),
+    participants: extras.participants.map(renderParticipant),
     // Documents arrive with the documents resource; until then a meeting has none.
     documents: [] as unknown[],
     job: job ? renderJob(job) : null,
     metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
   };
+}
+
+/** Full meeting objects (SPEC 2) for a page of meetings, with a constant number of queries. */
+export function renderMeetings(db: Queryable, rows: readonly MeetingRow[], publicApiUrl: string) {
+  const extras = loadExtras(db, rows);
+  return rows.map((row) => renderWith(row, extras.get(row.id)!, publicApiUrl));
+}
+
+/** The full meeting object (SPEC 2): report, participants, documents and latest job included. */
+export function renderMeeting(db: Queryable, row: MeetingRow, publicApiUrl: string) {
+  return renderMeetings(db, [row], publicApiUrl)[0]!;
 }
 
 export function getOwnedMeetingRow(db: Queryable, userId: string, meetingId: string): MeetingRow | undefined {

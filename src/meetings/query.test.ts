@@ -1,0 +1,77 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createUser } from "../auth/users.ts";
+import { findOrCreateClient } from "../clients/service.ts";
+import { openDatabase, type Db } from "../db/client.ts";
+import { applyMigrations } from "../db/migrate.ts";
+import { enqueueJob } from "../jobs/enqueue.ts";
+import { listMeetings } from "./query.ts";
+import { meetings, meetingTags, participants, summaries, transcripts } from "./table.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "verbatim-list-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** An account with `count` meetings, each with a client, tags, participants, a job, a transcript and a report. */
+function account(db: Db, email: string, count: number): string {
+  const user = createUser(db, { email, name: null, plan: "pro" });
+  const client = findOrCreateClient(db, user.id, { name: "Acme" }, 1);
+  for (let i = 0; i < count; i++) {
+    const id = crypto.randomUUID();
+    const at = 1_800_000_000_000 + i;
+    db.insert(meetings)
+      .values({ id, userId: user.id, title: `M${i}`, titleSource: "user", status: "completed", createdAt: at, updatedAt: at, recordedAt: at, transcribeOnly: false, requestedLanguage: "en", language: "en", source: "upload", recordingType: "meeting", clientId: client.id })
+      .run();
+    db.insert(meetingTags).values([{ meetingId: id, tag: "a" }, { meetingId: id, tag: "b" }]).run();
+    db.insert(participants).values({ meetingId: id, name: "Ana", email: null, speakerLabels: '["SPEAKER_00"]' }).run();
+    enqueueJob(db, { userId: user.id, kind: "meeting_processing", firstStep: "decode", now: at, meetingId: id });
+    db.insert(transcripts).values({ meetingId: id, language: "en", durationSeconds: 1, model: "m", speakers: [], segments: [], speakerTurns: [], createdAt: at }).run();
+    db.insert(summaries).values({ meetingId: id, title: "t", language: "en", markdown: "# t", structured: null, model: "m", createdAt: at, updatedAt: at }).run();
+  }
+  return user.id;
+}
+
+/** Counts the SQL statements SQLite prepares while `run` runs. */
+function statements(db: Db, run: () => void): number {
+  const client = db.$client;
+  const prepare = client.prepare.bind(client);
+  const query = client.query.bind(client);
+  let count = 0;
+  client.prepare = ((sql: string, ...rest: unknown[]) => (count++, (prepare as (...a: unknown[]) => unknown)(sql, ...rest))) as typeof client.prepare;
+  client.query = ((sql: string) => (count++, query(sql))) as typeof client.query;
+  try {
+    run();
+  } finally {
+    client.prepare = prepare;
+    client.query = query;
+  }
+  return count;
+}
+
+describe("GET /v1/meetings rendering", () => {
+  test("a page costs the same number of statements for 10 meetings as for 100", () => {
+    const db = openDatabase(join(dir, "list.db"));
+    applyMigrations(db.$client);
+    const small = account(db, "small@example.com", 10);
+    const large = account(db, "large@example.com", 100);
+    let smallPage: ReturnType<typeof listMeetings> | undefined;
+    let largePage: ReturnType<typeof listMeetings> | undefined;
+    const forSmall = statements(db, () => (smallPage = listMeetings(db, small, { limit: 100 } as never, "http://x/api")));
+    const forLarge = statements(db, () => (largePage = listMeetings(db, large, { limit: 100 } as never, "http://x/api")));
+    expect(smallPage!.data).toHaveLength(10);
+    expect(largePage!.data).toHaveLength(100);
+    expect(forSmall).toBeGreaterThan(0);
+    expect(forLarge).toBe(forSmall);
+    expect(forLarge).toBeLessThanOrEqual(8);
+    // Each meeting got its own related rows.
+    const first = largePage!.data[0]!;
+    expect(first.tags).toEqual(["a", "b"]);
+    expect(first.participants).toHaveLength(1);
+    expect(first.client?.name).toBe("Acme");
+    expect(first.job?.meeting_id).toBe(first.id);
+    expect(first.has_transcript).toBe(true);
+    expect(first.summary?.title).toBe("t");
+    db.$client.close();
+  });
+});
