@@ -20,4 +20,7 @@ export const transcriptSchema = z.object({
   model: z.string().nullable(),
   speakers: z.array(z.string()),
   segments: z.array(segmentSchema),
+  speaker_turns: z
+    .array(z.object({ start: z.number(), end: z.number(), speaker: z.string() }))
+    .meta({ description: "Extension: the diarization turns, who speaks when, whatever the segmentation." }),
 });

@@ -1,0 +1,143 @@
+// Contract tests (issue 9): live responses of the main endpoints validate against the schemas the
+// service publishes at /api/openapi.json, with a kept JSON Schema validator (ajv, draft 2020-12 as
+// OpenAPI 3.1 uses), so the published document and the service cannot drift apart.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import Ajv2020 from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { createUserWithKey, startServer, type TestServer } from "../helpers/server.ts";
+
+const FIXTURE = "/work/shared/fixtures/meeting-fr-2spk.wav";
+let server: TestServer;
+let key: string;
+let readOnlyKey: string;
+let meetingId: string;
+let jobId: string;
+let validatorFor: (method: string, path: string, status: number, mediaType?: string) => (body: unknown) => string[];
+let problemErrors: (body: unknown) => string[];
+
+beforeAll(async () => {
+  server = await startServer({
+    args: ["--engines", "test/doubles/engines.ts", "--rate-limits", "pro=100000,free=2,anonymous=100000", "--min-free-disk-gb", "0", "--min-free-disk-percent", "0"],
+    env: { TEST_ENGINE_BEHAVIOR: "" },
+  });
+  key = await createUserWithKey(server, "contract@example.com");
+  readOnlyKey = await createUserWithKey(server, "reader@example.com", "read:meetings");
+  const form = new FormData();
+  form.append("file", Bun.file(FIXTURE), "meeting.wav");
+  form.append("participants", JSON.stringify([{ name: "Ana", email: "ana@firm.example" }]));
+  form.append("metadata", JSON.stringify({ case: "A-17" }));
+  form.append("tags", "board");
+  const created = await server.api("/api/v1/meetings", { method: "POST", key, body: form });
+  const body = (await created.json()) as { id: string; job: { id: string } };
+  meetingId = body.id;
+  jobId = body.job.id;
+  for (let i = 0; i < 300; i++) {
+    const job = (await (await server.api(`/api/v1/jobs/${jobId}`, { key })).json()) as { status: string };
+    if (job.status === "completed") break;
+    await Bun.sleep(100);
+  }
+
+  const document = (await (await server.api("/api/openapi.json")).json()) as Record<string, any>;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema({ ...document, $id: "openapi.json" });
+  const pointer = (...parts: string[]) => parts.map((p) => encodeURIComponent(p.replaceAll("~", "~0").replaceAll("/", "~1"))).join("/");
+  validatorFor = (method, path, status, mediaType = status < 400 ? "application/json" : "application/problem+json") => {
+    const operation = document.paths[path]?.[method.toLowerCase()];
+    if (!operation) throw new Error(`${method} ${path} is not in the OpenAPI document`);
+    if (!operation.responses[String(status)]?.content?.[mediaType]) throw new Error(`${method} ${path} documents no ${status} ${mediaType}`);
+    const validate = ajv.getSchema(`openapi.json#/${pointer("paths", path, method.toLowerCase(), "responses", String(status), "content", mediaType, "schema")}`)!;
+    return (body) => (validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`));
+  };
+  const problem = ajv.getSchema("openapi.json#/components/schemas/Problem")!;
+  problemErrors = (body) => (problem(body) ? [] : (problem.errors ?? []).map((e) => `${e.instancePath} ${e.message}`));
+}, 60_000);
+afterAll(async () => {
+  await server.stop();
+});
+
+async function check(method: string, path: string, response: Response, status: number): Promise<any> {
+  expect(response.status).toBe(status);
+  const body = await response.json();
+  expect(validatorFor(method, path, status)(body)).toEqual([]);
+  return body;
+}
+
+describe("successful responses match their published schemas", () => {
+  test("GET /v1/meetings/{id}", async () => {
+    const body = await check("GET", "/v1/meetings/{meeting_id}", await server.api(`/api/v1/meetings/${meetingId}`, { key }), 200);
+    expect(body.status).toBe("completed");
+  });
+  test("GET /v1/meetings", async () => {
+    const body = await check("GET", "/v1/meetings", await server.api("/api/v1/meetings?limit=5", { key }), 200);
+    expect(body.data.length).toBe(1);
+  });
+  test("GET /v1/jobs/{id} and GET /v1/jobs", async () => {
+    await check("GET", "/v1/jobs/{job_id}", await server.api(`/api/v1/jobs/${jobId}`, { key }), 200);
+    await check("GET", "/v1/jobs", await server.api("/api/v1/jobs", { key }), 200);
+  });
+  test("GET /v1/meetings/{id}/transcript (json)", async () => {
+    const body = await check("GET", "/v1/meetings/{meeting_id}/transcript", await server.api(`/api/v1/meetings/${meetingId}/transcript`, { key }), 200);
+    expect(body.segments.length).toBeGreaterThan(0);
+  });
+  test("GET /v1/meetings/{id}/summary", async () => {
+    await check("GET", "/v1/meetings/{meeting_id}/summary", await server.api(`/api/v1/meetings/${meetingId}/summary`, { key }), 200);
+  });
+  test("GET /v1/meetings/{id}/participants and GET /v1/me", async () => {
+    await check("GET", "/v1/meetings/{meeting_id}/participants", await server.api(`/api/v1/meetings/${meetingId}/participants`, { key }), 200);
+    await check("GET", "/v1/me", await server.api("/api/v1/me", { key }), 200);
+  });
+});
+
+describe("problems match the Problem schema, for each status the API answers with", () => {
+  const json = { "Content-Type": "application/json" };
+  const cases: [string, number, string, () => Promise<Response>][] = [
+    ["400 validation_error", 400, "/v1/meetings", () => server.api("/api/v1/meetings?limit=0", { key })],
+    ["401 unauthorized", 401, "/v1/meetings", () => server.api("/api/v1/meetings")],
+    ["403 insufficient_scope", 403, "/v1/meetings/{meeting_id}/transcript", () => server.api(`/api/v1/meetings/${meetingId}/transcript`, { key: readOnlyKey })],
+    ["404 not_found", 404, "/v1/meetings/{meeting_id}", () => server.api(`/api/v1/meetings/${crypto.randomUUID()}`, { key })],
+    ["413 request_too_large", 413, "/v1/feedback", () => server.api("/api/v1/feedback", { method: "POST", key, headers: json, body: `{"message":"${"x".repeat(1_100_000)}"}` })],
+    ["415 unsupported_media_type", 415, "/v1/meetings", () => server.api("/api/v1/meetings", { method: "POST", key, headers: { "Content-Type": "text/plain" }, body: "x" })],
+  ];
+  for (const [name, status, path, send] of cases) {
+    test(name, async () => {
+      const response = await send();
+      const method = path === "/v1/feedback" || (status === 415 && path === "/v1/meetings") ? "POST" : "GET";
+      await check(method, path, response, status);
+    });
+  }
+
+  test("409 transcript_not_ready, 422 idempotency_key_reused, 429 rate_limited", async () => {
+    // 409: a meeting still queued has no transcript yet (the doubles are slowed by nothing else, so stop its job first).
+    const form = new FormData();
+    form.append("file", new Blob([crypto.getRandomValues(new Uint8Array(2048))]), "junk.bin");
+    const idem = crypto.randomUUID();
+    const junk = (await (await server.api("/api/v1/meetings", { method: "POST", key, body: form, headers: { "Idempotency-Key": idem } })).json()) as { id: string };
+    await check("GET", "/v1/meetings/{meeting_id}/transcript", await server.api(`/api/v1/meetings/${junk.id}/transcript`, { key }), 409);
+    const other = new FormData();
+    other.append("file", new Blob([new Uint8Array(10)]), "other.bin");
+    await check("POST", "/v1/meetings", await server.api("/api/v1/meetings", { method: "POST", key, body: other, headers: { "Idempotency-Key": idem } }), 422);
+    const free = await createUserWithKey(server, "free-contract@example.com", "all", "free");
+    let limited: Response | undefined;
+    for (let i = 0; i < 5 && !limited; i++) {
+      const response = await server.api("/api/v1/me", { key: free });
+      if (response.status === 429) limited = response;
+    }
+    await check("GET", "/v1/me", limited!, 429);
+  });
+
+  test("405 method_not_allowed and 507 insufficient_storage", async () => {
+    // 405 belongs to no operation (it answers a method the path lacks): checked against the Problem component.
+    const response = await server.api("/api/v1/me", { method: "DELETE", key });
+    expect(response.status).toBe(405);
+    expect(problemErrors(await response.json())).toEqual([]);
+    const full = await startServer({ args: ["--min-free-disk-gb", "1000000"] });
+    try {
+      const upload = new FormData();
+      upload.append("file", new Blob([new Uint8Array(10)]), "a.wav");
+      await check("POST", "/v1/meetings", await full.api("/api/v1/meetings", { method: "POST", key: full.adminKey, body: upload }), 507);
+    } finally {
+      await full.stop();
+    }
+  });
+});
