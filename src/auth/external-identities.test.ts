@@ -1,20 +1,12 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { openDatabase } from "../db/client.ts";
-import { applyMigrations } from "../db/migrate.ts";
+import { tempDatabase } from "../../test/support/database.ts";
 import { userForIdpToken } from "./external-identities.ts";
 import { externalIdentities } from "./table.ts";
 import { createUser } from "./users.ts";
 
-const dir = mkdtempSync(join(tmpdir(), "verbatim-idp-users-"));
-const db = openDatabase(join(dir, "verbatim.db"));
-applyMigrations(db.$client);
-afterAll(() => {
-  db.$client.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const temp = tempDatabase("idp-users");
+const db = temp.db;
+afterAll(() => temp.remove());
 
 const ana = createUser(db, { email: "ana@firm.example", plan: "free" });
 const ben = createUser(db, { email: "ben@firm.example", plan: "free" });

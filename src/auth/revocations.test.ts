@@ -1,19 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { openDatabase } from "../db/client.ts";
-import { applyMigrations } from "../db/migrate.ts";
+import { tempDatabase } from "../../test/support/database.ts";
 import { isTokenRevoked, purgeExpiredRevocations, revokeToken } from "./revocations.ts";
 import { revokedTokens } from "./table.ts";
 
-const dir = mkdtempSync(join(tmpdir(), "verbatim-revocations-"));
-const db = openDatabase(join(dir, "verbatim.db"));
-applyMigrations(db.$client);
-afterAll(() => {
-  db.$client.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const temp = tempDatabase("revocations");
+const db = temp.db;
+afterAll(() => temp.remove());
 
 describe("token revocations", () => {
   test("a revoked jti is found; another is not; revoking again keeps the later expiry", () => {

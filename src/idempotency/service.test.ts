@@ -1,23 +1,15 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createUser } from "../auth/users.ts";
-import { openDatabase, type Db } from "../db/client.ts";
-import { applyMigrations } from "../db/migrate.ts";
+import { tempDatabase } from "../../test/support/database.ts";
 import { feedback } from "../feedback/table.ts";
 import { IdempotencyStore } from "./service.ts";
 import { idempotencyKeys } from "./table.ts";
 
-const dir = mkdtempSync(join(tmpdir(), "verbatim-idem-"));
-const db = openDatabase(join(dir, "test.db"));
-applyMigrations(db.$client);
+const temp = tempDatabase("idem");
+const db = temp.db;
 const user = createUser(db, { email: "idem@example.com", name: "Idem", plan: "pro" });
 const store = new IdempotencyStore(db, { now: () => Date.now() });
-afterAll(() => {
-  db.$client.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => temp.remove());
 
 /** A request that creates one feedback row (any table works) and records its key in the same transaction. */
 function request(key: string, options: { failAfterCommit?: boolean; failInTransaction?: boolean } = {}) {

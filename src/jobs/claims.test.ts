@@ -1,21 +1,18 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createUser } from "../auth/users.ts";
-import { openDatabase } from "../db/client.ts";
-import { applyMigrations } from "../db/migrate.ts";
+import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import { claimNextJob, LEASE_MS, releaseLease, renewLease } from "./claims.ts";
 import { jobs } from "./table.ts";
 
-const dir = mkdtempSync(join(tmpdir(), "verbatim-claims-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const temps: TempDatabase[] = [];
+afterAll(() => temps.forEach((t) => t.remove()));
 
 function freshDb(name: string) {
-  const path = join(dir, `${name}.db`);
-  const db = openDatabase(path);
-  applyMigrations(db.$client);
-  return { db, path };
+  const temp = tempDatabase(`claims-${name}`);
+  temps.push(temp);
+  return { db: temp.db, path: temp.path };
 }
 
 function queue(db: ReturnType<typeof freshDb>["db"], userId: string, count: number, createdFrom = 1000) {

@@ -1,17 +1,12 @@
-import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { describe, expect, test } from "bun:test";
 import { createUser } from "../auth/users.ts";
 import { findOrCreateClient } from "../clients/service.ts";
-import { openDatabase, type Db } from "../db/client.ts";
-import { applyMigrations } from "../db/migrate.ts";
+import type { Db } from "../db/client.ts";
+import { tempDatabase } from "../../test/support/database.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
 import { listMeetings } from "./query.ts";
 import { meetings, meetingTags, participants, summaries, transcripts } from "./table.ts";
 
-const dir = mkdtempSync(join(tmpdir(), "verbatim-list-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** An account with `count` meetings, each with a client, tags, participants, a job, a transcript and a report. */
 function account(db: Db, email: string, count: number): string {
@@ -51,8 +46,8 @@ function statements(db: Db, run: () => void): number {
 
 describe("GET /v1/meetings rendering", () => {
   test("a page costs the same number of statements for 10 meetings as for 100", () => {
-    const db = openDatabase(join(dir, "list.db"));
-    applyMigrations(db.$client);
+    const temp = tempDatabase("list");
+    const db = temp.db;
     const small = account(db, "small@example.com", 10);
     const large = account(db, "large@example.com", 100);
     let smallPage: ReturnType<typeof listMeetings> | undefined;
@@ -72,6 +67,6 @@ describe("GET /v1/meetings rendering", () => {
     expect(first.job?.meeting_id).toBe(first.id);
     expect(first.has_transcript).toBe(true);
     expect(first.summary?.title).toBe("t");
-    db.$client.close();
+    temp.remove();
   });
 });

@@ -1,0 +1,29 @@
+// A migrated SQLite file in a temp folder, for unit tests of modules that query the database.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openDatabase, type Db } from "../../src/db/client.ts";
+import { applyMigrations } from "../../src/db/migrate.ts";
+
+export interface TempDatabase {
+  db: Db;
+  /** The database file, for a second connection (another process, a raw bun:sqlite handle). */
+  path: string;
+  /** Closes the database and removes its folder. */
+  remove(): void;
+}
+
+export function tempDatabase(name = "test"): TempDatabase {
+  const dir = mkdtempSync(join(tmpdir(), `verbatim-${name}-`));
+  const path = join(dir, "verbatim.db");
+  const db = openDatabase(path);
+  applyMigrations(db.$client);
+  return {
+    db,
+    path,
+    remove() {
+      db.$client.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
