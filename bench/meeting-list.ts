@@ -35,6 +35,8 @@ try {
   const userId = (db.query("SELECT id FROM users LIMIT 1").get() as { id: string }).id;
   db.query("INSERT INTO clients (user_id, name, created_at) VALUES (?, 'Acme', 1)").run(userId);
   const clientId = (db.query("SELECT id FROM clients LIMIT 1").get() as { id: number }).id;
+  // The report table was called summaries before migration 0006.
+  const reportTable = db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('reports', 'summaries')").get() as { name: string };
   db.transaction(() => {
     for (let i = 0; i < 100; i++) {
       const id = crypto.randomUUID();
@@ -50,7 +52,7 @@ try {
          VALUES (?, ?, 'meeting_processing', 'completed', 'done', 1, 'api', ?, 0, 0, ?)`,
       ).run(`job_bench${i}`, userId, id, at);
       db.query(`INSERT INTO transcripts (meeting_id, language, duration_seconds, model, speakers, segments, speaker_turns, created_at) VALUES (?, 'en', 60, 'm', '[]', '[]', '[]', ?)`).run(id, at);
-      db.query(`INSERT INTO summaries (meeting_id, title, language, markdown, structured, model, created_at, updated_at) VALUES (?, 't', 'en', '# Report', NULL, 'm', ?, ?)`).run(id, at, at);
+      db.query(`INSERT INTO ${reportTable.name} (meeting_id, title, language, markdown, structured, model, created_at, updated_at) VALUES (?, 't', 'en', '# Report', NULL, 'm', ?, ?)`).run(id, at, at);
     }
   })();
   db.close();

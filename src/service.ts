@@ -21,6 +21,7 @@ import { WorkerPool } from "./jobs/worker-pool.ts";
 import { IdempotencyStore } from "./idempotency/service.ts";
 import { meetingProcessing } from "./meetings/processing.ts";
 import { allMeetingIds } from "./meetings/query.ts";
+import { loadOwnedReport } from "./meetings/report.ts";
 import { loadOwnedTranscript } from "./meetings/transcript.ts";
 import { meetingRoutes } from "./meetings/routes.ts";
 import { reportRoutes } from "./reports/routes.ts";
@@ -165,7 +166,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       scheduler,
     }),
     ...transcriptRoutes({ loadOwnedTranscript: (userId, meetingId) => loadOwnedTranscript(db, userId, meetingId) }),
-    ...reportRoutes({ db }),
+    ...reportRoutes({ loadOwnedReport: (userId, meetingId) => loadOwnedReport(db, userId, meetingId) }),
   );
 
   // Getters: the docs URL is known only once listening, and requests read it then.

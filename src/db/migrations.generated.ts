@@ -5,6 +5,7 @@ import m2 from "../../migrations/0002_meetings.sql" with { type: "text" };
 import m3 from "../../migrations/0003_meetings_fts.sql" with { type: "text" };
 import m4 from "../../migrations/0004_speaker_turns.sql" with { type: "text" };
 import m5 from "../../migrations/0005_hardening.sql" with { type: "text" };
+import m6 from "../../migrations/0006_reports.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 },
@@ -13,4 +14,5 @@ export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0003_meetings_fts", sql: m3 },
   { tag: "0004_speaker_turns", sql: m4 },
   { tag: "0005_hardening", sql: m5 },
+  { tag: "0006_reports", sql: m6 },
 ];

@@ -10,7 +10,7 @@ import type { StoredTranscript } from "../transcripts/types.ts";
 import { MEETING_STEPS, type MeetingStep, type MeetingStepInput, type StepResult } from "../worker/protocol.ts";
 import { renderMeeting } from "./render.ts";
 import { reindexMeeting } from "./search-index.ts";
-import { meetings, participants, summaries, transcripts } from "./table.ts";
+import { meetings, participants, reports, transcripts } from "./table.ts";
 
 type MeetingRow = typeof meetings.$inferSelect;
 type ReportResult = Extract<StepResult, { step: "summarize" }>["report"];
@@ -168,12 +168,12 @@ function storeReport(tx: Queryable, meetingId: string, report: ReportResult, now
     title: report.title,
     language: report.language,
     markdown: report.markdown,
-    structured: JSON.stringify(report.structured),
+    structured: report.structured,
     model: report.model,
     createdAt: now,
     updatedAt: now,
   };
-  tx.insert(summaries).values(values).onConflictDoUpdate({ target: summaries.meetingId, set: { ...values, createdAt: undefined } }).run();
+  tx.insert(reports).values(values).onConflictDoUpdate({ target: reports.meetingId, set: { ...values, createdAt: undefined } }).run();
   // Never a title the client gave or pinned.
   const current = tx.select({ titleSource: meetings.titleSource }).from(meetings).where(eq(meetings.id, meetingId)).get();
   if (current && current.titleSource !== "user" && report.title.trim()) {

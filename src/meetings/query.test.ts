@@ -5,7 +5,7 @@ import type { Db } from "../db/client.ts";
 import { tempDatabase } from "../../test/support/database.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
 import { listMeetings } from "./query.ts";
-import { meetings, meetingTags, participants, summaries, transcripts } from "./table.ts";
+import { meetings, meetingTags, participants, reports, transcripts } from "./table.ts";
 
 
 /** An account with `count` meetings, each with a client, tags, participants, a job, a transcript and a report. */
@@ -22,7 +22,7 @@ function account(db: Db, email: string, count: number): string {
     db.insert(participants).values({ meetingId: id, name: "Ana", email: null, speakerLabels: '["SPEAKER_00"]' }).run();
     enqueueJob(db, { userId: user.id, kind: "meeting_processing", firstStep: "decode", now: at, meetingId: id });
     db.insert(transcripts).values({ meetingId: id, language: "en", durationSeconds: 1, model: "m", speakers: [], segments: [], speakerTurns: [], createdAt: at }).run();
-    db.insert(summaries).values({ meetingId: id, title: "t", language: "en", markdown: "# t", structured: null, model: "m", createdAt: at, updatedAt: at }).run();
+    db.insert(reports).values({ meetingId: id, title: "t", language: "en", markdown: "# t", structured: null, model: "m", createdAt: at, updatedAt: at }).run();
   }
   return user.id;
 }

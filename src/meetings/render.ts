@@ -6,11 +6,12 @@ import { renderJob, type JobRow } from "../jobs/query.ts";
 import { jobs } from "../jobs/table.ts";
 import { numericId } from "../lib/ids.ts";
 import { toRfc3339 } from "../lib/time.ts";
-import { meetings, meetingTags, participants, summaries, transcripts } from "./table.ts";
+import { renderReport } from "../reports/render.ts";
+import { meetings, meetingTags, participants, reports, transcripts } from "./table.ts";
 
 export type MeetingRow = typeof meetings.$inferSelect;
 export type ParticipantRow = typeof participants.$inferSelect;
-export type SummaryRow = typeof summaries.$inferSelect;
+export type ReportRow = typeof reports.$inferSelect;
 
 export function renderParticipant(row: ParticipantRow) {
   return {
@@ -21,21 +22,6 @@ export function renderParticipant(row: ParticipantRow) {
   };
 }
 
-export function renderSummary(row: SummaryRow) {
-  return {
-    object: "summary" as const,
-    meeting_id: row.meetingId,
-    title: row.title,
-    language: row.language,
-    markdown: row.markdown,
-    structured: row.structured === null ? null : (JSON.parse(row.structured) as Record<string, unknown>),
-    model: row.model,
-    created_at: toRfc3339(row.createdAt),
-    updated_at: toRfc3339(row.updatedAt),
-  };
-}
-
-
 export function participantsOf(db: Queryable, meetingId: string): ParticipantRow[] {
   return db.select().from(participants).where(eq(participants.meetingId, meetingId)).orderBy(participants.id).all();
 }
@@ -43,7 +29,7 @@ export function participantsOf(db: Queryable, meetingId: string): ParticipantRow
 
 /** What a meeting shows beside its own row, loaded for a whole page of meetings at once. */
 interface MeetingExtras {
-  summary: SummaryRow | undefined;
+  report: ReportRow | undefined;
   hasTranscript: boolean;
   client: ClientRow | undefined;
   job: JobRow | undefined;
@@ -59,10 +45,10 @@ interface MeetingExtras {
 function loadExtras(db: Queryable, rows: readonly MeetingRow[]): Map<string, MeetingExtras> {
   const ids = rows.map((r) => r.id);
   const extras = new Map<string, MeetingExtras>(
-    ids.map((id) => [id, { summary: undefined, hasTranscript: false, client: undefined, job: undefined, tags: [], participants: [] }]),
+    ids.map((id) => [id, { report: undefined, hasTranscript: false, client: undefined, job: undefined, tags: [], participants: [] }]),
   );
   if (!ids.length) return extras;
-  for (const summary of db.select().from(summaries).where(inArray(summaries.meetingId, ids)).all()) extras.get(summary.meetingId)!.summary = summary;
+  for (const report of db.select().from(reports).where(inArray(reports.meetingId, ids)).all()) extras.get(report.meetingId)!.report = report;
   for (const { id } of db.select({ id: transcripts.meetingId }).from(transcripts).where(inArray(transcripts.meetingId, ids)).all()) {
     extras.get(id)!.hasTranscript = true;
   }
@@ -95,7 +81,7 @@ function loadExtras(db: Queryable, rows: readonly MeetingRow[]): Map<string, Mee
 }
 
 function renderWith(row: MeetingRow, extras: MeetingExtras, publicApiUrl: string) {
-  const { summary, job } = extras;
+  const { report, job } = extras;
   return {
     id: row.id,
     object: "meeting" as const,
@@ -112,9 +98,9 @@ function renderWith(row: MeetingRow, extras: MeetingExtras, publicApiUrl: string
     tags: extras.tags,
     client: extras.client ? renderClient(extras.client) : null,
     has_transcript: extras.hasTranscript,
-    has_summary: summary !== undefined,
+    has_summary: report !== undefined,
     web_url: `${publicApiUrl}/v1/meetings/${row.id}`,
-    summary: summary ? renderSummary(summary) : null,
+    summary: report ? renderReport(report) : null,
     participants: extras.participants.map(renderParticipant),
     // Documents arrive with the documents resource; until then a meeting has none.
     documents: [] as unknown[],

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { assertDepth } from "../http/body.ts";
 import { pageSchema, paginationQuery } from "../http/pagination.ts";
+import { reportSchema } from "../reports/schema.ts";
 import { isLanguageCode } from "../lib/languages.ts";
 import { MEETING_STATUSES } from "./table.ts";
 
@@ -164,7 +165,6 @@ export const patchMeetingBody = z.strictObject({
 
 export type PatchMeeting = z.output<typeof patchMeetingBody>;
 
-export const summaryQuery = z.object({ format: z.enum(["json", "md"]).default("json") });
 
 // Response shapes, for the OpenAPI document.
 export const participantSchema = z.object({
@@ -192,7 +192,7 @@ export const meetingSchema = z.object({
   has_transcript: z.boolean(),
   has_summary: z.boolean(),
   web_url: z.string(),
-  summary: z.object({}).passthrough().nullable(),
+  summary: reportSchema.nullable(),
   participants: z.array(participantSchema),
   documents: z.array(z.object({}).passthrough()),
   job: z.object({}).passthrough().nullable(),

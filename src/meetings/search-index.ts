@@ -10,7 +10,7 @@ export function reindexMeeting(db: Queryable, meetingId: string): void {
   const [row] = db.values<[string, string | null, string | null]>(
     sql`SELECT m.title, s.markdown, t.segments
           FROM meetings m
-          LEFT JOIN summaries s ON s.meeting_id = m.id
+          LEFT JOIN reports s ON s.meeting_id = m.id
           LEFT JOIN transcripts t ON t.meeting_id = m.id
          WHERE m.id = ${meetingId}`,
   );

@@ -82,15 +82,19 @@ export const transcripts = sqliteTable("transcripts", {
   createdAt: integer("created_at").notNull(),
 });
 
-export const summaries = sqliteTable("summaries", {
+/**
+ * The AI report of a meeting (the API calls it the meeting's summary; the code says report).
+ * The meeting's own row: deleted with it.
+ */
+export const reports = sqliteTable("reports", {
   meetingId: text("meeting_id")
     .primaryKey()
     .references(() => meetings.id, { onDelete: "cascade" }),
   title: text("title").notNull(),
   language: text("language"),
   markdown: text("markdown").notNull(),
-  /** JSON: {title, summary, key_takeaways, action_items, decisions, minutes}. */
-  structured: text("structured"),
+  /** {title, summary, key_takeaways, action_items, decisions, minutes}, as the report engine made it. */
+  structured: text("structured", { mode: "json" }).$type<Record<string, unknown>>(),
   model: text("model"),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),

@@ -1,25 +1,14 @@
-import { eq } from "drizzle-orm";
-import { z } from "zod";
-import type { Db } from "../db/client.ts";
-import { ApiError } from "../errors/api-error.ts";
 import { access, defineRoute } from "../http/route.ts";
-import { getOwnedMeetingRow, renderSummary } from "../meetings/render.ts";
-import { meetingParams, summaryQuery } from "../meetings/schema.ts";
-import { summaries } from "../meetings/table.ts";
+import { renderReport } from "./render.ts";
+import { reportParams, reportQuery, reportSchema } from "./schema.ts";
+import type { StoredReport } from "./types.ts";
 
-export const summarySchema = z.object({
-  object: z.literal("summary"),
-  meeting_id: z.string(),
-  title: z.string(),
-  language: z.string().nullable(),
-  markdown: z.string(),
-  structured: z.record(z.string(), z.unknown()).nullable(),
-  model: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
+export interface ReportRouteDeps {
+  /** The report of a meeting of this user; throws not_found (not this user's) or summary_not_ready. */
+  loadOwnedReport(userId: string, meetingId: string): StoredReport;
+}
 
-export function reportRoutes(deps: { db: Db }) {
+export function reportRoutes(deps: ReportRouteDeps) {
   return [
     defineRoute({
       method: "GET",
@@ -28,20 +17,14 @@ export function reportRoutes(deps: { db: Db }) {
       summary: "The AI meeting report, as json or md",
       tag: "Reports",
       access: access.allOf("read:meetings"),
-      params: meetingParams,
-      query: summaryQuery,
-      responses: { 200: { description: "The report", schema: summarySchema } },
+      params: reportParams,
+      query: reportQuery,
+      responses: { 200: { description: "The report", schema: reportSchema } },
       errors: ["summary_not_ready"],
       handle: ({ principal, params, query }) => {
-        const meeting = getOwnedMeetingRow(deps.db, principal.user.id, params.meeting_id);
-        if (!meeting) throw ApiError.notFound(`Meeting ${params.meeting_id}`);
-        if (meeting.transcribeOnly) {
-          throw new ApiError("summary_not_ready", "This meeting was created with transcribe_only: it has no AI report.");
-        }
-        const row = deps.db.select().from(summaries).where(eq(summaries.meetingId, meeting.id)).get();
-        if (!row) throw new ApiError("summary_not_ready", "The AI report is not ready yet. Wait for processing.completed or poll the job.");
-        if (query.format === "md") return new Response(row.markdown, { headers: { "Content-Type": "text/markdown; charset=utf-8" } });
-        return { status: 200, body: renderSummary(row) };
+        const report = deps.loadOwnedReport(principal.user.id, params.meeting_id);
+        if (query.format === "md") return new Response(report.markdown, { headers: { "Content-Type": "text/markdown; charset=utf-8" } });
+        return { status: 200, body: renderReport(report) };
       },
     }),
   ];

@@ -11,7 +11,7 @@ import { findUserByEmail } from "../../src/auth/users.ts";
 import { createClient } from "../../src/clients/service.ts";
 import type { Db } from "../../src/db/client.ts";
 import { reindexMeeting } from "../../src/meetings/search-index.ts";
-import { meetings, meetingTags, participants, summaries, transcripts, type MEETING_STATUSES } from "../../src/meetings/table.ts";
+import { meetings, meetingTags, participants, reports, transcripts, type MEETING_STATUSES } from "../../src/meetings/table.ts";
 import { SAMPLE_META, SAMPLE_TRANSCRIPT } from "../fixtures/transcripts/sample.ts";
 import { createUserWithKey, expectProblem, ROOT, startServer, type TestServer } from "../helpers/server.ts";
 
@@ -166,7 +166,7 @@ function seedMeeting(db: Db, userId: string, seed: Seed): string {
       .run();
   }
   if (seed.report !== undefined) {
-    db.insert(summaries)
+    db.insert(reports)
       .values({ meetingId: id, title: "Seeded report", language: "en", markdown: seed.report, structured: null, model: "seed", createdAt: seed.createdAt, updatedAt: seed.createdAt })
       .run();
   }
@@ -986,7 +986,7 @@ describe("DELETE /v1/meetings/{id}", () => {
     // Its rows are gone from the database too.
     const db = server.db();
     expect(db.select().from(transcripts).where(eq(transcripts.meetingId, id)).all()).toEqual([]);
-    expect(db.select().from(summaries).where(eq(summaries.meetingId, id)).all()).toEqual([]);
+    expect(db.select().from(reports).where(eq(reports.meetingId, id)).all()).toEqual([]);
     expect(db.values(sql`SELECT meeting_id FROM meetings_fts WHERE meeting_id = ${id}`)).toEqual([]);
   });
 });

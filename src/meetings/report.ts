@@ -1,0 +1,19 @@
+import { eq } from "drizzle-orm";
+import type { Queryable } from "../db/client.ts";
+import { ApiError } from "../errors/api-error.ts";
+import type { StoredReport } from "../reports/types.ts";
+import { getOwnedMeetingRow } from "./render.ts";
+import { reports } from "./table.ts";
+
+/**
+ * The AI report of one of the user's meetings. The row is the meeting's (meetings/table.ts,
+ * deleted with it); reports/ serves it, handed this loader by the composition root.
+ */
+export function loadOwnedReport(db: Queryable, userId: string, meetingId: string): StoredReport {
+  const meeting = getOwnedMeetingRow(db, userId, meetingId);
+  if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
+  if (meeting.transcribeOnly) throw new ApiError("summary_not_ready", "This meeting was created with transcribe_only: it has no AI report.");
+  const row = db.select().from(reports).where(eq(reports.meetingId, meeting.id)).get();
+  if (!row) throw new ApiError("summary_not_ready", "The AI report is not ready yet. Wait for processing.completed or poll the job.");
+  return row;
+}
