@@ -28,7 +28,7 @@ export function deleteMeeting(
   if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
   deps.cancelJobs(jobIdsOf(deps.db, meeting.id));
   deps.db.transaction((tx) => {
-        removeFromIndex(tx, meeting.id);
+    removeFromIndex(tx, meeting.id);
     purgeMeetingEvents(tx, meeting.id);
     forgetResource(tx, meeting.id);
     tx.update(jobs)

@@ -115,7 +115,7 @@ export async function runStep(input: StepInput, engines: Engines, config: Worker
       );
       return {
         step: "summarize",
-        report: { ...report, structured: report.structured as unknown as Record<string, unknown> },
+        report: { ...report, structured: { ...report.structured } },
       };
     }
   }
