@@ -28,15 +28,18 @@ function queue(db: ReturnType<typeof freshDb>["db"], userId: string, count: numb
 }
 
 describe("claimNextJob", () => {
-  test("two processes claiming from one database at once never get the same job", async () => {
+  test("two processes claiming 600 jobs from one database at once never get the same job", async () => {
     const { db, path } = freshDb("race");
     const user = createUser(db, { email: "race@example.com", name: null, plan: "pro" });
-    const all = queue(db, user.id, 300);
+    const all = queue(db, user.id, 600);
     db.$client.close();
+    const startAt = Date.now() + 2000;
     const script = (owner: string) => `
       import { openDatabase } from ${JSON.stringify(join(import.meta.dir, "../db/client.ts"))};
       import { claimNextJob } from ${JSON.stringify(join(import.meta.dir, "claims.ts"))};
       const db = openDatabase(${JSON.stringify(path)});
+      // Both start at the same moment, however long each took to boot.
+      while (Date.now() < ${startAt}) await Bun.sleep(5);
       const got = [];
       for (;;) {
         const job = claimNextJob(db, { owner: ${JSON.stringify(owner)}, kinds: ["meeting_processing"], now: Date.now(), lastServed: new Map() });
