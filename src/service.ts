@@ -21,9 +21,11 @@ import { WorkerPool } from "./jobs/worker-pool.ts";
 import { IdempotencyStore } from "./idempotency/service.ts";
 import { meetingProcessing } from "./meetings/processing.ts";
 import { allMeetingIds } from "./meetings/query.ts";
+import { loadOwnedExportInput } from "./meetings/export-input.ts";
 import { loadOwnedReport } from "./meetings/report.ts";
 import { loadOwnedTranscript } from "./meetings/transcript.ts";
 import { meetingRoutes } from "./meetings/routes.ts";
+import { exportRoutes } from "./exports/routes.ts";
 import { reportRoutes } from "./reports/routes.ts";
 import { transcriptRoutes } from "./transcripts/routes.ts";
 import { MAX_UPLOAD_BYTES } from "./meetings/receive.ts";
@@ -166,6 +168,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       scheduler,
     }),
     ...transcriptRoutes({ loadOwnedTranscript: (userId, meetingId) => loadOwnedTranscript(db, userId, meetingId) }),
+    ...exportRoutes({ loadOwnedExportInput: (userId, meetingId) => loadOwnedExportInput(db, userId, meetingId) }),
     ...reportRoutes({ loadOwnedReport: (userId, meetingId) => loadOwnedReport(db, userId, meetingId) }),
   );
 

@@ -1,0 +1,33 @@
+import { eq } from "drizzle-orm";
+import { getClient } from "../clients/service.ts";
+import type { Queryable } from "../db/client.ts";
+import { ApiError } from "../errors/api-error.ts";
+import type { ExportInput } from "../exports/bundle.ts";
+import { toRfc3339 } from "../lib/time.ts";
+import { getOwnedMeetingRow, participantsOf } from "./render.ts";
+import { meetingTags, reports } from "./table.ts";
+import { loadTranscript } from "./transcript.ts";
+
+/** Everything one of the user's meetings exports (exports/ builds the bundle from it). */
+export function loadOwnedExportInput(db: Queryable, userId: string, meetingId: string): ExportInput {
+  const meeting = getOwnedMeetingRow(db, userId, meetingId);
+  if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
+  const transcript = loadTranscript(db, meeting.id); // 409 transcript_not_ready when there is none yet
+  const report = meeting.transcribeOnly ? undefined : db.select({ markdown: reports.markdown }).from(reports).where(eq(reports.meetingId, meeting.id)).get();
+  const client = meeting.clientId === null ? undefined : getClient(db, userId, meeting.clientId);
+  return {
+    meeting: {
+      id: meeting.id,
+      title: meeting.title,
+      recordedAt: toRfc3339(meeting.recordedAt),
+      durationSeconds: meeting.durationSeconds,
+      language: meeting.language,
+      client: client?.name ?? null,
+      tags: db.select({ tag: meetingTags.tag }).from(meetingTags).where(eq(meetingTags.meetingId, meeting.id)).orderBy(meetingTags.tag).all().map((t) => t.tag),
+      metadata: meeting.metadata === null ? null : (JSON.parse(meeting.metadata) as Record<string, unknown>),
+    },
+    participants: participantsOf(db, meeting.id).map((p) => ({ name: p.name, email: p.email, speakerLabels: JSON.parse(p.speakerLabels) as string[] })),
+    reportMarkdown: report?.markdown ?? null,
+    segments: transcript.segments,
+  };
+}
