@@ -83,6 +83,10 @@ describe("successful responses match their published schemas", () => {
   test("GET /v1/meetings/{id}/summary", async () => {
     await check("GET", "/v1/meetings/{meeting_id}/summary", await server.api(`/api/v1/meetings/${meetingId}/summary`, { key }), 200);
   });
+  test("GET /v1/meetings/{id}/export", async () => {
+    const body = await check("GET", "/v1/meetings/{meeting_id}/export", await server.api(`/api/v1/meetings/${meetingId}/export?max_tokens=2000`, { key }), 200);
+    expect(body.parts.length).toBeGreaterThan(0);
+  });
   test("GET /v1/meetings/{id}/participants and GET /v1/me", async () => {
     await check("GET", "/v1/meetings/{meeting_id}/participants", await server.api(`/api/v1/meetings/${meetingId}/participants`, { key }), 200);
     await check("GET", "/v1/me", await server.api("/api/v1/me", { key }), 200);
