@@ -137,6 +137,12 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     help: "Free GiB on the data disk below which new uploads are refused (507) and recordings are not decoded.",
   },
   {
+    name: "templates-dir",
+    type: "string",
+    env: "VERBATIM_TEMPLATES_DIR",
+    help: "Folder of the firm's own document templates (*.md with front matter), loaded at start beside the shipped ones; a bad file is reported and skipped.",
+  },
+  {
     name: "body-idle-timeout",
     type: "int",
     env: "VERBATIM_BODY_IDLE_TIMEOUT",
@@ -198,6 +204,7 @@ export interface ServiceConfig {
   logRequests: boolean;
   maxDurationSeconds: number;
   sweepIntervalSeconds: number;
+  templatesDir: string | undefined;
   bodyPace: BodyPace;
   /** Free bytes the data disk keeps: the larger of a share of its size and an absolute amount. */
   minFreeDisk: { percent: number; bytes: number };
@@ -333,6 +340,7 @@ export function serviceConfig(values: OptionValues): ServiceConfig {
     downloadTimeoutSeconds: atLeastOne(values, "download-timeout"),
     maxDurationSeconds: atLeastOne(values, "max-duration"),
     sweepIntervalSeconds: atLeastOne(values, "sweep-interval"),
+    templatesDir: values["templates-dir"] ? resolve(values["templates-dir"] as string) : undefined,
     bodyPace: { ...DEFAULT_BODY_PACE, idleMs: atLeastOne(values, "body-idle-timeout") * 1000 },
     minFreeDisk: minFreeDisk(values),
     engines: values.engines as string,

@@ -26,6 +26,9 @@ import { loadOwnedReport } from "./meetings/report.ts";
 import { loadOwnedTranscript } from "./meetings/transcript.ts";
 import { meetingRoutes } from "./meetings/routes.ts";
 import { exportRoutes } from "./exports/routes.ts";
+import { BUILTIN_TEMPLATES } from "./templates/builtin.generated.ts";
+import { loadTemplateCatalogue } from "./templates/catalogue.ts";
+import { templateRoutes } from "./templates/routes.ts";
 import { reportRoutes } from "./reports/routes.ts";
 import { transcriptRoutes } from "./transcripts/routes.ts";
 import { MAX_UPLOAD_BYTES } from "./meetings/receive.ts";
@@ -138,6 +141,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     log: (line) => io.say(line),
   });
 
+  const templates = loadTemplateCatalogue({ builtin: BUILTIN_TEMPLATES, customDir: config.templatesDir, log: io.say });
   const routes: RouteDef[] = [];
   routes.push(
     ...healthRoutes({ checks }),
@@ -168,6 +172,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       scheduler,
     }),
     ...transcriptRoutes({ loadOwnedTranscript: (userId, meetingId) => loadOwnedTranscript(db, userId, meetingId) }),
+    ...templateRoutes({ catalogue: templates }),
     ...exportRoutes({ loadOwnedExportInput: (userId, meetingId) => loadOwnedExportInput(db, userId, meetingId) }),
     ...reportRoutes({ loadOwnedReport: (userId, meetingId) => loadOwnedReport(db, userId, meetingId) }),
   );
