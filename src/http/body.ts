@@ -1,5 +1,5 @@
 import { ApiError } from "../errors/api-error.ts";
-import { bodyIncomplete, bodyTooSlow } from "../errors/body-errors.ts";
+import { bodyIncomplete, bodyTooSlow, CLOSE_AFTER } from "../errors/body-errors.ts";
 import { watchBody } from "../lib/body-deadline.ts";
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from "../lib/json-depth.ts";
 import { bodyPaceOf } from "./request-context.ts";
@@ -90,6 +90,6 @@ export function isJsonMediaType(contentType: string): boolean {
 }
 
 function tooLarge(maxBytes: number): ApiError {
-  return new ApiError("request_too_large", `The JSON body is larger than ${maxBytes} bytes.`);
+  return new ApiError("request_too_large", `The JSON body is larger than ${maxBytes} bytes.`, { headers: CLOSE_AFTER });
 }
 

@@ -2,7 +2,7 @@
 // loopback, 2 cores): 460-720 MB/s (264-380 on a busy host), server peak RSS 78-91 MiB; busboy via Readable.fromWeb with
 // the same writer and hash: 290-430 MB/s, ~1.2 s more server CPU per 2 GiB. SHA-256 and ext4 writes dominate the rest.
 import { ApiError, type FieldError } from "../errors/api-error.ts";
-import { bodyTooSlow, diskFull } from "../errors/body-errors.ts";
+import { bodyTooSlow, CLOSE_AFTER, diskFull } from "../errors/body-errors.ts";
 import { DEFAULT_BODY_PACE, watchBody, type BodyPace } from "../lib/body-deadline.ts";
 import type { PartHeaders } from "./headers.ts";
 import { multipartBoundary } from "./headers.ts";
@@ -238,7 +238,9 @@ function invalid(field: string, code: string, message: string): ApiError {
 }
 
 function fileTooLarge(maxBytes: number): ApiError {
-  return new ApiError("file_too_large", `The file is larger than the upload limit of ${describeBytes(maxBytes)}. Nothing was kept.`);
+  return new ApiError("file_too_large", `The file is larger than the upload limit of ${describeBytes(maxBytes)}. Nothing was kept.`, {
+    headers: CLOSE_AFTER,
+  });
 }
 
 /** "2 GB (2147483648 bytes)": the spec calls the limit 2 GB; the exact figure removes any doubt. */
