@@ -168,6 +168,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       maxUploadBytes: MAX_UPLOAD_BYTES,
       minFreeDisk: config.minFreeDisk,
       uploads: new UploadsInFlight(),
+      templates: { has: (id) => templates.get(id) !== undefined, hasPersona: (id) => templates.personas.some((p) => p.id === id) },
       publicApiUrl: () => urls.api,
       scheduler,
     }),

@@ -21,6 +21,24 @@ export interface ReceiveDeps {
   tmpDir: string;
   egress: EgressPolicy;
   maxUploadBytes: number;
+  /** The document templates and personas a meeting may ask for. */
+  templates: KnownTemplates;
+}
+
+export interface KnownTemplates {
+  has(templateId: string): boolean;
+  hasPersona(personaId: string): boolean;
+}
+
+/** document_templates and persona must name templates and a persona of the catalogue. */
+function assertKnownTemplates(fields: CreateMeetingFields, known: KnownTemplates): void {
+  const errors = (fields.document_templates ?? []).flatMap((id, i) =>
+    known.has(id) ? [] : [{ field: `document_templates[${i}]`, code: "unknown_template", message: `There is no template ${id}; GET /v1/templates lists them.` }],
+  );
+  if (fields.persona !== undefined && !known.hasPersona(fields.persona)) {
+    errors.push({ field: "persona", code: "unknown_persona", message: `There is no persona ${fields.persona}; GET /v1/personas lists them.` });
+  }
+  if (errors.length) throw ApiError.validation(errors);
 }
 
 /**
@@ -60,6 +78,7 @@ async function receiveUpload(request: Request, deps: ReceiveDeps): Promise<{ par
     }
     if (form.file.bytes === 0) throw ApiError.validation([{ field: "file", code: "too_short", message: "The file is empty." }]);
     const fields = parseOrThrow(createMeetingUpload, raw);
+    assertKnownTemplates(fields, deps.templates);
     return {
       parsed: { fields, recording: { kind: "upload", tmpPath: form.file.path, fileName: form.file.filename } },
       hash: hashRequest({ fields: raw, file: { sha256: form.file.sha256, bytes: form.file.bytes, name: form.file.filename } }),
@@ -73,6 +92,7 @@ async function receiveUpload(request: Request, deps: ReceiveDeps): Promise<{ par
 async function receiveUrl(request: Request, deps: ReceiveDeps): Promise<{ parsed: ReceivedMeeting; hash: string }> {
   const body = await readJsonBody(request);
   const { audio_url, ...fields } = parseOrThrow(createMeetingJson, body);
+  assertKnownTemplates(fields, deps.templates);
   try {
     await checkEgress(audio_url, deps.egress);
   } catch (error) {

@@ -14,7 +14,7 @@ import { deleteMeeting } from "./delete.ts";
 import { assertDiskAdmitsRecordings } from "./disk-admission.ts";
 import { listParticipants, patchMeeting } from "./patch.ts";
 import { listMeetings } from "./query.ts";
-import { discardReceived, receiveMeeting } from "./receive.ts";
+import { discardReceived, receiveMeeting, type KnownTemplates } from "./receive.ts";
 import { getOwnedMeetingRow, renderMeeting, renderParticipant } from "./render.ts";
 import {
   createMeetingJson,
@@ -35,6 +35,8 @@ export interface MeetingRouteDeps {
   idempotency: IdempotencyStore;
   egress: EgressPolicy;
   maxUploadBytes: number;
+  /** The document templates and personas of the catalogue, which meetings may ask for. */
+  templates: KnownTemplates;
   /** Uploads being received per account, capped at the plan's processing slots. */
   uploads: UploadsInFlight;
   /** The data disk's reserve: below it, new recordings are refused (507). */
@@ -89,7 +91,12 @@ export function meetingRoutes(deps: MeetingRouteDeps) {
               if (!replay || isMultipart(request)) assertDiskAdmitsRecordings(deps.dataDir, deps.minFreeDisk);
               // Each upload in progress holds a growing temp file: at most the plan's slots at once.
               if (isMultipart(request)) releaseUpload = deps.uploads.acquire(account.userId, deps.slots[account.plan] ?? 1);
-              return receiveMeeting(request, { tmpDir: uploadsTmpDir(deps.dataDir), egress: deps.egress, maxUploadBytes: deps.maxUploadBytes });
+              return receiveMeeting(request, {
+                tmpDir: uploadsTmpDir(deps.dataDir),
+                egress: deps.egress,
+                maxUploadBytes: deps.maxUploadBytes,
+                templates: deps.templates,
+              });
             },
             execute: async ({ fields, recording }, complete) => {
               let body: unknown;

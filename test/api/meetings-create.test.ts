@@ -309,7 +309,7 @@ describe("multipart upload", () => {
     expect(new TextEncoder().encode(JSON.stringify(metadata)).byteLength).toBe(4096);
     const tags = Array.from({ length: 20 }, (_, i) => `t${i}`);
     const participants = Array.from({ length: 50 }, (_, i) => ({ name: `Person ${i}` }));
-    const templates = Array.from({ length: 5 }, (_, i) => `tpl_t${i}`);
+    const templates = ["tpl_minutes", "tpl_action_plan", "tpl_follow_up_email", "tpl_executive_brief", "tpl_client_memo"];
     const meeting = await accepted(
       await upload(main, owner, {
         title: "T".repeat(300),
@@ -449,18 +449,31 @@ describe("validation (400 validation_error naming the field)", () => {
 });
 
 describe("multipart field forms", () => {
+  test("document_templates and persona must name templates and a persona of the catalogue; nothing is kept", async () => {
+    const unknownTemplate = await upload(main, owner, { document_templates: "tpl_minutes,tpl_no_such_template" });
+    const body = (await expectProblem(unknownTemplate, 400, "validation_error")) as Json;
+    expect(body.errors).toEqual([expect.objectContaining({ field: "document_templates[1]", code: "unknown_template" })]);
+    const unknownPersona = await postJson(main, owner, { audio_url: "https://files.example.com/a.mp3", persona: "astronaut" });
+    expect(((await expectProblem(unknownPersona, 400, "validation_error")) as Json).errors).toEqual([
+      expect.objectContaining({ field: "persona", code: "unknown_persona" }),
+    ]);
+    await eventually(() => expect(entries(main, "tmp")).toEqual([]));
+    const known = await accepted(await upload(main, owner, { persona: "lawyer", document_templates: "tpl_case_timeline" }));
+    expect(known.job.document_templates).toEqual(["tpl_case_timeline"]);
+  });
+
   test("participants, tags, document_templates and metadata as JSON strings", async () => {
     const meeting = await accepted(
       await upload(main, owner, {
         participants: JSON.stringify([{ name: "Chloé", email: "chloe@example.com", speaker_labels: ["SPEAKER_01"] }]),
         tags: '["alpha", "beta"]',
-        document_templates: '["tpl_minutes", "tpl_letter"]',
+        document_templates: '["tpl_minutes", "tpl_engagement_letter"]',
         metadata: '{"matter": 42, "ok": true}',
       }),
     );
     expect(meeting.participants).toEqual([{ id: expect.stringMatching(/^par_\d+$/), name: "Chloé", email: "chloe@example.com", speaker_labels: ["SPEAKER_01"] }]);
     expect(meeting.tags).toEqual(["alpha", "beta"]);
-    expect(meeting.job.document_templates).toEqual(["tpl_minutes", "tpl_letter"]);
+    expect(meeting.job.document_templates).toEqual(["tpl_minutes", "tpl_engagement_letter"]);
     expect(meeting.metadata).toEqual({ matter: 42, ok: true });
     expect(meeting.job.metadata).toEqual({ matter: 42, ok: true });
   });
@@ -477,9 +490,9 @@ describe("multipart field forms", () => {
   });
 
   test("tags and document_templates as comma-separated lists", async () => {
-    const meeting = await accepted(await upload(main, owner, { tags: "alpha, beta ,gamma", document_templates: "tpl_minutes,tpl_letter" }));
+    const meeting = await accepted(await upload(main, owner, { tags: "alpha, beta ,gamma", document_templates: "tpl_minutes,tpl_engagement_letter" }));
     expect([...meeting.tags].sort()).toEqual(["alpha", "beta", "gamma"]);
-    expect(meeting.job.document_templates).toEqual(["tpl_minutes", "tpl_letter"]);
+    expect(meeting.job.document_templates).toEqual(["tpl_minutes", "tpl_engagement_letter"]);
   });
 
   test("client as a JSON object is created with its contacts", async () => {
