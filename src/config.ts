@@ -87,6 +87,25 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     help: "Internal hosts and CIDRs the service may fetch from (audio_url, webhooks), e.g. 10.0.0.0/8,files.internal. Public addresses are always allowed; these may also use http.",
   },
   {
+    name: "ca-file",
+    type: "string",
+    env: "VERBATIM_CA_FILE",
+    help: "PEM bundle of the CA(s) that sign internal receivers' certificates, trusted for webhook deliveries besides the system roots (NODE_EXTRA_CA_CERTS is honoured too). Verification is never turned off.",
+  },
+  {
+    name: "smtp-url",
+    type: "string",
+    env: "VERBATIM_SMTP_URL",
+    help: "The firm's SMTP relay (smtp://host:25, smtps://user:pass@host:465), used to tell owners that a webhook endpoint was disabled; without it, a warning is logged.",
+  },
+  {
+    name: "smtp-from",
+    type: "string",
+    env: "VERBATIM_SMTP_FROM",
+    default: "Verbatim <verbatim@localhost>",
+    help: "The From address of the service's emails.",
+  },
+  {
     name: "workers",
     type: "int",
     env: "VERBATIM_WORKERS",
@@ -141,6 +160,12 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     type: "string",
     env: "VERBATIM_TEMPLATES_DIR",
     help: "Folder of the firm's own document templates (*.md with front matter), loaded at start beside the shipped ones; a bad file is reported and skipped.",
+  },
+  {
+    name: "cjk-font",
+    type: "string",
+    env: "VERBATIM_CJK_FONT",
+    help: "A TrueType/OpenType font file with CJK coverage (e.g. NotoSansCJK), used in PDF renders for Chinese, Japanese and Korean text; the embedded DejaVu Sans covers Latin, Greek and Cyrillic.",
   },
   {
     name: "body-idle-timeout",
@@ -205,6 +230,10 @@ export interface ServiceConfig {
   maxDurationSeconds: number;
   sweepIntervalSeconds: number;
   templatesDir: string | undefined;
+  cjkFontPath: string | null;
+  /** The operator's CA bundle (PEM) for outbound TLS, or null. */
+  caFile: string | null;
+  smtp: { url: string | null; from: string };
   bodyPace: BodyPace;
   /** Free bytes the data disk keeps: the larger of a share of its size and an absolute amount. */
   minFreeDisk: { percent: number; bytes: number };
@@ -341,6 +370,9 @@ export function serviceConfig(values: OptionValues): ServiceConfig {
     maxDurationSeconds: atLeastOne(values, "max-duration"),
     sweepIntervalSeconds: atLeastOne(values, "sweep-interval"),
     templatesDir: values["templates-dir"] ? resolve(values["templates-dir"] as string) : undefined,
+    cjkFontPath: values["cjk-font"] ? resolve(values["cjk-font"] as string) : null,
+    caFile: values["ca-file"] ? resolve(values["ca-file"] as string) : null,
+    smtp: { url: (values["smtp-url"] as string | undefined) || null, from: values["smtp-from"] as string },
     bodyPace: { ...DEFAULT_BODY_PACE, idleMs: atLeastOne(values, "body-idle-timeout") * 1000 },
     minFreeDisk: minFreeDisk(values),
     engines: values.engines as string,

@@ -20,6 +20,14 @@ import { Scheduler } from "./jobs/scheduler.ts";
 import { WorkerPool } from "./jobs/worker-pool.ts";
 import { IdempotencyStore } from "./idempotency/service.ts";
 import { meetingProcessing } from "./meetings/processing.ts";
+import { loadMeetingMaterial } from "./meetings/document-material.ts";
+import { documentGeneration } from "./documents/generation.ts";
+import { documentRenderer } from "./documents/renderer.ts";
+import { documentRoutes } from "./documents/routes.ts";
+import { purgeOldDeliveries } from "./webhooks/deliveries.ts";
+import { DeliveryThread } from "./webhooks/delivery-host.ts";
+import { webhookRoutes } from "./webhooks/routes.ts";
+import { trustedCertificates } from "./net/trust.ts";
 import { allMeetingIds } from "./meetings/query.ts";
 import { loadOwnedExportInput } from "./meetings/export-input.ts";
 import { loadOwnedReport } from "./meetings/report.ts";
@@ -125,6 +133,13 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     maxDurationSeconds: config.maxDurationSeconds,
     minFreeDisk: config.minFreeDisk,
   };
+  // Checked here, so a bad --ca-file stops the start with a clear message.
+  trustedCertificates(config.caFile);
+  const webhooks = new DeliveryThread(
+    { databasePath: databasePath(config.dataDir), egressAllow: config.egressAllowText, caFile: config.caFile, smtp: config.smtp },
+    io.say,
+  );
+  const templates = loadTemplateCatalogue({ builtin: BUILTIN_TEMPLATES, customDir: config.templatesDir, log: io.say });
   const scheduler = new Scheduler({
     db,
     pool: new WorkerPool({
@@ -133,7 +148,10 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       env: { [WORKER_CONFIG_ENV]: JSON.stringify(workerConfig) },
       log: (line) => io.logError(new Error(line), "scheduler"),
     }),
-    kinds: [meetingProcessing({ dataDir: config.dataDir, publicApiUrl: () => urls.api })],
+    kinds: [
+      meetingProcessing({ dataDir: config.dataDir, publicApiUrl: () => urls.api, templates }),
+      documentGeneration({ dataDir: config.dataDir, loadMaterial: loadMeetingMaterial }),
+    ],
     clock,
     stepTimeoutMs: config.stageTimeoutSeconds * 1000,
     maxStepAttempts: 3,
@@ -141,7 +159,6 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     log: (line) => io.say(line),
   });
 
-  const templates = loadTemplateCatalogue({ builtin: BUILTIN_TEMPLATES, customDir: config.templatesDir, log: io.say });
   const routes: RouteDef[] = [];
   routes.push(
     ...healthRoutes({ checks }),
@@ -176,6 +193,18 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     ...templateRoutes({ catalogue: templates }),
     ...exportRoutes({ loadOwnedExportInput: (userId, meetingId) => loadOwnedExportInput(db, userId, meetingId) }),
     ...reportRoutes({ loadOwnedReport: (userId, meetingId) => loadOwnedReport(db, userId, meetingId) }),
+    ...webhookRoutes({ db, clock, egress: config.egress, idempotency, dispatcher: webhooks }),
+    ...documentRoutes({
+      db,
+      dataDir: config.dataDir,
+      clock,
+      slots: config.parallelSlots,
+      templates,
+      idempotency,
+      loadMaterial: loadMeetingMaterial,
+      render: documentRenderer({ cjkFontPath: config.cjkFontPath }),
+      scheduler,
+    }),
   );
 
   // Getters: the docs URL is known only once listening, and requests read it then.
@@ -214,12 +243,14 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const url = `http://${displayHost(config.host)}:${server.port}`;
   publicUrl ||= url;
   scheduler.start();
+  await webhooks.start();
   const retention = startRetention(
     {
       dataDir: config.dataDir,
       clock,
       sweepIdempotencyKeys: () => idempotency.sweep(),
       purgeExpiredRevocations: (now) => purgeExpiredRevocations(db, now),
+      purgeOldDeliveries: (now) => purgeOldDeliveries(db, now),
       log: io.say,
     },
     config.sweepIntervalSeconds * 1000,
@@ -235,6 +266,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       stopping ??= (async () => {
         retention.stop();
         await server.stop();
+        await webhooks.stop();
         // Workers are killed; their jobs stay in processing and resume from their step at next start.
         await scheduler.stop();
         await requestLog?.stop();

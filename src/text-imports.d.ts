@@ -8,3 +8,9 @@ declare module "*.md" {
   const text: string;
   export default text;
 }
+
+// Font files imported `with { type: "file" }`: a path Bun.file can read, also inside the executable.
+declare module "*.ttf" {
+  const path: string;
+  export default path;
+}

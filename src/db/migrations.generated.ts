@@ -6,6 +6,8 @@ import m3 from "../../migrations/0003_meetings_fts.sql" with { type: "text" };
 import m4 from "../../migrations/0004_speaker_turns.sql" with { type: "text" };
 import m5 from "../../migrations/0005_hardening.sql" with { type: "text" };
 import m6 from "../../migrations/0006_reports.sql" with { type: "text" };
+import m7 from "../../migrations/0007_documents.sql" with { type: "text" };
+import m8 from "../../migrations/0008_webhooks.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 },
@@ -15,4 +17,6 @@ export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0004_speaker_turns", sql: m4 },
   { tag: "0005_hardening", sql: m5 },
   { tag: "0006_reports", sql: m6 },
+  { tag: "0007_documents", sql: m7 },
+  { tag: "0008_webhooks", sql: m8 },
 ];

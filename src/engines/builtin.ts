@@ -2,7 +2,7 @@ import { lazySherpaDiarizer } from "./diarization/index.ts";
 import { lazy } from "./lazy.ts";
 import { createLlamaReporter } from "./llm/index.ts";
 import { configuredModel } from "./model-file.ts";
-import type { Engines, Reporter, Transcriber } from "./types.ts";
+import type { DocumentWriter, Engines, Reporter, Transcriber } from "./types.ts";
 import { createWhisperTranscriber } from "./whisper/index.ts";
 
 /** Model files by role, as names (paths) inside the models directory, or absolute paths. */
@@ -62,6 +62,8 @@ export function builtinEngines(settings: BuiltinEngineSettings): Engines {
   );
   const transcriber: Transcriber = { transcribe: async (input, context) => (await whisper()).transcribe(input, context) };
   const report: Reporter = { report: async (input, context) => (await reporter()).report(input, context) };
+  // The same model instance writes documents, so a worker holds one LLM whatever the job.
+  const writer: DocumentWriter = { write: async (input, context) => (await reporter()).write(input, context) };
   return {
     transcriber,
     diarizer: lazySherpaDiarizer({
@@ -71,5 +73,6 @@ export function builtinEngines(settings: BuiltinEngineSettings): Engines {
       clusteringThreshold: settings.diarizationThreshold,
     }),
     reporter: report,
+    writer,
   };
 }

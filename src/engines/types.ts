@@ -54,6 +54,30 @@ export interface ReportResult {
   model: string;
 }
 
+/** What a document is written from (issue 10): the task, the meeting's report and, when asked, its transcript. */
+export interface DocumentInput {
+  /** The template's prompt or the client's own. */
+  task: string;
+  /** The client's extra guidance, appended to the task. */
+  instructions: string | null;
+  /** The document's title when the client or the template gives one; else the model's first heading, else the meeting's title. */
+  title: string | null;
+  /** The meeting's language: the document is written in it. */
+  language: string | null;
+  meeting: { title: string; date: string; participants: string[] };
+  /** The AI report's Markdown. */
+  report: string;
+  /** The transcript, when the client asked for it (include_transcript). */
+  transcript: ReportInput["transcript"] | null;
+}
+
+export interface DocumentResult {
+  title: string;
+  markdown: string;
+  language: string | null;
+  model: string;
+}
+
 export interface Transcriber {
   transcribe(input: { wavPath: string; language: string | null }, context: StepContext): Promise<TranscriptionResult>;
 }
@@ -69,10 +93,16 @@ export interface Reporter {
   report(input: ReportInput, context: StepContext): Promise<ReportResult>;
 }
 
+export interface DocumentWriter {
+  write(input: DocumentInput, context: StepContext): Promise<DocumentResult>;
+}
+
 export interface Engines {
   transcriber: Transcriber;
   diarizer: Diarizer;
   reporter: Reporter;
+  /** The same local LLM as the report's, writing documents. */
+  writer: DocumentWriter;
 }
 
 /**

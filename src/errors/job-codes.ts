@@ -146,18 +146,23 @@ export const JOB_ERROR_CATALOGUE = {
   },
   llm_invalid_output: {
     retryable: true,
-    message: "The language model's answer is not a usable report.",
-    description: "The report model's answer was cut off or does not fit the report's structure, on every try. The transcript stays available.",
+    message: "The language model's answer is not a usable report or document.",
+    description: "The language model's answer was cut off, empty, or does not fit the structure asked for (the report's, or a document's), on every try. The transcript and report stay available; a document request may be sent again.",
   },
   llm_context_too_small: {
     retryable: false,
-    message: "The report model's context is too small for this transcript.",
-    description: "The report model's context window cannot hold the transcript's parts and an answer. The operator can configure a larger context; the transcript stays available.",
+    message: "The language model's context is too small for this meeting.",
+    description: "The language model's context window cannot hold the transcript's parts (or a document's material) and an answer. The operator can configure a larger context; the transcript stays available.",
   },
   llm_context_failed: {
     retryable: false,
     message: "The report model could not be started.",
     description: "llama.cpp could not create a context for the report model (usually too little memory).",
+  },
+  template_unavailable: {
+    retryable: false,
+    message: "The document template is no longer in the catalogue.",
+    description: "A document asked for at meeting creation names a template the operator has since removed from the catalogue. Request the document again with another template or a prompt.",
   },
   engine_error: {
     retryable: true,

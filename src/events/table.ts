@@ -16,6 +16,12 @@ export const events = sqliteTable(
     /** The meeting the event is about, so deleting the meeting purges its events. */
     meetingId: text("meeting_id"),
     createdAt: integer("created_at").notNull(),
+    /** When its webhook deliveries were made (one per matching endpoint); null until then. */
+    fannedOutAt: integer("fanned_out_at"),
   },
-  (t) => [index("events_user_created").on(t.userId, t.createdAt), index("events_meeting").on(t.meetingId)],
+  (t) => [
+    index("events_user_created").on(t.userId, t.createdAt),
+    index("events_meeting").on(t.meetingId),
+    index("events_fan_out").on(t.fannedOutAt, t.createdAt),
+  ],
 );

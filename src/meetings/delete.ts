@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { rmSync } from "node:fs";
 import type { Db, Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
+import { deleteMeetingDocuments } from "../documents/query.ts";
 import { purgeMeetingEvents } from "../events/service.ts";
 import { forgetResource } from "../idempotency/service.ts";
 import { jobs } from "../jobs/table.ts";
@@ -12,7 +13,8 @@ import { meetings } from "./table.ts";
 
 /**
  * Deletes a meeting and everything that holds its content: recording, transcript, report,
- * participants and tags (cascade), its search-index row, the events about it, the stored
+ * participants and tags (cascade), its documents and document requests, their cached renders (in
+ * the meeting's folder), its search-index row, the events about it, the stored
  * responses of the requests that created it, and the client metadata its job rows carried.
  * Job rows stay (ids, states, times), as ledger lines will. Unfinished jobs are canceled first
  * (their worker is killed). Rows go before files, so a crash in between leaves only an orphan
@@ -35,6 +37,7 @@ export function deleteMeeting(
       .set({ metadata: null, documentTemplates: null })
       .where(eq(jobs.meetingId, meeting.id))
       .run();
+    deleteMeetingDocuments(tx, meeting.id);
     tx.delete(meetings).where(eq(meetings.id, meeting.id)).run();
   });
   rmSync(meetingDir(deps.dataDir, meeting.id), { recursive: true, force: true });

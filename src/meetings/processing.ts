@@ -1,6 +1,8 @@
 import { count, eq } from "drizzle-orm";
 import { existsSync, readFileSync } from "node:fs";
 import type { Queryable } from "../db/client.ts";
+import { spawnDocumentJobs, templatesRequested } from "../documents/spawn.ts";
+import type { TemplateCatalogue } from "../templates/catalogue.ts";
 import { emitEvent, type EventType } from "../events/service.ts";
 import type { JobKind, JobStage } from "../jobs/kind.ts";
 import { renderJob, type JobRow } from "../jobs/query.ts";
@@ -47,9 +49,9 @@ export function overallProgress(step: MeetingStep, fraction: number, steps: read
  * meeting_processing: download (audio_url only), decode, transcribe, diarize, then summarize
  * (unless transcribe_only). The meeting's status follows its job, the transcript and the report
  * are stored as their steps finish, and the events of SPEC 6 are emitted in the same transactions.
- * Document jobs requested at creation will be spawned here once the report exists.
+ * The document jobs a meeting asked for at creation are queued when the report is stored.
  */
-export function meetingProcessing(deps: { dataDir: string; publicApiUrl(): string }): JobKind {
+export function meetingProcessing(deps: { dataDir: string; publicApiUrl(): string; templates: Pick<TemplateCatalogue, "get" | "templates"> }): JobKind {
   const meetingOf = (db: Queryable, job: JobRow): MeetingRow | undefined =>
     job.meetingId === null ? undefined : db.select().from(meetings).where(eq(meetings.id, job.meetingId)).get();
   // A job with no download step is an upload: its progress is shared over four or five steps.
@@ -132,6 +134,12 @@ export function meetingProcessing(deps: { dataDir: string; publicApiUrl(): strin
     },
     onCompleted(tx, job, now) {
       setMeeting(tx, job, { status: "completed", updatedAt: now });
+      const meeting = meetingOf(tx, job);
+      if (meeting && job.transcribeOnly !== true) {
+        // Before processing.completed, which carries their ids (document_job_ids).
+        const templateIds = templatesRequested(deps.templates, meeting.documentTemplates ? (JSON.parse(meeting.documentTemplates) as string[]) : null, meeting.persona);
+        spawnDocumentJobs(tx, deps.templates, { id: job.id, userId: job.userId, meetingId: meeting.id, metadata: job.metadata }, templateIds, now);
+      }
       emit(tx, "processing.completed", job, now);
     },
     onFailed(tx, job, now) {

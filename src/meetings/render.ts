@@ -2,6 +2,7 @@ import { and, desc, eq, inArray } from "drizzle-orm";
 import { renderClient, type ClientRow } from "../clients/service.ts";
 import { clients } from "../clients/table.ts";
 import type { Queryable } from "../db/client.ts";
+import { documentsOfMeetings, type renderDocument } from "../documents/query.ts";
 import { renderJob, type JobRow } from "../jobs/query.ts";
 import { jobs } from "../jobs/table.ts";
 import { numericId } from "../lib/ids.ts";
@@ -35,17 +36,18 @@ interface MeetingExtras {
   job: JobRow | undefined;
   tags: string[];
   participants: ParticipantRow[];
+  documents: ReturnType<typeof renderDocument>[];
 }
 
 /**
- * The related rows of these meetings in six queries whatever their number (a list page of 100
+ * The related rows of these meetings in seven queries whatever their number (a list page of 100
  * meetings costs the same statements as one meeting): reports, transcript presence, clients,
- * the latest processing job of each, tags, participants.
+ * the latest processing job of each, tags, participants, documents.
  */
 function loadExtras(db: Queryable, rows: readonly MeetingRow[]): Map<string, MeetingExtras> {
   const ids = rows.map((r) => r.id);
   const extras = new Map<string, MeetingExtras>(
-    ids.map((id) => [id, { report: undefined, hasTranscript: false, client: undefined, job: undefined, tags: [], participants: [] }]),
+    ids.map((id) => [id, { report: undefined, hasTranscript: false, client: undefined, job: undefined, tags: [], participants: [], documents: [] }]),
   );
   if (!ids.length) return extras;
   for (const report of db.select().from(reports).where(inArray(reports.meetingId, ids)).all()) extras.get(report.meetingId)!.report = report;
@@ -77,6 +79,7 @@ function loadExtras(db: Queryable, rows: readonly MeetingRow[]): Map<string, Mee
   for (const participant of db.select().from(participants).where(inArray(participants.meetingId, ids)).orderBy(participants.id).all()) {
     extras.get(participant.meetingId)!.participants.push(participant);
   }
+  for (const [meetingId, list] of documentsOfMeetings(db, ids)) extras.get(meetingId)!.documents = list;
   return extras;
 }
 
@@ -102,8 +105,7 @@ function renderWith(row: MeetingRow, extras: MeetingExtras, publicApiUrl: string
     web_url: `${publicApiUrl}/v1/meetings/${row.id}`,
     summary: report ? renderReport(report) : null,
     participants: extras.participants.map(renderParticipant),
-    // Documents arrive with the documents resource; until then a meeting has none.
-    documents: [] as unknown[],
+    documents: extras.documents,
     job: job ? renderJob(job) : null,
     metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
   };

@@ -1,3 +1,5 @@
+import { documentSchema } from "../documents/schema.ts";
+import { metadataInput } from "../http/metadata.ts";
 import { z } from "zod";
 import { assertDepth } from "../http/body.ts";
 import { pageSchema, paginationQuery } from "../http/pagination.ts";
@@ -5,7 +7,6 @@ import { reportSchema } from "../reports/schema.ts";
 import { isLanguageCode } from "../lib/languages.ts";
 import { MEETING_STATUSES } from "./table.ts";
 
-export const MAX_METADATA_BYTES = 4096;
 
 export const speakerLabel = z.string().regex(/^SPEAKER_\d{2,3}$/, "A speaker label looks like SPEAKER_00.");
 const email = z.email().max(320);
@@ -29,12 +30,7 @@ export const clientInput = z.strictObject({
   phone: z.string().trim().min(1).max(50).nullish(),
 });
 
-const metadata = z
-  .record(z.string(), z.unknown())
-  .refine((value) => new TextEncoder().encode(JSON.stringify(value)).byteLength <= MAX_METADATA_BYTES, {
-    message: `metadata must be at most ${MAX_METADATA_BYTES} bytes as JSON.`,
-    params: { code: "too_large" },
-  });
+const metadata = metadataInput;
 
 const language = z
   .string()
@@ -194,7 +190,7 @@ export const meetingSchema = z.object({
   web_url: z.string(),
   summary: reportSchema.nullable(),
   participants: z.array(participantSchema),
-  documents: z.array(z.object({}).passthrough()),
+  documents: z.array(documentSchema),
   job: z.object({}).passthrough().nullable(),
   metadata: z.record(z.string(), z.unknown()).nullable(),
 });

@@ -13,15 +13,18 @@ export interface RetentionDeps {
   sweepIdempotencyKeys(): void;
   /** Drops revocations of tokens that have expired anyway; answers how many. */
   purgeExpiredRevocations(now: number): number;
+  /** Drops webhook deliveries past their 30 days; answers how many. */
+  purgeOldDeliveries(now: number): number;
   log(line: string): void;
 }
 
 /**
  * What the service keeps only for a while, removed on a timer while it runs (not only at
  * start, since an appliance may run for months): idempotency keys after 24 h, partial uploads
- * nobody writes to any more, and revoked-token rows whose token has expired anyway.
+ * nobody writes to any more, revoked-token rows whose token has expired anyway, and webhook
+ * deliveries after 30 days.
  */
-export function sweepExpired(deps: RetentionDeps): { tmpFiles: number; revocations: number } {
+export function sweepExpired(deps: RetentionDeps): { tmpFiles: number; revocations: number; deliveries: number } {
   deps.sweepIdempotencyKeys();
   const now = deps.clock.now();
   let tmpFiles = 0;
@@ -42,7 +45,7 @@ export function sweepExpired(deps: RetentionDeps): { tmpFiles: number; revocatio
       // Finished (renamed into a meeting) or removed meanwhile.
     }
   }
-  return { tmpFiles, revocations: deps.purgeExpiredRevocations(now) };
+  return { tmpFiles, revocations: deps.purgeExpiredRevocations(now), deliveries: deps.purgeOldDeliveries(now) };
 }
 
 /** Runs sweepExpired every `intervalMs`; a failed sweep is logged and tried again next time. */

@@ -1,3 +1,5 @@
+import type { DocumentInput, DocumentResult } from "../engines/types.ts";
+
 /** The steps of meeting processing, in order: the worker runs them, the meeting kind sequences them. */
 export const MEETING_STEPS = ["download", "decode", "transcribe", "diarize", "summarize"] as const;
 export type MeetingStep = (typeof MEETING_STEPS)[number];
@@ -22,8 +24,22 @@ export interface MeetingStepInput {
   participantCount: number;
 }
 
+/** document_generation has one step: the LLM writes the document. */
+export const DOCUMENT_STEPS = ["generate"] as const;
+export type DocumentStep = (typeof DOCUMENT_STEPS)[number];
+
+/** What the worker needs to write a document: the material itself, read by the API side. */
+export interface DocumentStepInput {
+  kind: "document_generation";
+  runId: string;
+  step: DocumentStep;
+  jobId: string;
+  dataDir: string;
+  document: DocumentInput;
+}
+
 /** Every kind's step input; the worker pool needs only runId and step. */
-export type StepInput = MeetingStepInput;
+export type StepInput = MeetingStepInput | DocumentStepInput;
 
 export type StepResult =
   | { step: "download"; bytes: number }
@@ -33,7 +49,8 @@ export type StepResult =
   | {
       step: "summarize";
       report: { title: string; markdown: string; structured: Record<string, unknown>; language: string | null; model: string };
-    };
+    }
+  | { step: "generate"; document: DocumentResult };
 
 export type ToWorker = { type: "run"; input: StepInput };
 

@@ -10,7 +10,7 @@ import { decodedAudioPath, stepOutputPath } from "../storage/paths.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import { attributeSpeakers } from "./attribute.ts";
 import type { WorkerConfig } from "./config.ts";
-import type { StepInput, StepResult } from "./protocol.ts";
+import type { MeetingStepInput, StepInput, StepResult } from "./protocol.ts";
 
 interface TranscribeOutput {
   language: string | null;
@@ -40,8 +40,15 @@ async function readJson<T>(path: string, what: string): Promise<T> {
   return (await Bun.file(path).json()) as T;
 }
 
-/** Runs one step of a meeting's processing; its outputs go to files in the meeting's folder. */
+/** Runs one step of a job: a meeting's processing (outputs in the meeting's folder) or a document's generation. */
 export async function runStep(input: StepInput, engines: Engines, config: WorkerConfig, context: StepContext): Promise<StepResult> {
+  if (input.kind === "document_generation") {
+    return { step: "generate", document: await engines.writer.write(input.document, context) };
+  }
+  return runMeetingStep(input, engines, config, context);
+}
+
+async function runMeetingStep(input: MeetingStepInput, engines: Engines, config: WorkerConfig, context: StepContext): Promise<StepResult> {
   const wavPath = decodedAudioPath(input.dataDir, input.meetingId);
   const decodeInfo = stepOutputPath(input.dataDir, input.meetingId, "decode");
   const transcribeOut = stepOutputPath(input.dataDir, input.meetingId, "transcribe");

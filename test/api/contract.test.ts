@@ -4,9 +4,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { createUserWithKey, startServer, type TestServer } from "../helpers/server.ts";
+import { join } from "node:path";
+import { createUserWithKey, ROOT, startServer, type TestServer } from "../helpers/server.ts";
 
-const FIXTURE = "/work/shared/fixtures/meeting-fr-2spk.wav";
+const FIXTURE = join(ROOT, "..", "shared", "fixtures", "meeting-fr-2spk.wav");
 let server: TestServer;
 let key: string;
 let readOnlyKey: string;
@@ -86,6 +87,26 @@ describe("successful responses match their published schemas", () => {
   test("GET /v1/meetings/{id}/export", async () => {
     const body = await check("GET", "/v1/meetings/{meeting_id}/export", await server.api(`/api/v1/meetings/${meetingId}/export?max_tokens=2000`, { key }), 200);
     expect(body.parts.length).toBeGreaterThan(0);
+  });
+  test("POST /v1/meetings/{id}/documents, GET /v1/documents, GET /v1/documents/{id}, and the meeting with its documents", async () => {
+    const queued = await check(
+      "POST",
+      "/v1/meetings/{meeting_id}/documents",
+      await server.api(`/api/v1/meetings/${meetingId}/documents`, { method: "POST", key, json: { template_id: "tpl_minutes" } }),
+      202,
+    );
+    let job: any;
+    for (let i = 0; i < 300; i++) {
+      job = await check("GET", "/v1/jobs/{job_id}", await server.api(`/api/v1/jobs/${queued.id}`, { key }), 200);
+      if (job.status === "completed") break;
+      await Bun.sleep(50);
+    }
+    const document = await check("GET", "/v1/documents/{document_id}", await server.api(`/api/v1/documents/${job.document_id}`, { key }), 200);
+    expect(document.markdown.length).toBeGreaterThan(0);
+    const list = await check("GET", "/v1/documents", await server.api(`/api/v1/documents?meeting_id=${meetingId}`, { key }), 200);
+    expect(list.data).toHaveLength(1);
+    const meeting = await check("GET", "/v1/meetings/{meeting_id}", await server.api(`/api/v1/meetings/${meetingId}`, { key }), 200);
+    expect(meeting.documents).toHaveLength(1);
   });
   test("GET /v1/meetings/{id}/participants and GET /v1/me", async () => {
     await check("GET", "/v1/meetings/{meeting_id}/participants", await server.api(`/api/v1/meetings/${meetingId}/participants`, { key }), 200);

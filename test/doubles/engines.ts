@@ -96,5 +96,33 @@ export function createEngines(): Engines {
         };
       },
     },
+    writer: {
+      // A document that shows what it was written from, with the accents a French document has.
+      async write({ task, instructions, title, language, meeting, report, transcript }, context) {
+        await act("generate", context);
+        const heading = title ?? `Document — ${meeting.title}`;
+        const markdown = [
+          `# ${heading}`,
+          "",
+          `## Tâche`,
+          "",
+          task.split("\n")[0]!,
+          "",
+          "## Éléments",
+          "",
+          `- Participants : ${meeting.participants.join(", ") || "aucun"}`,
+          `- Compte rendu : ${report.split("\n")[0]}`,
+          `- Lignes de transcription : ${transcript?.length ?? 0}`,
+          ...(instructions ? [`- Consignes : ${instructions}`] : []),
+          "",
+          "| Point | Détail |",
+          "|---|---|",
+          "| Réunion | **décisions** et _suivi_ |",
+          "",
+        ].join("\n");
+        context.progress(1);
+        return { title: heading, markdown, language, model: "double-llm" };
+      },
+    },
   };
 }

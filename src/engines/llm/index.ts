@@ -1,5 +1,6 @@
 /** The local-LLM report engine (node-llama-cpp): see docs/engines/llm.md. */
 export { createLlamaReporter, createReporterWithRuntime, type LlamaReporter, type LlamaReporterOptions, type ReportStats } from "./reporter.ts";
+export { documentAnswerSchema, documentTitle, parseDocumentAnswer, writeDocument, type WriterOptions, type WriterStats } from "./writer.ts";
 export {
   DEFAULT_REPORT_LIMITS,
   REPORT_JSON_SCHEMA,

@@ -2,46 +2,11 @@
 import { describe, expect, test } from "bun:test";
 import { EngineError, type ReportInput, type StructuredReport } from "../types.ts";
 import type { Prompt } from "./prompt.ts";
+import type { GenerateOptions } from "./runtime.ts";
 import { createReporterWithRuntime, type ReportStats } from "./reporter.ts";
-import type { Generation, GenerateOptions, LlmRuntime } from "./runtime.ts";
 import { DEFAULT_REPORT_LIMITS, validateReport, type ReportLimits } from "./schema.ts";
 import { engineError } from "../../../test/support/engines.ts";
-
-type Answer = string | { text: string; stopReason: string };
-
-function fakeRuntime(contextSize: number, answer: (prompt: Prompt, call: number, options: GenerateOptions) => Answer | Promise<Answer>) {
-  const tokens = (text: string) => Math.ceil(text.length / 4);
-  const calls: Prompt[] = [];
-  let running = 0;
-  let overlapped = false;
-  let closed = false;
-  const runtime: LlmRuntime = {
-    contextSize,
-    gpu: false,
-    threads: 2,
-    countTokens: tokens,
-    countPromptTokens: (prompt) => tokens(prompt.system) + tokens(prompt.user) + 8,
-    grammarFor: async (limits) => ({ parse: (text: string) => JSON.parse(text) as unknown, limits }),
-    async generate(prompt, options): Promise<Generation> {
-      if (running++ > 0) overlapped = true;
-      try {
-        calls.push(prompt);
-        expect(runtime.countPromptTokens(prompt) + options.maxTokens).toBeLessThanOrEqual(contextSize);
-        await Bun.sleep(1);
-        const a = await answer(prompt, calls.length - 1, options);
-        const { text, stopReason } = typeof a === "string" ? { text: a, stopReason: "eogToken" } : a;
-        options.onTokens?.(tokens(text));
-        return { text, stopReason, promptTokens: runtime.countPromptTokens(prompt), outputTokens: tokens(text), ms: 1 };
-      } finally {
-        running--;
-      }
-    },
-    async close() {
-      closed = true;
-    },
-  };
-  return { runtime, calls, overlapped: () => overlapped, closed: () => closed };
-}
+import { fakeRuntime } from "../../../test/support/fake-llm.ts";
 
 const report = (over: Partial<StructuredReport> = {}): StructuredReport => ({
   title: "Weekly sync",

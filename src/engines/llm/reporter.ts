@@ -3,15 +3,16 @@
  * one pass when the transcript fits in the context, else one pass per part and a merge; our code
  * renders the markdown.
  */
-import { EngineError, type ReportInput, type ReportResult, type Reporter, type StepContext, type StructuredReport } from "../types.ts";
-import { packChunks, splitText, type Sized } from "./chunking.ts";
+import { EngineError, type DocumentWriter, type ReportInput, type ReportResult, type Reporter, type StepContext, type StructuredReport } from "../types.ts";
 import { wordingFor } from "./language.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { deterministicMerge } from "./merge.ts";
 import { checkGgufModel } from "./gguf-check.ts";
-import { clip, cleanText, parseModelOutput } from "./parse.ts";
-import { buildPrompt, formatTimestamp, formatTranscriptLine, needsHours, renderPartReport, type Prompt, type PromptTask } from "./prompt.ts";
+import { clip, parseModelOutput } from "./parse.ts";
+import { charsPerTokenOf, outputBudgetFor, planParts, reduceInGroups, transcriptLines, type TranscriptLine } from "./passes.ts";
+import { buildPrompt, renderPartReport, type Prompt, type PromptTask } from "./prompt.ts";
 import { loadLlamaRuntime, type LlmRuntime } from "./runtime.ts";
+import { writeDocument } from "./writer.ts";
 import { serialQueue } from "../serial.ts";
 import type { ModelSource } from "../model-file.ts";
 import { DEFAULT_REPORT_LIMITS, limitsForOutputTokens, minimumOutputTokens, type ReportLimits } from "./schema.ts";
@@ -61,7 +62,8 @@ export interface ReportStats {
   limits: ReportLimits;
 }
 
-export type LlamaReporter = Reporter & {
+export type LlamaReporter = Reporter &
+  DocumentWriter & {
   close(): Promise<void>;
   /** The model's name, as reported in results. */
   readonly model: string;
@@ -70,12 +72,6 @@ export type LlamaReporter = Reporter & {
   readonly gpu: string | false;
 };
 
-type Segment = ReportInput["transcript"][number];
-interface Line {
-  text: string;
-  start: number;
-  end: number;
-}
 interface Part {
   report: StructuredReport;
   from: string;
@@ -114,6 +110,12 @@ export function createReporterWithRuntime(
       if (closed) return Promise.reject(new EngineError("engine_closed", "The report engine is closed.", false));
       return queue.run(() => writeReport(runtime, modelName, options, input, context));
     },
+    // Documents share the model, its context and the queue: one generation at a time.
+    write(input, context) {
+      if (closed) return Promise.reject(new EngineError("engine_closed", "The document engine is closed.", false));
+      const { maxOutputTokens, temperature, seed, attempts } = options;
+      return queue.run(() => writeDocument(runtime, modelName, { maxOutputTokens, temperature, seed, attempts }, input, context));
+    },
     async close() {
       if (closed) return;
       closed = true;
@@ -140,19 +142,11 @@ async function writeReport(
   const seed = options.seed ?? 42;
   const attempts = Math.max(1, options.attempts ?? 2);
 
-  const withHours = needsHours(input.transcript);
-  const lines: Line[] = input.transcript
-    .filter((segment: Segment) => cleanText(segment.text).length > 0)
-    .map((segment) => ({ text: formatTranscriptLine(segment, withHours), start: segment.start, end: segment.end }));
-
+  const { lines, withHours } = transcriptLines(input.transcript);
   // How many characters a token holds for this model and this language, measured on the transcript.
-  const sample = lines.map((line) => line.text).join("\n").slice(0, 20_000);
-  const charsPerToken = sample ? Math.min(4.5, Math.max(1.5, sample.length / Math.max(1, runtime.countTokens(sample)))) : 3;
+  const charsPerToken = charsPerTokenOf(lines.map((line) => line.text).join("\n"), runtime.countTokens.bind(runtime));
   // Tokens for each answer: 40% of the context (at most 2048), or what the smallest bounds need, up to 60%.
-  const outputBudget = Math.min(
-    options.maxOutputTokens ?? Math.min(2048, Math.max(Math.floor(contextSize * 0.4), minimumOutputTokens(charsPerToken))),
-    Math.floor(contextSize * 0.6),
-  );
+  const outputBudget = outputBudgetFor(contextSize, minimumOutputTokens(charsPerToken), options.maxOutputTokens);
   const fitted = limitsForOutputTokens(outputBudget, charsPerToken);
   if (!fitted || outputBudget < 32) {
     throw new EngineError("llm_context_too_small", `An answer needs more than the ${outputBudget} output tokens available; use a larger context.`, false);
@@ -254,27 +248,16 @@ async function writeReport(
     }
   }
 
-  async function summarizeParts(all: Line[], budget: number): Promise<Part[]> {
-    // Lines longer than a part are cut into pieces at word boundaries.
-    const sized: Sized<Line>[] = all.flatMap((line) =>
-      splitText(line.text, budget, runtime.countTokens.bind(runtime)).map((text) => ({
-        value: { ...line, text },
-        tokens: runtime.countTokens(text) + 1,
-      })),
+  async function summarizeParts(all: TranscriptLine[], budget: number): Promise<Part[]> {
+    const tasks = planParts(
+      all,
+      budget,
+      withHours,
+      runtime.countTokens.bind(runtime),
+      (body, part) => promptFor({ kind: "chunk", ...part }, body),
+      (prompt) => fits(prompt(limits)),
     );
-    // Pack on segment boundaries; should a part's exact prompt not fit, pack again with less room.
-    let tasks: { prompt: (l: ReportLimits) => Prompt; from: string; to: string }[] = [];
-    for (let room = budget, round = 0; round < 8; round++, room = Math.floor(room * 0.85)) {
-      const chunks = packChunks(sized, room);
-      tasks = chunks.map((chunk, index) => {
-        const from = formatTimestamp(chunk[0]!.start, withHours);
-        const to = formatTimestamp(chunk.at(-1)!.end, withHours);
-        const body = chunk.map((line) => line.text).join("\n");
-        return { prompt: promptFor({ kind: "chunk", index: index + 1, count: chunks.length, from, to }, body), from, to };
-      });
-      if (tasks.every((task) => fits(task.prompt(limits)))) break;
-    }
-    if (!tasks.every((task) => fits(task.prompt(limits)))) {
+    if (!tasks) {
       throw new EngineError("llm_context_too_small", `The transcript's parts do not fit in a context of ${contextSize} tokens.`, false);
     }
     planned = tasks.length + 1;
@@ -290,36 +273,14 @@ async function writeReport(
         { kind: "merge", count: group.length },
         group.map((part, index) => renderPartReport(part.report, { index: index + 1, from: part.from, to: part.to }, language)).join("\n\n"),
       );
-    let current = parts;
-    while (current.length > 1) {
-      if (fits(mergePrompt(current)(limits))) {
-        stats.merge = "model";
-        return ask(mergePrompt(current));
-      }
-      const groups: Part[][] = [];
-      for (const part of current) {
-        const last = groups.at(-1);
-        if (last && fits(mergePrompt([...last, part])(limits))) last.push(part);
-        else groups.push([part]);
-      }
-      if (groups.every((group) => group.length === 1)) {
-        stats.merge = "deterministic";
-        return deterministicMerge(
-          current.map((part) => part.report),
-          limits,
-        );
-      }
-      stats.merge = "model";
-      planned += groups.filter((group) => group.length > 1).length;
-      const next: Part[] = [];
-      for (const group of groups) {
-        next.push(
-          group.length === 1 ? group[0]! : { report: await ask(mergePrompt(group)), from: group[0]!.from, to: group.at(-1)!.to },
-        );
-      }
-      current = next;
-    }
-    return current[0]!.report;
+    const { result, merge } = await reduceInGroups(parts, {
+      fits: (group) => fits(mergePrompt(group)(limits)),
+      merge: async (group) => ({ report: await ask(mergePrompt(group)), from: group[0]!.from, to: group.at(-1)!.to }),
+      fallback: (all) => ({ report: deterministicMerge(all.map((part) => part.report), limits), from: all[0]!.from, to: all.at(-1)!.to }),
+      planned: (calls) => (planned += calls),
+    });
+    stats.merge = merge;
+    return result.report;
   }
 
   const date = (options.now?.() ?? new Date()).toISOString().slice(0, 10);

@@ -52,6 +52,8 @@ export interface LlmRuntime {
   /** Exact tokens of the prompt as the chat template lays it out, up to where the answer starts. */
   countPromptTokens(prompt: Prompt): number;
   grammarFor(limits: ReportLimits): Promise<ReportGrammar>;
+  /** A grammar for any JSON schema (the documents' answers); cached like the report's. */
+  jsonGrammar(schema: object): Promise<ReportGrammar>;
   /** One chat turn under the grammar. When `signal` aborts, it stops and returns with stopReason "abort". */
   generate(prompt: Prompt, options: GenerateOptions): Promise<Generation>;
   close(): Promise<void>;
@@ -201,11 +203,16 @@ class NodeLlamaRuntime implements LlmRuntime {
   }
 
   grammarFor(limits: ReportLimits): Promise<ReportGrammar> {
-    const key = JSON.stringify(limits);
+    return this.jsonGrammar(reportJsonSchema(limits));
+  }
+
+  jsonGrammar(schema: object): Promise<ReportGrammar> {
+    const key = JSON.stringify(schema);
     let grammar = this.grammars.get(key);
     if (!grammar) {
       if (this.grammars.size >= 16) this.grammars.delete(this.grammars.keys().next().value!);
-      grammar = this.llama.createGrammarForJsonSchema(reportJsonSchema(limits));
+      // The schemas are ours (schema.ts, document-schema.ts), built for this function.
+      grammar = this.llama.createGrammarForJsonSchema(schema as Parameters<Llama["createGrammarForJsonSchema"]>[0]);
       this.grammars.set(key, grammar);
       grammar.catch(() => this.grammars.delete(key));
     }

@@ -1,12 +1,19 @@
 /**
- * How long the export bundle of a 3-hour meeting takes to build (issue 10 target: under 200 ms):
- * the fixtures' reference turns repeated to 3 hours, with a report, at three max_tokens values.
- * Each figure is the median of 7 runs after one warm-up (the tokenizer's tables load on first use).
+ * Issue 10's figures. The export bundle of a 3-hour meeting (target under 200 ms): the fixtures'
+ * reference turns repeated to 3 hours, with a report, at three max_tokens values. Then the PDF and
+ * DOCX renders of a document of about ten pages (target under 300 ms each). Each figure is the
+ * median of 7 runs after one warm-up (the tokenizer's tables and the fonts load on first use).
  *
- *   bun bench/export.ts [--hours 3]
+ *   bun bench/documents.ts [--hours 3]
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { renderDocx } from "../src/documents/render/docx.ts";
+import { loadDocumentFonts } from "../src/documents/render/fonts.ts";
+import { renderPdf } from "../src/documents/render/pdf.ts";
 import { buildExportBundle, exportMarkdown, type ExportInput } from "../src/exports/bundle.ts";
+import { longMarkdown } from "../test/support/long-document.ts";
 
 const hoursIndex = process.argv.indexOf("--hours");
 const hours = hoursIndex > 0 ? Number(process.argv[hoursIndex + 1]) : 3;
@@ -56,4 +63,43 @@ for (const maxTokens of [2000, 24_000, 200_000]) {
     mdTimes.push(performance.now() - started);
   }
   console.log(`| ${maxTokens} | ${bundle.parts.length} | ${bundle.total_tokens} | ${median(times).toFixed(1)} ms | ${median(mdTimes).toFixed(1)} ms |`);
+}
+
+// ---- Renders of a ten-page document ------------------------------------------------------------
+const markdown = longMarkdown();
+const header = { title: "Compte rendu détaillé", meetingTitle: "Comité de pilotage", date: new Date().toISOString(), participants: ["Élodie Müller", "Łukasz Żółć"], language: "fr" };
+const coldFonts = performance.now();
+const fonts = await loadDocumentFonts({ cjkFontPath: null });
+const fontMs = performance.now() - coldFonts;
+const scratch = mkdtempSync(join(tmpdir(), "verbatim-bench-render-"));
+try {
+  const rows: string[] = [];
+  for (const [format, render] of [
+    ["pdf", renderPdf],
+    ["docx", renderDocx],
+  ] as const) {
+    const first = performance.now();
+    let bytes = await render({ markdown, header, fonts });
+    const firstMs = performance.now() - first;
+    const times: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const started = performance.now();
+      bytes = await render({ markdown, header, fonts });
+      times.push(performance.now() - started);
+    }
+    let pages = "";
+    if (format === "pdf") {
+      const path = join(scratch, "bench.pdf");
+      writeFileSync(path, bytes);
+      const info = Bun.spawnSync(["pdfinfo", path]).stdout.toString();
+      pages = /Pages:\s+(\d+)/.exec(info)?.[1] ?? "?";
+    }
+    rows.push(`| ${format} | ${pages || "-"} | ${(bytes.length / 1024).toFixed(0)} KiB | ${firstMs.toFixed(0)} ms | ${median(times).toFixed(0)} ms |`);
+  }
+  console.log(`\n# Renders of a ${markdown.length}-character document (fonts read in ${fontMs.toFixed(0)} ms)\n`);
+  console.log("| format | pages | size | first render in the process | median of 7 |");
+  console.log("|---|---:|---:|---:|---:|");
+  for (const row of rows) console.log(row);
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
 }

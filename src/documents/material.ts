@@ -1,0 +1,26 @@
+import type { Queryable } from "../db/client.ts";
+
+/**
+ * What a document is written from, as the meeting side reads it (meetings/document-material.ts,
+ * injected by service.ts: documents/ never imports meetings/).
+ */
+export interface MeetingMaterial {
+  meetingId: string;
+  userId: string;
+  title: string;
+  /** When the meeting took place, RFC 3339. */
+  date: string;
+  language: string | null;
+  transcribeOnly: boolean;
+  /** The participants' names. */
+  participants: string[];
+  /** Transcript speakers attributed to no participant (SPEAKER_01 ...). */
+  unattributedSpeakers: string[];
+  /** null until the AI report exists (and always for transcribe_only). */
+  report: { markdown: string; language: string | null } | null;
+  /** Read only when asked for; each speaker is its participant's name when attributed. */
+  transcript: { start: number; end: number; speaker: string; text: string }[] | null;
+}
+
+/** The meeting's material, or undefined when the meeting is gone; the transcript only when `withTranscript`. */
+export type LoadMeetingMaterial = (db: Queryable, meetingId: string, withTranscript: boolean) => MeetingMaterial | undefined;

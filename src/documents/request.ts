@@ -1,0 +1,79 @@
+import type { Plan } from "../auth/plans.ts";
+import type { Db, Queryable } from "../db/client.ts";
+import { ApiError } from "../errors/api-error.ts";
+import { enqueueJob } from "../jobs/enqueue.ts";
+import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
+import type { Clock } from "../lib/time.ts";
+import type { TemplateCatalogue } from "../templates/catalogue.ts";
+import type { LoadMeetingMaterial } from "./material.ts";
+import type { DocumentRequestBody } from "./schema.ts";
+import { documentRequests } from "./table.ts";
+
+export interface RequestDocumentDeps {
+  db: Db;
+  clock: Clock;
+  slots: ParallelSlots;
+  templates: Pick<TemplateCatalogue, "get">;
+  loadMaterial: LoadMeetingMaterial;
+}
+
+/**
+ * Queues a document_generation job for one of the user's meetings (POST /v1/meetings/{id}/documents):
+ * the meeting must have its AI report (409 summary_not_ready otherwise, transcribe_only included)
+ * and the account a free processing slot (429). The request (the template's prompt as it is now, or
+ * the client's) is stored with the job, in one transaction with it; `inTransaction` runs last in it
+ * (the idempotency key is recorded there).
+ */
+export function requestDocument(
+  deps: RequestDocumentDeps,
+  account: { userId: string; plan: Plan },
+  meetingId: string,
+  body: DocumentRequestBody,
+  inTransaction: (tx: Queryable, jobId: string) => void = () => {},
+): string {
+  const now = deps.clock.now();
+  let jobId = "";
+  deps.db.transaction(
+    (tx) => {
+      const material = deps.loadMaterial(tx, meetingId, false);
+      if (!material || material.userId !== account.userId) throw ApiError.notFound(`Meeting ${meetingId}`);
+      const template = body.template_id === undefined ? undefined : deps.templates.get(body.template_id);
+      if (body.template_id !== undefined && !template) {
+        throw ApiError.validation([
+          { field: "template_id", code: "unknown_template", message: `There is no template ${body.template_id}; GET /v1/templates lists them.` },
+        ]);
+      }
+      if (material.transcribeOnly) {
+        throw new ApiError("summary_not_ready", "This meeting was created with transcribe_only: it has no AI report to write documents from.");
+      }
+      if (!material.report) {
+        throw new ApiError("summary_not_ready", "The AI report is not ready yet. Wait for processing.completed, then ask again.");
+      }
+      assertFreeSlot(tx, account.userId, account.plan, deps.slots);
+      jobId = enqueueJob(tx, {
+        userId: account.userId,
+        kind: "document_generation",
+        firstStep: "generate",
+        now,
+        meetingId: material.meetingId,
+        metadata: body.metadata ?? null,
+      });
+      tx.insert(documentRequests)
+        .values({
+          jobId,
+          userId: account.userId,
+          meetingId: material.meetingId,
+          templateId: template?.id ?? null,
+          task: template ? template.prompt : body.prompt!,
+          title: body.title ?? template?.name ?? null,
+          instructions: body.instructions ?? null,
+          includeTranscript: body.include_transcript,
+          createdAt: now,
+        })
+        .run();
+      inTransaction(tx, jobId);
+    },
+    { behavior: "immediate" },
+  );
+  return jobId;
+}

@@ -1,0 +1,110 @@
+import type { Db } from "../db/client.ts";
+import { access, defineRoute } from "../http/route.ts";
+import { hashRequest, type IdempotencyStore } from "../idempotency/service.ts";
+import { jobSchema } from "../jobs/schema.ts";
+import { getJob } from "../jobs/query.ts";
+import type { LoadMeetingMaterial } from "./material.ts";
+import { getOwnedDocument, listDocuments, renderDocument } from "./query.ts";
+import { cachedRender, type RenderDocument } from "./render-cache.ts";
+import { requestDocument, type RequestDocumentDeps } from "./request.ts";
+import {
+  documentPageSchema,
+  documentParams,
+  documentQuery,
+  documentRequestBody,
+  documentRequestParams,
+  documentWithMarkdownSchema,
+  listDocumentsQuery,
+} from "./schema.ts";
+
+export interface DocumentRouteDeps extends RequestDocumentDeps {
+  db: Db;
+  dataDir: string;
+  idempotency: IdempotencyStore;
+  loadMaterial: LoadMeetingMaterial;
+  render: RenderDocument;
+  scheduler: { wake(): void };
+}
+
+const MEDIA_TYPES = {
+  md: "text/markdown; charset=utf-8",
+  pdf: "application/pdf",
+  docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+} as const;
+
+export function documentRoutes(deps: DocumentRouteDeps) {
+  return [
+    defineRoute({
+      method: "POST",
+      path: "/api/v1/meetings/:meeting_id/documents",
+      operationId: "createDocument",
+      summary: "Generate a document from a template or a prompt, with the meeting's report (and transcript); answers 202 with the document_generation job",
+      tag: "Documents",
+      access: access.allOf("write:documents"),
+      params: documentRequestParams,
+      body: documentRequestBody,
+      responses: { 202: { description: "Accepted: the queued document_generation job", schema: jobSchema } },
+      errors: ["summary_not_ready", "parallel_processing_limit", "idempotency_key_in_use", "idempotency_key_reused", "malformed_body", "unsupported_media_type"],
+      handle: async ({ principal, params, body, request }) => {
+        const account = { userId: principal.user.id, plan: principal.user.plan };
+        const meetingId = params.meeting_id.toLowerCase();
+        const outcome = await deps.idempotency.run({
+          userId: account.userId,
+          operation: "POST /v1/meetings/{id}/documents",
+          key: request.headers.get("idempotency-key"),
+          parse: async () => ({ parsed: body, hash: hashRequest({ meeting_id: meetingId, body }) }),
+          execute: async (parsed, complete) => {
+            let response: unknown;
+            requestDocument(deps, account, meetingId, parsed, (tx, jobId) => {
+              response = getJob(tx, account.userId, jobId);
+              // The meeting is the resource: deleting it forgets this stored response too.
+              complete(tx, { status: 202, body: response }, meetingId);
+            });
+            deps.scheduler.wake();
+            return { status: 202, body: response };
+          },
+        });
+        return { status: outcome.status, body: outcome.body, headers: outcome.replayed ? { "Idempotent-Replayed": "true" } : undefined };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/api/v1/documents",
+      operationId: "listDocuments",
+      summary: "The account's documents, most recent first, of one meeting with meeting_id",
+      tag: "Documents",
+      access: access.allOf("read:documents"),
+      query: listDocumentsQuery,
+      responses: { 200: { description: "A page of documents (without their Markdown)", schema: documentPageSchema } },
+      handle: ({ principal, query }) => ({ status: 200, body: listDocuments(deps.db, principal.user.id, query) }),
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/api/v1/documents/:document_id",
+      operationId: "getDocument",
+      summary: "One document: json (with its Markdown), md, pdf or docx (rendered on first request, then served from a cache)",
+      tag: "Documents",
+      access: access.allOf("read:documents"),
+      params: documentParams,
+      query: documentQuery,
+      responses: { 200: { description: "The document; with format md, pdf or docx, the file itself", schema: documentWithMarkdownSchema } },
+      handle: async ({ principal, params, query }) => {
+        const row = getOwnedDocument(deps.db, principal.user.id, params.document_id);
+        if (query.format === "json") return { status: 200, body: renderDocument(row, true) };
+        const fileName = `${row.id}.${query.format}`;
+        const headers = { "Content-Type": MEDIA_TYPES[query.format], "Content-Disposition": `attachment; filename="${fileName}"` };
+        if (query.format === "md") return new Response(row.markdown, { headers: { ...headers, "Content-Disposition": `inline; filename="${fileName}"` } });
+        const material = deps.loadMaterial(deps.db, row.meetingId, false);
+        const header = {
+          title: row.title,
+          meetingTitle: material?.title ?? "",
+          date: material?.date ?? new Date(row.createdAt).toISOString(),
+          participants: material?.participants ?? [],
+          language: row.language,
+        };
+        const { bytes, cached } = await cachedRender(deps.dataDir, row, query.format, header, deps.render);
+        return new Response(bytes, { headers: { ...headers, "X-Render-Cache": cached ? "hit" : "miss" } });
+      },
+    }),
+  ];
+}

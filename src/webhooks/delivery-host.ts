@@ -1,0 +1,72 @@
+import type { DeliveryCounters } from "./dispatcher.ts";
+import type { DeliveryThreadConfig, FromDeliveryThread, ToDeliveryThread } from "./thread-messages.ts";
+
+/**
+ * The API side of the delivery thread: starts it, tells it when to look again or to send a ping
+ * now, relays its log lines, keeps its latest counters (for metrics), and stops it. Deliveries
+ * live in SQLite, so the two threads share nothing else: a delivery the thread had in flight
+ * when the process died is simply due again at the next start.
+ */
+export class DeliveryThread {
+  counters: DeliveryCounters = { succeeded: 0, failedAttempts: 0, failed: 0, endpointsDisabled: 0 };
+  private worker: Worker | undefined;
+  private stopped: Promise<void> | undefined;
+
+  constructor(
+    private readonly config: DeliveryThreadConfig,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** Resolves once the thread has opened the database and runs. */
+  start(): Promise<void> {
+    // The path form `bun build --compile` recognises for a worker built as an extra entrypoint.
+    const worker = new Worker(new URL("./delivery-thread.ts", import.meta.url).href);
+    this.worker = worker;
+    const started = new Promise<void>((resolve, reject) => {
+      worker.onmessage = (event: MessageEvent<FromDeliveryThread>) => {
+        const message = event.data;
+        if (message.type === "started") resolve();
+        else if (message.type === "log") this.log(message.line);
+        else if (message.type === "counters") this.counters = message.counters;
+        else if (message.type === "stopped") this.onStopped?.();
+      };
+      worker.onerror = (event) => {
+        this.log(`webhooks: the delivery thread failed: ${event.message}`);
+        reject(new Error(event.message));
+      };
+    });
+    this.post({ type: "start", config: this.config });
+    return started;
+  }
+
+  wake(): void {
+    this.post({ type: "wake" });
+  }
+
+  sendNow(deliveryId: string): void {
+    this.post({ type: "send_now", deliveryId });
+  }
+
+  /** Lets deliveries in flight finish (each has its deadline), then ends the thread. */
+  stop(): Promise<void> {
+    this.stopped ??= new Promise<void>((resolve) => {
+      if (!this.worker) return resolve();
+      const timeout = setTimeout(finish, 15_000);
+      const worker = this.worker;
+      function finish() {
+        clearTimeout(timeout);
+        worker.terminate();
+        resolve();
+      }
+      this.onStopped = finish;
+      this.post({ type: "stop" });
+    });
+    return this.stopped;
+  }
+
+  private onStopped: (() => void) | undefined;
+
+  private post(message: ToDeliveryThread): void {
+    this.worker?.postMessage(message);
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * The webhook delivery thread (a Worker of the API process): its own SQLite connection, the
+ * dispatcher, and every TLS handshake and signature, so a storm of deliveries never holds the
+ * API's event loop. See delivery-host.ts for the API side.
+ */
+import { openDatabase } from "../db/client.ts";
+import { systemClock } from "../lib/time.ts";
+import { parseEgressAllow } from "../net/egress.ts";
+import { trustedCertificates } from "../net/trust.ts";
+import { WebhookDispatcher } from "./dispatcher.ts";
+import { disabledEndpointNotifier } from "./notify.ts";
+import type { FromDeliveryThread, ToDeliveryThread } from "./thread-messages.ts";
+
+declare const self: Worker;
+
+const send = (message: FromDeliveryThread) => self.postMessage(message);
+let dispatcher: WebhookDispatcher | undefined;
+let counterTimer: ReturnType<typeof setInterval> | undefined;
+let closeDatabase: (() => void) | undefined;
+
+self.onmessage = async (event: MessageEvent<ToDeliveryThread>) => {
+  const message = event.data;
+  switch (message.type) {
+    case "start": {
+      const { config } = message;
+      const db = openDatabase(config.databasePath);
+      closeDatabase = () => db.$client.close();
+      const log = (line: string) => send({ type: "log", line });
+      dispatcher = new WebhookDispatcher({
+        db,
+        clock: systemClock,
+        send: { policy: parseEgressAllow(config.egressAllow), ca: trustedCertificates(config.caFile) },
+        timeoutMs: config.timeoutMs,
+        maxInFlight: config.maxInFlight,
+        maxInFlightPerEndpoint: config.maxInFlightPerEndpoint,
+        notifyDisabled: disabledEndpointNotifier({ db, smtpUrl: config.smtp.url, from: config.smtp.from, warn: log }),
+        log,
+      });
+      dispatcher.start();
+      counterTimer = setInterval(() => send({ type: "counters", counters: { ...dispatcher!.counters } }), 5000);
+      send({ type: "started" });
+      break;
+    }
+    case "wake":
+      void dispatcher?.tick();
+      break;
+    case "send_now":
+      dispatcher?.sendNow(message.deliveryId);
+      break;
+    case "stop":
+      if (counterTimer) clearInterval(counterTimer);
+      await dispatcher?.stop();
+      closeDatabase?.();
+      send({ type: "stopped" });
+      break;
+  }
+};

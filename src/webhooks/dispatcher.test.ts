@@ -1,0 +1,265 @@
+// The dispatcher over a real SQLite file and real HTTPS receivers on loopback, with the clock
+// injected: fan-out, signatures (checked by the verifier written from the SPEC text), the retry
+// schedule, timeouts, redirects, disabling after 15 failures, rotation, bounded concurrency.
+import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { createUser } from "../auth/users.ts";
+import { emitEvent } from "../events/service.ts";
+import { parseEgressAllow } from "../net/egress.ts";
+import { verifySignature } from "../../scripts/webhook-receiver.ts";
+import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
+import { LOOPBACK_CA, startReceiver, type Receiver } from "../../test/support/webhook-receiver.ts";
+import { createEndpoint, patchEndpoint, rotateSecret } from "./endpoints.ts";
+import { DISABLE_AFTER_FAILURES, MAX_ATTEMPTS, RETRY_DELAYS_MS, USER_AGENT, WebhookDispatcher } from "./dispatcher.ts";
+import type { CreateEndpointBody } from "./schema.ts";
+import { webhookDeliveries, webhookEndpoints } from "./table.ts";
+
+let database: TempDatabase;
+let receivers: Receiver[] = [];
+let now = Date.parse("2026-11-24T12:00:00Z");
+const clock = { now: () => now };
+let userId: string;
+let disabledNotices: string[];
+
+function receiver(): Receiver {
+  const r = startReceiver();
+  receivers.push(r);
+  return r;
+}
+
+function dispatcher(options: { timeoutMs?: number; maxInFlightPerEndpoint?: number } = {}) {
+  return new WebhookDispatcher({
+    db: database.db,
+    clock,
+    send: { policy: parseEgressAllow("127.0.0.1"), ca: LOOPBACK_CA },
+    timeoutMs: options.timeoutMs ?? 2000,
+    maxInFlightPerEndpoint: options.maxInFlightPerEndpoint,
+    notifyDisabled: async (endpoint) => void disabledNotices.push(endpoint.id),
+    log: () => {},
+  });
+}
+
+function endpoint(url: string, events: CreateEndpointBody["events"] = ["*"]) {
+  return createEndpoint(database.db, clock, userId, { url, events, description: null });
+}
+
+function event(type: "processing.completed" | "document.generated" | "ping" = "processing.completed") {
+  return emitEvent(database.db, { userId, type, now, object: { id: "job_1", object: "job", status: "completed", metadata: { matter: "A-17" } } });
+}
+
+function deliveries() {
+  return database.db.select().from(webhookDeliveries).all();
+}
+
+/** Runs one dispatch round and waits for its sends. */
+async function round(d: WebhookDispatcher) {
+  await d.tick();
+  await d.idle();
+}
+
+beforeEach(() => {
+  database = tempDatabase("webhooks");
+  userId = createUser(database.db, { email: `owner-${crypto.randomUUID()}@firm.example`, plan: "pro" }).id;
+  disabledNotices = [];
+});
+afterEach(() => {
+  for (const r of receivers) r.stop();
+  receivers = [];
+  database.remove();
+});
+afterAll(() => {});
+
+describe("delivery", () => {
+  test("an event is POSTed once per matching endpoint with the SPEC's headers and a signature that verifies", async () => {
+    const a = receiver();
+    const b = receiver();
+    const wanted = endpoint(`${a.url}/hooks`);
+    endpoint(b.url, ["document.generated"]); // not subscribed to processing.completed
+    const sent = event();
+    const d = dispatcher();
+    await round(d);
+
+    expect(a.received).toHaveLength(1);
+    expect(b.received).toHaveLength(0);
+    const { headers, body, path } = a.received[0]!;
+    expect(path).toBe("/hooks");
+    expect(headers.get("content-type")).toBe("application/json");
+    expect(headers.get("user-agent")).toBe(USER_AGENT);
+    expect(headers.get("user-agent")).toContain("Verbatim-Webhooks/1.0");
+    expect(headers.get("verbatim-event-id")).toBe(sent.id);
+    expect(headers.get("verbatim-event-type")).toBe("processing.completed");
+    expect(headers.get("verbatim-delivery-id")).toMatch(/^whd_\w+$/);
+    expect(JSON.parse(body)).toEqual(sent);
+    expect(verifySignature(body, headers.get("verbatim-signature"), [wanted.secret], now / 1000)).toBe(true);
+    expect(verifySignature(body, headers.get("verbatim-signature"), ["whsec_other"], now / 1000)).toBe(false);
+    expect(verifySignature(`${body} `, headers.get("verbatim-signature"), [wanted.secret], now / 1000)).toBe(false);
+    expect(verifySignature(body, headers.get("verbatim-signature"), [wanted.secret], now / 1000 + 301)).toBe(false);
+
+    const [row] = deliveries();
+    expect(row).toMatchObject({ status: "succeeded", attempts: 1, responseStatus: 200, responseBodyExcerpt: "ok", error: null, nextAttemptAt: null });
+    expect(d.counters.succeeded).toBe(1);
+    await round(d); // nothing twice
+    expect(a.received).toHaveLength(1);
+  });
+
+  test("'*' receives every type but ping; a ping event reaches no endpoint by fan-out", async () => {
+    const r = receiver();
+    endpoint(r.url);
+    event("ping");
+    event("document.generated");
+    await round(dispatcher());
+    expect(r.received.map((x) => x.headers.get("verbatim-event-type"))).toEqual(["document.generated"]);
+  });
+
+  test("after rotate_secret both secrets sign for 24 hours, then only the new one", async () => {
+    const r = receiver();
+    const created = endpoint(r.url);
+    const rotated = rotateSecret(database.db, clock, userId, created.id);
+    expect(rotated.secret).not.toBe(created.secret);
+    event();
+    const d = dispatcher();
+    await round(d);
+    const header = r.received[0]!.headers.get("verbatim-signature")!;
+    expect(header.match(/v1=/g)).toHaveLength(2);
+    expect(verifySignature(r.received[0]!.body, header, [created.secret], now / 1000)).toBe(true);
+    expect(verifySignature(r.received[0]!.body, header, [rotated.secret], now / 1000)).toBe(true);
+
+    now += 24 * 60 * 60 * 1000 + 1;
+    event();
+    await round(d);
+    const later = r.received[1]!.headers.get("verbatim-signature")!;
+    expect(later.match(/v1=/g)).toHaveLength(1);
+    expect(verifySignature(r.received[1]!.body, later, [rotated.secret], now / 1000)).toBe(true);
+    expect(verifySignature(r.received[1]!.body, later, [created.secret], now / 1000)).toBe(false);
+  });
+});
+
+describe("failures and retries", () => {
+  test("a 500 is retried after 1 min, 5 min, 30 min, 2 h, 6 h, 12 h and 24 h, then the delivery fails after 8 attempts", async () => {
+    const r = receiver();
+    r.answer(() => new Response("down for maintenance", { status: 500 }));
+    endpoint(r.url);
+    event();
+    const d = dispatcher();
+    await round(d);
+    for (const [i, delay] of RETRY_DELAYS_MS.entries()) {
+      const [row] = deliveries();
+      expect(row).toMatchObject({ status: "retrying", attempts: i + 1, responseStatus: 500, responseBodyExcerpt: "down for maintenance", error: "HTTP 500" });
+      expect(row!.nextAttemptAt).toBe(now + delay);
+      now += delay - 1;
+      await round(d); // not yet due
+      expect(r.received).toHaveLength(i + 1);
+      now += 1;
+      await round(d);
+      expect(r.received).toHaveLength(i + 2);
+    }
+    const [row] = deliveries();
+    expect(row).toMatchObject({ status: "failed", attempts: MAX_ATTEMPTS, nextAttemptAt: null });
+    expect(MAX_ATTEMPTS).toBe(8);
+    expect(d.counters.failed).toBe(1);
+  });
+
+  test("no answer within the deadline is a failure; so is a redirect, which is never followed", async () => {
+    const slow = receiver();
+    slow.answer(async () => {
+      await Bun.sleep(1500);
+      return new Response("late");
+    });
+    const target = receiver();
+    const redirecting = receiver();
+    redirecting.answer(() => new Response(null, { status: 302, headers: { Location: `${target.url}/elsewhere` } }));
+    const slowEndpoint = endpoint(slow.url);
+    const redirectEndpoint = endpoint(redirecting.url);
+    event();
+    await round(dispatcher({ timeoutMs: 300 }));
+    const byEndpoint = new Map(deliveries().map((row) => [row.endpointId, row]));
+    expect(byEndpoint.get(slowEndpoint.id)).toMatchObject({ status: "retrying", responseStatus: null, error: "no answer within 0.3 s" });
+    expect(byEndpoint.get(redirectEndpoint.id)).toMatchObject({ status: "retrying", responseStatus: 302 });
+    expect(byEndpoint.get(redirectEndpoint.id)!.error).toContain("redirects are not followed");
+    expect(target.received).toHaveLength(0);
+  });
+
+  test("15 consecutive failed attempts disable the endpoint and notify its owner; a success in between resets the count", async () => {
+    const r = receiver();
+    let failing = true;
+    r.answer(() => (failing ? new Response("no", { status: 503 }) : new Response("ok")));
+    const created = endpoint(r.url);
+    const d = dispatcher();
+    // 14 events, each failing once: 14 consecutive failures.
+    for (let i = 0; i < 14; i++) event();
+    await round(d);
+    let row = database.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, created.id)).get()!;
+    expect(row).toMatchObject({ enabled: true, consecutiveFailures: 14 });
+    // A success resets it.
+    failing = false;
+    event();
+    await round(d);
+    row = database.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, created.id)).get()!;
+    expect(row.consecutiveFailures).toBe(0);
+    // 15 more failures disable it.
+    failing = true;
+    for (let i = 0; i < DISABLE_AFTER_FAILURES; i++) event();
+    await round(d);
+    row = database.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, created.id)).get()!;
+    expect(row).toMatchObject({ enabled: false, disabledReason: "too_many_failures", consecutiveFailures: DISABLE_AFTER_FAILURES });
+    expect(disabledNotices).toEqual([created.id]);
+    // Disabled: nothing more is sent, even when due.
+    const before = r.received.length;
+    now += RETRY_DELAYS_MS[0]!;
+    event();
+    await round(d);
+    expect(r.received).toHaveLength(before);
+    // Enabled again: the deliveries that were waiting (14 + 15 retrying) go at once.
+    failing = false;
+    patchEndpoint(database.db, clock, userId, created.id, { enabled: true });
+    await round(d);
+    expect(r.received).toHaveLength(before + 29);
+    expect(deliveries().filter((row) => row.status !== "succeeded")).toEqual([]);
+  });
+
+  test("an address the guard refuses is a failure, without a connection", async () => {
+    const created = createEndpoint(database.db, clock, userId, { url: "https://10.1.2.3/hook", events: ["*"], description: null });
+    event();
+    await round(dispatcher());
+    const [row] = deliveries();
+    expect(row).toMatchObject({ endpointId: created.id, status: "retrying", responseStatus: null });
+    expect(row!.error).toContain("refused by the address guard");
+  });
+
+  test("an event deleted with its meeting before delivery is never sent", async () => {
+    const r = receiver();
+    endpoint(r.url);
+    const sent = event();
+    const d = dispatcher();
+    // Fan out without sending: the receiver is down at first.
+    r.answer(() => new Response("no", { status: 500 }));
+    await round(d);
+    database.db.$client.query("DELETE FROM events WHERE id = ?").run(sent.id);
+    now += RETRY_DELAYS_MS[0]!;
+    await round(d);
+    expect(r.received).toHaveLength(1);
+    expect(deliveries()[0]).toMatchObject({ status: "failed" });
+  });
+});
+
+describe("bounds", () => {
+  test("a slow receiver holds only its own share: a healthy endpoint's deliveries go through meanwhile", async () => {
+    const slow = receiver();
+    slow.answer(async () => {
+      await Bun.sleep(1200);
+      return new Response("ok");
+    });
+    const fast = receiver();
+    endpoint(slow.url);
+    endpoint(fast.url);
+    for (let i = 0; i < 6; i++) event();
+    const d = dispatcher({ maxInFlightPerEndpoint: 2 });
+    const started = Date.now();
+    await d.tick();
+    await fast.waitFor(6, 5000);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(slow.received.length).toBeLessThanOrEqual(2);
+    await d.idle();
+    await d.stop();
+  });
+});

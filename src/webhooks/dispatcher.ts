@@ -1,0 +1,236 @@
+import { and, asc, eq, lte, sql } from "drizzle-orm";
+import type { Db } from "../db/client.ts";
+import { events } from "../events/table.ts";
+import type { Clock } from "../lib/time.ts";
+import { SERVICE_VERSION } from "../lib/version.ts";
+import { parkDeliveries, type DeliveryRow } from "./deliveries.ts";
+import { fanOutEvents } from "./fanout.ts";
+import { signingSecrets } from "./secrets.ts";
+import { sendDelivery, type AttemptOutcome, type SendOptions } from "./send.ts";
+import { signatureHeader } from "./signature.ts";
+import { webhookDeliveries, webhookEndpoints } from "./table.ts";
+
+/** Waits before the 2nd to the 8th attempt (SPEC 6): 1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 24 h. */
+export const RETRY_DELAYS_MS = [1, 5, 30, 120, 360, 720, 1440].map((minutes) => minutes * 60_000);
+export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+/** Consecutive failed attempts that disable an endpoint (SPEC 6). */
+export const DISABLE_AFTER_FAILURES = 15;
+const FAN_OUT_BATCH = 10;
+export const USER_AGENT = `Verbatim-Webhooks/1.0 (verbatim ${SERVICE_VERSION})`;
+
+type EndpointRow = typeof webhookEndpoints.$inferSelect;
+
+/** Delivery outcomes since start, for the metrics endpoint. */
+export interface DeliveryCounters {
+  succeeded: number;
+  failedAttempts: number;
+  failed: number;
+  endpointsDisabled: number;
+}
+
+export interface DispatcherOptions {
+  db: Db;
+  clock: Clock;
+  send: Omit<SendOptions, "timeoutMs">;
+  /** The receiver must answer within this (SPEC: 10 s). */
+  timeoutMs?: number;
+  /** Deliveries in flight at once, overall and per endpoint: a slow receiver holds only its own share. */
+  maxInFlight?: number;
+  maxInFlightPerEndpoint?: number;
+  /** Tells the endpoint's owner it was disabled (email, else a log line). */
+  notifyDisabled(endpoint: EndpointRow): Promise<void>;
+  log(line: string): void;
+}
+
+/**
+ * Sends webhook deliveries from the retry table, in the API process, without blocking requests:
+ * each tick fans new events out into deliveries, then starts the due ones (oldest first) up to
+ * the concurrency bounds, each in its own promise with a deadline. Outcomes are written back
+ * with the next attempt's time, so a restart resumes exactly: a delivery due (or in flight when
+ * the process died) is sent after it. At least once: receivers deduplicate on Verbatim-Event-Id.
+ */
+export class WebhookDispatcher {
+  readonly counters: DeliveryCounters = { succeeded: 0, failedAttempts: 0, failed: 0, endpointsDisabled: 0 };
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly perEndpoint = new Map<string, number>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private rotation = 0;
+  private tickSoon = false;
+  private ticking = false;
+  private stopped = false;
+
+  constructor(private readonly o: DispatcherOptions) {}
+
+  start(intervalMs = 1000): void {
+    this.timer = setInterval(() => void this.tick(), intervalMs);
+    void this.tick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.idle();
+  }
+
+  /** Resolves when no delivery is in flight and none is about to start. */
+  async idle(): Promise<void> {
+    while (this.inFlight.size || this.tickSoon) {
+      if (this.inFlight.size) await Promise.allSettled([...this.inFlight.values()]);
+      else await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** Fans out new events and starts the due deliveries; safe to call at any time. */
+  async tick(): Promise<void> {
+    if (this.ticking || this.stopped) return;
+    this.ticking = true;
+    try {
+      const now = this.o.clock.now();
+      // One batch of new events per tick, so a burst of events never holds the API's event loop
+      // for long; a full batch means more are waiting: the next tick comes at once.
+      const fanned = fanOutEvents(this.o.db, now, FAN_OUT_BATCH);
+      if (fanned === FAN_OUT_BATCH) setTimeout(() => void this.tick(), 0);
+      for (const delivery of this.due(now)) this.begin(delivery);
+    } catch (error) {
+      this.o.log(`webhooks: dispatch failed: ${(error as Error).message}`);
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  /** Sends this delivery now (the endpoint's test ping), within the same bounds. */
+  sendNow(deliveryId: string): void {
+    const row = this.o.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
+    if (row && !this.inFlight.has(row.id)) this.begin(row);
+  }
+
+  /**
+   * The due deliveries to start now: endpoint by endpoint (starting after the one served first
+   * last time, so none is always last), each up to its share of slots, oldest due first, by index.
+   */
+  private due(now: number): DeliveryRow[] {
+    let room = (this.o.maxInFlight ?? 8) - this.inFlight.size;
+    if (room <= 0) return [];
+    const perEndpointMax = this.o.maxInFlightPerEndpoint ?? 2;
+    const endpoints = this.o.db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.enabled, true)).all();
+    const start = endpoints.length ? this.rotation++ % endpoints.length : 0;
+    const picked: DeliveryRow[] = [];
+    for (let i = 0; i < endpoints.length && room > 0; i++) {
+      const endpointId = endpoints[(start + i) % endpoints.length]!.id;
+      const busy = this.perEndpoint.get(endpointId) ?? 0;
+      const free = Math.min(room, perEndpointMax - busy);
+      if (free <= 0) continue;
+      // Deliveries in flight are still due until their outcome is written: fetch past them.
+      const rows = this.o.db
+        .select()
+        .from(webhookDeliveries)
+        .where(and(eq(webhookDeliveries.endpointId, endpointId), lte(webhookDeliveries.nextAttemptAt, now)))
+        .orderBy(asc(webhookDeliveries.nextAttemptAt))
+        .limit(free + busy)
+        .all()
+        .filter((row) => !this.inFlight.has(row.id))
+        .slice(0, free);
+      picked.push(...rows);
+      room -= rows.length;
+    }
+    return picked;
+  }
+
+  private begin(delivery: DeliveryRow): void {
+    this.perEndpoint.set(delivery.endpointId, (this.perEndpoint.get(delivery.endpointId) ?? 0) + 1);
+    const run = this.deliver(delivery)
+      .catch((error) => this.o.log(`webhooks: delivery ${delivery.id} stopped on an unexpected error: ${(error as Error).message}`))
+      .finally(() => {
+        this.inFlight.delete(delivery.id);
+        const left = (this.perEndpoint.get(delivery.endpointId) ?? 1) - 1;
+        if (left > 0) this.perEndpoint.set(delivery.endpointId, left);
+        else this.perEndpoint.delete(delivery.endpointId);
+        // A freed slot lets a waiting delivery go now rather than on the next timer tick; the
+        // completions of one turn of the event loop share one tick.
+        if (!this.stopped && !this.tickSoon) {
+          this.tickSoon = true;
+          setImmediate(() => {
+            this.tickSoon = false;
+            void this.tick();
+          });
+        }
+      });
+    this.inFlight.set(delivery.id, run);
+  }
+
+  private async deliver(delivery: DeliveryRow): Promise<void> {
+    const { db, clock } = this.o;
+    const endpoint = db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, delivery.endpointId)).get();
+    if (!endpoint) return; // deleted meanwhile, with its deliveries
+    const event = db.select({ payload: events.payload }).from(events).where(eq(events.id, delivery.eventId)).get();
+    if (!event) {
+      // Its meeting was deleted: the event's content went with it and is never sent.
+      db.update(webhookDeliveries)
+        .set({ status: "failed", nextAttemptAt: null, error: "The event was deleted with its meeting before it could be delivered." })
+        .where(eq(webhookDeliveries.id, delivery.id))
+        .run();
+      return;
+    }
+    const now = clock.now();
+    const body = event.payload;
+    const headers = {
+      "Content-Type": "application/json",
+      "User-Agent": USER_AGENT,
+      "Verbatim-Event-Id": delivery.eventId,
+      "Verbatim-Event-Type": delivery.eventType,
+      "Verbatim-Delivery-Id": delivery.id,
+      "Verbatim-Signature": signatureHeader(signingSecrets(endpoint, now), Math.floor(now / 1000), body),
+    };
+    const outcome = await sendDelivery(endpoint.url, body, headers, { ...this.o.send, timeoutMs: this.o.timeoutMs ?? 10_000 });
+    this.record(delivery, endpoint, outcome);
+  }
+
+  /** The attempt's outcome, the delivery's next state and the endpoint's failure count, in one transaction. */
+  private record(delivery: DeliveryRow, endpoint: EndpointRow, outcome: AttemptOutcome): void {
+    const now = this.o.clock.now();
+    const attempts = delivery.attempts + 1;
+    let disabled = false;
+    this.o.db.transaction((tx) => {
+      const attempt = {
+        attempts,
+        lastAttemptAt: now,
+        responseStatus: outcome.status,
+        responseBodyExcerpt: outcome.bodyExcerpt,
+        durationMs: outcome.durationMs,
+        error: outcome.error,
+      };
+      if (outcome.ok) {
+        tx.update(webhookDeliveries).set({ ...attempt, status: "succeeded", nextAttemptAt: null }).where(eq(webhookDeliveries.id, delivery.id)).run();
+        tx.update(webhookEndpoints).set({ consecutiveFailures: 0 }).where(eq(webhookEndpoints.id, endpoint.id)).run();
+        return;
+      }
+      const last = attempts >= MAX_ATTEMPTS;
+      tx.update(webhookDeliveries)
+        .set({ ...attempt, status: last ? "failed" : "retrying", nextAttemptAt: last ? null : now + RETRY_DELAYS_MS[attempts - 1]! })
+        .where(eq(webhookDeliveries.id, delivery.id))
+        .run();
+      const updated = tx
+        .update(webhookEndpoints)
+        .set({ consecutiveFailures: sql`${webhookEndpoints.consecutiveFailures} + 1` })
+        .where(eq(webhookEndpoints.id, endpoint.id))
+        .returning({ failures: webhookEndpoints.consecutiveFailures, enabled: webhookEndpoints.enabled })
+        .get();
+      if (updated && updated.enabled && updated.failures >= DISABLE_AFTER_FAILURES) {
+        tx.update(webhookEndpoints).set({ enabled: false, disabledReason: "too_many_failures", updatedAt: now }).where(eq(webhookEndpoints.id, endpoint.id)).run();
+        parkDeliveries(tx, endpoint.id);
+        disabled = true;
+      }
+    });
+    if (outcome.ok) {
+      this.counters.succeeded++;
+      return;
+    }
+    this.counters.failedAttempts++;
+    if (attempts >= MAX_ATTEMPTS) this.counters.failed++;
+    if (disabled) {
+      this.counters.endpointsDisabled++;
+      this.o.log(`webhooks: endpoint ${endpoint.id} disabled after ${DISABLE_AFTER_FAILURES} consecutive failed deliveries`);
+      void this.o.notifyDisabled(endpoint).catch((error) => this.o.log(`webhooks: could not notify the owner of ${endpoint.id}: ${(error as Error).message}`));
+    }
+  }
+}
