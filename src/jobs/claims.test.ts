@@ -33,13 +33,16 @@ describe("claimNextJob", () => {
     const user = createUser(db, { email: "race@example.com", name: null, plan: "pro" });
     const all = queue(db, user.id, 600);
     db.$client.close();
-    const startAt = Date.now() + 2000;
+    const barrier = `${path}.ready`;
     const script = (owner: string) => `
+      import { appendFileSync, readFileSync } from "node:fs";
       import { openDatabase } from ${JSON.stringify(join(import.meta.dir, "../db/client.ts"))};
       import { claimNextJob } from ${JSON.stringify(join(import.meta.dir, "claims.ts"))};
       const db = openDatabase(${JSON.stringify(path)});
-      // Both start at the same moment, however long each took to boot.
-      while (Date.now() < ${startAt}) await Bun.sleep(5);
+      // Both start together, however long each took to boot (a loaded machine can take seconds):
+      // each says it is ready, then waits for the other.
+      appendFileSync(${JSON.stringify(barrier)}, ${JSON.stringify(owner)} + "\\n");
+      while (readFileSync(${JSON.stringify(barrier)}, "utf8").trim().split("\\n").length < 2) await Bun.sleep(1);
       const got = [];
       for (;;) {
         const job = claimNextJob(db, { owner: ${JSON.stringify(owner)}, kinds: ["meeting_processing"], now: Date.now(), lastServed: new Map() });

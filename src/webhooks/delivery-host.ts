@@ -1,5 +1,16 @@
+import { join } from "node:path";
 import type { DeliveryCounters } from "./dispatcher.ts";
 import type { DeliveryThreadConfig, FromDeliveryThread, ToDeliveryThread } from "./thread-messages.ts";
+
+/**
+ * Where the thread's code is: beside this file from source; in the compiled executable, the second
+ * entry point of the build (package.json "build"), named by its path from src/ as Bun resolves
+ * worker entry points inside the executable.
+ */
+function threadEntry(): string {
+  if (Bun.main.startsWith("/$bunfs/")) return "./webhooks/delivery-thread.ts";
+  return join(import.meta.dir, "delivery-thread.ts");
+}
 
 /**
  * The API side of the delivery thread: starts it, tells it when to look again or to send a ping
@@ -19,8 +30,7 @@ export class DeliveryThread {
 
   /** Resolves once the thread has opened the database and runs. */
   start(): Promise<void> {
-    // The path form `bun build --compile` recognises for a worker built as an extra entrypoint.
-    const worker = new Worker(new URL("./delivery-thread.ts", import.meta.url).href);
+    const worker = new Worker(threadEntry());
     this.worker = worker;
     const started = new Promise<void>((resolve, reject) => {
       worker.onmessage = (event: MessageEvent<FromDeliveryThread>) => {

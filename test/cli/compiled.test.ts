@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BUN, createUserWithKey, ROOT, runCli, startServer, type TestServer } from "../helpers/server.ts";
+import { LOOPBACK_CA_FILE, startReceiver } from "../support/webhook-receiver.ts";
 
 // The same entry point compiled into one executable, as shipped: migrations and every
 // subcommand must work from it with no source tree beside it.
@@ -19,7 +20,7 @@ beforeAll(async () => {
   // No node_modules beside this copy: the native engines are found through VERBATIM_NATIVE_MODULES.
   server = await startServer({
     command: [binary],
-    args: ["--rate-limits", "pro=100000,anonymous=100000", "--models-dir", join(ROOT, "models")],
+    args: ["--rate-limits", "pro=100000,anonymous=100000", "--models-dir", join(ROOT, "models"), "--egress-allow", "127.0.0.1", "--ca-file", LOOPBACK_CA_FILE],
     env: { VERBATIM_NATIVE_MODULES: ROOT },
   });
 });
@@ -77,4 +78,35 @@ test("the compiled executable runs the real engines (whisper.cpp, sherpa-onnx, l
   expect(transcript.speakers).toEqual(["SPEAKER_00", "SPEAKER_01"]);
   const summary = await server.api(`/api/v1/meetings/${meeting.id}/summary`, { key });
   expect(summary.status).toBe(200);
+
+  // A document written by the LLM, then rendered with the fonts embedded in the executable.
+  const requested = await server.api(`/api/v1/meetings/${meeting.id}/documents`, { method: "POST", key, json: { template_id: "tpl_minutes" } });
+  expect(requested.status).toBe(202);
+  const documentJob = (await requested.json()) as any;
+  for (let i = 0; i < 1200; i++) {
+    job = await (await server.api(`/api/v1/jobs/${documentJob.id}`, { key })).json();
+    if (["completed", "failed", "canceled"].includes(job.status)) break;
+    await Bun.sleep(100);
+  }
+  expect(job).toMatchObject({ status: "completed", error: null });
+  const pdf = await server.api(`/api/v1/documents/${job.document_id}?format=pdf`, { key });
+  expect(pdf.status).toBe(200);
+  const path = join(outDir, "document.pdf");
+  await Bun.write(path, await pdf.arrayBuffer());
+  expect(Bun.spawnSync(["pdftotext", path, "-"]).stdout.toString()).toContain("Minutes");
 }, 180_000);
+
+test("the compiled executable sends webhooks from its delivery thread", async () => {
+  const receiver = startReceiver();
+  try {
+    const key = await createUserWithKey(server, "hooks-bin@example.com");
+    const created = await server.api("/api/v1/webhook_endpoints", { method: "POST", key, json: { url: receiver.url, events: ["*"] } });
+    expect(created.status).toBe(201);
+    const endpoint = (await created.json()) as any;
+    expect((await server.api(`/api/v1/webhook_endpoints/${endpoint.id}/test`, { method: "POST", key })).status).toBe(202);
+    const [ping] = await receiver.waitFor(1);
+    expect(ping!.headers.get("verbatim-event-type")).toBe("ping");
+  } finally {
+    receiver.stop();
+  }
+});
