@@ -6,6 +6,7 @@ import { jwksUrlRefusal } from "./auth/idp-keys.ts";
 import { UsageError, type OptionSpec, type OptionValues } from "./cli/options.ts";
 import { DEFAULT_BODY_PACE, type BodyPace } from "./lib/body-deadline.ts";
 import type { RateLimits } from "./http/pipeline.ts";
+import { DEFAULT_BILLING, type BillingSettings } from "./usage/settings.ts";
 import { DEFAULT_PARALLEL_SLOTS, type ParallelSlots } from "./jobs/slots.ts";
 import { parseEgressAllow, type EgressPolicy } from "./net/egress.ts";
 
@@ -121,6 +122,30 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     help: "Processings an account may have queued or running at once, by plan.",
   },
   {
+    name: "allowances",
+    type: "string",
+    env: "VERBATIM_ALLOWANCES",
+    default: "free=500,standard=5000,pro=20000",
+    valueName: "plan=minor,...",
+    help: "Each plan's monthly API wallet, in minor units of --currency (cents): usage is debited from it first.",
+  },
+  {
+    name: "rates",
+    type: "string",
+    env: "VERBATIM_RATES",
+    default: "transcription_hour=60,report_mtok=200,document_mtok=200",
+    valueName: "name=minor,...",
+    help: "Unit prices in minor units: per hour of audio transcribed, and per million tokens of AI reports and documents.",
+  },
+  { name: "currency", type: "string", env: "VERBATIM_CURRENCY", default: "EUR", help: "The ISO 4217 currency of allowances, rates and the ledger." },
+  {
+    name: "admission-hold",
+    type: "int",
+    env: "VERBATIM_ADMISSION_HOLD",
+    default: "5",
+    help: "Minor units each admitted, unfinished processing holds of the balance: a new one is admitted only when the balance covers one more hold.",
+  },
+  {
     name: "stage-timeout",
     type: "int",
     env: "VERBATIM_STAGE_TIMEOUT",
@@ -231,6 +256,7 @@ export interface ServiceConfig {
   sweepIntervalSeconds: number;
   templatesDir: string | undefined;
   cjkFontPath: string | null;
+  billing: BillingSettings;
   /** The operator's CA bundle (PEM) for outbound TLS, or null. */
   caFile: string | null;
   smtp: { url: string | null; from: string };
@@ -267,16 +293,29 @@ export function oauthSettings(values: OptionValues, egress?: EgressPolicy): OAut
 }
 
 /** "free=30,pro=120": numbers by plan over the defaults; used for rate limits and parallel slots. */
-function parsePlanNumbers<T extends object>(option: string, text: string, defaults: T): T {
+function parsePlanNumbers<T extends object>(option: string, text: string, defaults: T, rules: { allowZero?: boolean; allowUnderscore?: boolean } = {}): T {
   const values: Record<string, number> = { ...(defaults as Record<string, number>) };
+  const least = rules.allowZero ? 0 : 1;
   for (const part of text.split(",").map((p) => p.trim()).filter(Boolean)) {
-    const match = /^([a-z]+)=(\d+)$/.exec(part);
-    if (!match || !(match[1]! in values) || Number(match[2]) < 1) {
-      throw new UsageError(`--${option}: expected ${Object.keys(values).join("|")}=n with n >= 1, got ${JSON.stringify(part)}`);
+    const match = (rules.allowUnderscore ? /^([a-z_]+)=(\d+)$/ : /^([a-z]+)=(\d+)$/).exec(part);
+    if (!match || !(match[1]! in values) || Number(match[2]) < least) {
+      throw new UsageError(`--${option}: expected ${Object.keys(values).join("|")}=n with n >= ${least}, got ${JSON.stringify(part)}`);
     }
     values[match[1]!] = Number(match[2]);
   }
   return values as T;
+}
+
+function billingSettings(values: OptionValues): BillingSettings {
+  const currency = (values.currency as string).toUpperCase();
+  if (!/^[A-Z]{3}$/.test(currency)) throw new UsageError(`--currency: expected an ISO 4217 code such as EUR, got ${JSON.stringify(values.currency)}`);
+  const rates = parsePlanNumbers("rates", values.rates as string, { transcription_hour: 60, report_mtok: 200, document_mtok: 200 }, { allowUnderscore: true });
+  return {
+    currency,
+    allowances: parsePlanNumbers("allowances", values.allowances as string, { ...DEFAULT_BILLING.allowances }, { allowZero: true }),
+    rates: { transcriptionPerHour: rates.transcription_hour, reportPerMillionTokens: rates.report_mtok, documentPerMillionTokens: rates.document_mtok },
+    holdPerOperation: Math.max(0, Number(values["admission-hold"])),
+  };
 }
 
 export function parseRateLimits(text: string): RateLimits {
@@ -372,6 +411,7 @@ export function serviceConfig(values: OptionValues): ServiceConfig {
     templatesDir: values["templates-dir"] ? resolve(values["templates-dir"] as string) : undefined,
     cjkFontPath: values["cjk-font"] ? resolve(values["cjk-font"] as string) : null,
     caFile: values["ca-file"] ? resolve(values["ca-file"] as string) : null,
+    billing: billingSettings(values),
     smtp: { url: (values["smtp-url"] as string | undefined) || null, from: values["smtp-from"] as string },
     bodyPace: { ...DEFAULT_BODY_PACE, idleMs: atLeastOne(values, "body-idle-timeout") * 1000 },
     minFreeDisk: minFreeDisk(values),

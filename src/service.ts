@@ -26,6 +26,8 @@ import { documentRenderer } from "./documents/renderer.ts";
 import { documentRoutes } from "./documents/routes.ts";
 import { purgeOldDeliveries } from "./webhooks/deliveries.ts";
 import { DeliveryThread } from "./webhooks/delivery-host.ts";
+import { usageMeter } from "./usage/meter.ts";
+import { usageRoutes } from "./usage/routes.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
 import { trustedCertificates } from "./net/trust.ts";
 import { allMeetingIds } from "./meetings/query.ts";
@@ -140,6 +142,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     io.say,
   );
   const templates = loadTemplateCatalogue({ builtin: BUILTIN_TEMPLATES, customDir: config.templatesDir, log: io.say });
+  const meter = usageMeter(config.billing);
   const scheduler = new Scheduler({
     db,
     pool: new WorkerPool({
@@ -149,8 +152,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       log: (line) => io.logError(new Error(line), "scheduler"),
     }),
     kinds: [
-      meetingProcessing({ dataDir: config.dataDir, publicApiUrl: () => urls.api, templates }),
-      documentGeneration({ dataDir: config.dataDir, loadMaterial: loadMeetingMaterial }),
+      meetingProcessing({ dataDir: config.dataDir, publicApiUrl: () => urls.api, templates, meter }),
+      documentGeneration({ dataDir: config.dataDir, loadMaterial: loadMeetingMaterial, meter }),
     ],
     clock,
     stepTimeoutMs: config.stageTimeoutSeconds * 1000,
@@ -180,6 +183,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       dataDir: config.dataDir,
       clock,
       slots: config.parallelSlots,
+      billing: config.billing,
       idempotency,
       egress: config.egress,
       maxUploadBytes: MAX_UPLOAD_BYTES,
@@ -193,12 +197,14 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     ...templateRoutes({ catalogue: templates }),
     ...exportRoutes({ loadOwnedExportInput: (userId, meetingId) => loadOwnedExportInput(db, userId, meetingId) }),
     ...reportRoutes({ loadOwnedReport: (userId, meetingId) => loadOwnedReport(db, userId, meetingId) }),
+    ...usageRoutes({ db, clock, billing: config.billing }),
     ...webhookRoutes({ db, clock, egress: config.egress, idempotency, dispatcher: webhooks }),
     ...documentRoutes({
       db,
       dataDir: config.dataDir,
       clock,
       slots: config.parallelSlots,
+      billing: config.billing,
       templates,
       idempotency,
       loadMaterial: loadMeetingMaterial,

@@ -24,6 +24,11 @@ export function findUserById(db: Queryable, id: string): User | undefined {
   return db.select().from(users).where(eq(users.id, id)).get();
 }
 
+/** Moves a user to another plan (its allowance, slots and rate limits apply from the next request). */
+export function setUserPlan(db: Queryable, userId: string, plan: Plan): void {
+  db.update(users).set({ plan }).where(eq(users.id, userId)).run();
+}
+
 export function listUsers(db: Db): User[] {
   return db.select().from(users).orderBy(users.createdAt).all();
 }

@@ -4,7 +4,8 @@ import { isPlan, PLANS } from "../auth/plans.ts";
 import { parseScopeList } from "../auth/scopes.ts";
 import { revokeToken } from "../auth/revocations.ts";
 import { loadOrCreateSigningKey, signingKeyPath } from "../auth/signing-key.ts";
-import { createUser, findUserByEmail, listUsers, renderUser } from "../auth/users.ts";
+import { createUser, findUserByEmail, listUsers, renderUser, setUserPlan } from "../auth/users.ts";
+import { grantCredits, setSpendCap } from "../usage/accounts.ts";
 import { DATA_DIR_OPTION, LOCAL_TOKEN_ISSUER, OAUTH_OPTIONS, oauthSettings, TOKEN_MAX_TTL_OPTION, tokenMaxTtl } from "../config.ts";
 import { openDatabase, type Db } from "../db/client.ts";
 import { applyMigrations } from "../db/migrate.ts";
@@ -73,6 +74,57 @@ export const adminCommands: Record<string, Command> = {
       const users = withDb(values, listUsers);
       if (values.json) out(JSON.stringify(users.map((u) => ({ ...renderUser(u), plan: u.plan }))));
       else for (const u of users) out(`${u.id}\t${u.email}\t${u.plan}\t${u.name ?? ""}`);
+    },
+  },
+  "plan set": {
+    usage: "verbatim admin plan set --email E --plan free|standard|pro [--json]",
+    summary: "Move a user to another plan: its monthly allowance, processing slots and rate limits.",
+    options: [DATA_DIR_OPTION, EMAIL_OPTION, { name: "plan", type: "string", required: true, help: `Plan: ${PLANS.join(", ")}.` }, JSON_OPTION],
+    run(values, out) {
+      const plan = values.plan as string;
+      if (!isPlan(plan)) throw new UsageError(`--plan must be one of ${PLANS.join(", ")}`);
+      const user = withDb(values, (db) => {
+        const found = requireUser(db, values.email as string);
+        setUserPlan(db, found.id, plan);
+        return found;
+      });
+      out(values.json ? JSON.stringify({ id: user.id, email: user.email, plan }) : `${user.email} is on the ${plan} plan`);
+    },
+  },
+  "cap set": {
+    usage: "verbatim admin cap set --email E --cap MINOR|none [--json]",
+    summary: "Turn on-demand billing on with a monthly spend cap (minor units, e.g. cents), or off with none.",
+    options: [DATA_DIR_OPTION, EMAIL_OPTION, { name: "cap", type: "string", required: true, valueName: "MINOR|none", help: "The monthly spend cap in minor units, or none." }, JSON_OPTION],
+    run(values, out) {
+      const text = values.cap as string;
+      const cap = text === "none" ? null : /^\d{1,12}$/.test(text) ? Number(text) : undefined;
+      if (cap === undefined) throw new UsageError("--cap must be a whole number of minor units, or none");
+      const user = withDb(values, (db) => {
+        const found = requireUser(db, values.email as string);
+        setSpendCap(db, found.id, cap, Date.now());
+        return found;
+      });
+      out(values.json ? JSON.stringify({ id: user.id, email: user.email, spend_cap: cap }) : cap === null ? `on-demand billing is off for ${user.email}` : `${user.email} may spend up to ${cap} minor units a month on demand`);
+    },
+  },
+  "credits grant": {
+    usage: "verbatim admin credits grant --email E --amount MINOR [--note TEXT] [--json]",
+    summary: "Add credits (minor units) to a user's wallet for the current UTC month.",
+    options: [
+      DATA_DIR_OPTION,
+      EMAIL_OPTION,
+      { name: "amount", type: "int", required: true, help: "Minor units (e.g. cents), at least 1." },
+      { name: "note", type: "string", help: "Why, for the record." },
+      JSON_OPTION,
+    ],
+    run(values, out) {
+      const amount = Number(values.amount);
+      if (!Number.isInteger(amount) || amount < 1 || amount > 1e12) throw new UsageError("--amount must be a whole number of minor units, at least 1");
+      const { user, period } = withDb(values, (db) => {
+        const found = requireUser(db, values.email as string);
+        return { user: found, ...grantCredits(db, found.id, amount, (values.note as string | undefined) ?? null, Date.now()) };
+      });
+      out(values.json ? JSON.stringify({ id: user.id, email: user.email, amount, period }) : `granted ${amount} minor units to ${user.email} for ${period}`);
     },
   },
   "key create": {

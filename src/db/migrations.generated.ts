@@ -8,6 +8,7 @@ import m5 from "../../migrations/0005_hardening.sql" with { type: "text" };
 import m6 from "../../migrations/0006_reports.sql" with { type: "text" };
 import m7 from "../../migrations/0007_documents.sql" with { type: "text" };
 import m8 from "../../migrations/0008_webhooks.sql" with { type: "text" };
+import m9 from "../../migrations/0009_usage.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 },
@@ -19,4 +20,5 @@ export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0006_reports", sql: m6 },
   { tag: "0007_documents", sql: m7 },
   { tag: "0008_webhooks", sql: m8 },
+  { tag: "0009_usage", sql: m9 },
 ];

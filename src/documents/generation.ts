@@ -1,5 +1,7 @@
 import { eq } from "drizzle-orm";
+import { findUserById } from "../auth/users.ts";
 import type { Queryable } from "../db/client.ts";
+import type { UsageMeter } from "../usage/meter.ts";
 import { emitEvent } from "../events/service.ts";
 import type { JobKind } from "../jobs/kind.ts";
 import { renderJob, type JobRow } from "../jobs/query.ts";
@@ -16,7 +18,7 @@ import { documentRequests, documents } from "./table.ts";
  * material. The document row is written in the transaction that completes the job, so a document
  * exists only whole, and only with its job completed and its document.generated event.
  */
-export function documentGeneration(deps: { dataDir: string; loadMaterial: LoadMeetingMaterial }): JobKind {
+export function documentGeneration(deps: { dataDir: string; loadMaterial: LoadMeetingMaterial; meter: UsageMeter }): JobKind {
   const requestOf = (db: Queryable, job: JobRow) => db.select().from(documentRequests).where(eq(documentRequests.jobId, job.id)).get();
   const current = (tx: Queryable, job: JobRow) => tx.select().from(jobs).where(eq(jobs.id, job.id)).get()!;
 
@@ -69,6 +71,21 @@ export function documentGeneration(deps: { dataDir: string; loadMaterial: LoadMe
         })
         .run();
       tx.update(jobs).set({ documentId: id }).where(eq(jobs.id, job.id)).run();
+      deps.meter(
+        tx,
+        {
+          operation: "document",
+          userId: job.userId,
+          plan: findUserById(tx, job.userId)?.plan ?? "free",
+          channel: job.source,
+          meetingId: job.meetingId,
+          jobId: job.id,
+          promptTokens: result.document.usage.promptTokens,
+          completionTokens: result.document.usage.completionTokens,
+          model: result.document.model,
+        },
+        now,
+      );
     },
     onCompleted(tx, job, now) {
       const row = current(tx, job);

@@ -3,6 +3,8 @@ import type { Db, Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
 import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
+import { assertCanPay } from "../usage/admission.ts";
+import type { BillingSettings } from "../usage/settings.ts";
 import type { Clock } from "../lib/time.ts";
 import type { TemplateCatalogue } from "../templates/catalogue.ts";
 import type { LoadMeetingMaterial } from "./material.ts";
@@ -13,6 +15,7 @@ export interface RequestDocumentDeps {
   db: Db;
   clock: Clock;
   slots: ParallelSlots;
+  billing: BillingSettings;
   templates: Pick<TemplateCatalogue, "get">;
   loadMaterial: LoadMeetingMaterial;
 }
@@ -20,7 +23,7 @@ export interface RequestDocumentDeps {
 /**
  * Queues a document_generation job for one of the user's meetings (POST /v1/meetings/{id}/documents):
  * the meeting must have its AI report (409 summary_not_ready otherwise, transcribe_only included)
- * and the account a free processing slot (429). The request (the template's prompt as it is now, or
+ * the account a free processing slot (429) and a balance that can pay (402). The request (the template's prompt as it is now, or
  * the client's) is stored with the job, in one transaction with it; `inTransaction` runs last in it
  * (the idempotency key is recorded there).
  */
@@ -50,6 +53,7 @@ export function requestDocument(
         throw new ApiError("summary_not_ready", "The AI report is not ready yet. Wait for processing.completed, then ask again.");
       }
       assertFreeSlot(tx, account.userId, account.plan, deps.slots);
+      assertCanPay(tx, deps.billing, account, now);
       jobId = enqueueJob(tx, {
         userId: account.userId,
         kind: "document_generation",

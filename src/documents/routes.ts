@@ -44,7 +44,7 @@ export function documentRoutes(deps: DocumentRouteDeps) {
       params: documentRequestParams,
       body: documentRequestBody,
       responses: { 202: { description: "Accepted: the queued document_generation job", schema: jobSchema } },
-      errors: ["summary_not_ready", "parallel_processing_limit", "idempotency_key_in_use", "idempotency_key_reused", "malformed_body", "unsupported_media_type"],
+      errors: ["summary_not_ready", "parallel_processing_limit", "insufficient_balance", "spend_cap_reached", "idempotency_key_in_use", "idempotency_key_reused", "malformed_body", "unsupported_media_type"],
       handle: async ({ principal, params, body, request }) => {
         const account = { userId: principal.user.id, plan: principal.user.plan };
         const meetingId = params.meeting_id.toLowerCase();

@@ -46,12 +46,19 @@ export interface StructuredReport {
   minutes: string[];
 }
 
+/** What a language-model operation consumed, for metering: every call's prompt and generated tokens. */
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
 export interface ReportResult {
   title: string;
   markdown: string;
   structured: StructuredReport;
   language: string | null;
   model: string;
+  usage: TokenUsage;
 }
 
 /** What a document is written from (issue 10): the task, the meeting's report and, when asked, its transcript. */
@@ -76,6 +83,7 @@ export interface DocumentResult {
   markdown: string;
   language: string | null;
   model: string;
+  usage: TokenUsage;
 }
 
 export interface Transcriber {

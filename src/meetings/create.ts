@@ -6,6 +6,8 @@ import type { Db, Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
 import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
+import { assertCanPay } from "../usage/admission.ts";
+import type { BillingSettings } from "../usage/settings.ts";
 import { parseNumericId } from "../lib/ids.ts";
 import type { Clock } from "../lib/time.ts";
 import { meetingDir, recordingPath } from "../storage/paths.ts";
@@ -23,6 +25,7 @@ export interface CreateMeetingDeps {
   dataDir: string;
   clock: Clock;
   slots: ParallelSlots;
+  billing: BillingSettings;
 }
 
 /** A URL path segment decoded; kept as sent when its percent-escapes are not valid UTF-8 ("%zz", "%E9"). */
@@ -60,7 +63,7 @@ function assertLabelsUnique(list: { speaker_labels: string[] }[], path: string):
 
 /**
  * Creates a meeting and its processing job in one transaction, after checking the account's
- * processing slots. An upload's file is moved into the meeting's folder first, so a committed
+ * processing slots and that its balance can pay (402). An upload's file is moved into the meeting's folder first, so a committed
  * meeting always has its recording; if the transaction fails the folder goes with it.
  * `inTransaction` runs last inside that transaction (the request's idempotency key is recorded
  * there, so the meeting and its key commit together).
@@ -87,6 +90,7 @@ export function createMeeting(
     deps.db.transaction(
       (tx) => {
         assertFreeSlot(tx, account.userId, account.plan, deps.slots);
+        assertCanPay(tx, deps.billing, account, now);
         let clientId: number | null = null;
         if (fields.client_id !== undefined) {
           const client = getClient(tx, account.userId, parseNumericId("cli", fields.client_id)!);

@@ -1,6 +1,8 @@
 import { count, eq } from "drizzle-orm";
 import { existsSync, readFileSync } from "node:fs";
+import { findUserById } from "../auth/users.ts";
 import type { Queryable } from "../db/client.ts";
+import type { Consumption, UsageMeter } from "../usage/meter.ts";
 import { spawnDocumentJobs, templatesRequested } from "../documents/spawn.ts";
 import type { TemplateCatalogue } from "../templates/catalogue.ts";
 import { emitEvent, type EventType } from "../events/service.ts";
@@ -51,7 +53,13 @@ export function overallProgress(step: MeetingStep, fraction: number, steps: read
  * are stored as their steps finish, and the events of SPEC 6 are emitted in the same transactions.
  * The document jobs a meeting asked for at creation are queued when the report is stored.
  */
-export function meetingProcessing(deps: { dataDir: string; publicApiUrl(): string; templates: Pick<TemplateCatalogue, "get" | "templates"> }): JobKind {
+export function meetingProcessing(deps: {
+  dataDir: string;
+  publicApiUrl(): string;
+  templates: Pick<TemplateCatalogue, "get" | "templates">;
+  /** Debits what a finished step consumed (usage/meter.ts). */
+  meter: UsageMeter;
+}): JobKind {
   const meetingOf = (db: Queryable, job: JobRow): MeetingRow | undefined =>
     job.meetingId === null ? undefined : db.select().from(meetings).where(eq(meetings.id, job.meetingId)).get();
   // A job with no download step is an upload: its progress is shared over four or five steps.
@@ -72,6 +80,8 @@ export function meetingProcessing(deps: { dataDir: string; publicApiUrl(): strin
     tx.update(meetings).set(values).where(eq(meetings.id, job.meetingId!)).run();
 
   const stepsOfJob = (db: Queryable, job: JobRow) => stepsOf(job, hasDownload(db, job));
+  const meter = (tx: Queryable, job: JobRow, meetingId: string, now: number, what: Pick<Consumption, "operation" | "audioSeconds" | "promptTokens" | "completionTokens" | "model">) =>
+    deps.meter(tx, { ...what, userId: job.userId, plan: findUserById(tx, job.userId)?.plan ?? "free", channel: job.source, meetingId, jobId: job.id }, now);
 
   return {
     kind: "meeting_processing",
@@ -123,12 +133,20 @@ export function meetingProcessing(deps: { dataDir: string; publicApiUrl(): strin
         case "transcribe":
           if (meeting.requestedLanguage === "auto") setMeeting(tx, job, { language: result.language, updatedAt: now });
           break;
-        case "diarize":
-          storeTranscript(tx, meeting.id, result.transcriptPath, now);
+        case "diarize": {
+          const transcript = storeTranscript(tx, meeting.id, result.transcriptPath, now);
+          meter(tx, job, meeting.id, now, { operation: "transcription", audioSeconds: transcript.durationSeconds, model: transcript.model });
           emit(tx, "transcription.completed", job, now);
           break;
+        }
         case "summarize":
           storeReport(tx, meeting.id, result.report, now);
+          meter(tx, job, meeting.id, now, {
+            operation: "report",
+            promptTokens: result.report.usage.promptTokens,
+            completionTokens: result.report.usage.completionTokens,
+            model: result.report.model,
+          });
           break;
       }
     },
@@ -152,7 +170,7 @@ export function meetingProcessing(deps: { dataDir: string; publicApiUrl(): strin
 }
 
 /** The diarize step's transcript file into the transcripts table, and the search index. */
-function storeTranscript(tx: Queryable, meetingId: string, path: string, now: number): void {
+function storeTranscript(tx: Queryable, meetingId: string, path: string, now: number): StoredTranscript {
   if (!existsSync(path)) throw new Error("the transcript file of the diarize step is missing");
   const transcript = JSON.parse(readFileSync(path, "utf8")) as StoredTranscript;
   const values = {
@@ -167,6 +185,7 @@ function storeTranscript(tx: Queryable, meetingId: string, path: string, now: nu
   };
   tx.insert(transcripts).values(values).onConflictDoUpdate({ target: transcripts.meetingId, set: values }).run();
   reindexMeeting(tx, meetingId);
+  return transcript;
 }
 
 /** The summarize step's report into its table; the AI title replaces a title taken from a file name. */

@@ -4,6 +4,8 @@ import { ApiError } from "../errors/api-error.ts";
 import { access, defineRoute } from "../http/route.ts";
 import type { IdempotencyStore } from "../idempotency/service.ts";
 import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
+import { assertCanPay } from "../usage/admission.ts";
+import type { BillingSettings } from "../usage/settings.ts";
 import type { Clock } from "../lib/time.ts";
 import type { EgressPolicy } from "../net/egress.ts";
 import type { DiskFloor } from "../storage/disk-space.ts";
@@ -32,6 +34,7 @@ export interface MeetingRouteDeps {
   dataDir: string;
   clock: Clock;
   slots: ParallelSlots;
+  billing: BillingSettings;
   idempotency: IdempotencyStore;
   egress: EgressPolicy;
   maxUploadBytes: number;
@@ -67,6 +70,8 @@ export function meetingRoutes(deps: MeetingRouteDeps) {
       errors: [
         "file_too_large",
         "parallel_processing_limit",
+        "insufficient_balance",
+        "spend_cap_reached",
         "idempotency_key_in_use",
         "idempotency_key_reused",
         "malformed_body",
@@ -86,7 +91,10 @@ export function meetingRoutes(deps: MeetingRouteDeps) {
             parse: async ({ replay }) => {
               // Fail fast when every slot is busy, before a long upload; checked again when creating.
               // Not for a replay: the retry of an accepted request gets its answer even while its own job holds the slot.
-              if (!replay) assertFreeSlot(deps.db, account.userId, account.plan, deps.slots);
+              if (!replay) {
+                assertFreeSlot(deps.db, account.userId, account.plan, deps.slots);
+                assertCanPay(deps.db, deps.billing, account, deps.clock.now());
+              }
               // Receiving an upload writes it to disk, a replay's too (to compare it); a JSON replay writes nothing.
               if (!replay || isMultipart(request)) assertDiskAdmitsRecordings(deps.dataDir, deps.minFreeDisk);
               // Each upload in progress holds a growing temp file: at most the plan's slots at once.

@@ -1,4 +1,4 @@
-import type { DocumentInput, DocumentResult } from "../engines/types.ts";
+import type { DocumentInput, DocumentResult, TokenUsage } from "../engines/types.ts";
 
 /** The steps of meeting processing, in order: the worker runs them, the meeting kind sequences them. */
 export const MEETING_STEPS = ["download", "decode", "transcribe", "diarize", "summarize"] as const;
@@ -48,7 +48,7 @@ export type StepResult =
   | { step: "diarize"; speakers: number; transcriptPath: string }
   | {
       step: "summarize";
-      report: { title: string; markdown: string; structured: Record<string, unknown>; language: string | null; model: string };
+      report: { title: string; markdown: string; structured: Record<string, unknown>; language: string | null; model: string; usage: TokenUsage };
     }
   | { step: "generate"; document: DocumentResult };
 

@@ -6,6 +6,7 @@ import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { join } from "node:path";
 import { createUserWithKey, ROOT, startServer, type TestServer } from "../helpers/server.ts";
+import { LOOPBACK_CA_FILE, startReceiver } from "../support/webhook-receiver.ts";
 
 const FIXTURE = join(ROOT, "..", "shared", "fixtures", "meeting-fr-2spk.wav");
 let server: TestServer;
@@ -18,7 +19,12 @@ let problemErrors: (body: unknown) => string[];
 
 beforeAll(async () => {
   server = await startServer({
-    args: ["--engines", "test/doubles/engines.ts", "--rate-limits", "pro=100000,free=2,anonymous=100000", "--min-free-disk-gb", "0", "--min-free-disk-percent", "0"],
+    args: [
+      "--engines", "test/doubles/engines.ts",
+      "--rate-limits", "pro=100000,free=2,anonymous=100000",
+      "--min-free-disk-gb", "0", "--min-free-disk-percent", "0",
+      "--egress-allow", "127.0.0.1", "--ca-file", LOOPBACK_CA_FILE,
+    ],
     env: { TEST_ENGINE_BEHAVIOR: "" },
   });
   key = await createUserWithKey(server, "contract@example.com");
@@ -107,6 +113,28 @@ describe("successful responses match their published schemas", () => {
     expect(list.data).toHaveLength(1);
     const meeting = await check("GET", "/v1/meetings/{meeting_id}", await server.api(`/api/v1/meetings/${meetingId}`, { key }), 200);
     expect(meeting.documents).toHaveLength(1);
+  });
+  test("GET /v1/usage and GET /v1/usage/ledger", async () => {
+    const usage = await check("GET", "/v1/usage", await server.api("/api/v1/usage", { key }), 200);
+    expect(usage.totals.operations).toBeGreaterThan(0);
+    const ledger = await check("GET", "/v1/usage/ledger", await server.api("/api/v1/usage/ledger", { key }), 200);
+    expect(ledger.data.length).toBeGreaterThan(0);
+  });
+  test("webhook endpoints: create, list, read, update, rotate, deliveries, test, delete", async () => {
+    const receiver = startReceiver();
+    const created = await check(
+      "POST",
+      "/v1/webhook_endpoints",
+      await server.api("/api/v1/webhook_endpoints", { method: "POST", key, json: { url: receiver.url, events: ["*"] } }),
+      201,
+    );
+    receiver.stop();
+    await check("GET", "/v1/webhook_endpoints", await server.api("/api/v1/webhook_endpoints", { key }), 200);
+    await check("GET", "/v1/webhook_endpoints/{endpoint_id}", await server.api(`/api/v1/webhook_endpoints/${created.id}`, { key }), 200);
+    await check("PATCH", "/v1/webhook_endpoints/{endpoint_id}", await server.api(`/api/v1/webhook_endpoints/${created.id}`, { method: "PATCH", key, json: { enabled: false } }), 200);
+    await check("POST", "/v1/webhook_endpoints/{endpoint_id}/rotate_secret", await server.api(`/api/v1/webhook_endpoints/${created.id}/rotate_secret`, { method: "POST", key }), 200);
+    await check("POST", "/v1/webhook_endpoints/{endpoint_id}/test", await server.api(`/api/v1/webhook_endpoints/${created.id}/test`, { method: "POST", key }), 202);
+    await check("GET", "/v1/webhook_endpoints/{endpoint_id}/deliveries", await server.api(`/api/v1/webhook_endpoints/${created.id}/deliveries`, { key }), 200);
   });
   test("GET /v1/meetings/{id}/participants and GET /v1/me", async () => {
     await check("GET", "/v1/meetings/{meeting_id}/participants", await server.api(`/api/v1/meetings/${meetingId}/participants`, { key }), 200);

@@ -93,6 +93,7 @@ export function createEngines(): Engines {
           structured,
           language,
           model: "double-llm",
+          usage: { promptTokens: 40 * transcript.length + 200, completionTokens: 120 },
         };
       },
     },
@@ -121,7 +122,7 @@ export function createEngines(): Engines {
           "",
         ].join("\n");
         context.progress(1);
-        return { title: heading, markdown, language, model: "double-llm" };
+        return { title: heading, markdown, language, model: "double-llm", usage: { promptTokens: 300 + 40 * (transcript?.length ?? 0), completionTokens: 150 } };
       },
     },
   };

@@ -291,5 +291,12 @@ async function writeReport(
   stats.tokensPerSecond = stats.generationMs > 0 ? Math.round((stats.outputTokens / stats.generationMs) * 10_000) / 10 : 0;
   options.onStats?.(stats);
   context.progress(1);
-  return { title, markdown: renderMarkdown(title, structured, language), structured, language, model: modelName };
+  return {
+    title,
+    markdown: renderMarkdown(title, structured, language),
+    structured,
+    language,
+    model: modelName,
+    usage: { promptTokens: stats.promptTokens, completionTokens: stats.outputTokens },
+  };
 }

@@ -35,7 +35,10 @@ describe("writeDocument (scripted runtime)", () => {
     const fake = fakeRuntime(4096, () => JSON.stringify({ markdown: "# Minutes\n\n- The team planned the week." }));
     const { ctx, progress } = context();
     const result = await writeDocument(fake.runtime, "test-model", {}, input({ instructions: "Formal tone." }), ctx);
-    expect(result).toEqual({ title: "Minutes", markdown: "# Minutes\n\n- The team planned the week.", language: "en", model: "test-model" });
+    expect(result).toMatchObject({ title: "Minutes", markdown: "# Minutes\n\n- The team planned the week.", language: "en", model: "test-model" });
+    // What the call consumed, for metering: the prompt's tokens and the answer's.
+    expect(result.usage.promptTokens).toBeGreaterThan(0);
+    expect(result.usage.completionTokens).toBeGreaterThan(0);
     expect(fake.calls).toHaveLength(1);
     const user = fake.calls[0]!.user;
     for (const part of ["Write the minutes of the meeting.", "Formal tone.", "Meeting: Weekly sync", "Participants: Élodie, Marc", "The team planned the week."]) {

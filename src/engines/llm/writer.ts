@@ -221,5 +221,11 @@ export async function writeDocument(
   stats.totalMs = performance.now() - started;
   options.onStats?.(stats);
   context.progress(1);
-  return { title: documentTitle(input.title, markdown, input.meeting.title), markdown, language: input.language, model: modelName };
+  return {
+    title: documentTitle(input.title, markdown, input.meeting.title),
+    markdown,
+    language: input.language,
+    model: modelName,
+    usage: { promptTokens: stats.promptTokens, completionTokens: stats.outputTokens },
+  };
 }

@@ -1,0 +1,62 @@
+import { and, count, eq, inArray, sql, sum } from "drizzle-orm";
+import type { Queryable } from "../db/client.ts";
+import { jobs } from "../jobs/table.ts";
+import { periodOf, type BillingSettings } from "./settings.ts";
+import { creditGrants, ledgerLines, spendCaps } from "./table.ts";
+
+export interface Balance {
+  period: string;
+  allowance: number;
+  credits: number;
+  walletUsed: number;
+  walletRemaining: number;
+  /** null: no on-demand billing for this account. */
+  spendCap: number | null;
+  onDemandUsed: number;
+  onDemandRemaining: number;
+  writtenOff: number;
+  /** Operations admitted and not yet finished, each holding settings.holdPerOperation. */
+  running: number;
+}
+
+/** The account's API wallet and on-demand state for the month of `now`. */
+export function balanceOf(db: Queryable, settings: BillingSettings, account: { userId: string; plan: string }, now: number): Balance {
+  const period = periodOf(now);
+  const allowance = settings.allowances[account.plan] ?? 0;
+  const credits = Number(
+    db
+      .select({ total: sum(creditGrants.amountMinor) })
+      .from(creditGrants)
+      .where(and(eq(creditGrants.userId, account.userId), eq(creditGrants.period, period)))
+      .get()?.total ?? 0,
+  );
+  const spent = db
+    .select({
+      wallet: sql<number>`coalesce(sum(${ledgerLines.paidWallet}), 0)`,
+      onDemand: sql<number>`coalesce(sum(${ledgerLines.paidOnDemand}), 0)`,
+      writtenOff: sql<number>`coalesce(sum(${ledgerLines.writtenOff}), 0)`,
+    })
+    .from(ledgerLines)
+    .where(and(eq(ledgerLines.userId, account.userId), eq(ledgerLines.period, period), eq(ledgerLines.channel, "api")))
+    .get()!;
+  const cap = db.select({ capMinor: spendCaps.capMinor }).from(spendCaps).where(eq(spendCaps.userId, account.userId)).get()?.capMinor ?? null;
+  const running =
+    db
+      .select({ n: count() })
+      .from(jobs)
+      .where(and(eq(jobs.userId, account.userId), eq(jobs.source, "api"), inArray(jobs.status, ["queued", "processing"])))
+      .get()?.n ?? 0;
+  const wallet = allowance + credits;
+  return {
+    period,
+    allowance,
+    credits,
+    walletUsed: spent.wallet,
+    walletRemaining: Math.max(0, wallet - spent.wallet),
+    spendCap: cap,
+    onDemandUsed: spent.onDemand,
+    onDemandRemaining: cap === null ? 0 : Math.max(0, cap - spent.onDemand),
+    writtenOff: spent.writtenOff,
+    running,
+  };
+}

@@ -1,0 +1,41 @@
+/** Plans' monthly allowances, unit prices and currency: the firm's chargeback terms, from configuration. */
+export interface BillingSettings {
+  currency: string;
+  /** Monthly wallet per plan, in minor units. */
+  allowances: Readonly<Record<string, number>>;
+  rates: {
+    /** Minor units per hour of audio transcribed. */
+    transcriptionPerHour: number;
+    /** Minor units per million tokens (prompt and completion) of the AI report. */
+    reportPerMillionTokens: number;
+    /** Minor units per million tokens of a document. */
+    documentPerMillionTokens: number;
+  };
+  /**
+   * What each admitted operation still running holds of the balance (minor units): a new
+   * processing is admitted only when the balance covers one more hold, so many requests at once
+   * cannot all be admitted against a wallet that pays for a few.
+   */
+  holdPerOperation: number;
+}
+
+export const DEFAULT_BILLING: BillingSettings = {
+  currency: "EUR",
+  allowances: { free: 500, standard: 5000, pro: 20000 },
+  rates: { transcriptionPerHour: 60, reportPerMillionTokens: 200, documentPerMillionTokens: 200 },
+  holdPerOperation: 5,
+};
+
+export const ALERT_THRESHOLDS_PERCENT = [50, 80, 100] as const;
+export const SPEND_CAP_THRESHOLDS_PERCENT = [80, 100] as const;
+
+/** "2026-11" for a time, in UTC. */
+export function periodOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 7);
+}
+
+/** The first millisecond of a period and of the next one. */
+export function periodBounds(period: string): { start: number; end: number } {
+  const [year, month] = period.split("-").map(Number) as [number, number];
+  return { start: Date.UTC(year, month - 1, 1), end: Date.UTC(year, month, 1) };
+}
