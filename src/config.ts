@@ -122,6 +122,12 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     help: "Processings an account may have queued or running at once, by plan.",
   },
   {
+    name: "metrics-token",
+    type: "string",
+    env: "VERBATIM_METRICS_TOKEN",
+    help: "Bearer token GET /metrics requires (the Prometheus scraper's); without it /metrics is open to whoever reaches the port.",
+  },
+  {
     name: "allowances",
     type: "string",
     env: "VERBATIM_ALLOWANCES",
@@ -257,6 +263,7 @@ export interface ServiceConfig {
   templatesDir: string | undefined;
   cjkFontPath: string | null;
   billing: BillingSettings;
+  metricsToken: string | null;
   /** The operator's CA bundle (PEM) for outbound TLS, or null. */
   caFile: string | null;
   smtp: { url: string | null; from: string };
@@ -412,6 +419,7 @@ export function serviceConfig(values: OptionValues): ServiceConfig {
     cjkFontPath: values["cjk-font"] ? resolve(values["cjk-font"] as string) : null,
     caFile: values["ca-file"] ? resolve(values["ca-file"] as string) : null,
     billing: billingSettings(values),
+    metricsToken: (values["metrics-token"] as string | undefined) || null,
     smtp: { url: (values["smtp-url"] as string | undefined) || null, from: values["smtp-from"] as string },
     bodyPace: { ...DEFAULT_BODY_PACE, idleMs: atLeastOne(values, "body-idle-timeout") * 1000 },
     minFreeDisk: minFreeDisk(values),

@@ -27,6 +27,8 @@ import { documentRoutes } from "./documents/routes.ts";
 import { purgeOldDeliveries } from "./webhooks/deliveries.ts";
 import { DeliveryThread } from "./webhooks/delivery-host.ts";
 import { usageMeter } from "./usage/meter.ts";
+import { createServiceMetrics } from "./metrics/service-metrics.ts";
+import { metricsRoutes } from "./metrics/routes.ts";
 import { usageRoutes } from "./usage/routes.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
 import { trustedCertificates } from "./net/trust.ts";
@@ -143,14 +145,16 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   );
   const templates = loadTemplateCatalogue({ builtin: BUILTIN_TEMPLATES, customDir: config.templatesDir, log: io.say });
   const meter = usageMeter(config.billing);
+  const pool = new WorkerPool({
+    size: config.workers,
+    command: workerCommand(),
+    env: { [WORKER_CONFIG_ENV]: JSON.stringify(workerConfig) },
+    log: (line) => io.logError(new Error(line), "scheduler"),
+  });
+  const metrics = createServiceMetrics({ db, workers: () => pool.stats(), webhooks: () => webhooks.counters });
   const scheduler = new Scheduler({
     db,
-    pool: new WorkerPool({
-      size: config.workers,
-      command: workerCommand(),
-      env: { [WORKER_CONFIG_ENV]: JSON.stringify(workerConfig) },
-      log: (line) => io.logError(new Error(line), "scheduler"),
-    }),
+    pool,
     kinds: [
       meetingProcessing({ dataDir: config.dataDir, publicApiUrl: () => urls.api, templates, meter }),
       documentGeneration({ dataDir: config.dataDir, loadMaterial: loadMeetingMaterial, meter }),
@@ -160,11 +164,13 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     maxStepAttempts: 3,
     privatePaths: [config.dataDir],
     log: (line) => io.say(line),
+    onStepFinished: (kind, step, outcome, seconds) => metrics.observeStep(kind, step, outcome, seconds),
   });
 
   const routes: RouteDef[] = [];
   routes.push(
     ...healthRoutes({ checks }),
+    ...metricsRoutes({ metrics, token: config.metricsToken }),
     ...docsRoutes({
       get apiUrl() {
         return urls.api;
@@ -232,7 +238,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     maxHeaderBytes: config.maxHeaderBytes,
     bodyPace: config.bodyPace,
     requestLog,
-    uncountedPaths: new Set(["/healthz", "/readyz"]),
+    observeRequest: (method, route, status, seconds) => metrics.observeRequest(method, route, status, seconds),
+    uncountedPaths: new Set(["/healthz", "/readyz", "/metrics"]),
     route: (request) => router.handle(request),
     onUnexpectedError: io.logError,
   });

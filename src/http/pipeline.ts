@@ -7,7 +7,7 @@ import { newRequestId } from "./middleware/request-id/index.ts";
 import { rateLimitHeaders, type RateState, type SlidingWindowLimiter } from "./middleware/rate-limit/index.ts";
 import type { RequestLog } from "./middleware/request-log/index.ts";
 import { problemResponse } from "./problem.ts";
-import { attachContext } from "./request-context.ts";
+import { attachContext, contextOf } from "./request-context.ts";
 
 export interface RateLimits {
   free: number;
@@ -27,6 +27,8 @@ export interface PipelineDeps {
   /** How slowly a request body may arrive (readers give up with 408 below it). */
   bodyPace: BodyPace;
   requestLog?: RequestLog;
+  /** Counts the request by route pattern and status, with its duration. */
+  observeRequest?(method: string, route: string, status: number, seconds: number): void;
   /** Paths probed by orchestrators: they show the caller's window but never use it up. */
   uncountedPaths: Set<string>;
   route(request: Request): Promise<Response>;
@@ -90,6 +92,7 @@ export function createPipeline(deps: PipelineDeps) {
     }
     response.headers.set("X-Request-Id", requestId);
     for (const [name, value] of Object.entries(rateLimitHeaders(rate))) response.headers.set(name, value);
+    deps.observeRequest?.(request.method, routeOf(request), response.status, (performance.now() - started) / 1000);
     deps.requestLog?.record({
       request_id: requestId,
       method: request.method,
@@ -100,6 +103,15 @@ export function createPipeline(deps: PipelineDeps) {
     });
     return response;
   };
+}
+
+/** The matched route's pattern, never the raw path (ids would make every request a new series). */
+function routeOf(request: Request): string {
+  try {
+    return contextOf(request).route ?? "unmatched";
+  } catch {
+    return "unmatched"; // refused before routing (headers too large, rate limited)
+  }
 }
 
 function anonymousWindow(deps: PipelineDeps, clientAddress: string): RateState {

@@ -9,6 +9,8 @@ export interface RequestContext {
   rate: RateState;
   /** How slowly this request's body may arrive. */
   bodyPace: BodyPace;
+  /** The route's path pattern once the router matched one (/api/v1/meetings/:meeting_id), for metrics. */
+  route?: string;
 }
 
 const contexts = new WeakMap<Request, RequestContext>();

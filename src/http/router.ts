@@ -36,7 +36,9 @@ export function createRouter(routes: RouteDef[], options: RouterOptions) {
 
   for (const route of routes) {
     app.route(route.method, route.path, async ({ request, params }: { request: Request; params: Record<string, string> }) => {
-      const { requestId, auth, rate } = contextOf(request);
+      const context = contextOf(request);
+      const { requestId, auth, rate } = context;
+      context.route = route.path;
       try {
         if (route.access.kind !== "public" && auth.kind === "rejected") throw new ApiError("unauthorized", auth.detail);
         const principal = auth.kind === "authenticated" ? auth.principal : undefined;

@@ -21,6 +21,8 @@ export interface SchedulerOptions {
   /** Folders whose paths must never reach a client in an error message. */
   privatePaths: string[];
   log(line: string): void;
+  /** Told how long each step run took and how it ended (metrics). */
+  onStepFinished?(kind: string, step: string, outcome: StepOutcome["kind"], seconds: number): void;
 }
 
 /**
@@ -132,8 +134,10 @@ export class Scheduler {
       });
 
       this.running.set(jobId, { runId });
+      const stepStarted = performance.now();
       const outcome = await this.o.pool.run(input, (fraction) => this.reportProgress(kind, job, step, fraction), this.o.stepTimeoutMs);
       this.running.set(jobId, { runId: null });
+      this.o.onStepFinished?.(job.kind, step, outcome.kind, (performance.now() - stepStarted) / 1000);
 
       const current = this.loadJob(jobId);
       if (!current || current.status !== "processing" || outcome.kind === "canceled") return;

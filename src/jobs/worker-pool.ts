@@ -37,6 +37,13 @@ export class WorkerPool {
   private readonly idle: Worker[] = [];
   private readonly all = new Set<Worker>();
   private stopped = false;
+  private started = 0;
+  private crashed = 0;
+
+  /** Worker processes started and died mid-step since start, and the live ones' pids (for metrics). */
+  stats(): { started: number; crashed: number; pids: number[] } {
+    return { started: this.started, crashed: this.crashed, pids: [...this.all].map((w) => w.process.pid) };
+  }
 
   constructor(private readonly options: WorkerPoolOptions) {}
 
@@ -180,6 +187,7 @@ export class WorkerPool {
         if (index >= 0) this.idle.splice(index, 1);
         failStart(new Error(`the worker exited before it was ready (code ${exitCode}, signal ${signalCode})`));
         if (worker.run && !wasKilled) {
+          this.crashed++;
           this.options.log(`worker ${worker.process.pid} died (code ${exitCode}, signal ${signalCode}) during run ${worker.run.runId}`);
           worker.run.settle({
             kind: "failed",
@@ -191,6 +199,7 @@ export class WorkerPool {
       },
     });
     this.all.add(worker);
+    this.started++;
     return worker;
   }
 }

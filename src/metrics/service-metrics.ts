@@ -1,0 +1,139 @@
+/**
+ * The service's Prometheus metrics (prom-client, its own registry): requests by route pattern and
+ * status with their latency, jobs queued and running by kind, step durations, worker processes
+ * started and crashed and their memory, webhook delivery outcomes, and the process's own figures.
+ * Values owned elsewhere (the database, the worker pool, the delivery thread) are read at scrape
+ * time, so nothing on the request path does more than one counter increment and one observation.
+ */
+import { readFileSync } from "node:fs";
+import { sql } from "drizzle-orm";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Db } from "../db/client.ts";
+
+export interface MetricsSources {
+  db: Db;
+  workers(): { started: number; crashed: number; pids: number[] };
+  webhooks(): { succeeded: number; failedAttempts: number; failed: number; endpointsDisabled: number };
+}
+
+export interface ServiceMetrics {
+  observeRequest(method: string, route: string, status: number, seconds: number): void;
+  observeStep(kind: string, step: string, outcome: string, seconds: number): void;
+  /** The text exposition format, and its content type. */
+  render(): Promise<{ body: string; contentType: string }>;
+}
+
+/** Resident memory of a process, from /proc (Linux); undefined when it is gone. */
+function residentBytes(pid: number): number | undefined {
+  try {
+    const kb = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    return kb ? Number(kb) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A counter that mirrors a total kept elsewhere: it is raised by what the total grew since last read. */
+function mirrored(counter: Counter<string>, labels: Record<string, string>) {
+  let seen = 0;
+  return (total: number) => {
+    if (total > seen) counter.inc(labels, total - seen);
+    seen = Math.max(seen, total);
+  };
+}
+
+export function createServiceMetrics(sources: MetricsSources): ServiceMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "verbatim_" });
+
+  const requests = new Counter({ name: "verbatim_http_requests_total", help: "HTTP requests by method, route pattern and status.", labelNames: ["method", "route", "status"], registers: [registry] });
+  const latency = new Histogram({
+    name: "verbatim_http_request_duration_seconds",
+    help: "Time from the request's arrival to its response, by method and route pattern.",
+    labelNames: ["method", "route"],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60],
+    registers: [registry],
+  });
+  const steps = new Histogram({
+    name: "verbatim_job_step_duration_seconds",
+    help: "Job steps by kind, step and outcome (done, failed, canceled).",
+    labelNames: ["kind", "step", "outcome"],
+    buckets: [0.1, 0.5, 1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
+    registers: [registry],
+  });
+  new Gauge({
+    name: "verbatim_jobs",
+    help: "Jobs queued or running, by kind and status.",
+    labelNames: ["kind", "status"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const rows = sources.db.all<{ kind: string; status: string; n: number }>(
+        sql`SELECT kind, status, count(*) AS n FROM jobs WHERE status IN ('queued', 'processing') GROUP BY kind, status`,
+      );
+      for (const kind of ["meeting_processing", "document_generation"]) for (const status of ["queued", "processing"]) this.set({ kind, status }, 0);
+      for (const row of rows) this.set({ kind: row.kind, status: row.status }, row.n);
+    },
+  });
+
+  const workersStarted = new Counter({ name: "verbatim_worker_processes_started_total", help: "Worker processes started (the first ones and every replacement).", registers: [registry] });
+  const workersCrashed = new Counter({ name: "verbatim_worker_crashes_total", help: "Worker processes that died during a step.", registers: [registry] });
+  const syncStarted = mirrored(workersStarted, {});
+  const syncCrashed = mirrored(workersCrashed, {});
+  new Gauge({
+    name: "verbatim_worker_resident_memory_bytes",
+    help: "Resident memory of each live worker process.",
+    labelNames: ["pid"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const stats = sources.workers();
+      syncStarted(stats.started);
+      syncCrashed(stats.crashed);
+      for (const pid of stats.pids) {
+        const bytes = residentBytes(pid);
+        if (bytes !== undefined) this.set({ pid: String(pid) }, bytes);
+      }
+    },
+  });
+
+  const deliveries = new Counter({
+    name: "verbatim_webhook_delivery_attempts_total",
+    help: "Webhook delivery attempts by outcome: succeeded, failed_attempt (to be retried or final), failed (gave up), endpoint_disabled.",
+    labelNames: ["outcome"],
+    registers: [registry],
+  });
+  const sync = {
+    succeeded: mirrored(deliveries, { outcome: "succeeded" }),
+    failedAttempts: mirrored(deliveries, { outcome: "failed_attempt" }),
+    failed: mirrored(deliveries, { outcome: "failed" }),
+    endpointsDisabled: mirrored(deliveries, { outcome: "endpoint_disabled" }),
+  };
+  new Gauge({
+    name: "verbatim_webhook_deliveries_due",
+    help: "Webhook deliveries waiting for their next attempt.",
+    registers: [registry],
+    collect() {
+      const counters = sources.webhooks();
+      sync.succeeded(counters.succeeded);
+      sync.failedAttempts(counters.failedAttempts);
+      sync.failed(counters.failed);
+      sync.endpointsDisabled(counters.endpointsDisabled);
+      const row = sources.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM webhook_deliveries WHERE next_attempt_at IS NOT NULL`);
+      this.set(row?.n ?? 0);
+    },
+  });
+
+  return {
+    observeRequest(method, route, status, seconds) {
+      requests.inc({ method, route, status: String(status) });
+      latency.observe({ method, route }, seconds);
+    },
+    observeStep(kind, step, outcome, seconds) {
+      steps.observe({ kind, step, outcome }, seconds);
+    },
+    async render() {
+      return { body: await registry.metrics(), contentType: registry.contentType };
+    },
+  };
+}
