@@ -2,11 +2,12 @@
 // The one entry point: `verbatim serve` and `verbatim admin ...`, the same from source and compiled.
 import { adminCommands, type Command } from "./cli/admin.ts";
 import { CommandFailed, parseOptions, renderHelp, UsageError } from "./cli/options.ts";
+import { backupCommand, restoreCommand } from "./cli/backup.ts";
 import { serveCommand } from "./cli/serve.ts";
 import { OWNER_ONLY_UMASK } from "./storage/permissions.ts";
 import { SERVICE_VERSION } from "./lib/version.ts";
 
-const commands: Record<string, Command> = { serve: serveCommand };
+const commands: Record<string, Command> = { serve: serveCommand, backup: backupCommand, restore: restoreCommand };
 for (const [name, command] of Object.entries(adminCommands)) commands[`admin ${name}`] = command;
 
 function groupHelp(prefix: string): string | undefined {

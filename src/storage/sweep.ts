@@ -15,6 +15,10 @@ export function sweepOrphans(dataDir: string, isMeeting: (meetingId: string) => 
       tmpFiles++;
     }
   }
+  // A backup killed midway leaves its staging folder of hard links (backup/backup.ts).
+  for (const name of existsSync(dataDir) ? readdirSync(dataDir) : []) {
+    if (name.startsWith(".backup-")) rmSync(join(dataDir, name), { recursive: true, force: true });
+  }
   let meetingDirs = 0;
   const root = join(dataDir, "meetings");
   if (existsSync(root)) {

@@ -1,0 +1,42 @@
+import { resolve } from "node:path";
+import { backupDataDir } from "../backup/backup.ts";
+import { restoreDataDir, RestoreRefused } from "../backup/restore.ts";
+import { DATA_DIR_OPTION } from "../config.ts";
+import type { Command } from "./admin.ts";
+import { CommandFailed } from "./options.ts";
+
+export const backupCommand: Command = {
+  usage: "verbatim backup --to FILE [--data-dir ./data]",
+  summary:
+    "Write a consistent backup of the data dir (database snapshot, recordings, documents, signing key) to FILE, a gzip tar readable only by its owner. Works while the server runs.",
+  options: [DATA_DIR_OPTION, { name: "to", type: "string", required: true, help: "The backup file to write (e.g. verbatim-2026-11-24.tar.gz)." }],
+  async run(values, out) {
+    const target = resolve(values.to as string);
+    try {
+      const { bytes, files } = await backupDataDir(resolve(values["data-dir"] as string), target);
+      out(`backup written: ${target} (${files} files, ${(bytes / 1024 / 1024).toFixed(1)} MiB)`);
+    } catch (error) {
+      throw new CommandFailed((error as Error).message);
+    }
+  },
+};
+
+export const restoreCommand: Command = {
+  usage: "verbatim restore --from FILE --data-dir DIR [--force]",
+  summary: "Restore a backup into DIR (an empty or new folder; --force replaces what DIR holds). Start the server on DIR afterwards.",
+  options: [
+    { ...DATA_DIR_OPTION, default: undefined, required: true },
+    { name: "from", type: "string", required: true, help: "The backup file." },
+    { name: "force", type: "bool", help: "Replace the contents of a non-empty DIR." },
+  ],
+  async run(values, out) {
+    const dataDir = resolve(values["data-dir"] as string);
+    try {
+      const { entries } = await restoreDataDir(resolve(values.from as string), dataDir, { force: values.force === true });
+      out(`restored ${entries} entries into ${dataDir}; start the server with --data-dir ${dataDir}`);
+    } catch (error) {
+      if (error instanceof RestoreRefused) throw new CommandFailed(error.message);
+      throw error;
+    }
+  },
+};
