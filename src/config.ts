@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { DEFAULT_MODELS, type BuiltinEngineSettings } from "./engines/builtin.ts";
 import type { OAuthSettings } from "./auth/access-tokens.ts";
 import { jwksUrlRefusal } from "./auth/idp-keys.ts";
+import { CONFIG_OPTION } from "./cli/config-file.ts";
 import { UsageError, type OptionSpec, type OptionValues } from "./cli/options.ts";
 import { DEFAULT_BODY_PACE, type BodyPace } from "./lib/body-deadline.ts";
 import type { RateLimits } from "./http/pipeline.ts";
@@ -53,6 +54,7 @@ export const OAUTH_OPTIONS: OptionSpec[] = [
 ];
 
 export const SERVE_OPTIONS: OptionSpec[] = [
+  CONFIG_OPTION,
   { name: "host", type: "string", env: "VERBATIM_HOST", default: "127.0.0.1", help: "Address to listen on." },
   { name: "port", type: "int", env: "VERBATIM_PORT", default: "8080", help: "Port to listen on; 0 picks a free one and prints it." },
   DATA_DIR_OPTION,

@@ -1,13 +1,15 @@
 #!/usr/bin/env bun
 // The one entry point: `verbatim serve` and `verbatim admin ...`, the same from source and compiled.
 import { adminCommands, type Command } from "./cli/admin.ts";
-import { CommandFailed, parseOptions, renderHelp, UsageError } from "./cli/options.ts";
+import { readConfigFile } from "./cli/config-file.ts";
+import { configPrintCommand } from "./cli/config-print.ts";
+import { CommandFailed, parseOptions, renderHelp, UsageError, type OptionSource } from "./cli/options.ts";
 import { backupCommand, restoreCommand } from "./cli/backup.ts";
 import { serveCommand } from "./cli/serve.ts";
 import { OWNER_ONLY_UMASK } from "./storage/permissions.ts";
 import { SERVICE_VERSION } from "./lib/version.ts";
 
-const commands: Record<string, Command> = { serve: serveCommand, backup: backupCommand, restore: restoreCommand };
+const commands: Record<string, Command> = { serve: serveCommand, backup: backupCommand, restore: restoreCommand, "config print": configPrintCommand };
 for (const [name, command] of Object.entries(adminCommands)) commands[`admin ${name}`] = command;
 
 function groupHelp(prefix: string): string | undefined {
@@ -57,7 +59,9 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   try {
-    await command.run(parseOptions(rest, command.options, process.env), out);
+    const sources = new Map<string, OptionSource>();
+    const values = parseOptions(rest, command.options, process.env, (path) => readConfigFile(path, command.options), sources);
+    await command.run(values, out, { sources });
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {

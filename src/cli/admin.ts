@@ -13,13 +13,14 @@ import { databasePath } from "../db/paths.ts";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { toRfc3339 } from "../lib/time.ts";
-import { UsageError, type OptionSpec, type OptionValues } from "./options.ts";
+import { UsageError, type OptionSource, type OptionSpec, type OptionValues } from "./options.ts";
 
 export interface Command {
   usage: string;
   summary: string;
   options: OptionSpec[];
-  run(values: OptionValues, out: (line: string) => void): Promise<void> | void;
+  /** `context.sources`: where each option's value came from (flag, env, file, default). */
+  run(values: OptionValues, out: (line: string) => void, context?: { sources: Map<string, OptionSource> }): Promise<void> | void;
 }
 
 const JSON_OPTION: OptionSpec = { name: "json", type: "bool", help: "Print JSON instead of text." };

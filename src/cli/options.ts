@@ -16,11 +16,22 @@ export class UsageError extends Error {}
 /** A command that cannot do its work for a reason the operator can fix: its message, no stack, exit 1. */
 export class CommandFailed extends Error {}
 
+/** Where an option's value came from. */
+export type OptionSource = "flag" | "env" | "file" | "default";
+
 /**
  * Parses `--name value`, `--name=value` and bare `--flag` (booleans). Precedence: flag, then
- * environment variable, then default. Unknown flags and stray words are errors, not ignored.
+ * environment variable, then the configuration file (`fileValues`, see config-file.ts), then
+ * default. Unknown flags and stray words are errors, not ignored. `sources` receives where each
+ * value came from.
  */
-export function parseOptions(argv: string[], specs: OptionSpec[], env: Record<string, string | undefined>): OptionValues {
+export function parseOptions(
+  argv: string[],
+  specs: OptionSpec[],
+  env: Record<string, string | undefined>,
+  readFile?: (path: string) => Record<string, string>,
+  sources?: Map<string, OptionSource>,
+): OptionValues {
   const byName = new Map(specs.map((s) => [s.name, s]));
   const raw = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
@@ -37,9 +48,13 @@ export function parseOptions(argv: string[], specs: OptionSpec[], env: Record<st
       raw.set(flag, value);
     }
   }
+  const configPath = raw.get("config") ?? (byName.get("config")?.env ? env[byName.get("config")!.env!] : undefined);
+  const file = configPath && readFile ? readFile(configPath) : {};
   const values: OptionValues = {};
   for (const spec of specs) {
-    const text = raw.get(spec.name) ?? (spec.env ? env[spec.env] : undefined) ?? spec.default;
+    const fromEnv = spec.env ? env[spec.env] : undefined;
+    const text = raw.get(spec.name) ?? fromEnv ?? file[spec.name] ?? spec.default;
+    sources?.set(spec.name, raw.has(spec.name) ? "flag" : fromEnv !== undefined ? "env" : file[spec.name] !== undefined ? "file" : "default");
     if (text === undefined) {
       if (spec.required) throw new UsageError(`--${spec.name} is required`);
       continue;
