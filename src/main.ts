@@ -3,13 +3,14 @@
 import { adminCommands, type Command } from "./cli/admin.ts";
 import { readConfigFile } from "./cli/config-file.ts";
 import { configPrintCommand } from "./cli/config-print.ts";
+import { doctorCommand } from "./cli/doctor.ts";
 import { CommandFailed, parseOptions, renderHelp, UsageError, type OptionSource } from "./cli/options.ts";
 import { backupCommand, restoreCommand } from "./cli/backup.ts";
 import { serveCommand } from "./cli/serve.ts";
 import { OWNER_ONLY_UMASK } from "./storage/permissions.ts";
 import { SERVICE_VERSION } from "./lib/version.ts";
 
-const commands: Record<string, Command> = { serve: serveCommand, backup: backupCommand, restore: restoreCommand, "config print": configPrintCommand };
+const commands: Record<string, Command> = { serve: serveCommand, backup: backupCommand, restore: restoreCommand, "config print": configPrintCommand, doctor: doctorCommand };
 for (const [name, command] of Object.entries(adminCommands)) commands[`admin ${name}`] = command;
 
 function groupHelp(prefix: string): string | undefined {

@@ -32,6 +32,7 @@ import { metricsRoutes } from "./metrics/routes.ts";
 import { usageRoutes } from "./usage/routes.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
 import { trustedCertificates } from "./net/trust.ts";
+import { STAND_IN_WARNING, standInModels } from "./models/catalogue.ts";
 import { allMeetingIds } from "./meetings/query.ts";
 import { loadOwnedExportInput } from "./meetings/export-input.ts";
 import { loadOwnedReport } from "./meetings/report.ts";
@@ -269,6 +270,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     config.sweepIntervalSeconds * 1000,
   );
   io.say(`Verbatim listening on ${url}`);
+  const standIns = standInModels(Object.values(config.engineSettings.models));
+  if (config.engines === "builtin" && standIns.length) io.say(`warning: ${STAND_IN_WARNING} (${standIns.join(", ")}); install real models (docs/models.md)`);
 
   let stopping: Promise<void> | undefined;
   return {

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { BuiltinEngineSettings } from "../engines/builtin.ts";
-import { configuredModelState } from "../models/catalogue.ts";
+import { configuredModelState, STAND_IN_WARNING, standInModels } from "../models/catalogue.ts";
 import { pendingMigrations } from "../db/migrate.ts";
 
 export interface CheckResult {
@@ -63,9 +63,9 @@ export function modelsCheck(settings: BuiltinEngineSettings): ReadinessCheck {
         const state = await configuredModelState(settings.modelsDir, name);
         if (state !== "ok") problems.push(`${name}: ${state}`);
       }
-      return problems.length
-        ? { ready: false, detail: `${problems.join("; ")} (run scripts/install-models.ts)` }
-        : { ready: true, detail: names.join(", ") };
+      if (problems.length) return { ready: false, detail: `${problems.join("; ")} (run scripts/install-models.ts)` };
+      const standIns = standInModels(names);
+      return { ready: true, detail: standIns.length ? `${names.join(", ")}; ${STAND_IN_WARNING} (${standIns.join(", ")})` : names.join(", ") };
     },
   };
 }

@@ -18,6 +18,7 @@ const entry: CatalogueEntry = {
   url: null,
   default: false,
   real: false,
+  stand_in: false,
 };
 
 test("a model file is ok only with the catalogue's size and sha256", async () => {
@@ -51,4 +52,12 @@ test("install-models refuses a source file whose checksum is wrong and leaves no
   expect(run.stderr.toString()).toContain("checksum mismatch");
   expect(await Bun.file(join(target, "llm/stories260K.gguf")).exists()).toBe(false);
   expect(await Bun.file(join(target, "llm/stories260K.gguf.partial")).exists()).toBe(false);
+});
+
+test("the shipped development models are marked as stand-ins; the real VAD is not", async () => {
+  const { standInModels } = await import("./catalogue.ts");
+  expect(standInModels(["whisper/ggml-tiny-random.bin", "llm/stories260K.gguf", "vad/silero_vad.onnx", "/opt/models/firm-large-v3.bin", null])).toEqual([
+    "whisper/ggml-tiny-random.bin",
+    "llm/stories260K.gguf",
+  ]);
 });

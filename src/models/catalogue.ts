@@ -14,6 +14,8 @@ export const catalogueEntry = z.object({
   archive_member: z.string().optional(),
   default: z.boolean(),
   real: z.boolean(),
+  /** A development stand-in: its transcripts or reports are not meaningful (the service says so). */
+  stand_in: z.boolean().default(false),
 });
 
 export const catalogueSchema = z.object({ comment: z.string().optional(), models: z.array(catalogueEntry) });
@@ -100,3 +102,10 @@ export function configuredModelPath(modelsDir: string, name: string): string {
 export async function configuredModelState(modelsDir: string, name: string): Promise<ModelFileState> {
   return (await inspectModelFile(configuredModelPath(modelsDir, name), catalogueEntryForPath(name))).state;
 }
+
+/** The configured model names that are development stand-ins (catalogue stand_in). */
+export function standInModels(names: readonly (string | null)[]): string[] {
+  return names.filter((name): name is string => name !== null && catalogueEntryForPath(name)?.stand_in === true);
+}
+
+export const STAND_IN_WARNING = "development stand-in models: transcripts and reports are not meaningful";

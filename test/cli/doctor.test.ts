@@ -1,0 +1,59 @@
+// verbatim doctor (issue 13, operations): what it finds on a healthy setup, with a server running,
+// and the problems it names (missing models, no ffmpeg, a damaged database), with exit status 1.
+import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCli, startServer } from "../helpers/server.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "verbatim-doctor-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function doctor(args: string[]) {
+  const result = await runCli(["doctor", "--json", ...args]);
+  const findings = result.stdout.trim() ? (JSON.parse(result.stdout) as { check: string; ok: boolean; detail: string }[]) : [];
+  return { ...result, findings, find: (check: string) => findings.find((f) => f.check === check) };
+}
+
+test("a healthy setup: engines, models (named as development stand-ins), ffmpeg, disk, no server running; exit 0", async () => {
+  const result = await doctor(["--data-dir", join(dir, "fresh")]);
+  expect(result.code).toBe(0);
+  expect(result.find("gpu")?.ok).toBe(true);
+  expect(result.find("whisper.cpp")?.detail).toMatch(/smart-whisper|fugood/);
+  expect(result.find("model whisper")).toMatchObject({ ok: true, detail: "whisper/ggml-tiny-random.bin" });
+  expect(result.find("models")?.detail).toContain("development stand-in models: transcripts and reports are not meaningful");
+  expect(result.find("ffmpeg")?.detail).toStartWith("ffmpeg version");
+  expect(result.find("data dir")?.detail).toBe("does not exist yet");
+});
+
+test("with a server running on the data dir: its database checks out and its lock is seen", async () => {
+  const server = await startServer({ dataDir: join(dir, "served") });
+  try {
+    const result = await doctor(["--data-dir", server.dataDir]);
+    expect(result.code).toBe(0);
+    expect(result.find("database")).toEqual({ check: "database", ok: true, detail: "integrity check ok" });
+    expect(result.find("data dir")?.detail).toBe("a server is running on it (its lock is held)");
+  } finally {
+    await server.stop();
+  }
+});
+
+test("missing models, no ffmpeg and a damaged database are each named; exit 1", async () => {
+  const damaged = join(dir, "damaged");
+  const server = await startServer({ dataDir: damaged });
+  await server.stop();
+  // Overwrite pages in the middle of the file: the header stays, the b-trees do not.
+  const file = Bun.file(join(damaged, "verbatim.db"));
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  bytes.fill(0x5a, 4096, Math.min(bytes.length, 4096 * 6));
+  writeFileSync(join(damaged, "verbatim.db"), bytes);
+
+  const result = await doctor(["--data-dir", damaged, "--models-dir", join(dir, "no-models"), "--ffmpeg", "/nonexistent/ffmpeg"]);
+  expect(result.code).toBe(1);
+  expect(result.stderr).toContain("problem(s)");
+  expect(result.find("model whisper")).toMatchObject({ ok: false });
+  expect(result.find("model whisper")?.detail).toContain("missing");
+  expect(result.find("ffmpeg")?.ok).toBe(false);
+  expect(result.find("database")?.ok).toBe(false);
+  for (const check of ["model whisper", "ffmpeg", "database"]) expect(result.stderr).toContain(check);
+});
