@@ -4,6 +4,7 @@ import { adminCommands, type Command } from "./cli/admin.ts";
 import { readConfigFile } from "./cli/config-file.ts";
 import { configPrintCommand } from "./cli/config-print.ts";
 import { doctorCommand } from "./cli/doctor.ts";
+import { modelCommands } from "./cli/models.ts";
 import { CommandFailed, parseOptions, renderHelp, UsageError, type OptionSource } from "./cli/options.ts";
 import { backupCommand, restoreCommand } from "./cli/backup.ts";
 import { serveCommand } from "./cli/serve.ts";
@@ -12,6 +13,7 @@ import { SERVICE_VERSION } from "./lib/version.ts";
 
 const commands: Record<string, Command> = { serve: serveCommand, backup: backupCommand, restore: restoreCommand, "config print": configPrintCommand, doctor: doctorCommand };
 for (const [name, command] of Object.entries(adminCommands)) commands[`admin ${name}`] = command;
+for (const [name, command] of Object.entries(modelCommands)) commands[name] = command;
 
 function groupHelp(prefix: string): string | undefined {
   const children = Object.entries(commands).filter(([name]) => prefix === "" || name.startsWith(`${prefix} `));
@@ -44,15 +46,24 @@ export async function main(argv: string[]): Promise<number> {
     out(SERVICE_VERSION);
     return 0;
   }
-  const name = words.join(" ");
+  // The longest run of words naming a command; the words after it fill its positional option.
+  let used = words.length;
+  while (used > 1 && !commands[words.slice(0, used).join(" ")]) used--;
+  const name = words.slice(0, used).join(" ");
   const command = commands[name];
+  const extra = words.slice(used);
+  if (command && extra.length && !command.positional) {
+    console.error(`verbatim ${name}: unexpected argument: ${extra[0]}\nSee: verbatim ${name} --help`);
+    return 2;
+  }
   if (!command) {
-    const help = groupHelp(name);
+    const asked = words.join(" ");
+    const help = groupHelp(asked);
     if (help) {
       out(help);
       return wantsHelp || words.length === 0 ? 0 : 2;
     }
-    console.error(`unknown command: ${name}\n\n${groupHelp("")}`);
+    console.error(`unknown command: ${asked}\n\n${groupHelp("")}`);
     return 2;
   }
   if (wantsHelp) {
@@ -61,7 +72,8 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     const sources = new Map<string, OptionSource>();
-    const values = parseOptions(rest, command.options, process.env, (path) => readConfigFile(path, command.options), sources);
+    const args = extra.length ? [`--${command.positional}=${extra.join(",")}`, ...rest] : rest;
+    const values = parseOptions(args, command.options, process.env, (path) => readConfigFile(path, command.options), sources);
     await command.run(values, out, { sources });
     return 0;
   } catch (error) {

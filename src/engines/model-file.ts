@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import { catalogueEntryForPath, configuredModelPath, inspectModelFile, type ExpectedModelFile } from "../models/catalogue.ts";
+import { catalogueEntryForPath, configuredModelPath, expectedFor, inspectModelFile, type ExpectedModelFile } from "../models/catalogue.ts";
 import { EngineError } from "./types.ts";
 
 export type { ExpectedModelFile };
@@ -26,7 +26,7 @@ export function configuredModel(modelsDir: string, configured: string): ModelFil
   return {
     path,
     name: path === configured ? basename(configured) : configured,
-    ...(entry ? { expected: { bytes: entry.bytes, sha256: entry.sha256 } } : {}),
+    ...(entry ? { expected: expectedFor(modelsDir, entry) } : {}),
     modelsDir,
   };
 }

@@ -19,6 +19,7 @@ const entry: CatalogueEntry = {
   default: false,
   real: false,
   stand_in: false,
+  profiles: [],
 };
 
 test("a model file is ok only with the catalogue's size and sha256", async () => {

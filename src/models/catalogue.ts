@@ -2,13 +2,22 @@ import { createReadStream, statSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { isAbsolute, join } from "node:path";
 import { z } from "zod";
+import { readLock } from "./lock.ts";
 
 export const catalogueEntry = z.object({
   name: z.string(),
   kind: z.string(),
   path: z.string(),
-  bytes: z.number().int().positive(),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  /** null when no public source states the exact size (then the first verified download pins it in lock.json). */
+  bytes: z.number().int().positive().nullable(),
+  /** null when no public source gives it: then sha1 (whisper.cpp publishes those), else lock.json. */
+  sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
+  sha1: z.string().regex(/^[0-9a-f]{40}$/).optional(),
+  /** Where the checksums and the file come from, and the licence: docs/models.md cites each. */
+  source: z.string().optional(),
+  licence: z.string().optional(),
+  /** Deployment profiles the model belongs to. */
+  profiles: z.array(z.enum(["gpu", "cpu"])).default([]),
   url: z.url().nullable(),
   /** When set, url is a gzipped tarball (an npm registry tarball, say) and the model is this member of it. */
   archive_member: z.string().optional(),
@@ -26,18 +35,21 @@ export async function readCatalogue(path: string): Promise<CatalogueEntry[]> {
   return catalogueSchema.parse(await Bun.file(path).json()).models;
 }
 
-export async function sha256File(path: string): Promise<string> {
-  const hash = createHash("sha256");
+export async function hashFile(path: string, algorithm: "sha256" | "sha1" = "sha256"): Promise<string> {
+  const hash = createHash(algorithm);
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   return hash.digest("hex");
 }
 
+export const sha256File = (path: string) => hashFile(path, "sha256");
+
 export type ModelFileState = "ok" | "missing" | "wrong_size" | "wrong_checksum";
 
-/** The size and sha256 a model file must have: its catalogue entry's, for the models we ship. */
+/** What a model file must be: its catalogue entry's size and checksum, when known (sha256, else sha1). */
 export interface ExpectedModelFile {
-  bytes: number;
-  sha256: string;
+  bytes: number | null;
+  sha256: string | null;
+  sha1?: string;
 }
 
 /**
@@ -57,26 +69,44 @@ export async function inspectModelFile(path: string, expected?: ExpectedModelFil
     return { state: "missing", bytes: 0 };
   }
   if (!expected) return { state: "ok", bytes: size };
-  if (size !== expected.bytes) return { state: "wrong_size", bytes: size };
-  const sha256 = await cachedSha256(path, size, mtimeMs);
-  return { state: sha256 === expected.sha256.toLowerCase() ? "ok" : "wrong_checksum", bytes: size };
+  if (expected.bytes !== null && size !== expected.bytes) return { state: "wrong_size", bytes: size };
+  if (expected.sha256) {
+    const sha256 = await cachedHash(path, size, mtimeMs, "sha256");
+    return { state: sha256 === expected.sha256.toLowerCase() ? "ok" : "wrong_checksum", bytes: size };
+  }
+  if (expected.sha1) {
+    const sha1 = await cachedHash(path, size, mtimeMs, "sha1");
+    return { state: sha1 === expected.sha1.toLowerCase() ? "ok" : "wrong_checksum", bytes: size };
+  }
+  return { state: "ok", bytes: size };
+}
+
+/**
+ * What a catalogue model must be in this models directory: the catalogue's size and checksums,
+ * completed by what lock.json recorded of the first verified download when the catalogue has no
+ * sha256 (see models/lock.ts).
+ */
+export function expectedFor(modelsDir: string, entry: CatalogueEntry): ExpectedModelFile {
+  const locked = entry.sha256 ? undefined : readLock(modelsDir)[entry.path];
+  return { bytes: entry.bytes ?? locked?.bytes ?? null, sha256: entry.sha256 ?? locked?.sha256 ?? null, ...(entry.sha1 ? { sha1: entry.sha1 } : {}) };
 }
 
 /** Checks a model file against its catalogue entry. */
 export async function verifyModelFile(modelsDir: string, entry: CatalogueEntry): Promise<ModelFileState> {
-  return (await inspectModelFile(join(modelsDir, entry.path), entry)).state;
+  return (await inspectModelFile(join(modelsDir, entry.path), expectedFor(modelsDir, entry))).state;
 }
 
-// Model files are large (a whisper model is 75 MB to 1.6 GB) and /readyz checks them on every
+// Model files are large (a whisper model is 75 MB to 3 GB) and /readyz checks them on every
 // call: hash a file again only when its size or modification time changed.
-const hashes = new Map<string, { size: number; mtimeMs: number; sha256: string }>();
+const hashes = new Map<string, { size: number; mtimeMs: number; digest: string }>();
 
-async function cachedSha256(path: string, size: number, mtimeMs: number): Promise<string> {
-  const known = hashes.get(path);
-  if (known && known.size === size && known.mtimeMs === mtimeMs) return known.sha256;
-  const sha256 = await sha256File(path);
-  hashes.set(path, { size, mtimeMs, sha256 });
-  return sha256;
+async function cachedHash(path: string, size: number, mtimeMs: number, algorithm: "sha256" | "sha1"): Promise<string> {
+  const key = `${algorithm}:${path}`;
+  const known = hashes.get(key);
+  if (known && known.size === size && known.mtimeMs === mtimeMs) return known.digest;
+  const digest = await hashFile(path, algorithm);
+  hashes.set(key, { size, mtimeMs, digest });
+  return digest;
 }
 
 import shipped from "../../models/catalogue.json";
@@ -100,7 +130,8 @@ export function configuredModelPath(modelsDir: string, name: string): string {
  * engine checks as it loads).
  */
 export async function configuredModelState(modelsDir: string, name: string): Promise<ModelFileState> {
-  return (await inspectModelFile(configuredModelPath(modelsDir, name), catalogueEntryForPath(name))).state;
+  const entry = catalogueEntryForPath(name);
+  return (await inspectModelFile(configuredModelPath(modelsDir, name), entry ? expectedFor(modelsDir, entry) : undefined)).state;
 }
 
 /** The configured model names that are development stand-ins (catalogue stand_in). */

@@ -1,10 +1,16 @@
-/** The fonts a render embeds: DejaVu Sans's faces, and the operator's CJK font when configured. */
+/**
+ * What the PDF and DOCX renderers take, and the few header helpers both share (so the two formats
+ * show the same words and the same date).
+ */
+
+/** The fonts a render uses: DejaVu Sans's faces, and the operator's CJK font when configured. */
 export interface DocumentFonts {
   regular: Uint8Array;
   bold: Uint8Array;
   italic: Uint8Array;
   boldItalic: Uint8Array;
   mono: Uint8Array;
+  /** A TrueType/OpenType font (or collection) with CJK coverage; null when none is configured. */
   cjk: Uint8Array | null;
 }
 
@@ -13,38 +19,49 @@ export interface RenderInput {
   header: {
     /** The document's title. */
     title: string;
-    /** The meeting's title, shown under the document's when it differs. */
-    meetingTitle: string;
-    /** When the meeting took place, RFC 3339. */
+    /** The meeting's title, shown under the document's when given and different. */
+    meetingTitle?: string;
+    /** When the meeting took place, an ISO date-time (RFC 3339). */
     date: string;
     participants: string[];
+    /** The document's language ("fr", "de-CH", …), for the header's few words; null: English. */
     language: string | null;
   };
   fonts: DocumentFonts;
 }
 
-/** Han, Hiragana, Katakana and Hangul: text that needs the CJK font. */
-export const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+/**
+ * Text that needs the CJK font: Han, Hiragana, Katakana, Hangul and Bopomofo, plus the CJK
+ * punctuation and full-width forms DejaVu Sans does not draw. No `g` flag: `test` stays stateless.
+ */
+export const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}\u3000-\u303f\uff00-\uffef]/u;
 
-/** The header's fixed words in the document's language (English otherwise). */
-export function headerWords(language: string | null): { participants: string; meeting: string; date: string } {
-  switch ((language ?? "").slice(0, 2).toLowerCase()) {
-    case "fr":
-      return { participants: "Participants", meeting: "Réunion", date: "Date" };
-    case "de":
-      return { participants: "Teilnehmende", meeting: "Besprechung", date: "Datum" };
-    case "es":
-      return { participants: "Participantes", meeting: "Reunión", date: "Fecha" };
-    case "it":
-      return { participants: "Partecipanti", meeting: "Riunione", date: "Data" };
-    case "pl":
-      return { participants: "Uczestnicy", meeting: "Spotkanie", date: "Data" };
-    default:
-      return { participants: "Participants", meeting: "Meeting", date: "Date" };
-  }
+export interface HeaderWords {
+  participants: string;
+  meeting: string;
+  date: string;
 }
 
-/** "2026-11-20 09:00 UTC" from an RFC 3339 time. */
+/** The header's fixed words by language (its primary subtag); English for any other. */
+const HEADER_WORDS: Record<string, HeaderWords> = {
+  en: { participants: "Participants", meeting: "Meeting", date: "Date" },
+  fr: { participants: "Participants", meeting: "Réunion", date: "Date" },
+  de: { participants: "Teilnehmende", meeting: "Besprechung", date: "Datum" },
+  es: { participants: "Participantes", meeting: "Reunión", date: "Fecha" },
+  it: { participants: "Partecipanti", meeting: "Riunione", date: "Data" },
+  pl: { participants: "Uczestnicy", meeting: "Spotkanie", date: "Data" },
+};
+
+export function headerWords(language: string | null): HeaderWords {
+  const primary = (language ?? "").split(/[-_]/)[0]!.toLowerCase();
+  return HEADER_WORDS[primary] ?? HEADER_WORDS.en!;
+}
+
+/**
+ * "2026-11-20 09:00 UTC" from an ISO date-time: one locale-neutral form whatever the reader's
+ * language, in UTC because the service does not know the reader's time zone. A value that is not
+ * a date is shown as given.
+ */
 export function headerDate(iso: string): string {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? iso : `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;

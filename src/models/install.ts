@@ -1,0 +1,108 @@
+/**
+ * Installing a catalogue model into the models directory: copied from a local folder when it has
+ * the file (../shared/models in development, a folder carried into an air-gapped site), else
+ * downloaded from the entry's URL, resuming a partial file left by an interrupted download
+ * (HTTP Range). Every file is checked (size, sha256, else the publisher's sha1, else lock.json)
+ * before it is renamed into place; a file that fails the check is removed, never installed.
+ * Downloads use Bun's fetch, which honours the site's HTTPS_PROXY: this is the operator's own tool.
+ */
+import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { copyFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { x as extract } from "tar";
+import { expectedFor, hashFile, inspectModelFile, type CatalogueEntry } from "./catalogue.ts";
+import { readLock, recordInLock } from "./lock.ts";
+
+export interface InstallOptions {
+  /** Folders to take the file from before downloading it (relative paths as in the catalogue). */
+  localDirs?: string[];
+  /** Told of download progress: bytes so far and the total when known. */
+  onProgress?(done: number, total: number | null): void;
+  /** Whole-download deadline; default 6 hours (a 3 GB model on a slow line). */
+  timeoutMs?: number;
+}
+
+export type InstallOutcome = "present" | "copied" | "downloaded" | "resumed";
+
+export class InstallFailed extends Error {}
+
+/** Checks the file at `partial` against what the entry must be, and records a first sha256 in the lock. */
+async function checkAndLock(modelsDir: string, entry: CatalogueEntry, partial: string): Promise<void> {
+  const expected = expectedFor(modelsDir, entry);
+  const { state, bytes } = await inspectModelFile(partial, expected);
+  if (state !== "ok") {
+    rmSync(partial, { force: true });
+    const what = state === "wrong_size" ? `${bytes} bytes instead of ${expected.bytes}` : "a checksum that does not match the catalogue";
+    throw new InstallFailed(`${entry.name}: the file has ${what}; it was removed`);
+  }
+  if (!entry.sha256 && !readLock(modelsDir)[entry.path]) recordInLock(modelsDir, entry.path, statSync(partial).size, await hashFile(partial, "sha256"));
+}
+
+/** Downloads `url` into `partial`, continuing what is there when the server honours Range. */
+async function download(url: string, partial: string, options: InstallOptions): Promise<"downloaded" | "resumed"> {
+  const have = existsSync(partial) ? statSync(partial).size : 0;
+  const response = await fetch(url, {
+    headers: have ? { Range: `bytes=${have}-` } : {},
+    signal: AbortSignal.timeout(options.timeoutMs ?? 6 * 3600_000),
+    redirect: "follow",
+  });
+  if (!response.ok || !response.body) throw new InstallFailed(`${url} answered HTTP ${response.status}`);
+  const resumed = have > 0 && response.status === 206;
+  const length = Number(response.headers.get("content-length") ?? NaN);
+  const total = Number.isFinite(length) ? length + (resumed ? have : 0) : null;
+  const out = createWriteStream(partial, { flags: resumed ? "a" : "w", mode: 0o644 });
+  let done = resumed ? have : 0;
+  try {
+    for await (const chunk of response.body) {
+      if (!out.write(chunk)) await new Promise((resolve) => out.once("drain", resolve));
+      done += chunk.byteLength;
+      options.onProgress?.(done, total);
+    }
+  } finally {
+    await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+  }
+  if (total !== null && done !== total) throw new InstallFailed(`${url}: the connection ended after ${done} of ${total} bytes; run the install again to resume`);
+  return resumed ? "resumed" : "downloaded";
+}
+
+/** Takes `member` out of the gzip tarball at `archive` into `target`. */
+async function takeMember(archive: string, member: string, target: string): Promise<void> {
+  const dir = `${target}.unpack`;
+  mkdirSync(dir, { recursive: true });
+  try {
+    await extract({ file: archive, cwd: dir, filter: (path) => path === member });
+    if (!existsSync(join(dir, member))) throw new InstallFailed(`${member} is not in the downloaded archive`);
+    renameSync(join(dir, member), target);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function installModel(modelsDir: string, entry: CatalogueEntry, options: InstallOptions = {}): Promise<InstallOutcome> {
+  const target = join(modelsDir, entry.path);
+  if ((await inspectModelFile(target, expectedFor(modelsDir, entry))).state === "ok" && existsSync(target)) return "present";
+  mkdirSync(dirname(target), { recursive: true });
+  const partial = `${target}.partial`;
+
+  const local = (options.localDirs ?? []).map((dir) => join(dir, entry.path)).find((path) => existsSync(path));
+  let outcome: InstallOutcome;
+  if (local) {
+    await copyFile(local, partial);
+    outcome = "copied";
+  } else if (!entry.url) {
+    throw new InstallFailed(`${entry.name} has no public download (a synthetic stand-in): give the folder that holds it (../shared/models)`);
+  } else if (entry.archive_member) {
+    const archive = `${partial}.archive`;
+    try {
+      outcome = await download(entry.url, archive, options);
+      await takeMember(archive, entry.archive_member, partial);
+    } finally {
+      rmSync(archive, { force: true });
+    }
+  } else {
+    outcome = await download(entry.url, partial, options);
+  }
+  await checkAndLock(modelsDir, entry, partial);
+  renameSync(partial, target);
+  return outcome;
+}
