@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { DEFAULT_MODELS, type BuiltinEngineSettings } from "./engines/builtin.ts";
@@ -123,6 +124,8 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     valueName: "plan=n,...",
     help: "Processings an account may have queued or running at once, by plan.",
   },
+  { name: "tls-cert", type: "string", env: "VERBATIM_TLS_CERT", help: "PEM certificate (chain) to serve HTTPS directly; with --tls-key. Without both, plain HTTP for a reverse proxy in front." },
+  { name: "tls-key", type: "string", env: "VERBATIM_TLS_KEY", help: "PEM private key of --tls-cert." },
   {
     name: "metrics-token",
     type: "string",
@@ -266,6 +269,8 @@ export interface ServiceConfig {
   cjkFontPath: string | null;
   billing: BillingSettings;
   metricsToken: string | null;
+  /** Serve HTTPS with these PEM files; null: plain HTTP. */
+  tls: { cert: string; key: string } | null;
   /** The operator's CA bundle (PEM) for outbound TLS, or null. */
   caFile: string | null;
   smtp: { url: string | null; from: string };
@@ -313,6 +318,17 @@ function parsePlanNumbers<T extends object>(option: string, text: string, defaul
     values[match[1]!] = Number(match[2]);
   }
   return values as T;
+}
+
+function tlsFiles(values: OptionValues): { cert: string; key: string } | null {
+  const cert = values["tls-cert"] as string | undefined;
+  const key = values["tls-key"] as string | undefined;
+  if (!cert && !key) return null;
+  if (!cert || !key) throw new UsageError("--tls-cert and --tls-key go together: give both, or neither");
+  for (const [option, path] of [["tls-cert", cert], ["tls-key", key]] as const) {
+    if (!existsSync(path)) throw new UsageError(`--${option}: no such file: ${path}`);
+  }
+  return { cert: resolve(cert), key: resolve(key) };
 }
 
 function billingSettings(values: OptionValues): BillingSettings {
@@ -422,6 +438,7 @@ export function serviceConfig(values: OptionValues): ServiceConfig {
     caFile: values["ca-file"] ? resolve(values["ca-file"] as string) : null,
     billing: billingSettings(values),
     metricsToken: (values["metrics-token"] as string | undefined) || null,
+    tls: tlsFiles(values),
     smtp: { url: (values["smtp-url"] as string | undefined) || null, from: values["smtp-from"] as string },
     bodyPace: { ...DEFAULT_BODY_PACE, idleMs: atLeastOne(values, "body-idle-timeout") * 1000 },
     minFreeDisk: minFreeDisk(values),

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { AccessTokens } from "./auth/access-tokens.ts";
 import { Authenticator } from "./auth/authenticate.ts";
 import { createApiKey } from "./auth/api-keys.ts";
@@ -253,8 +254,10 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     // Bun's default of 10 s would cut off a slow uplink that pauses mid-upload; 255 s is its maximum.
     idleTimeout: 255,
     fetch: (request, srv) => pipeline(request, srv.requestIP(request)?.address ?? "unknown"),
+    // Built-in TLS for sites without a reverse proxy (README: Operations); the files are read once.
+    ...(config.tls ? { tls: { cert: readFileSync(config.tls.cert, "utf8"), key: readFileSync(config.tls.key, "utf8") } } : {}),
   });
-  const url = `http://${displayHost(config.host)}:${server.port}`;
+  const url = `${config.tls ? "https" : "http"}://${displayHost(config.host)}:${server.port}`;
   publicUrl ||= url;
   scheduler.start();
   await webhooks.start();
