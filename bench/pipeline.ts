@@ -18,7 +18,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, cpus, tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
-import { DEFAULT_MODELS, type BuiltinEngineSettings } from "../src/engines/builtin.ts";
+import type { BuiltinEngineSettings } from "../src/engines/builtin.ts";
+import { STAND_IN_MODELS as DEFAULT_MODELS } from "../src/models/selection.ts";
 import { createSherpaDiarizer, DEFAULT_CLUSTERING_THRESHOLD } from "../src/engines/diarization/index.ts";
 import { createLlamaReporter } from "../src/engines/llm/index.ts";
 import { decodeToWav } from "../src/engines/ffmpeg.ts";

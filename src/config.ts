@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
-import { DEFAULT_MODELS, type BuiltinEngineSettings } from "./engines/builtin.ts";
+import type { BuiltinEngineSettings } from "./engines/builtin.ts";
 import type { OAuthSettings } from "./auth/access-tokens.ts";
 import { jwksUrlRefusal } from "./auth/idp-keys.ts";
 import { CONFIG_OPTION } from "./cli/config-file.ts";
@@ -9,6 +9,7 @@ import { UsageError, type OptionSpec, type OptionValues } from "./cli/options.ts
 import { DEFAULT_BODY_PACE, type BodyPace } from "./lib/body-deadline.ts";
 import type { RateLimits } from "./http/pipeline.ts";
 import { DEFAULT_BILLING, type BillingSettings } from "./usage/settings.ts";
+import { MODEL_PROFILES, selectModels, type ModelProfile } from "./models/selection.ts";
 import { DEFAULT_PARALLEL_SLOTS, type ParallelSlots } from "./jobs/slots.ts";
 import { parseEgressAllow, type EgressPolicy } from "./net/egress.ts";
 
@@ -224,11 +225,19 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     default: "builtin",
     help: "builtin, or the path of a module exporting createEngines(settings) (other engines, test doubles).",
   },
-  { name: "whisper-model", type: "string", env: "VERBATIM_WHISPER_MODEL", default: DEFAULT_MODELS.whisper, help: "whisper.cpp ggml model, a name in the models directory (or an absolute path)." },
-  { name: "vad-model", type: "string", env: "VERBATIM_VAD_MODEL", default: DEFAULT_MODELS.vad!, help: "Silero VAD model: the ONNX export (run by sherpa-onnx) or whisper.cpp's ggml one; none turns VAD gating off." },
-  { name: "segmentation-model", type: "string", env: "VERBATIM_SEGMENTATION_MODEL", default: DEFAULT_MODELS.segmentation, help: "Speaker segmentation ONNX (pyannote interface)." },
-  { name: "embedding-model", type: "string", env: "VERBATIM_EMBEDDING_MODEL", default: DEFAULT_MODELS.embedding, help: "Speaker embedding ONNX (WeSpeaker / 3D-Speaker)." },
-  { name: "llm-model", type: "string", env: "VERBATIM_LLM_MODEL", default: DEFAULT_MODELS.llm, help: "GGUF instruct model for the AI report." },
+  {
+    name: "models-profile",
+    type: "string",
+    env: "VERBATIM_MODELS_PROFILE",
+    default: "auto",
+    valueName: "auto|gpu|cpu|stand-in",
+    help: "The models run for roles no --*-model names: a profile's (verbatim models install --profile P), stand-in (development and tests), or auto: each role's installed gpu, then cpu, profile model, else its stand-in.",
+  },
+  { name: "whisper-model", type: "string", env: "VERBATIM_WHISPER_MODEL", help: "whisper.cpp ggml model, a name in the models directory (or an absolute path); default from --models-profile." },
+  { name: "vad-model", type: "string", env: "VERBATIM_VAD_MODEL", help: "Silero VAD model: the ONNX export (run by sherpa-onnx) or whisper.cpp's ggml one; none turns VAD gating off. Default from --models-profile." },
+  { name: "segmentation-model", type: "string", env: "VERBATIM_SEGMENTATION_MODEL", help: "Speaker segmentation ONNX (pyannote interface); default from --models-profile." },
+  { name: "embedding-model", type: "string", env: "VERBATIM_EMBEDDING_MODEL", help: "Speaker embedding ONNX (WeSpeaker / 3D-Speaker); default from --models-profile." },
+  { name: "llm-model", type: "string", env: "VERBATIM_LLM_MODEL", help: "GGUF instruct model for the AI report and documents; default from --models-profile." },
   { name: "threads", type: "int", env: "VERBATIM_THREADS", default: "0", help: "CPU threads each engine uses; 0: the cores divided among the workers (library defaults oversubscribe small machines)." },
   { name: "gpu", type: "string", env: "VERBATIM_GPU", default: "auto", valueName: "auto|off", help: "Use a GPU build of the engines when a device is present." },
   { name: "whisper-decoding", type: "string", env: "VERBATIM_WHISPER_DECODING", default: "{}", valueName: "json", help: "whisper.cpp decoding options as JSON, over the defaults (greedy, no temperature fallback)." },
@@ -367,19 +376,24 @@ function engineSettings(values: OptionValues): BuiltinEngineSettings {
   if (decoding === null || typeof decoding !== "object" || Array.isArray(decoding)) throw new UsageError("--whisper-decoding must be a JSON object");
   const threshold = Number(values["diarization-threshold"]);
   if (!Number.isFinite(threshold) || threshold <= 0) throw new UsageError("--diarization-threshold must be a positive number");
-  const vad = values["vad-model"] as string;
+  const profile = values["models-profile"] as string;
+  if (!(MODEL_PROFILES as readonly string[]).includes(profile)) throw new UsageError(`--models-profile must be one of ${MODEL_PROFILES.join(", ")}, got ${profile}`);
+  const modelsDir = resolve(values["models-dir"] as string);
+  const chosen = selectModels(modelsDir, profile as ModelProfile);
+  const named = (option: string, role: keyof typeof chosen) => (values[option] as string | undefined) ?? chosen[role];
+  const vad = named("vad-model", "vad");
   const minSpeakers = (values["min-speakers"] as number) || null;
   const maxSpeakers = (values["max-speakers"] as number) || null;
   if ((minSpeakers ?? 0) < 0 || (maxSpeakers ?? 0) < 0) throw new UsageError("--min-speakers and --max-speakers must not be negative");
   if (minSpeakers && maxSpeakers && minSpeakers > maxSpeakers) throw new UsageError("--min-speakers is above --max-speakers");
   return {
-    modelsDir: resolve(values["models-dir"] as string),
+    modelsDir,
     models: {
-      whisper: values["whisper-model"] as string,
+      whisper: named("whisper-model", "whisper"),
       vad: vad === "none" ? null : vad,
-      segmentation: values["segmentation-model"] as string,
-      embedding: values["embedding-model"] as string,
-      llm: values["llm-model"] as string,
+      segmentation: named("segmentation-model", "segmentation"),
+      embedding: named("embedding-model", "embedding"),
+      llm: named("llm-model", "llm"),
     },
     threads: engineThreads(values),
     gpu: gpu === "auto" ? "auto" : false,

@@ -26,15 +26,6 @@ export interface BuiltinEngineSettings {
   speakers: { min: number | null; max: number | null };
 }
 
-export const DEFAULT_MODELS: ModelNames = {
-  whisper: "whisper/ggml-tiny-random.bin",
-  vad: "vad/silero_vad.onnx",
-  segmentation: "diarization/segmentation-energy-pauses.onnx",
-  embedding: "diarization/embedding-fbank-stats.onnx",
-  llm: "llm/stories260K.gguf",
-};
-
-/** whisper.cpp transcription, sherpa-onnx diarization and a llama.cpp report model, from local files. */
 /**
  * Each engine is created on its first use and kept (lazy.ts): so each model loads once per
  * worker, a bad model fails only the steps that need it, and a failed creation is tried again on

@@ -9,7 +9,6 @@
 import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { copyFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { x as extract } from "tar";
 import { expectedFor, hashFile, inspectModelFile, type CatalogueEntry } from "./catalogue.ts";
 import { readLock, recordInLock } from "./lock.ts";
 
@@ -32,8 +31,8 @@ async function checkAndLock(modelsDir: string, entry: CatalogueEntry, partial: s
   const { state, bytes } = await inspectModelFile(partial, expected);
   if (state !== "ok") {
     rmSync(partial, { force: true });
-    const what = state === "wrong_size" ? `${bytes} bytes instead of ${expected.bytes}` : "a checksum that does not match the catalogue";
-    throw new InstallFailed(`${entry.name}: the file has ${what}; it was removed`);
+    const what = state === "wrong_size" ? `size mismatch: ${bytes} bytes, expected ${expected.bytes}` : "checksum mismatch with the catalogue";
+    throw new InstallFailed(`${entry.name}: ${what}; the file was removed, nothing installed`);
   }
   if (!entry.sha256 && !readLock(modelsDir)[entry.path]) recordInLock(modelsDir, entry.path, statSync(partial).size, await hashFile(partial, "sha256"));
 }
@@ -65,16 +64,15 @@ async function download(url: string, partial: string, options: InstallOptions): 
   return resumed ? "resumed" : "downloaded";
 }
 
-/** Takes `member` out of the gzip tarball at `archive` into `target`. */
+/**
+ * Takes `member` out of the tarball at `archive` into `target`, with the system's tar, which
+ * finds the compression itself (the npm registry's .tgz, sherpa-onnx's .tar.bz2).
+ */
 async function takeMember(archive: string, member: string, target: string): Promise<void> {
-  const dir = `${target}.unpack`;
-  mkdirSync(dir, { recursive: true });
-  try {
-    await extract({ file: archive, cwd: dir, filter: (path) => path === member });
-    if (!existsSync(join(dir, member))) throw new InstallFailed(`${member} is not in the downloaded archive`);
-    renameSync(join(dir, member), target);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+  const tar = Bun.spawn(["tar", "-xOf", archive, member], { stdout: Bun.file(target), stderr: "pipe" });
+  if ((await tar.exited) !== 0) {
+    rmSync(target, { force: true });
+    throw new InstallFailed(`${member} could not be taken out of the downloaded archive: ${(await new Response(tar.stderr).text()).trim()}`);
   }
 }
 

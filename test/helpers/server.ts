@@ -42,7 +42,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const { url, proc, stdout: lines, stderr: errorLines, drained } = await spawnServer({
     command: [...command, "serve", "--port", "0", "--data-dir", dataDir, ...(options.args ?? [])],
     cwd: ROOT,
-    env: { VERBATIM_LOG_REQUESTS: "true", ...options.env },
+    // Tests run the development stand-ins, whatever real models this checkout may hold.
+    env: { VERBATIM_LOG_REQUESTS: "true", VERBATIM_MODELS_PROFILE: "stand-in", ...options.env },
   });
   const adminKey = lines.map((l) => /^\s+(vb_live_\w+)$/.exec(l)?.[1]).find(Boolean) ?? "";
   const opened: Db[] = [];
@@ -79,7 +80,13 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
 }
 
 export async function runCli(args: string[], command = [BUN, join(ROOT, "src/main.ts")]) {
-  const proc = Bun.spawn([...command, ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const proc = Bun.spawn([...command, ...args], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+    stdin: "ignore",
+    env: { ...process.env, VERBATIM_MODELS_PROFILE: process.env.VERBATIM_MODELS_PROFILE ?? "stand-in" },
+  });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }
