@@ -4,14 +4,15 @@ import { dirname, join } from "node:path";
  * The native engine packages (node-llama-cpp, smart-whisper, @fugood/whisper.node,
  * sherpa-onnx-node) are never bundled into the compiled executable: their .node libraries and
  * platform packages are found at run time. From source they resolve as usual; the executable
- * looks in VERBATIM_NATIVE_MODULES (a folder holding node_modules), then beside itself, then one
- * folder up (dist/verbatim inside a checkout finds the checkout's node_modules).
+ * looks in VERBATIM_NATIVE_MODULES (a folder holding node_modules), then in lib/ beside itself
+ * (the release archive, scripts/package.sh), then beside itself, then one folder up
+ * (dist/verbatim inside a checkout finds the checkout's node_modules).
  */
 export const COMPILED = import.meta.path.startsWith("/$bunfs/") || /^[A-Z]:\\~BUN\\/.test(import.meta.path);
 
 export function nativeSearchRoots(env: Record<string, string | undefined> = process.env): string[] {
   const besideExecutable = dirname(process.execPath);
-  return [env.VERBATIM_NATIVE_MODULES, besideExecutable, join(besideExecutable, "..")].filter((dir): dir is string => !!dir);
+  return [env.VERBATIM_NATIVE_MODULES, join(besideExecutable, "lib"), besideExecutable, join(besideExecutable, "..")].filter((dir): dir is string => !!dir);
 }
 
 /** The specifier to import or require: the package name from source, an absolute path from the executable. */

@@ -33,6 +33,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   dataDir?: string;
   command?: string[]; // defaults to bun src/main.ts
+  /** The server's working directory; defaults to the checkout. */
+  cwd?: string;
 }
 
 /** Starts `verbatim serve --port 0` on a fresh data dir and waits for its listening line. */
@@ -41,7 +43,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const command = options.command ?? [BUN, ...BUN_FLAGS, join(ROOT, "src/main.ts")];
   const { url, proc, stdout: lines, stderr: errorLines, drained } = await spawnServer({
     command: [...command, "serve", "--port", "0", "--data-dir", dataDir, ...(options.args ?? [])],
-    cwd: ROOT,
+    cwd: options.cwd ?? ROOT,
     // Tests run the development stand-ins, whatever real models this checkout may hold.
     env: { VERBATIM_LOG_REQUESTS: "true", VERBATIM_MODELS_PROFILE: "stand-in", ...options.env },
   });
