@@ -454,6 +454,34 @@ async function benchmark(options: Options, tool: LoadTool, dataDir: string): Pro
       if (server.proc.exitCode !== null) throw new Error(`server exited with ${server.proc.exitCode} during the run:\n${server.stderr()}`);
     }
     peakRss = peakRssMiB(server.pid);
+
+    // The baseline: an Elysia hello-world on the same machine, same tool, same runs.
+    const hello = Bun.spawn([process.execPath, join(ROOT, "bench/lib/hello-elysia.ts")], { stdout: "pipe", stderr: "inherit" });
+    try {
+      const reader = hello.stdout.getReader();
+      let text = "";
+      while (!/listening on (\S+)/.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error("the Elysia baseline did not start");
+        text += new TextDecoder().decode(value);
+      }
+      const helloUrl = /listening on (\S+)/.exec(text)![1]!;
+      await tool.run(helloUrl, "none", Math.max(...options.connections), Math.max(1, options.warmup));
+      for (const connections of options.connections) {
+        if (options.quietWait > 0) await waitForQuiet(options.quietWait);
+        const r = await measured(hello.pid, () => tool.run(helloUrl, "none", connections, options.duration));
+        const ours = results.find((x) => x.connections === connections);
+        console.log(
+          `| ${r.connections} | Elysia hello-world baseline (bench/lib/hello-elysia.ts) | ${r.requests} | ${Math.round(r.rps)} | ` +
+            `${fmt(r.p50Ms)} | ${fmt(r.p99Ms)} | ${fmt(r.maxMs)} | ${r.non2xx} | ${r.socketErrors} | ` +
+            `${r.cpu.server.toFixed(2)} / ${r.cpu.load.toFixed(2)} / ${r.cpu.other.toFixed(2)} |`,
+        );
+        if (ours) console.log(`|  | ratio GET /v1/me / baseline at ${connections} connections: **${(ours.rps / r.rps).toFixed(2)}** |  |  |  |  |  |  |  |  |`);
+      }
+    } finally {
+      hello.kill("SIGTERM");
+      await hello.exited;
+    }
   } finally {
     if (server) {
       peakRss ??= peakRssMiB(server.pid);
