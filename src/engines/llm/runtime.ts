@@ -89,7 +89,7 @@ function logger(level: LlamaLogLevel, message: string): void {
  * process-wide). It puts no cap on threads (maxThreads 0), so each context uses exactly the
  * threads it is given.
  */
-async function llamaFor(gpu: "auto" | false): Promise<Llama> {
+async function llamaFor(gpu: "auto" | false, cpuReason = "--gpu off"): Promise<Llama> {
   const key = String(gpu);
   let llama = llamas.get(key);
   if (!llama) {
@@ -104,17 +104,28 @@ async function llamaFor(gpu: "auto" | false): Promise<Llama> {
         logger,
         maxThreads: 0,
       } as const;
-      if (gpu === false) return getLlama({ ...base, gpu: false });
+      if (gpu === false) {
+        // The operator's log says which build runs, and why not a GPU one.
+        process.stderr.write(`llama.cpp: CPU build (${cpuReason})\n`);
+        return getLlama({ ...base, gpu: false });
+      }
+      let why = "no GPU build loads here";
       try {
+        // node-llama-cpp tries CUDA first, then Vulkan, then Metal.
         const gpuLlama = await getLlama({ ...base, gpu: "auto" });
+        const devices = gpuLlama.gpu === false ? [] : await gpuLlama.getGpuDeviceNames();
+        if (gpuLlama.gpu !== false && devices.length > 0) {
+          process.stderr.write(`llama.cpp: ${gpuLlama.gpu} build on ${devices.join(", ")}\n`);
+          return gpuLlama;
+        }
         // A GPU build without a usable device (e.g. the Vulkan build on a machine without a GPU)
         // would only add overhead: use the plain CPU build (the one shared instance) instead.
-        if (gpuLlama.gpu !== false && (await gpuLlama.getGpuDeviceNames()).length > 0) return gpuLlama;
+        why = gpuLlama.gpu === false ? "no GPU build loads here" : `the ${gpuLlama.gpu} build finds no device`;
         await gpuLlama.dispose();
       } catch {
         // no working GPU build: use the CPU one
       }
-      return llamaFor(false);
+      return llamaFor(false, why);
     });
     llamas.set(key, llama);
   }
