@@ -79,7 +79,9 @@ export interface ApiKeyMatch {
 /**
  * Looks a presented key up by its hash on the request hot path, then compares the stored and
  * computed hashes in constant time. Plain prepared statements on bun:sqlite, two single-row
- * index lookups: measured at ~6 µs against ~30 µs for the same join through drizzle's mapper.
+ * index lookups: measured at ~6 µs against ~30 µs for the same join through drizzle's mapper,
+ * and about 12 µs inside the running server; a key seen since the database last changed is
+ * answered from memory (one PRAGMA data_version read).
  */
 export function createApiKeyLookup(db: Db) {
   const sqlite = db.$client;
@@ -88,29 +90,53 @@ export function createApiKeyLookup(db: Db) {
   );
   const userById = sqlite.prepare<RawUser, [string]>("SELECT id, email, name, plan, created_at FROM users WHERE id = ?");
   const touch = sqlite.prepare<unknown, [number, string]>("UPDATE api_keys SET last_used_at = ? WHERE id = ?");
+  // Valid keys seen, while the database has not changed. PRAGMA data_version moves whenever another
+  // connection commits (the admin CLI revoking a key or moving a user to another plan, the delivery
+  // thread), so a change made anywhere else empties the cache before the next request is served;
+  // this connection never changes keys or users. Only valid keys are kept, at most MAX_CACHED.
+  const dataVersion = sqlite.prepare<{ data_version: number }, []>("PRAGMA data_version");
+  const cache = new Map<string, ApiKeyMatch>();
+  let cachedAt = -1;
+  const MAX_CACHED = 10_000;
+
+  const lookup = (presented: string): ApiKeyMatch | undefined => {
+    const hash = hashApiKey(presented);
+    const key = keyByHash.get(hash);
+    if (!key) return undefined;
+    if (!timingSafeEqual(Buffer.from(key.key_hash, "hex"), Buffer.from(hash, "hex"))) return undefined;
+    const user = userById.get(key.user_id);
+    if (!user) return undefined;
+    return {
+      key: {
+        id: key.id,
+        userId: key.user_id,
+        name: key.name,
+        scopes: key.scopes,
+        keyHash: key.key_hash,
+        keyHint: key.key_hint,
+        createdAt: key.created_at,
+        lastUsedAt: key.last_used_at,
+        revokedAt: key.revoked_at,
+      },
+      user: { id: user.id, email: user.email, name: user.name, plan: user.plan, createdAt: user.created_at },
+    };
+  };
 
   return {
     find(presented: string): ApiKeyMatch | undefined {
-      const hash = hashApiKey(presented);
-      const key = keyByHash.get(hash);
-      if (!key) return undefined;
-      if (!timingSafeEqual(Buffer.from(key.key_hash, "hex"), Buffer.from(hash, "hex"))) return undefined;
-      const user = userById.get(key.user_id);
-      if (!user) return undefined;
-      return {
-        key: {
-          id: key.id,
-          userId: key.user_id,
-          name: key.name,
-          scopes: key.scopes,
-          keyHash: key.key_hash,
-          keyHint: key.key_hint,
-          createdAt: key.created_at,
-          lastUsedAt: key.last_used_at,
-          revokedAt: key.revoked_at,
-        },
-        user: { id: user.id, email: user.email, name: user.name, plan: user.plan, createdAt: user.created_at },
-      };
+      const version = dataVersion.get()!.data_version;
+      if (version !== cachedAt) {
+        cache.clear();
+        cachedAt = version;
+      }
+      const cached = cache.get(presented);
+      if (cached) return cached;
+      const found = lookup(presented);
+      if (found) {
+        if (cache.size >= MAX_CACHED) cache.clear();
+        cache.set(presented, found);
+      }
+      return found;
     },
     touch(id: string, now: number): void {
       touch.run(now, id);
