@@ -124,10 +124,19 @@ export function createServiceMetrics(sources: MetricsSources): ServiceMetrics {
     },
   });
 
+  // The children of each label set, kept: prom-client hashes the labels on every labelled call,
+  // which the request path pays for; a child is looked up by one string key instead.
+  const requestChildren = new Map<string, { count: { inc(): void }; time: { observe(value: number): void } }>();
   return {
     observeRequest(method, route, status, seconds) {
-      requests.inc({ method, route, status: String(status) });
-      latency.observe({ method, route }, seconds);
+      const key = `${method} ${status} ${route}`;
+      let child = requestChildren.get(key);
+      if (!child) {
+        child = { count: requests.labels(method, route, String(status)), time: latency.labels(method, route) };
+        requestChildren.set(key, child);
+      }
+      child.count.inc();
+      child.time.observe(seconds);
     },
     observeStep(kind, step, outcome, seconds) {
       steps.observe({ kind, step, outcome }, seconds);
