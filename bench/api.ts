@@ -6,8 +6,13 @@
  * drives it with wrk (or autocannon when wrk is not on PATH), prints one Markdown table row per
  * connection count, and exits non-zero only when a request failed: speed is reported, not asserted.
  *
- *   bun bench/api.ts [--duration 10] [--connections 8,32] [--warmup 3] [--threads 1]
+ *   bun bench/api.ts [--duration 10] [--connections 8,32] [--rounds 3] [--warmup 3] [--threads 1]
  *                    [--binary dist/verbatim] [--tool wrk|autocannon] [--quiet-wait 30]
+ *
+ * The baseline is an Elysia hello-world (bench/lib/hello-elysia.ts) driven the same way: for each
+ * connection count the service and the baseline run in turn, --rounds times, and the ratio of
+ * their throughputs is the median of the rounds (one pair of runs on a shared 2-core machine
+ * varies by 10% or more).
  *
  * The server and the load generator share the machine's cores with anything else running there;
  * each run reports the CPU the server, the load generator and everything else used, waits (up to
@@ -32,6 +37,8 @@ interface Options {
   tool?: "wrk" | "autocannon";
   /** Longest wait, in seconds, for an idle machine before each measured run. */
   quietWait: number;
+  /** Alternating runs of the service and the baseline per connection count; the ratio reported is their median. */
+  rounds: number;
 }
 
 interface RunResult {
@@ -51,15 +58,15 @@ interface RunResult {
 function usage(message?: string): never {
   if (message) console.error(`bench/api.ts: ${message}`);
   console.error(
-    "usage: bun bench/api.ts [--duration SECONDS] [--connections 8,32] [--warmup SECONDS] [--threads N] [--binary dist/verbatim] [--tool wrk|autocannon] [--quiet-wait SECONDS]",
+    "usage: bun bench/api.ts [--duration SECONDS] [--connections 8,32] [--rounds 3] [--warmup SECONDS] [--threads N] [--binary dist/verbatim] [--tool wrk|autocannon] [--quiet-wait SECONDS]",
   );
   process.exit(2);
 }
 
-const FLAGS = ["--duration", "--warmup", "--threads", "--connections", "--binary", "--tool", "--quiet-wait"];
+const FLAGS = ["--duration", "--warmup", "--threads", "--connections", "--binary", "--tool", "--quiet-wait", "--rounds"];
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { duration: 10, warmup: 3, connections: [8, 32], threads: 1, quietWait: 30 };
+  const options: Options = { duration: 10, warmup: 3, connections: [8, 32], threads: 1, quietWait: 30, rounds: 3 };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
     if (flag === "--help" || flag === "-h") usage();
@@ -83,6 +90,9 @@ function parseArgs(argv: string[]): Options {
         break;
       case "--threads":
         options.threads = positive(value);
+        break;
+      case "--rounds":
+        options.rounds = positive(value);
         break;
       case "--connections":
         options.connections = value.split(",").map((c) => positive(c.trim()));
@@ -132,6 +142,20 @@ async function startServer(dataDir: string, binary: string | undefined): Promise
     throw new Error(`server printed no bootstrap API key:\n${stdout.join("\n")}`);
   }
   return { url, key, pid: proc.pid, logPath, proc, stderr: () => stderr.join("\n") };
+}
+
+/** Starts the Elysia hello-world baseline and waits for its URL. */
+async function startBaseline(): Promise<{ url: string; pid: number; proc: Bun.Subprocess }> {
+  const proc = Bun.spawn([process.execPath, join(ROOT, "bench/lib/hello-elysia.ts")], { stdout: "pipe", stderr: "inherit" });
+  const reader = proc.stdout.getReader();
+  let text = "";
+  while (!/listening on (\S+)/.test(text)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the Elysia baseline did not start");
+    text += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  return { url: /listening on (\S+)/.exec(text)![1]!, pid: proc.pid, proc };
 }
 
 /** Peak resident set of the server process so far, in MiB (VmHWM). */
@@ -402,6 +426,7 @@ async function benchmark(options: Options, tool: LoadTool, dataDir: string): Pro
   const failures: string[] = [];
   const waits: string[] = [];
   const results: (RunResult & { cpu: CpuShares })[] = [];
+  const baselines: (RunResult & { cpu: CpuShares })[] = [];
   let peakRss: number | undefined;
   try {
     server = await startServer(dataDir, options.binary);
@@ -430,57 +455,51 @@ async function benchmark(options: Options, tool: LoadTool, dataDir: string): Pro
       if (warm.non2xx || warm.socketErrors) failures.push(`warm-up: ${warm.non2xx} non-2xx, ${warm.socketErrors} socket errors`);
     }
 
-    console.log(
-      "| connections | command | requests | req/s | p50 ms | p99 ms | max ms | non-2xx | socket errors | CPU server / load gen / other (cores) |",
-    );
-    console.log("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|");
-    for (const connections of options.connections) {
-      if (options.quietWait > 0) {
-        const quiet = await waitForQuiet(options.quietWait);
-        if (quiet.waited >= 1 || quiet.load > QUIET_CORES) {
-          waits.push(`${connections} connections: waited ${quiet.waited.toFixed(0)} s for other processes, then ${quiet.load.toFixed(2)} cores busy`);
-        }
-      }
-      const live = server;
-      const r = await measured(live.pid, () => tool.run(live.url, live.key, connections, options.duration));
-      results.push(r);
-      console.log(
-        `| ${r.connections} | \`${tool.describe(connections, options.duration)}\` | ${r.requests} | ${Math.round(r.rps)} | ` +
-          `${fmt(r.p50Ms)} | ${fmt(r.p99Ms)} | ${fmt(r.maxMs)} | ${r.non2xx} | ${r.socketErrors} | ` +
-          `${r.cpu.server.toFixed(2)} / ${r.cpu.load.toFixed(2)} / ${r.cpu.other.toFixed(2)} |`,
-      );
-      if (r.non2xx) failures.push(`${connections} connections: ${r.non2xx} non-2xx responses`);
-      if (r.socketErrors) failures.push(`${connections} connections: ${r.socketErrors} socket errors`);
-      if (server.proc.exitCode !== null) throw new Error(`server exited with ${server.proc.exitCode} during the run:\n${server.stderr()}`);
-    }
-    peakRss = peakRssMiB(server.pid);
-
-    // The baseline: an Elysia hello-world on the same machine, same tool, same runs.
-    const hello = Bun.spawn([process.execPath, join(ROOT, "bench/lib/hello-elysia.ts")], { stdout: "pipe", stderr: "inherit" });
+    // The baseline: an Elysia hello-world on the same machine, same tool, alternating with the service.
+    const hello = await startBaseline();
     try {
-      const reader = hello.stdout.getReader();
-      let text = "";
-      while (!/listening on (\S+)/.test(text)) {
-        const { value, done } = await reader.read();
-        if (done) throw new Error("the Elysia baseline did not start");
-        text += new TextDecoder().decode(value);
-      }
-      const helloUrl = /listening on (\S+)/.exec(text)![1]!;
-      await tool.run(helloUrl, "none", Math.max(...options.connections), Math.max(1, options.warmup));
-      for (const connections of options.connections) {
-        if (options.quietWait > 0) await waitForQuiet(options.quietWait);
-        const r = await measured(hello.pid, () => tool.run(helloUrl, "none", connections, options.duration));
-        const ours = results.find((x) => x.connections === connections);
+      await tool.run(hello.url, "none", Math.max(...options.connections), Math.max(1, options.warmup));
+      console.log(
+        "| connections | round | server | command | requests | req/s | p50 ms | p99 ms | max ms | non-2xx | socket errors | CPU server / load gen / other (cores) |",
+      );
+      console.log("|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|");
+      const row = (round: number, label: string, command: string, r: RunResult & { cpu: CpuShares }) =>
         console.log(
-          `| ${r.connections} | Elysia hello-world baseline (bench/lib/hello-elysia.ts) | ${r.requests} | ${Math.round(r.rps)} | ` +
+          `| ${r.connections} | ${round} | ${label} | ${command} | ${r.requests} | ${Math.round(r.rps)} | ` +
             `${fmt(r.p50Ms)} | ${fmt(r.p99Ms)} | ${fmt(r.maxMs)} | ${r.non2xx} | ${r.socketErrors} | ` +
             `${r.cpu.server.toFixed(2)} / ${r.cpu.load.toFixed(2)} / ${r.cpu.other.toFixed(2)} |`,
         );
-        if (ours) console.log(`|  | ratio GET /v1/me / baseline at ${connections} connections: **${(ours.rps / r.rps).toFixed(2)}** |  |  |  |  |  |  |  |  |`);
+      for (const connections of options.connections) {
+        const ratios: number[] = [];
+        for (let round = 1; round <= options.rounds; round++) {
+          if (options.quietWait > 0) {
+            const quiet = await waitForQuiet(options.quietWait);
+            if (quiet.waited >= 1 || quiet.load > QUIET_CORES) {
+              waits.push(`${connections} connections, round ${round}: waited ${quiet.waited.toFixed(0)} s for other processes, then ${quiet.load.toFixed(2)} cores busy`);
+            }
+          }
+          const live = server;
+          const ours = await measured(live.pid, () => tool.run(live.url, live.key, connections, options.duration));
+          results.push(ours);
+          row(round, "Verbatim", `\`${tool.describe(connections, options.duration)}\``, ours);
+          if (ours.non2xx) failures.push(`${connections} connections: ${ours.non2xx} non-2xx responses`);
+          if (ours.socketErrors) failures.push(`${connections} connections: ${ours.socketErrors} socket errors`);
+          if (server.proc.exitCode !== null) throw new Error(`server exited with ${server.proc.exitCode} during the run:\n${server.stderr()}`);
+          const base = await measured(hello.pid, () => tool.run(hello.url, "none", connections, options.duration));
+          row(round, "hello-world", "the same, against bench/lib/hello-elysia.ts", base);
+          baselines.push(base);
+          ratios.push(ours.rps / base.rps);
+        }
+        const sorted = [...ratios].sort((x, y) => x - y);
+        const median = sorted[Math.floor(sorted.length / 2)]!;
+        console.log(
+          `|  |  |  | ratio GET /v1/me / hello-world at ${connections} connections: rounds ${ratios.map((r) => r.toFixed(2)).join(", ")}; median **${median.toFixed(2)}** |  |  |  |  |  |  |  |  |`,
+        );
       }
+      peakRss = peakRssMiB(server.pid);
     } finally {
-      hello.kill("SIGTERM");
-      await hello.exited;
+      hello.proc.kill("SIGTERM");
+      await hello.proc.exited;
     }
   } finally {
     if (server) {
@@ -502,7 +521,7 @@ async function benchmark(options: Options, tool: LoadTool, dataDir: string): Pro
     console.log(`- server peak RSS (VmHWM at the end): ${peakRss === undefined ? "unknown" : `${peakRss.toFixed(1)} MiB`}`);
     console.log(`- request log: ${log.lines} lines written (statuses ${statuses || "none"}); the measured runs completed ${completed} requests`);
     for (const wait of waits) console.log(`- quiet wait before ${wait}`);
-    const disturbed = results.filter((r) => r.cpu.other > DISTURBED_CORES);
+    const disturbed = [...results, ...baselines].filter((r) => r.cpu.other > DISTURBED_CORES);
     if (disturbed.length) {
       console.log(
         `- WARNING: other processes used CPU during the run at ${disturbed.map((r) => `${r.connections} connections (${r.cpu.other.toFixed(2)} cores)`).join(", ")}: ` +

@@ -51,6 +51,10 @@ import { MAX_REQUEST_BODY_SIZE } from "./uploads/limits.ts";
 import { lockDataDir } from "./storage/data-dir-lock.ts";
 import { restrictToOwner } from "./storage/permissions.ts";
 import { startRetention } from "./storage/retention.ts";
+import { SignInThrottle } from "./auth/sign-in-throttle.ts";
+import { purgeExpiredWebSessions } from "./auth/web-sessions.ts";
+import { createWebApp, isWebPath } from "./web/routes.tsx";
+import { pathOf } from "./http/pipeline.ts";
 import { renameLegacyRecordings, sweepOrphans } from "./storage/sweep.ts";
 import { workerCommand } from "./worker/command.ts";
 import { WORKER_CONFIG_ENV, type WorkerConfig } from "./worker/config.ts";
@@ -229,6 +233,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     onUnexpectedError: io.logError,
     onWarning: io.logWarning,
   });
+  const webApp = createWebApp({ db, clock, throttle: new SignInThrottle(), publicApiUrl: () => urls.api });
   const pipeline = createPipeline({
     authenticator,
     limiter: new SlidingWindowLimiter(),
@@ -241,8 +246,10 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     bodyPace: config.bodyPace,
     requestLog,
     observeRequest: (method, route, status, seconds) => metrics.observeRequest(method, route, status, seconds),
-    uncountedPaths: new Set(["/healthz", "/readyz", "/metrics"]),
-    route: (request) => router.handle(request),
+    uncountedPaths: new Set(["/healthz", "/readyz", "/metrics", "/assets/app.css"]),
+    isWebPath,
+    // Elysia's compiled fetch, not app.handle: that is only an async wrapper around it (1 µs a request).
+    route: (request) => (isWebPath(pathOf(request.url)) ? webApp.fetch(request) : router.fetch(request)),
     onUnexpectedError: io.logError,
   });
 
@@ -253,7 +260,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     maxRequestBodySize: MAX_REQUEST_BODY_SIZE,
     // Bun's default of 10 s would cut off a slow uplink that pauses mid-upload; 255 s is its maximum.
     idleTimeout: 255,
-    fetch: (request, srv) => pipeline(request, srv.requestIP(request)?.address ?? "unknown"),
+    // The address is looked up only for requests without a credential (their rate-limit key).
+    fetch: (request, srv) => pipeline(request, () => srv.requestIP(request)?.address ?? "unknown"),
     // Built-in TLS for sites without a reverse proxy (README: Operations); the files are read once.
     ...(config.tls ? { tls: { cert: readFileSync(config.tls.cert, "utf8"), key: readFileSync(config.tls.key, "utf8") } } : {}),
   });
@@ -268,6 +276,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       sweepIdempotencyKeys: () => idempotency.sweep(),
       purgeExpiredRevocations: (now) => purgeExpiredRevocations(db, now),
       purgeOldDeliveries: (now) => purgeOldDeliveries(db, now),
+      purgeExpiredWebSessions: (now) => purgeExpiredWebSessions(db, now),
       log: io.say,
     },
     config.sweepIntervalSeconds * 1000,

@@ -14,3 +14,9 @@ declare module "*.ttf" {
   const path: string;
   export default path;
 }
+
+// The web app's stylesheet, imported `with { type: "text" }` so the executable serves it.
+declare module "*.css" {
+  const text: string;
+  export default text;
+}

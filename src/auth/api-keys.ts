@@ -4,6 +4,7 @@ import type { Db } from "../db/client.ts";
 import { randomBase62, randomId } from "../lib/ids.ts";
 import { toRfc3339 } from "../lib/time.ts";
 import type { Scope } from "./scopes.ts";
+import type { User } from "./users.ts";
 import { apiKeys, users } from "./table.ts";
 
 export const API_KEY_PREFIX = "vb_live_";
@@ -73,7 +74,7 @@ export function renderApiKey(row: ApiKeyRow) {
 
 export interface ApiKeyMatch {
   key: ApiKeyRow;
-  user: typeof users.$inferSelect;
+  user: User;
 }
 
 /**

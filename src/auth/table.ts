@@ -8,8 +8,32 @@ export const users = sqliteTable(
     name: text("name"),
     plan: text("plan", { enum: ["free", "standard", "pro"] }).notNull(),
     createdAt: integer("created_at").notNull(),
+    /** Argon2id (Bun.password) for signing in to the web app; null: this user has no password. */
+    passwordHash: text("password_hash"),
+    /** The web app's language for this user: en or fr; null: from the browser's Accept-Language. */
+    locale: text("locale", { enum: ["en", "fr"] }),
   },
   (t) => [uniqueIndex("users_email_unique").on(t.email)],
+);
+
+/**
+ * Signed-in web app sessions. The cookie holds a random token; only its SHA-256 is stored, so a
+ * copy of the database signs nobody in. Each session carries its own CSRF token.
+ */
+export const webSessions = sqliteTable(
+  "web_sessions",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    csrfToken: text("csrf_token").notNull(),
+    createdAt: integer("created_at").notNull(),
+    lastSeenAt: integer("last_seen_at").notNull(),
+    /** Absolute end (ms): a session never outlives it, however active. */
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [index("web_sessions_user").on(t.userId)],
 );
 
 export const apiKeys = sqliteTable(

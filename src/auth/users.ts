@@ -5,7 +5,10 @@ import { toRfc3339 } from "../lib/time.ts";
 import type { Plan } from "./plans.ts";
 import { users } from "./table.ts";
 
-export type User = typeof users.$inferSelect;
+/** A user as the service passes it around: never with the password hash (see passwordHashOf). */
+export type User = Omit<typeof users.$inferSelect, "passwordHash" | "locale">;
+
+const userColumns = { id: users.id, email: users.email, name: users.name, plan: users.plan, createdAt: users.createdAt };
 
 export function createUser(db: Db, input: { email: string; name?: string | null; plan: Plan }, now = Date.now()): User {
   const email = input.email.trim().toLowerCase();
@@ -16,12 +19,31 @@ export function createUser(db: Db, input: { email: string; name?: string | null;
   return user;
 }
 
+/** The stored Argon2id hash of a user's web app password, or null when the user has none. */
+export function passwordHashOf(db: Queryable, userId: string): string | null {
+  return db.select({ hash: users.passwordHash }).from(users).where(eq(users.id, userId)).get()?.hash ?? null;
+}
+
+export function setPasswordHash(db: Queryable, userId: string, hash: string): void {
+  db.update(users).set({ passwordHash: hash }).where(eq(users.id, userId)).run();
+}
+
+export type Locale = "en" | "fr";
+
+export function localeOf(db: Queryable, userId: string): Locale | null {
+  return db.select({ locale: users.locale }).from(users).where(eq(users.id, userId)).get()?.locale ?? null;
+}
+
+export function setLocale(db: Queryable, userId: string, locale: Locale | null): void {
+  db.update(users).set({ locale }).where(eq(users.id, userId)).run();
+}
+
 export function findUserByEmail(db: Queryable, email: string): User | undefined {
-  return db.select().from(users).where(eq(users.email, email.trim().toLowerCase())).get();
+  return db.select(userColumns).from(users).where(eq(users.email, email.trim().toLowerCase())).get();
 }
 
 export function findUserById(db: Queryable, id: string): User | undefined {
-  return db.select().from(users).where(eq(users.id, id)).get();
+  return db.select(userColumns).from(users).where(eq(users.id, id)).get();
 }
 
 /** Moves a user to another plan (its allowance, slots and rate limits apply from the next request). */
@@ -30,13 +52,30 @@ export function setUserPlan(db: Queryable, userId: string, plan: Plan): void {
 }
 
 export function listUsers(db: Db): User[] {
-  return db.select().from(users).orderBy(users.createdAt).all();
+  return db.select(userColumns).from(users).orderBy(users.createdAt).all();
 }
 
 export function countUsers(db: Db): number {
   return db.select({ n: count() }).from(users).get()?.n ?? 0;
 }
 
-export function renderUser(user: User) {
-  return { id: user.id, object: "user", email: user.email, name: user.name, created_at: toRfc3339(user.createdAt) };
+export interface RenderedUser {
+  id: string;
+  object: "user";
+  email: string;
+  name: string | null;
+  created_at: string;
+}
+
+// A user object the API-key cache shares between requests is rendered once (GET /v1/me renders
+// it on every call); a user read from the database for one request is a new object and is not kept.
+const rendered = new WeakMap<User, RenderedUser>();
+
+export function renderUser(user: User): RenderedUser {
+  let out = rendered.get(user);
+  if (!out) {
+    out = { id: user.id, object: "user", email: user.email, name: user.name, created_at: toRfc3339(user.createdAt) };
+    rendered.set(user, out);
+  }
+  return out;
 }

@@ -4,7 +4,9 @@ import { isPlan, PLANS } from "../auth/plans.ts";
 import { parseScopeList } from "../auth/scopes.ts";
 import { revokeToken } from "../auth/revocations.ts";
 import { loadOrCreateSigningKey, signingKeyPath } from "../auth/signing-key.ts";
-import { createUser, findUserByEmail, listUsers, renderUser, setUserPlan } from "../auth/users.ts";
+import { createUser, findUserByEmail, listUsers, renderUser, setPasswordHash, setUserPlan } from "../auth/users.ts";
+import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from "../auth/passwords.ts";
+import { endAllWebSessions } from "../auth/web-sessions.ts";
 import { grantCredits, setSpendCap } from "../usage/accounts.ts";
 import { DATA_DIR_OPTION, LOCAL_TOKEN_ISSUER, OAUTH_OPTIONS, oauthSettings, TOKEN_MAX_TTL_OPTION, tokenMaxTtl } from "../config.ts";
 import { openDatabase, type Db } from "../db/client.ts";
@@ -45,28 +47,62 @@ function requireUser(db: Db, email: string) {
   return user;
 }
 
+const PASSWORD_OPTION: OptionSpec = {
+  name: "password",
+  type: "string",
+  valueName: "P|-",
+  help: `Web app password (${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters); - reads it from standard input, which keeps it out of the process list and shell history.`,
+};
+
+/** The Argon2id hash of the password given (or read from stdin for "-"), refused when too short or long. */
+async function passwordHashFrom(value: string): Promise<string> {
+  const password = value === "-" ? (await new Response(Bun.stdin.stream()).text()).replace(/\r?\n$/, "") : value;
+  const problem = passwordProblem(password);
+  if (problem) throw new UsageError(problem);
+  return hashPassword(password);
+}
+
 export const adminCommands: Record<string, Command> = {
   "user create": {
-    usage: "verbatim admin user create --email E [--name N] [--plan free|standard|pro] [--json]",
-    summary: "Create a user (an account).",
+    usage: "verbatim admin user create --email E [--name N] [--plan free|standard|pro] [--password P|-] [--json]",
+    summary: "Create a user (an account). With --password the user can sign in to the web app.",
     options: [
       DATA_DIR_OPTION,
       EMAIL_OPTION,
       { name: "name", type: "string", help: "Display name." },
       { name: "plan", type: "string", default: "free", help: `Plan: ${PLANS.join(", ")}.` },
+      PASSWORD_OPTION,
       JSON_OPTION,
     ],
-    run(values, out) {
+    async run(values, out) {
       const plan = values.plan as string;
       if (!isPlan(plan)) throw new UsageError(`--plan must be one of ${PLANS.join(", ")}`);
+      const hash = values.password === undefined ? null : await passwordHashFrom(values.password as string);
       const user = withDb(values, (db) => {
         try {
-          return createUser(db, { email: values.email as string, name: values.name as string | undefined, plan });
+          const created = createUser(db, { email: values.email as string, name: values.name as string | undefined, plan });
+          if (hash) setPasswordHash(db, created.id, hash);
+          return created;
         } catch (error) {
           throw new UsageError((error as Error).message);
         }
       });
       out(values.json ? JSON.stringify({ ...renderUser(user), plan: user.plan }) : `created user ${user.id} ${user.email} (${user.plan})`);
+    },
+  },
+  "user password": {
+    usage: "verbatim admin user password --email E --password P|-",
+    summary: "Set a user's web app password, and sign the user out of every browser.",
+    options: [DATA_DIR_OPTION, EMAIL_OPTION, { ...PASSWORD_OPTION, required: true }],
+    async run(values, out) {
+      const hash = await passwordHashFrom(values.password as string);
+      const user = withDb(values, (db) => {
+        const found = requireUser(db, values.email as string);
+        setPasswordHash(db, found.id, hash);
+        endAllWebSessions(db, found.id);
+        return found;
+      });
+      out(`password set for ${user.email}; every session of this user has ended`);
     },
   },
   "user list": {

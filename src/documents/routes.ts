@@ -103,7 +103,7 @@ export function documentRoutes(deps: DocumentRouteDeps) {
           language: row.language,
         };
         const { bytes, cached } = await cachedRender(deps.dataDir, row, query.format, header, deps.render);
-        return new Response(bytes, { headers: { ...headers, "X-Render-Cache": cached ? "hit" : "miss" } });
+        return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { ...headers, "X-Render-Cache": cached ? "hit" : "miss" } });
       },
     }),
   ];

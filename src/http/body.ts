@@ -51,7 +51,7 @@ export function assertDepth(text: string, field: string): void {
  * The body's bytes, reading no further than one chunk past `maxBytes`, and giving up (408) on a
  * body that stalls or crawls (the request's body pace).
  */
-async function readBounded(request: Request, maxBytes: number): Promise<Uint8Array> {
+export async function readBounded(request: Request, maxBytes: number): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const watch = watchBody(bodyPaceOf(request), () => void reader.cancel().catch(() => {}));

@@ -7,7 +7,10 @@ import { newRequestId } from "./middleware/request-id/index.ts";
 import { rateLimitHeaders, type RateState, type SlidingWindowLimiter } from "./middleware/rate-limit/index.ts";
 import type { RequestLog } from "./middleware/request-log/index.ts";
 import { problemResponse } from "./problem.ts";
-import { attachContext, contextOf } from "./request-context.ts";
+import { attachContext, type RequestContext } from "./request-context.ts";
+
+/** Web app requests per client address per 60 s window. */
+export const WEB_PAGES_PER_MINUTE = 600;
 
 export interface RateLimits {
   free: number;
@@ -31,7 +34,13 @@ export interface PipelineDeps {
   observeRequest?(method: string, route: string, status: number, seconds: number): void;
   /** Paths probed by orchestrators: they show the caller's window but never use it up. */
   uncountedPaths: Set<string>;
-  route(request: Request): Promise<Response>;
+  /**
+   * The web app's pages: browsers send no API credential, and a person clicking through pages
+   * must not run into the API's anonymous limit; they are counted per client address against
+   * WEB_PAGES_PER_MINUTE instead (the sign-in form has its own throttle).
+   */
+  isWebPath?(pathname: string): boolean;
+  route(request: Request): Response | Promise<Response>;
   onUnexpectedError(error: unknown, requestId: string): void;
 }
 
@@ -40,12 +49,13 @@ export interface PipelineDeps {
  * authentication, rate limiting, the headers every response carries, and the request log.
  */
 export function createPipeline(deps: PipelineDeps) {
-  return async function handle(request: Request, clientAddress: string): Promise<Response> {
+  return async function handle(request: Request, clientAddress: () => string): Promise<Response> {
     const started = performance.now();
     const requestId = newRequestId();
     const pathname = pathOf(request.url);
     let rate: RateState | undefined;
     let credential: string | null = null;
+    let context: RequestContext | undefined;
     let response: Response;
     try {
       if (headerBytes(request.headers) > deps.maxHeaderBytes) {
@@ -60,8 +70,9 @@ export function createPipeline(deps: PipelineDeps) {
         const auth = await deps.authenticator.authenticate(request.headers.get("authorization"));
         const principal = auth.kind === "authenticated" ? auth.principal : undefined;
         credential = principal?.rateKey ?? null;
-        const key = principal?.rateKey ?? anonymousClientKey(clientAddress);
-        const limit = principal ? deps.limits[principal.user.plan as Plan] : deps.limits.anonymous;
+        const web = !principal && deps.isWebPath?.(pathname) === true;
+        const key = principal?.rateKey ?? (web ? `web:${anonymousClientKey(clientAddress())}` : anonymousClientKey(clientAddress()));
+        const limit = principal ? deps.limits[principal.user.plan as Plan] : web ? WEB_PAGES_PER_MINUTE : deps.limits.anonymous;
         const now = deps.clock.now();
         // Probes show the caller's window but are never refused: a liveness check must not fail
         // because other traffic from the same address (a reverse proxy, the host) used the window up.
@@ -76,7 +87,8 @@ export function createPipeline(deps: PipelineDeps) {
             requestId,
           });
         } else {
-          attachContext(request, { requestId, auth, rate, bodyPace: deps.bodyPace });
+          context = { requestId, auth, rate, bodyPace: deps.bodyPace, clientAddress, commonHeaders: commonHeaders(requestId, rate) };
+          attachContext(request, context);
           response = await deps.route(request);
         }
       }
@@ -90,9 +102,10 @@ export function createPipeline(deps: PipelineDeps) {
         requestId,
       });
     }
-    response.headers.set("X-Request-Id", requestId);
-    for (const [name, value] of Object.entries(rateLimitHeaders(rate))) response.headers.set(name, value);
-    deps.observeRequest?.(request.method, routeOf(request), response.status, (performance.now() - started) / 1000);
+    if (!context?.commonHeadersSent) {
+      for (const [name, value] of Object.entries(context?.commonHeaders ?? commonHeaders(requestId, rate))) response.headers.set(name, value);
+    }
+    deps.observeRequest?.(request.method, context?.route ?? "unmatched", response.status, (performance.now() - started) / 1000);
     deps.requestLog?.record({
       request_id: requestId,
       method: request.method,
@@ -105,20 +118,15 @@ export function createPipeline(deps: PipelineDeps) {
   };
 }
 
-/** The matched route's pattern, never the raw path (ids would make every request a new series). */
-function routeOf(request: Request): string {
-  try {
-    return contextOf(request).route ?? "unmatched";
-  } catch {
-    return "unmatched"; // refused before routing (headers too large, rate limited)
-  }
+function commonHeaders(requestId: string, rate: RateState): Record<string, string> {
+  return rateLimitHeaders(rate, { "x-request-id": requestId });
 }
 
-function anonymousWindow(deps: PipelineDeps, clientAddress: string): RateState {
-  return deps.limiter.peek(anonymousClientKey(clientAddress), deps.limits.anonymous, deps.clock.now());
+function anonymousWindow(deps: PipelineDeps, clientAddress: () => string): RateState {
+  return deps.limiter.peek(anonymousClientKey(clientAddress()), deps.limits.anonymous, deps.clock.now());
 }
 
-function pathOf(url: string): string {
+export function pathOf(url: string): string {
   const start = url.indexOf("/", url.indexOf("//") + 2);
   if (start < 0) return "/";
   const end = url.indexOf("?", start);
@@ -127,6 +135,9 @@ function pathOf(url: string): string {
 
 function headerBytes(headers: Headers): number {
   let total = 0;
-  for (const [name, value] of headers) total += name.length + value.length + 4;
+  // forEach, not for-of: no [name, value] array per header on every request.
+  headers.forEach((value, name) => {
+    total += name.length + value.length + 4;
+  });
   return total;
 }

@@ -9,8 +9,17 @@ export interface RequestContext {
   rate: RateState;
   /** How slowly this request's body may arrive. */
   bodyPace: BodyPace;
+  /** The client's address (looked up on demand): the sign-in throttle counts failures per address. */
+  clientAddress: () => string;
   /** The route's path pattern once the router matched one (/api/v1/meetings/:meeting_id), for metrics. */
   route?: string;
+  /**
+   * The headers every response carries (X-Request-Id, X-RateLimit-*). The router builds its JSON
+   * responses with them and sets `commonHeadersSent`; the pipeline adds them to any other response.
+   * Building a Response with its headers costs less than setting them on it afterwards.
+   */
+  commonHeaders: Record<string, string>;
+  commonHeadersSent?: boolean;
 }
 
 const contexts = new WeakMap<Request, RequestContext>();

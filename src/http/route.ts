@@ -88,12 +88,16 @@ export function queryObject(url: URL): Record<string, string | string[]> {
   return out;
 }
 
-/** Validates params, query and body of one request against the route's schemas. */
-export async function parseRequestParts(route: RouteDef, request: Request, rawParams: Record<string, string>) {
+/** Validates the path params and query of one request against the route's schemas. */
+export function parseParamsAndQuery(route: RouteDef, request: Request, rawParams: Record<string, string>) {
   const params = route.params ? parseOrThrow(route.params, rawParams) : rawParams;
   const query = route.query ? parseOrThrow(route.query, queryObject(new URL(request.url))) : {};
-  const body = route.body ? parseOrThrow(route.body, await readJsonBody(request)) : undefined;
-  return { params, query, body };
+  return { params, query };
+}
+
+/** Reads and validates the JSON body of a route that declares one. */
+export async function parseJsonBody(route: RouteDef & { body: z.ZodType }, request: Request): Promise<unknown> {
+  return parseOrThrow(route.body, await readJsonBody(request));
 }
 
 /** "true"/"false" in a query string; anything else is a validation error. */

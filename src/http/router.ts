@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
 import { ApiError } from "../errors/api-error.ts";
 import { problemFromApiError, problemResponse } from "./problem.ts";
-import { contextOf } from "./request-context.ts";
-import { checkAccess, parseRequestParts, type Reply, type RouteDef } from "./route.ts";
+import { contextOf, type RequestContext } from "./request-context.ts";
+import { checkAccess, parseJsonBody, parseParamsAndQuery, type Reply, type RouteDef } from "./route.ts";
 
 export interface RouterOptions {
   docsUrl: string;
@@ -35,7 +35,9 @@ export function createRouter(routes: RouteDef[], options: RouterOptions) {
   };
 
   for (const route of routes) {
-    app.route(route.method, route.path, async ({ request, params }: { request: Request; params: Record<string, string> }) => {
+    // Not an async function: a route whose handler answers at once (GET /v1/me) returns its
+    // Response without a promise, which Elysia then passes on without awaiting it.
+    app.route(route.method, route.path, ({ request, params }: { request: Request; params: Record<string, string> }) => {
       const context = contextOf(request);
       const { requestId, auth, rate } = context;
       context.route = route.path;
@@ -43,9 +45,21 @@ export function createRouter(routes: RouteDef[], options: RouterOptions) {
         if (route.access.kind !== "public" && auth.kind === "rejected") throw new ApiError("unauthorized", auth.detail);
         const principal = auth.kind === "authenticated" ? auth.principal : undefined;
         checkAccess(route.access, principal);
-        const parts = await parseRequestParts(route, request, params);
-        const reply = await route.handle({ principal: principal!, ...parts, request, requestId, rate } as never);
-        return render(reply);
+        const parts = parseParamsAndQuery(route, request, params);
+        const input = { principal: principal!, ...parts, body: undefined as unknown, request, requestId, rate };
+        if (route.body) {
+          return parseJsonBody(route as RouteDef & { body: NonNullable<RouteDef["body"]> }, request)
+            .then(async (body) => render(await route.handle({ ...input, body } as never), context))
+            .catch((error: unknown) => fail(error, request, requestId));
+        }
+        const reply = route.handle(input as never);
+        if (reply instanceof Promise) {
+          return reply.then(
+            (settled) => render(settled, context),
+            (error: unknown) => fail(error, request, requestId),
+          );
+        }
+        return render(reply, context);
       } catch (error) {
         return fail(error, request, requestId);
       }
@@ -74,13 +88,14 @@ export function createRouter(routes: RouteDef[], options: RouterOptions) {
   return app;
 }
 
-function render(reply: Reply): Response {
+function render(reply: Reply, context: RequestContext): Response {
   if (reply instanceof Response) return reply;
-  if (reply.body === undefined) return new Response(null, { status: reply.status, headers: reply.headers });
-  return new Response(JSON.stringify(reply.body), {
-    status: reply.status,
-    headers: { "Content-Type": "application/json", ...reply.headers },
-  });
+  context.commonHeadersSent = true;
+  const headers = context.commonHeaders;
+  if (reply.headers) Object.assign(headers, reply.headers);
+  if (reply.body === undefined) return new Response(null, { status: reply.status, headers });
+  headers["content-type"] = "application/json";
+  return new Response(JSON.stringify(reply.body), { status: reply.status, headers });
 }
 
 function pathRegex(path: string): RegExp {

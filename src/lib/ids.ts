@@ -1,15 +1,24 @@
-import { randomBytes } from "node:crypto";
-
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+// Bytes from the CSPRNG, drawn 4 KiB at a time and each used once: a getRandomValues call per id
+// cost more than the rest of a GET /v1/me request's id, limiter and headers together (bench/api.ts).
+const pool = new Uint8Array(4096);
+let poolOffset = pool.length;
+
+function randomByte(): number {
+  if (poolOffset === pool.length) {
+    crypto.getRandomValues(pool);
+    poolOffset = 0;
+  }
+  return pool[poolOffset++]!;
+}
 
 /** Uniform random base62 string: rejection sampling keeps every character equally likely. */
 export function randomBase62(length: number): string {
   let out = "";
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248) out += BASE62[byte % 62];
-      if (out.length === length) break;
-    }
+    const byte = randomByte();
+    if (byte < 248) out += BASE62[byte % 62];
   }
   return out;
 }

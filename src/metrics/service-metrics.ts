@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { sql } from "drizzle-orm";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Db } from "../db/client.ts";
+import { RequestMetrics } from "./request-metrics.ts";
 
 export interface MetricsSources {
   db: Db;
@@ -46,14 +47,8 @@ export function createServiceMetrics(sources: MetricsSources): ServiceMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "verbatim_" });
 
-  const requests = new Counter({ name: "verbatim_http_requests_total", help: "HTTP requests by method, route pattern and status.", labelNames: ["method", "route", "status"], registers: [registry] });
-  const latency = new Histogram({
-    name: "verbatim_http_request_duration_seconds",
-    help: "Time from the request's arrival to its response, by method and route pattern.",
-    labelNames: ["method", "route"],
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60],
-    registers: [registry],
-  });
+  const requests = new RequestMetrics();
+  requests.register(registry);
   const steps = new Histogram({
     name: "verbatim_job_step_duration_seconds",
     help: "Job steps by kind, step and outcome (done, failed, canceled).",
@@ -124,19 +119,9 @@ export function createServiceMetrics(sources: MetricsSources): ServiceMetrics {
     },
   });
 
-  // The children of each label set, kept: prom-client hashes the labels on every labelled call,
-  // which the request path pays for; a child is looked up by one string key instead.
-  const requestChildren = new Map<string, { count: { inc(): void }; time: { observe(value: number): void } }>();
   return {
     observeRequest(method, route, status, seconds) {
-      const key = `${method} ${status} ${route}`;
-      let child = requestChildren.get(key);
-      if (!child) {
-        child = { count: requests.labels(method, route, String(status)), time: latency.labels(method, route) };
-        requestChildren.set(key, child);
-      }
-      child.count.inc();
-      child.time.observe(seconds);
+      requests.observe(method, route, status, seconds);
     },
     observeStep(kind, step, outcome, seconds) {
       steps.observe({ kind, step, outcome }, seconds);

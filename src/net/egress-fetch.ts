@@ -94,7 +94,7 @@ export async function egressFetch(url: string | URL, options: EgressFetchOptions
   const signal = options.signal;
   let method = (options.method ?? "GET").toUpperCase();
   let body = typeof options.body === "string" ? new TextEncoder().encode(options.body) : (options.body ?? null);
-  const headers = new Headers(options.headers);
+  const headers = new Headers(options.headers as HeadersInit | undefined);
   headers.delete("host");
   if (!headers.has("accept")) headers.set("accept", "*/*");
   if (!headers.has("accept-encoding")) headers.set("accept-encoding", "identity");

@@ -15,6 +15,8 @@ export interface RetentionDeps {
   purgeExpiredRevocations(now: number): number;
   /** Drops webhook deliveries past their 30 days; answers how many. */
   purgeOldDeliveries(now: number): number;
+  /** Web app sessions past their end or idle too long. */
+  purgeExpiredWebSessions(now: number): number;
   log(line: string): void;
 }
 
@@ -24,7 +26,7 @@ export interface RetentionDeps {
  * nobody writes to any more, revoked-token rows whose token has expired anyway, and webhook
  * deliveries after 30 days.
  */
-export function sweepExpired(deps: RetentionDeps): { tmpFiles: number; revocations: number; deliveries: number } {
+export function sweepExpired(deps: RetentionDeps): { tmpFiles: number; revocations: number; deliveries: number; webSessions: number } {
   deps.sweepIdempotencyKeys();
   const now = deps.clock.now();
   let tmpFiles = 0;
@@ -45,7 +47,12 @@ export function sweepExpired(deps: RetentionDeps): { tmpFiles: number; revocatio
       // Finished (renamed into a meeting) or removed meanwhile.
     }
   }
-  return { tmpFiles, revocations: deps.purgeExpiredRevocations(now), deliveries: deps.purgeOldDeliveries(now) };
+  return {
+    tmpFiles,
+    revocations: deps.purgeExpiredRevocations(now),
+    deliveries: deps.purgeOldDeliveries(now),
+    webSessions: deps.purgeExpiredWebSessions(now),
+  };
 }
 
 /** Runs sweepExpired every `intervalMs`; a failed sweep is logged and tried again next time. */

@@ -114,10 +114,10 @@ function leftIn(dirName: string): string[] {
   return existsSync(dir) ? readdirSync(dir) : [];
 }
 
-function post(dirName: string, body: RequestInit["body"], { query = "", contentType = CONTENT_TYPE, headers = {} as Record<string, string> } = {}) {
+function post(dirName: string, body: RequestInit["body"] | Buffer | Uint8Array, { query = "", contentType = CONTENT_TYPE, headers = {} as Record<string, string> } = {}) {
   return fetch(`${base}/?dir=${dirName}${query}`, {
     method: "POST",
-    body,
+    body: body as BodyInit,
     headers: contentType === "" ? headers : { "content-type": contentType, ...headers },
   });
 }
@@ -271,7 +271,7 @@ describe("round trip", () => {
     const content = randomBytes(5000, 3);
     const form = new FormData();
     form.append("title", "Réunion");
-    form.append("file", new Blob([content], { type: "audio/mp4" }), "réunion 会议 🎤.m4a");
+    form.append("file", new Blob([content as Uint8Array<ArrayBuffer>], { type: "audio/mp4" }), "réunion 会议 🎤.m4a");
     const response = await fetch(`${base}/?dir=${freshDir()}`, { method: "POST", body: form });
     const result = await answer(response, 200);
     expect(result.fields).toEqual([["title", ["Réunion"]]]);

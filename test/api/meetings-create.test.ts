@@ -122,7 +122,7 @@ function multipartParts(boundary: string, fields: [string, string][], fileName?:
  */
 function multipartBlob(boundary: string, fields: [string, string][], file: { name: string; data: Uint8Array }): Blob {
   const { head, tail } = multipartParts(boundary, fields, file.name);
-  return new Blob([head, file.data, tail]);
+  return new Blob([head, file.data as Uint8Array<ArrayBuffer>, tail]);
 }
 
 /** The same body streamed from disk (for files too big to hold), with its Content-Length. */

@@ -9,7 +9,7 @@ describe("SlidingWindowLimiter", () => {
     for (let i = 0; i < 3; i++) expect(limiter.consume("k", 3, T0).allowed).toBe(true);
     const refused = limiter.consume("k", 3, T0 + 10_000);
     expect(refused).toEqual({ allowed: false, limit: 3, remaining: 0, reset: T0 / 1000 + 60, retryAfter: 50 });
-    expect(rateLimitHeaders(refused)["Retry-After"]).toBe("50");
+    expect(rateLimitHeaders(refused)["retry-after"]).toBe("50");
     expect(limiter.consume("k", 3, T0 + 59_999).allowed).toBe(false);
     const later = limiter.consume("k", 3, T0 + 60_000);
     expect(later.allowed).toBe(true);

@@ -28,3 +28,23 @@ test("flushes on its own when the buffer is full", () => {
   for (let i = 0; i < 5; i++) log.record(entry);
   expect(writes.length).toBeGreaterThan(0);
 });
+
+test("a line is valid JSON whatever the client put in the method and path", () => {
+  const { sink, writes } = memorySink();
+  const log = new RequestLog(sink);
+  const path = '/api/v1/"quoted"\\back\nline\u2028';
+  log.record({ ...entry, method: 'GE"T', path, credential: null, duration_ms: 12.345 }, Date.UTC(2026, 0, 2, 3, 4, 5, 6));
+  log.flush();
+  const line = JSON.parse(writes[0]!.trim());
+  expect(line).toEqual({
+    time: "2026-01-02T03:04:05.006Z",
+    level: "info",
+    msg: "request",
+    request_id: "req_1",
+    method: 'GE"T',
+    path,
+    status: 200,
+    duration_ms: 12.345,
+    credential: null,
+  });
+});

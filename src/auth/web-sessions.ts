@@ -1,0 +1,65 @@
+import { and, eq, gt, lt, or } from "drizzle-orm";
+import { createHash } from "node:crypto";
+import type { Queryable } from "../db/client.ts";
+import { randomBase62 } from "../lib/ids.ts";
+import { webSessions } from "./table.ts";
+import { findUserById, type User } from "./users.ts";
+
+/** A session unused this long ends (ms). */
+export const SESSION_IDLE_MS = 7 * 24 * 3600_000;
+/** No session lives longer than this, however active (ms). */
+export const SESSION_MAX_MS = 30 * 24 * 3600_000;
+// last_seen_at is written at most this often: a page view must not always be a database write.
+const TOUCH_INTERVAL_MS = 60_000;
+
+export interface WebSession {
+  user: User;
+  csrfToken: string;
+  tokenHash: string;
+}
+
+const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+
+/** Starts a session: the token goes in the cookie, only its hash is stored. */
+export function createWebSession(db: Queryable, userId: string, now: number): { token: string; csrfToken: string } {
+  const token = `vs_${randomBase62(43)}`;
+  const csrfToken = randomBase62(32);
+  db.insert(webSessions)
+    .values({ tokenHash: hashToken(token), userId, csrfToken, createdAt: now, lastSeenAt: now, expiresAt: now + SESSION_MAX_MS })
+    .run();
+  return { token, csrfToken };
+}
+
+/** The live session a cookie token names, or undefined (unknown, idle too long, past its end). */
+export function findWebSession(db: Queryable, token: string, now: number): WebSession | undefined {
+  if (!/^vs_[A-Za-z0-9]{43}$/.test(token)) return undefined;
+  const tokenHash = hashToken(token);
+  const row = db
+    .select()
+    .from(webSessions)
+    .where(and(eq(webSessions.tokenHash, tokenHash), gt(webSessions.expiresAt, now), gt(webSessions.lastSeenAt, now - SESSION_IDLE_MS)))
+    .get();
+  if (!row) return undefined;
+  const user = findUserById(db, row.userId);
+  if (!user) return undefined;
+  if (now - row.lastSeenAt >= TOUCH_INTERVAL_MS) db.update(webSessions).set({ lastSeenAt: now }).where(eq(webSessions.tokenHash, tokenHash)).run();
+  return { user, csrfToken: row.csrfToken, tokenHash };
+}
+
+export function endWebSession(db: Queryable, tokenHash: string): void {
+  db.delete(webSessions).where(eq(webSessions.tokenHash, tokenHash)).run();
+}
+
+/** Signs a user out everywhere (every browser, every device). */
+export function endAllWebSessions(db: Queryable, userId: string): number {
+  return db.delete(webSessions).where(eq(webSessions.userId, userId)).returning({ id: webSessions.tokenHash }).all().length;
+}
+
+/** Removes sessions past their end or idle too long (the retention sweep). */
+export function purgeExpiredWebSessions(db: Queryable, now: number): number {
+  return db
+    .delete(webSessions)
+    .where(or(lt(webSessions.expiresAt, now), lt(webSessions.lastSeenAt, now - SESSION_IDLE_MS)))
+    .returning({ id: webSessions.tokenHash })
+    .all().length;
+}

@@ -1,0 +1,116 @@
+import { Layout, type PageFrame } from "../layout.tsx";
+import type { MessageKey } from "../i18n.ts";
+
+export interface MeetingRow {
+  id: string;
+  title: string | null;
+  status: string;
+  recorded_at: string | null;
+  created_at: string;
+  duration_seconds: number | null;
+}
+
+export interface MeetingFilters {
+  q?: string;
+  client?: string;
+  tag?: string;
+  status?: string;
+  recorded_after?: string;
+  recorded_before?: string;
+}
+
+const STATUSES = ["draft", "queued", "processing", "completed", "failed"] as const;
+
+export function formatDuration(seconds: number | null): string {
+  if (seconds === null) return "";
+  const s = Math.round(seconds);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return h > 0 ? `${h}:${pad(m)}:${pad(s % 60)}` : `${m}:${pad(s % 60)}`;
+}
+
+export function MeetingsPage(props: { frame: PageFrame; rows: MeetingRow[]; filters: MeetingFilters; nextHref: string | null; error?: string }) {
+  const { frame, rows, filters } = props;
+  const { t } = frame;
+  const date = new Intl.DateTimeFormat(frame.locale, { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" });
+  return (
+    <Layout frame={frame}>
+      <h1>{t("meetings.title")}</h1>
+      <form class="filters" method="get" action="/meetings" role="search">
+        <label>
+          {t("meetings.search")}
+          <input type="search" name="q" value={filters.q ?? ""} maxLength={500} />
+        </label>
+        <label>
+          {t("meetings.client")}
+          <input name="client" value={filters.client ?? ""} maxLength={200} />
+        </label>
+        <label>
+          {t("meetings.tag")}
+          <input name="tag" value={filters.tag ?? ""} maxLength={50} />
+        </label>
+        <label>
+          {t("meetings.status")}
+          <select name="status">
+            <option value="">{t("meetings.any")}</option>
+            {STATUSES.map((s) => (
+              <option value={s} selected={filters.status === s}>
+                {t(`status.${s}` as MessageKey)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          {t("meetings.from")}
+          <input type="date" name="recorded_after" value={filters.recorded_after ?? ""} />
+        </label>
+        <label>
+          {t("meetings.to")}
+          <input type="date" name="recorded_before" value={filters.recorded_before ?? ""} />
+        </label>
+        <button type="submit">{t("meetings.filter")}</button>
+      </form>
+      {props.error && (
+        <p class="error" role="alert">
+          {props.error}
+        </p>
+      )}
+      {rows.length === 0 ? (
+        <p class="muted">{t("meetings.none")}</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{t("meetings.col.title")}</th>
+              <th scope="col" class="optional">
+                {t("meetings.col.recorded")}
+              </th>
+              <th scope="col" class="optional">
+                {t("meetings.col.duration")}
+              </th>
+              <th scope="col">{t("meetings.status")}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((m) => (
+              <tr>
+                <td>
+                  <a href={`/meetings/${m.id}`}>{m.title ?? t("meetings.untitled")}</a>
+                </td>
+                <td class="optional">{date.format(new Date(m.recorded_at ?? m.created_at))}</td>
+                <td class="optional">{formatDuration(m.duration_seconds)}</td>
+                <td class="status">{t(`status.${m.status}` as MessageKey)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {props.nextHref && (
+        <p>
+          <a href={props.nextHref}>{t("meetings.next")}</a>
+        </p>
+      )}
+    </Layout>
+  );
+}

@@ -1,0 +1,11 @@
+import { Layout, type PageFrame } from "../layout.tsx";
+
+/** A refusal or a missing page: its title and one sentence. */
+export function NotFoundPage({ frame, message }: { frame: PageFrame; message: string }) {
+  return (
+    <Layout frame={frame}>
+      <h1>{frame.title}</h1>
+      <p>{message}</p>
+    </Layout>
+  );
+}

@@ -1,0 +1,161 @@
+// The web app's sign-in over real HTTP (issue 14): password sign-in, CSRF, session fixation,
+// throttling, sign-out, the security headers, and the meetings list behind the session.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createUserWithKey, startServer, type TestServer } from "../helpers/server.ts";
+
+let server: TestServer;
+const PASSWORD = "correct horse battery";
+
+beforeAll(async () => {
+  server = await startServer();
+  const made = await server.admin("user", "create", "--email", "partner@firm.example", "--plan", "pro", "--password", PASSWORD);
+  if (made.code !== 0) throw new Error(made.stderr);
+});
+afterAll(() => server.stop());
+
+/** A tiny cookie jar: what a browser keeps between requests. */
+class Browser {
+  cookies = new Map<string, string>();
+  async get(path: string, headers: Record<string, string> = {}) {
+    return this.keep(await fetch(server.url + path, { redirect: "manual", headers: { cookie: this.header(), ...headers } }));
+  }
+  async post(path: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
+    return this.keep(
+      await fetch(server.url + path, {
+        method: "POST",
+        redirect: "manual",
+        headers: { cookie: this.header(), "content-type": "application/x-www-form-urlencoded", origin: server.url, ...headers },
+        body: new URLSearchParams(fields).toString(),
+      }),
+    );
+  }
+  header() {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+  }
+  keep(response: Response) {
+    for (const line of response.headers.getSetCookie()) {
+      const cookie = Bun.Cookie.parse(line);
+      if (cookie.value === "" || cookie.maxAge === 0) this.cookies.delete(cookie.name);
+      else this.cookies.set(cookie.name, cookie.value);
+    }
+    return response;
+  }
+}
+
+async function formToken(browser: Browser): Promise<string> {
+  const page = await (await browser.get("/login")).text();
+  return /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
+}
+
+async function signIn(browser: Browser, email = "partner@firm.example", password = PASSWORD) {
+  return browser.post("/login", { _csrf: await formToken(browser), email, password });
+}
+
+test("the sign-in page: a form with labels, a strict CSP, no external resource, the session cookie only after sign-in", async () => {
+  const browser = new Browser();
+  const response = await browser.get("/login", { "accept-language": "fr-FR,fr;q=0.9" });
+  expect(response.status).toBe(200);
+  const csp = response.headers.get("content-security-policy")!;
+  expect(csp).toContain("script-src 'self'");
+  expect(csp).toContain("default-src 'none'");
+  expect(response.headers.get("x-frame-options")).toBe("DENY");
+  const page = await response.text();
+  expect(page).toContain('<html lang="fr"');
+  expect(page).toContain("Mot de passe");
+  expect(page).not.toMatch(/(src|href)="(https?:)?\/\//); // nothing from another origin
+  expect(browser.cookies.has("verbatim_session")).toBe(false);
+  const css = await browser.get("/assets/app.css");
+  expect(css.headers.get("content-type")).toContain("text/css");
+});
+
+test("a right password signs in (HttpOnly, SameSite session cookie) and opens the meetings list; a wrong one is refused", async () => {
+  const wrong = new Browser();
+  const refused = await signIn(wrong, "partner@firm.example", "not the password");
+  expect(refused.status).toBe(401);
+  expect(await refused.text()).toContain("Wrong email or password.");
+  expect(wrong.cookies.has("verbatim_session")).toBe(false);
+
+  const browser = new Browser();
+  const response = await signIn(browser);
+  expect(response.status).toBe(303);
+  expect(response.headers.get("location")).toBe("/meetings");
+  const setCookie = response.headers.getSetCookie().find((c) => c.startsWith("verbatim_session="))!;
+  expect(setCookie).toContain("HttpOnly");
+  expect(setCookie.toLowerCase()).toContain("samesite=lax");
+  const list = await browser.get("/meetings");
+  expect(list.status).toBe(200);
+  expect(await list.text()).toContain("<h1>Meetings</h1>");
+});
+
+test("without a session the meetings page sends the browser to /login", async () => {
+  const response = await new Browser().get("/meetings");
+  expect(response.status).toBe(303);
+  expect(response.headers.get("location")).toBe("/login");
+});
+
+test("CSRF: a sign-in or sign-out without the page's token, or from another origin, is refused", async () => {
+  const browser = new Browser();
+  await formToken(browser);
+  const noToken = await browser.post("/login", { email: "partner@firm.example", password: PASSWORD });
+  expect(noToken.status).toBe(403);
+  const foreign = await browser.post("/login", { _csrf: await formToken(browser), email: "partner@firm.example", password: PASSWORD }, { origin: "https://evil.example" });
+  expect(foreign.status).toBe(403);
+  expect(browser.cookies.has("verbatim_session")).toBe(false);
+
+  await signIn(browser);
+  const logout = await browser.post("/logout", {});
+  expect(logout.status).toBe(403);
+  expect((await browser.get("/meetings")).status).toBe(200); // still signed in
+});
+
+test("session fixation: a session token planted before sign-in is never the signed-in session", async () => {
+  // Tokens exist only once signed in: a planted, made-up token names no session, and signing in
+  // issues a fresh one rather than adopting what the browser brought.
+  const planted = `vs_${"A".repeat(43)}`;
+  const victim = new Browser();
+  victim.cookies.set("verbatim_session", planted);
+  expect((await victim.get("/meetings")).status).toBe(303);
+  expect((await signIn(victim)).status).toBe(303);
+  const issued = victim.cookies.get("verbatim_session")!;
+  expect(issued).not.toBe(planted);
+  expect(issued).toMatch(/^vs_[A-Za-z0-9]{43}$/);
+  const attacker = new Browser();
+  attacker.cookies.set("verbatim_session", planted);
+  expect((await attacker.get("/meetings")).status).toBe(303); // the planted token still signs nobody in
+});
+
+test("sign-out ends the session", async () => {
+  const browser = new Browser();
+  await signIn(browser);
+  const token = browser.cookies.get("verbatim_session")!;
+  const page = await (await browser.get("/meetings")).text();
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
+  expect((await browser.post("/logout", { _csrf: csrf })).status).toBe(303);
+  const replay = new Browser();
+  replay.cookies.set("verbatim_session", token);
+  expect((await replay.get("/meetings")).status).toBe(303);
+});
+
+test("another account's meetings never show; an API key is no web session", async () => {
+  const key = await createUserWithKey(server, "other@firm.example");
+  const form = new FormData();
+  form.append("file", new Blob([new Uint8Array(2048)]), "x.wav");
+  form.append("title", "Other firm's secret meeting");
+  const created = await server.api("/api/v1/meetings", { method: "POST", key, body: form });
+  expect(created.status).toBe(202);
+  const browser = new Browser();
+  await signIn(browser);
+  expect(await (await browser.get("/meetings")).text()).not.toContain("secret meeting");
+  const withKey = await fetch(`${server.url}/meetings`, { redirect: "manual", headers: { authorization: `Bearer ${key}` } });
+  expect(withKey.status).toBe(303);
+});
+
+test("sign-in is throttled after repeated failures for one email, even with the right password", async () => {
+  await server.admin("user", "create", "--email", "target@firm.example", "--password", PASSWORD);
+  const browser = new Browser();
+  for (let i = 0; i < 5; i++) expect((await signIn(browser, "target@firm.example", `guess ${i} wrong`)).status).toBe(401);
+  const blocked = await signIn(browser, "target@firm.example", PASSWORD);
+  expect(blocked.status).toBe(429);
+  expect(await blocked.text()).toMatch(/Try again in \d+ seconds/);
+  expect(browser.cookies.has("verbatim_session")).toBe(false);
+});
