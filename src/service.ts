@@ -233,7 +233,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     onUnexpectedError: io.logError,
     onWarning: io.logWarning,
   });
-  const webApp = createWebApp({ db, clock, throttle: new SignInThrottle(), publicApiUrl: () => urls.api });
+  const webApp = createWebApp({ db, clock, throttle: new SignInThrottle(), publicApiUrl: () => urls.api, publicUrl: () => publicUrl, onUnexpectedError: io.logError });
   const pipeline = createPipeline({
     authenticator,
     limiter: new SlidingWindowLimiter(),

@@ -35,7 +35,7 @@ export function isIdpAlgorithm(alg: unknown): boolean {
   return typeof alg === "string" && ACCEPTED.has(alg);
 }
 
-/** A fetch jose can call: the egress-guarded one in the service, a stub in unit tests. */
+/** A fetch jose can call: the egress-guarded one in the service, a test double in unit tests. */
 export type JwksFetch = (url: string, init: RequestInit) => Promise<Response>;
 
 export interface IdpKeyOptions {

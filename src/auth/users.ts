@@ -8,7 +8,8 @@ import { users } from "./table.ts";
 /** A user as the service passes it around: never with the password hash (see passwordHashOf). */
 export type User = Omit<typeof users.$inferSelect, "passwordHash" | "locale">;
 
-const userColumns = { id: users.id, email: users.email, name: users.name, plan: users.plan, createdAt: users.createdAt };
+/** The columns of a User: every one but the password hash and the web app language. */
+export const userColumns = { id: users.id, email: users.email, name: users.name, plan: users.plan, createdAt: users.createdAt };
 
 export function createUser(db: Db, input: { email: string; name?: string | null; plan: Plan }, now = Date.now()): User {
   const email = input.email.trim().toLowerCase();
@@ -29,14 +30,6 @@ export function setPasswordHash(db: Queryable, userId: string, hash: string): vo
 }
 
 export type Locale = "en" | "fr";
-
-export function localeOf(db: Queryable, userId: string): Locale | null {
-  return db.select({ locale: users.locale }).from(users).where(eq(users.id, userId)).get()?.locale ?? null;
-}
-
-export function setLocale(db: Queryable, userId: string, locale: Locale | null): void {
-  db.update(users).set({ locale }).where(eq(users.id, userId)).run();
-}
 
 export function findUserByEmail(db: Queryable, email: string): User | undefined {
   return db.select(userColumns).from(users).where(eq(users.email, email.trim().toLowerCase())).get();

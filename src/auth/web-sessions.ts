@@ -2,8 +2,8 @@ import { and, eq, gt, lt, or } from "drizzle-orm";
 import { createHash } from "node:crypto";
 import type { Queryable } from "../db/client.ts";
 import { randomBase62 } from "../lib/ids.ts";
-import { webSessions } from "./table.ts";
-import { findUserById, type User } from "./users.ts";
+import { users, webSessions } from "./table.ts";
+import { userColumns, type Locale, type User } from "./users.ts";
 
 /** A session unused this long ends (ms). */
 export const SESSION_IDLE_MS = 7 * 24 * 3600_000;
@@ -14,6 +14,8 @@ const TOUCH_INTERVAL_MS = 60_000;
 
 export interface WebSession {
   user: User;
+  /** The user's chosen language for the web app, or null (then the browser's). */
+  locale: Locale | null;
   csrfToken: string;
   tokenHash: string;
 }
@@ -34,20 +36,30 @@ export function createWebSession(db: Queryable, userId: string, now: number): { 
 export function findWebSession(db: Queryable, token: string, now: number): WebSession | undefined {
   if (!/^vs_[A-Za-z0-9]{43}$/.test(token)) return undefined;
   const tokenHash = hashToken(token);
+  // One read: the session with its user and the user's language, which every page needs.
   const row = db
-    .select()
+    .select({
+      csrfToken: webSessions.csrfToken,
+      lastSeenAt: webSessions.lastSeenAt,
+      user: userColumns,
+      locale: users.locale,
+    })
     .from(webSessions)
+    .innerJoin(users, eq(users.id, webSessions.userId))
     .where(and(eq(webSessions.tokenHash, tokenHash), gt(webSessions.expiresAt, now), gt(webSessions.lastSeenAt, now - SESSION_IDLE_MS)))
     .get();
   if (!row) return undefined;
-  const user = findUserById(db, row.userId);
-  if (!user) return undefined;
   if (now - row.lastSeenAt >= TOUCH_INTERVAL_MS) db.update(webSessions).set({ lastSeenAt: now }).where(eq(webSessions.tokenHash, tokenHash)).run();
-  return { user, csrfToken: row.csrfToken, tokenHash };
+  return { user: row.user, locale: row.locale, csrfToken: row.csrfToken, tokenHash };
 }
 
 export function endWebSession(db: Queryable, tokenHash: string): void {
   db.delete(webSessions).where(eq(webSessions.tokenHash, tokenHash)).run();
+}
+
+/** Ends the session a cookie token names, if any (a token a browser brings to the sign-in form). */
+export function endWebSessionOfToken(db: Queryable, token: string): void {
+  endWebSession(db, hashToken(token));
 }
 
 /** Signs a user out everywhere (every browser, every device). */

@@ -90,6 +90,6 @@ export function isJsonMediaType(contentType: string): boolean {
 }
 
 function tooLarge(maxBytes: number): ApiError {
-  return new ApiError("request_too_large", `The JSON body is larger than ${maxBytes} bytes.`, { headers: CLOSE_AFTER });
+  return new ApiError("request_too_large", `The request body is larger than ${maxBytes} bytes.`, { headers: CLOSE_AFTER });
 }
 

@@ -71,7 +71,7 @@ export function createPipeline(deps: PipelineDeps) {
         const principal = auth.kind === "authenticated" ? auth.principal : undefined;
         credential = principal?.rateKey ?? null;
         const web = !principal && deps.isWebPath?.(pathname) === true;
-        const key = principal?.rateKey ?? (web ? `web:${anonymousClientKey(clientAddress())}` : anonymousClientKey(clientAddress()));
+        const key = principal?.rateKey ?? `${web ? "web:" : ""}${anonymousClientKey(clientAddress())}`;
         const limit = principal ? deps.limits[principal.user.plan as Plan] : web ? WEB_PAGES_PER_MINUTE : deps.limits.anonymous;
         const now = deps.clock.now();
         // Probes show the caller's window but are never refused: a liveness check must not fail

@@ -95,9 +95,9 @@ export function parseParamsAndQuery(route: RouteDef, request: Request, rawParams
   return { params, query };
 }
 
-/** Reads and validates the JSON body of a route that declares one. */
-export async function parseJsonBody(route: RouteDef & { body: z.ZodType }, request: Request): Promise<unknown> {
-  return parseOrThrow(route.body, await readJsonBody(request));
+/** Reads the JSON body and validates it against the route's body schema. */
+export async function parseJsonBody(schema: z.ZodType, request: Request): Promise<unknown> {
+  return parseOrThrow(schema, await readJsonBody(request));
 }
 
 /** "true"/"false" in a query string; anything else is a validation error. */

@@ -47,19 +47,14 @@ export function createRouter(routes: RouteDef[], options: RouterOptions) {
         checkAccess(route.access, principal);
         const parts = parseParamsAndQuery(route, request, params);
         const input = { principal: principal!, ...parts, body: undefined as unknown, request, requestId, rate };
+        const finish = (reply: Reply | Promise<Reply>) =>
+          reply instanceof Promise ? reply.then((settled) => render(settled, context), (error: unknown) => fail(error, request, requestId)) : render(reply, context);
         if (route.body) {
-          return parseJsonBody(route as RouteDef & { body: NonNullable<RouteDef["body"]> }, request)
-            .then(async (body) => render(await route.handle({ ...input, body } as never), context))
+          return parseJsonBody(route.body, request)
+            .then((body) => finish(route.handle({ ...input, body } as never)))
             .catch((error: unknown) => fail(error, request, requestId));
         }
-        const reply = route.handle(input as never);
-        if (reply instanceof Promise) {
-          return reply.then(
-            (settled) => render(settled, context),
-            (error: unknown) => fail(error, request, requestId),
-          );
-        }
-        return render(reply, context);
+        return finish(route.handle(input as never));
       } catch (error) {
         return fail(error, request, requestId);
       }

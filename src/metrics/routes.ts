@@ -1,13 +1,11 @@
-import { timingSafeEqual } from "node:crypto";
 import { access, defineRoute } from "../http/route.ts";
 import { ApiError } from "../errors/api-error.ts";
+import { sameSecret } from "../lib/same-secret.ts";
 import type { ServiceMetrics } from "./service-metrics.ts";
 
 /** Constant-time comparison of the Authorization header with the expected bearer token. */
 function bearerMatches(header: string | null, token: string): boolean {
-  const given = Buffer.from(header ?? "");
-  const expected = Buffer.from(`Bearer ${token}`);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return sameSecret(header, `Bearer ${token}`);
 }
 
 /**

@@ -37,6 +37,8 @@ const en = {
   "status.failed": "Failed",
   "notFound.title": "Not found",
   "notFound.body": "There is no such page.",
+  "error.title": "Something went wrong",
+  "error.unexpected": "The service failed unexpectedly. The failure is logged; try again in a moment.",
   "forbidden.csrf": "This form was not sent by this site's page, or it expired. Reload the page and try again.",
 } as const;
 
@@ -78,6 +80,8 @@ const fr: Record<MessageKey, string> = {
   "status.failed": "Échec",
   "notFound.title": "Introuvable",
   "notFound.body": "Cette page n'existe pas.",
+  "error.title": "Une erreur est survenue",
+  "error.unexpected": "Le service a échoué de façon inattendue. L'erreur est consignée ; réessayez dans un instant.",
   "forbidden.csrf": "Ce formulaire n'a pas été envoyé par une page de ce site, ou il a expiré. Rechargez la page et réessayez.",
 };
 

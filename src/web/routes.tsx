@@ -1,19 +1,20 @@
 import { Elysia } from "elysia";
-import { timingSafeEqual } from "node:crypto";
 import { render } from "preact-render-to-string";
 import type { VNode } from "preact";
+import { ApiError } from "../errors/api-error.ts";
 import { randomBase62 } from "../lib/ids.ts";
+import { sameSecret } from "../lib/same-secret.ts";
 import type { Db } from "../db/client.ts";
 import type { Clock } from "../lib/time.ts";
 import { verifyPassword } from "../auth/passwords.ts";
 import type { SignInThrottle } from "../auth/sign-in-throttle.ts";
-import { findUserByEmail, localeOf, passwordHashOf } from "../auth/users.ts";
-import { createWebSession, endWebSession, findWebSession, SESSION_MAX_MS, type WebSession } from "../auth/web-sessions.ts";
+import { findUserByEmail, passwordHashOf } from "../auth/users.ts";
+import { createWebSession, endWebSession, endWebSessionOfToken, findWebSession, SESSION_MAX_MS, type WebSession } from "../auth/web-sessions.ts";
 import { listMeetings } from "../meetings/query.ts";
 import { listMeetingsQuery } from "../meetings/schema.ts";
 import { contextOf } from "../http/request-context.ts";
 import { readFormBody } from "./form-body.ts";
-import { pickLocale, translator } from "./i18n.ts";
+import { pickLocale, translator, type Translate } from "./i18n.ts";
 import type { PageFrame } from "./layout.tsx";
 import { LoginPage } from "./pages/login.tsx";
 import { MeetingsPage, type MeetingFilters, type MeetingRow } from "./pages/meetings.tsx";
@@ -35,51 +36,61 @@ export interface WebDeps {
   clock: Clock;
   throttle: SignInThrottle;
   publicApiUrl(): string;
+  /** The service's public URL (--public-url, else the listening address). */
+  publicUrl(): string;
+  /** A failure that is not the client's: logged with the request id, never shown. */
+  onUnexpectedError(error: unknown, requestId: string): void;
 }
 
-function html(page: VNode, status = 200, extra: Record<string, string> = {}, cookies: string[] = []): Response {
-  const headers = new Headers({ ...securityHeaders(), "content-type": "text/html; charset=utf-8", ...extra });
-  for (const cookie of cookies) headers.append("set-cookie", cookie);
-  return new Response(`<!doctype html>${render(page)}`, { status, headers });
+/** A web app response: the security headers on every one, and any cookies to set. */
+function respond(body: string | null, status: number, headers: Record<string, string>, cookies: string[] = []): Response {
+  const all = new Headers({ ...securityHeaders(), ...headers });
+  for (const cookie of cookies) all.append("set-cookie", cookie);
+  return new Response(body, { status, headers: all });
+}
+
+function html(page: VNode, status = 200, cookies: string[] = [], headers: Record<string, string> = {}): Response {
+  return respond(`<!doctype html>${render(page)}`, status, { "content-type": "text/html; charset=utf-8", ...headers }, cookies);
 }
 
 function redirect(location: string, cookies: string[] = []): Response {
-  const headers = new Headers({ ...securityHeaders(), location });
-  for (const cookie of cookies) headers.append("set-cookie", cookie);
-  return new Response(null, { status: 303, headers });
+  return respond(null, 303, { location }, cookies);
 }
 
 function cookie(request: Request, name: string): string | undefined {
   return new Bun.CookieMap(request.headers.get("cookie") ?? "").get(name) ?? undefined;
 }
 
-function isSecure(request: Request): boolean {
-  return new URL(request.url).protocol === "https:";
+/**
+ * The origins this site is reached at: the address the request came to, and the configured public
+ * URL (behind a TLS-terminating proxy the browser's https origin is only that one).
+ */
+function siteOrigins(request: Request, publicUrl: string): string[] {
+  const origins = [new URL(request.url).origin];
+  if (URL.canParse(publicUrl)) origins.push(new URL(publicUrl).origin);
+  return origins;
 }
 
-function setCookie(request: Request, name: string, value: string, maxAgeSeconds: number, sameSite: "lax" | "strict"): string {
-  return new Bun.Cookie(name, value, { path: "/", httpOnly: true, sameSite, secure: isSecure(request), maxAge: maxAgeSeconds }).serialize();
+/** Cookies are Secure when the browser reaches the site over https, directly or through the proxy. */
+function setCookie(request: Request, publicUrl: string, name: string, value: string, maxAgeSeconds: number, sameSite: "lax" | "strict"): string {
+  const secure = siteOrigins(request, publicUrl).some((origin) => origin.startsWith("https:"));
+  return new Bun.Cookie(name, value, { path: "/", httpOnly: true, sameSite, secure, maxAge: maxAgeSeconds }).serialize();
 }
 
 /**
  * A state-changing form must come from this site: its hidden _csrf field matches the token the
  * server gave (the session's, or the sign-in form cookie's), and a browser's Origin header, when
- * sent, names this host.
+ * sent, names this site.
  */
-function sameOrigin(request: Request): boolean {
+function sameOrigin(request: Request, publicUrl: string): boolean {
   const origin = request.headers.get("origin");
-  if (origin === null) return true;
-  return origin === new URL(request.url).origin;
-}
-
-function tokensMatch(a: string | undefined, b: string | undefined): boolean {
-  if (!a || !b || a.length !== b.length) return false;
-  return timingSafeEqual(Buffer.from(a), Buffer.from(b));
+  return origin === null || siteOrigins(request, publicUrl).includes(origin);
 }
 
 export function createWebApp(deps: WebDeps) {
-  const frameFor = (request: Request, session: WebSession | undefined, title: (t: ReturnType<typeof translator>) => string): PageFrame => {
-    const locale = pickLocale(session ? localeOf(deps.db, session.user.id) : null, request.headers.get("accept-language"));
+  const localeFor = (request: Request, session: WebSession | undefined) => pickLocale(session?.locale ?? null, request.headers.get("accept-language"));
+  const frameFor = (request: Request, session: WebSession | undefined, title: (t: Translate) => string): PageFrame => {
+    const locale = localeFor(request, session);
     const t = translator(locale);
     return { locale, t, title: title(t), csrfToken: session?.csrfToken };
   };
@@ -91,17 +102,26 @@ export function createWebApp(deps: WebDeps) {
   const loginPage = (request: Request, status: number, error?: string, email?: string) => {
     const formToken = cookie(request, FORM_COOKIE) ?? randomBase62(32);
     const frame = frameFor(request, undefined, (t) => t("login.title"));
-    return html(<LoginPage frame={frame} formToken={formToken} error={error} email={email} />, status, {}, [setCookie(request, FORM_COOKIE, formToken, 3600, "strict")]);
+    return html(<LoginPage frame={frame} formToken={formToken} error={error} email={email} />, status, [setCookie(request, deps.publicUrl(), FORM_COOKIE, formToken, 3600, "strict")]);
   };
 
   return new Elysia()
+    // Registered before the routes: Elysia applies a hook to the routes that follow it. A refusal
+    // while reading a form (too large, too slow, cut off) is the client's: its status and our own
+    // sentence. Anything else is logged and answered with a page that says nothing of it.
+    .onError(({ error, request }) => {
+      const frame = frameFor(request, undefined, (t) => t("error.title"));
+      if (error instanceof ApiError) return html(<NotFoundPage frame={frame} message={error.message} />, error.status, [], error.headers);
+      deps.onUnexpectedError(error, contextOf(request).requestId);
+      return html(<NotFoundPage frame={frame} message={frame.t("error.unexpected")} />, 500);
+    })
     .get("/", ({ request }) => redirect(sessionOf(request) ? "/meetings" : "/login"))
     .get("/assets/app.css", () => new Response(stylesheet, { headers: { "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=3600", "x-content-type-options": "nosniff" } }))
     .get("/login", ({ request }) => (sessionOf(request) ? redirect("/meetings") : loginPage(request, 200)))
     .post("/login", async ({ request }) => {
       const form = await readFormBody(request);
-      const t = frameFor(request, undefined, () => "").t;
-      if (!sameOrigin(request) || !tokensMatch(form.get("_csrf") ?? undefined, cookie(request, FORM_COOKIE))) {
+      const t = translator(localeFor(request, undefined));
+      if (!sameOrigin(request, deps.publicUrl()) || !sameSecret(form.get("_csrf") ?? undefined, cookie(request, FORM_COOKIE))) {
         return loginPage(request, 403, t("login.expired"));
       }
       const email = (form.get("email") ?? "").trim().toLowerCase().slice(0, 320);
@@ -120,24 +140,23 @@ export function createWebApp(deps: WebDeps) {
       // A new token at every sign-in, and any session the browser brought is ended: a token planted
       // before sign-in (session fixation) never becomes a signed-in session.
       const previous = cookie(request, SESSION_COOKIE);
-      const previousSession = previous ? findWebSession(deps.db, previous, now) : undefined;
-      if (previousSession) endWebSession(deps.db, previousSession.tokenHash);
+      if (previous) endWebSessionOfToken(deps.db, previous);
       const session = createWebSession(deps.db, user.id, now);
       return redirect("/meetings", [
-        setCookie(request, SESSION_COOKIE, session.token, SESSION_MAX_MS / 1000, "lax"),
-        setCookie(request, FORM_COOKIE, "", 0, "strict"),
+        setCookie(request, deps.publicUrl(), SESSION_COOKIE, session.token, SESSION_MAX_MS / 1000, "lax"),
+        setCookie(request, deps.publicUrl(), FORM_COOKIE, "", 0, "strict"),
       ]);
     })
     .post("/logout", async ({ request }) => {
       const form = await readFormBody(request);
       const session = sessionOf(request);
       if (!session) return redirect("/login");
-      if (!sameOrigin(request) || !tokensMatch(form.get("_csrf") ?? undefined, session.csrfToken)) {
+      if (!sameOrigin(request, deps.publicUrl()) || !sameSecret(form.get("_csrf") ?? undefined, session.csrfToken)) {
         const frame = frameFor(request, session, (t) => t("forbidden.csrf"));
         return html(<NotFoundPage frame={frame} message={frame.t("forbidden.csrf")} />, 403);
       }
       endWebSession(deps.db, session.tokenHash);
-      return redirect("/login", [setCookie(request, SESSION_COOKIE, "", 0, "lax")]);
+      return redirect("/login", [setCookie(request, deps.publicUrl(), SESSION_COOKIE, "", 0, "lax")]);
     })
     .get("/meetings", ({ request }) => {
       const session = sessionOf(request);

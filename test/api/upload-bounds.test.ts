@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createUserWithKey, startServer, type TestServer } from "../helpers/server.ts";
+import { stalledRequest } from "../helpers/stalled-request.ts";
 
 // Uploads, admin commands and a second server: slow on a busy 2-core machine.
 setDefaultTimeout(30_000);
@@ -113,29 +114,8 @@ describe("a client that goes away mid-upload", () => {
 
 describe("bodies that stall", () => {
   /** Sends the request head and the start of a body over a raw socket, then nothing. */
-  async function stalled(path: string, head: string, start: string): Promise<{ reply: string; afterMs: number }> {
-    const url = new URL(server.url);
-    let reply = "";
-    const started = Date.now();
-    let closed!: () => void;
-    const done = new Promise<void>((resolve) => (closed = resolve));
-    const socket = await Bun.connect({
-      hostname: url.hostname,
-      port: Number(url.port),
-      socket: {
-        data(_socket, data) {
-          reply += new TextDecoder().decode(data);
-          if (reply.includes("\r\n\r\n") && /"request_id"/.test(reply)) closed();
-        },
-        close() {
-          closed();
-        },
-      },
-    });
-    socket.write(`POST ${path} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${server.adminKey}\r\n${head}\r\n${start}`);
-    await Promise.race([done, Bun.sleep(10_000)]);
-    socket.end();
-    return { reply, afterMs: Date.now() - started };
+  function stalled(path: string, head: string, start: string) {
+    return stalledRequest(server.url, `POST ${path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer ${server.adminKey}\r\n${head}`, start);
   }
 
   test("an upload that sends nothing for longer than --body-idle-timeout is 408, its temp file removed", async () => {

@@ -159,3 +159,27 @@ test("sign-in is throttled after repeated failures for one email, even with the 
   expect(await blocked.text()).toMatch(/Try again in \d+ seconds/);
   expect(browser.cookies.has("verbatim_session")).toBe(false);
 });
+
+test("behind a TLS-terminating proxy (--public-url https://…): the proxy's origin is this site's, and the cookie is Secure", async () => {
+  const proxied = await startServer({ args: ["--public-url", "https://verbatim.firm.example"] });
+  try {
+    await proxied.admin("user", "create", "--email", "partner@firm.example", "--password", PASSWORD);
+    const login = await fetch(`${proxied.url}/login`);
+    const formCookie = login.headers.getSetCookie().find((c) => c.startsWith("verbatim_form="))!;
+    expect(formCookie).toContain("Secure");
+    const token = /name="_csrf" value="([^"]+)"/.exec(await login.text())![1]!;
+    const signIn = (origin: string) =>
+      fetch(`${proxied.url}/login`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { cookie: `verbatim_form=${token}`, "content-type": "application/x-www-form-urlencoded", origin },
+        body: new URLSearchParams({ _csrf: token, email: "partner@firm.example", password: PASSWORD }).toString(),
+      });
+    expect((await signIn("https://elsewhere.example")).status).toBe(403);
+    const accepted = await signIn("https://verbatim.firm.example");
+    expect(accepted.status).toBe(303);
+    expect(accepted.headers.getSetCookie().find((c) => c.startsWith("verbatim_session="))).toContain("Secure");
+  } finally {
+    await proxied.stop();
+  }
+});

@@ -1,6 +1,6 @@
 import { Layout, type PageFrame } from "../layout.tsx";
 
-/** A refusal or a missing page: its title and one sentence. */
+/** A missing page, a refusal or a failure: its title and one sentence. */
 export function NotFoundPage({ frame, message }: { frame: PageFrame; message: string }) {
   return (
     <Layout frame={frame}>
