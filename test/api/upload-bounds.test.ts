@@ -71,28 +71,40 @@ function heldUpload(of: TestServer, key: string) {
 
 describe("uploads in progress per account", () => {
   test("beyond the plan's slots the next upload is 429 at once; a finished one frees its place", async () => {
+    // Both accounts exist before any upload starts: an admin command is a process start, which
+    // on a busy machine may outlast the 1 s body idle timeout the held uploads run under.
     const key = await createUserWithKey(server, "uploader@example.com", "all", "standard");
+    const otherKey = await createUserWithKey(server, "other-uploader@example.com", "all", "standard");
     const first = heldUpload(server, key);
     const second = heldUpload(server, key);
-    await eventually(() => tmpFiles(server).length === 2);
-    const form = new FormData();
-    form.append("file", new Blob([new Uint8Array(1000)]), "third.wav");
-    const third = await server.api("/api/v1/meetings", { method: "POST", key, body: form });
-    expect(third.status).toBe(429);
-    expect(third.headers.get("retry-after")).toBe("30");
-    expect(((await third.json()) as { code: string }).code).toBe("parallel_processing_limit");
-    // Another account is not held back by this one's uploads.
-    const otherKey = await createUserWithKey(server, "other-uploader@example.com", "all", "standard");
     const other = heldUpload(server, otherKey);
-    await eventually(() => tmpFiles(server).length === 3);
-    other.abort();
-    first.abort();
-    second.abort();
-    await Promise.all([first.response, second.response, other.response]);
-    await eventually(() => tmpFiles(server).length === 0);
-    // Places are given back: the account may upload again (refused later for its content, not for the limit).
-    const again = await server.api("/api/v1/meetings", { method: "POST", key, body: form });
-    expect(again.status).not.toBe(429);
+    // Held uploads keep sending a little, so the idle timeout never ends them during the test.
+    const keepAlive = setInterval(() => [first, second, other].forEach((upload) => upload.more()), 250);
+    try {
+      await eventually(() => tmpFiles(server).length === 3);
+      const form = new FormData();
+      form.append("file", new Blob([new Uint8Array(1000)]), "third.wav");
+      const third = await server.api("/api/v1/meetings", { method: "POST", key, body: form });
+      expect(third.status).toBe(429);
+      expect(third.headers.get("retry-after")).toBe("30");
+      expect(((await third.json()) as { code: string }).code).toBe("parallel_processing_limit");
+      // Another account is not held back by this one's uploads: its own upload was taken (above),
+      // and it may start a second one.
+      const otherSecond = heldUpload(server, otherKey);
+      await eventually(() => tmpFiles(server).length === 4);
+      otherSecond.abort();
+      clearInterval(keepAlive);
+      other.abort();
+      first.abort();
+      second.abort();
+      await Promise.all([first.response, second.response, other.response, otherSecond.response]);
+      await eventually(() => tmpFiles(server).length === 0);
+      // Places are given back: the account may upload again (refused later for its content, not for the limit).
+      const again = await server.api("/api/v1/meetings", { method: "POST", key, body: form });
+      expect(again.status).not.toBe(429);
+    } finally {
+      clearInterval(keepAlive);
+    }
   });
 });
 
