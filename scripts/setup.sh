@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything Verbatim needs on a Debian 12 machine that has Node.js and npm:
 # Bun and the dependencies (from bun.lock), the AVX2 build of whisper.cpp, ffmpeg (Debian package; poppler-utils and
-# unzip too, which the tests use to read PDF and DOCX files), the default models, and the
+# unzip too, which the tests use to read PDF and DOCX files, and chromium, which the web app's browser
+# tests drive), the default models, and the
 # compiled executable dist/verbatim. Safe to run again: each step skips what is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,12 +36,13 @@ elif ! bash src/engines/whisper/build-smart-whisper.sh; then
   echo "warning: the smart-whisper build failed; whisper will run on the slower @fugood CPU build" >&2
 fi
 
-say "ffmpeg, and poppler-utils and unzip for the tests' PDF and DOCX checks"
+say "ffmpeg; poppler-utils and unzip for the tests' PDF and DOCX checks; chromium for the web app's browser tests"
 missing=()
 command -v ffmpeg >/dev/null || missing+=(ffmpeg)
 command -v pdftotext >/dev/null || missing+=(poppler-utils)
 command -v unzip >/dev/null || missing+=(unzip)
 command -v bzip2 >/dev/null || missing+=(bzip2)   # sherpa-onnx ships its segmentation model as .tar.bz2
+command -v chromium >/dev/null || missing+=(chromium)   # the web app's browser tests (playwright-core drives it)
 if [ ${#missing[@]} -gt 0 ]; then
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -173,6 +173,9 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     onStepFinished: (kind, step, outcome, seconds) => metrics.observeStep(kind, step, outcome, seconds),
   });
 
+  // Shared by the API and the web app: one cap on uploads in progress, one renderer.
+  const uploads = new UploadsInFlight();
+  const renderDocumentFile = documentRenderer({ cjkFontPath: config.cjkFontPath });
   const routes: RouteDef[] = [];
   routes.push(
     ...healthRoutes({ checks }),
@@ -200,7 +203,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       egress: config.egress,
       maxUploadBytes: MAX_UPLOAD_BYTES,
       minFreeDisk: config.minFreeDisk,
-      uploads: new UploadsInFlight(),
+      uploads,
       templates: { has: (id) => templates.get(id) !== undefined, hasPersona: (id) => templates.personas.some((p) => p.id === id) },
       publicApiUrl: () => urls.api,
       scheduler,
@@ -220,7 +223,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       templates,
       idempotency,
       loadMaterial: loadMeetingMaterial,
-      render: documentRenderer({ cjkFontPath: config.cjkFontPath }),
+      render: renderDocumentFile,
       scheduler,
     }),
   );
@@ -233,7 +236,26 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     onUnexpectedError: io.logError,
     onWarning: io.logWarning,
   });
-  const webApp = createWebApp({ db, clock, throttle: new SignInThrottle(), publicApiUrl: () => urls.api, publicUrl: () => publicUrl, onUnexpectedError: io.logError });
+  const webApp = createWebApp({
+    db,
+    clock,
+    dataDir: config.dataDir,
+    throttle: new SignInThrottle(),
+    slots: config.parallelSlots,
+    billing: config.billing,
+    egress: config.egress,
+    minFreeDisk: config.minFreeDisk,
+    maxUploadBytes: MAX_UPLOAD_BYTES,
+    uploads,
+    templates,
+    loadMaterial: loadMeetingMaterial,
+    render: renderDocumentFile,
+    scheduler,
+    onApiKeysChanged: () => authenticator.forgetCachedKeys(),
+    publicApiUrl: () => urls.api,
+    publicUrl: () => publicUrl,
+    onUnexpectedError: io.logError,
+  });
   const pipeline = createPipeline({
     authenticator,
     limiter: new SlidingWindowLimiter(),

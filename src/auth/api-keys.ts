@@ -93,8 +93,8 @@ export function createApiKeyLookup(db: Db) {
   const touch = sqlite.prepare<unknown, [number, string]>("UPDATE api_keys SET last_used_at = ? WHERE id = ?");
   // Valid keys seen, while the database has not changed. PRAGMA data_version moves whenever another
   // connection commits (the admin CLI revoking a key or moving a user to another plan, the delivery
-  // thread), so a change made anywhere else empties the cache; this connection never changes keys
-  // or users. The version is read at most once a millisecond (a read costs a few µs of WAL
+  // thread), so a change made anywhere else empties the cache; a change made on this connection (the
+  // web app's Settings creating or revoking a key) calls forget(). The version is read at most once a millisecond (a read costs a few µs of WAL
   // locking), so a revocation takes effect within 1 ms of its commit. Only valid keys are kept,
   // at most MAX_CACHED.
   const dataVersion = sqlite.prepare<{ data_version: number }, []>("PRAGMA data_version");
@@ -149,6 +149,10 @@ export function createApiKeyLookup(db: Db) {
     },
     touch(id: string, now: number): void {
       touch.run(now, id);
+    },
+    /** Keys or users were changed on this process's own connection, which data_version does not see. */
+    forget(): void {
+      cache.clear();
     },
   };
 }

@@ -45,6 +45,11 @@ export class Authenticator {
     this.keys = createApiKeyLookup(db);
   }
 
+  /** Keys were created or revoked in this process (the web app): cached answers must not outlive that. */
+  forgetCachedKeys(): void {
+    this.keys.forget();
+  }
+
   async authenticate(header: string | null): Promise<AuthOutcome> {
     if (header === null || header.trim() === "") return { kind: "anonymous" };
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);

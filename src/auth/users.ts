@@ -72,3 +72,8 @@ export function renderUser(user: User): RenderedUser {
   }
   return out;
 }
+
+/** The web app's language for this user; null follows the browser's. */
+export function setUserLocale(db: Queryable, userId: string, locale: Locale | null): void {
+  db.update(users).set({ locale }).where(eq(users.id, userId)).run();
+}

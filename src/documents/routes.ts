@@ -5,7 +5,8 @@ import { jobSchema } from "../jobs/schema.ts";
 import { getJob } from "../jobs/query.ts";
 import type { LoadMeetingMaterial } from "./material.ts";
 import { getOwnedDocument, listDocuments, renderDocument } from "./query.ts";
-import { cachedRender, type RenderDocument } from "./render-cache.ts";
+import { documentFile } from "./file.ts";
+import type { RenderDocument } from "./render-cache.ts";
 import { requestDocument, type RequestDocumentDeps } from "./request.ts";
 import {
   documentPageSchema,
@@ -26,11 +27,6 @@ export interface DocumentRouteDeps extends RequestDocumentDeps {
   scheduler: { wake(): void };
 }
 
-const MEDIA_TYPES = {
-  md: "text/markdown; charset=utf-8",
-  pdf: "application/pdf",
-  docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-} as const;
 
 export function documentRoutes(deps: DocumentRouteDeps) {
   return [
@@ -89,21 +85,13 @@ export function documentRoutes(deps: DocumentRouteDeps) {
       query: documentQuery,
       responses: { 200: { description: "The document; with format md, pdf or docx, the file itself", schema: documentWithMarkdownSchema } },
       handle: async ({ principal, params, query }) => {
-        const row = getOwnedDocument(deps.db, principal.user.id, params.document_id);
-        if (query.format === "json") return { status: 200, body: renderDocument(row, true) };
-        const fileName = `${row.id}.${query.format}`;
-        const headers = { "Content-Type": MEDIA_TYPES[query.format], "Content-Disposition": `attachment; filename="${fileName}"` };
-        if (query.format === "md") return new Response(row.markdown, { headers: { ...headers, "Content-Disposition": `inline; filename="${fileName}"` } });
-        const material = deps.loadMaterial(deps.db, row.meetingId, false);
-        const header = {
-          title: row.title,
-          meetingTitle: material?.title ?? "",
-          date: material?.date ?? new Date(row.createdAt).toISOString(),
-          participants: material?.participants ?? [],
-          language: row.language,
-        };
-        const { bytes, cached } = await cachedRender(deps.dataDir, row, query.format, header, deps.render);
-        return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { ...headers, "X-Render-Cache": cached ? "hit" : "miss" } });
+        if (query.format === "json") return { status: 200, body: renderDocument(getOwnedDocument(deps.db, principal.user.id, params.document_id), true) };
+        const file = await documentFile(deps, principal.user.id, params.document_id, query.format);
+        // Markdown is text to read in place; a PDF or DOCX is saved.
+        const disposition = `${query.format === "md" ? "inline" : "attachment"}; filename="${file.fileName}"`;
+        const headers: Record<string, string> = { "Content-Type": file.contentType, "Content-Disposition": disposition };
+        if (file.cached !== null) headers["X-Render-Cache"] = file.cached ? "hit" : "miss";
+        return new Response(file.body as string | Uint8Array<ArrayBuffer>, { headers });
       },
     }),
   ];

@@ -23,6 +23,8 @@ export interface ReceiveDeps {
   maxUploadBytes: number;
   /** The document templates and personas a meeting may ask for. */
   templates: KnownTemplates;
+  /** A browser form sends its empty inputs too: left out, they mean "not given" (the web app). */
+  dropEmptyFields?: boolean;
 }
 
 export interface KnownTemplates {
@@ -69,6 +71,9 @@ async function receiveUpload(request: Request, deps: ReceiveDeps): Promise<{ par
     throw error instanceof UploadAborted ? bodyIncomplete() : error;
   });
   try {
+    if (deps.dropEmptyFields) {
+      for (const [name, values] of form.fields) if (values.every((value) => value.trim() === "")) form.fields.delete(name);
+    }
     const raw = multipartToObject(form.fields);
     if ("audio_url" in raw) {
       throw ApiError.validation([{ field: "audio_url", code: "conflict", message: "Send either a file or an audio_url, not both." }]);

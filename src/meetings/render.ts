@@ -83,6 +83,11 @@ function loadExtras(db: Queryable, rows: readonly MeetingRow[]): Map<string, Mee
   return extras;
 }
 
+/** The meeting's page in the web app: the site's root is the API's public URL without its /api. */
+export function meetingWebUrl(publicApiUrl: string, meetingId: string): string {
+  return `${publicApiUrl.replace(/\/api$/, "")}/meetings/${meetingId}`;
+}
+
 function renderWith(row: MeetingRow, extras: MeetingExtras, publicApiUrl: string) {
   const { report, job } = extras;
   return {
@@ -102,7 +107,7 @@ function renderWith(row: MeetingRow, extras: MeetingExtras, publicApiUrl: string
     client: extras.client ? renderClient(extras.client) : null,
     has_transcript: extras.hasTranscript,
     has_summary: report !== undefined,
-    web_url: `${publicApiUrl}/v1/meetings/${row.id}`,
+    web_url: meetingWebUrl(publicApiUrl, row.id),
     summary: report ? renderReport(report) : null,
     participants: extras.participants.map(renderParticipant),
     documents: extras.documents,

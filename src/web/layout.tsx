@@ -20,6 +20,7 @@ export function Layout({ frame, children }: { frame: PageFrame; children: Compon
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${frame.title} · ${t("app.name")}`}</title>
         <link rel="stylesheet" href="/assets/app.css" />
+        <script type="module" src="/assets/app.js" />
       </head>
       <body>
         <a class="skip" href="#main">
@@ -32,6 +33,8 @@ export function Layout({ frame, children }: { frame: PageFrame; children: Compon
           {frame.csrfToken && (
             <nav aria-label={t("app.name")}>
               <a href="/meetings">{t("nav.meetings")}</a>
+              <a href="/meetings/new">{t("nav.upload")}</a>
+              <a href="/settings">{t("nav.settings")}</a>
               <form method="post" action="/logout">
                 <input type="hidden" name="_csrf" value={frame.csrfToken} />
                 <button class="link" type="submit">

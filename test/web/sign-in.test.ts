@@ -2,6 +2,7 @@
 // throttling, sign-out, the security headers, and the meetings list behind the session.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createUserWithKey, startServer, type TestServer } from "../helpers/server.ts";
+import { CookieClient } from "../helpers/web-client.ts";
 
 let server: TestServer;
 const PASSWORD = "correct horse battery";
@@ -13,38 +14,14 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-/** A tiny cookie jar: what a browser keeps between requests. */
-class Browser {
-  cookies = new Map<string, string>();
-  async get(path: string, headers: Record<string, string> = {}) {
-    return this.keep(await fetch(server.url + path, { redirect: "manual", headers: { cookie: this.header(), ...headers } }));
-  }
-  async post(path: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
-    return this.keep(
-      await fetch(server.url + path, {
-        method: "POST",
-        redirect: "manual",
-        headers: { cookie: this.header(), "content-type": "application/x-www-form-urlencoded", origin: server.url, ...headers },
-        body: new URLSearchParams(fields).toString(),
-      }),
-    );
-  }
-  header() {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
-  }
-  keep(response: Response) {
-    for (const line of response.headers.getSetCookie()) {
-      const cookie = Bun.Cookie.parse(line);
-      if (cookie.value === "" || cookie.maxAge === 0) this.cookies.delete(cookie.name);
-      else this.cookies.set(cookie.name, cookie.value);
-    }
-    return response;
+class Browser extends CookieClient {
+  constructor() {
+    super(server.url);
   }
 }
 
 async function formToken(browser: Browser): Promise<string> {
-  const page = await (await browser.get("/login")).text();
-  return /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
+  return browser.csrfToken("/login");
 }
 
 async function signIn(browser: Browser, email = "partner@firm.example", password = PASSWORD) {

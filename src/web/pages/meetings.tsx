@@ -30,13 +30,23 @@ export function formatDuration(seconds: number | null): string {
   return h > 0 ? `${h}:${pad(m)}:${pad(s % 60)}` : `${m}:${pad(s % 60)}`;
 }
 
-export function MeetingsPage(props: { frame: PageFrame; rows: MeetingRow[]; filters: MeetingFilters; nextHref: string | null; error?: string }) {
+export function MeetingsPage(props: { frame: PageFrame; rows: MeetingRow[]; filters: MeetingFilters; nextHref: string | null; error?: string; notice?: string }) {
   const { frame, rows, filters } = props;
   const { t } = frame;
   const date = new Intl.DateTimeFormat(frame.locale, { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" });
   return (
     <Layout frame={frame}>
-      <h1>{t("meetings.title")}</h1>
+      <div class="title-row">
+        <h1>{t("meetings.title")}</h1>
+        <a class="button" href="/meetings/new">
+          {t("upload.title")}
+        </a>
+      </div>
+      {props.notice && (
+        <p class="notice" role="status">
+          {props.notice}
+        </p>
+      )}
       <form class="filters" method="get" action="/meetings" role="search">
         <label>
           {t("meetings.search")}

@@ -1,0 +1,49 @@
+import { render } from "preact-render-to-string";
+import type { VNode } from "preact";
+import { securityHeaders } from "./security-headers.ts";
+
+/** A web app response: the security headers on every one, and any cookies to set. */
+export function respond(body: BodyInit | null, status: number, headers: Record<string, string>, cookies: string[] = []): Response {
+  const all = new Headers({ ...securityHeaders(), ...headers });
+  for (const cookie of cookies) all.append("set-cookie", cookie);
+  return new Response(body, { status, headers: all });
+}
+
+export function html(page: VNode, status = 200, cookies: string[] = [], headers: Record<string, string> = {}): Response {
+  return respond(`<!doctype html>${render(page)}`, status, { "content-type": "text/html; charset=utf-8", ...headers }, cookies);
+}
+
+export function redirect(location: string, cookies: string[] = []): Response {
+  return respond(null, 303, { location }, cookies);
+}
+
+/** A file to save, never shown in place: its name is ours (ids and a format), never the client's. */
+export function download(body: BodyInit, contentType: string, fileName: string, disposition: "attachment" | "inline" = "attachment"): Response {
+  return respond(body, 200, { "content-type": contentType, "content-disposition": `${disposition}; filename="${fileName}"`, "cache-control": "private, no-store" });
+}
+
+export function cookie(request: Request, name: string): string | undefined {
+  return new Bun.CookieMap(request.headers.get("cookie") ?? "").get(name) ?? undefined;
+}
+
+/**
+ * The origins this site is reached at: the address the request came to, and the configured public
+ * URL (behind a TLS-terminating proxy the browser's https origin is only that one).
+ */
+function siteOrigins(request: Request, publicUrl: string): string[] {
+  const origins = [new URL(request.url).origin];
+  if (URL.canParse(publicUrl)) origins.push(new URL(publicUrl).origin);
+  return origins;
+}
+
+/** Cookies are Secure when the browser reaches the site over https, directly or through the proxy. */
+export function setCookie(request: Request, publicUrl: string, name: string, value: string, maxAgeSeconds: number, sameSite: "lax" | "strict"): string {
+  const secure = siteOrigins(request, publicUrl).some((origin) => origin.startsWith("https:"));
+  return new Bun.Cookie(name, value, { path: "/", httpOnly: true, sameSite, secure, maxAge: maxAgeSeconds }).serialize();
+}
+
+/** A browser's Origin header, when sent, names this site. */
+export function sameOrigin(request: Request, publicUrl: string): boolean {
+  const origin = request.headers.get("origin");
+  return origin === null || siteOrigins(request, publicUrl).includes(origin);
+}

@@ -1,0 +1,13 @@
+/**
+ * The web app's one script, loaded by every page (script-src 'self'): each part enhances the
+ * elements of its page when they are there, and every page works without it.
+ */
+import { enhanceCopyButtons } from "./copy.ts";
+import { enhancePlayer } from "./player.ts";
+import { enhanceProgress } from "./progress.ts";
+import { enhanceUploader } from "./uploader.ts";
+
+enhancePlayer();
+enhanceProgress();
+enhanceCopyButtons();
+enhanceUploader();

@@ -1,0 +1,268 @@
+import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
+import type { Elysia } from "elysia";
+import { documentFile, type DocumentFileFormat } from "../documents/file.ts";
+import { requestDocument } from "../documents/request.ts";
+import { documentRequestBody } from "../documents/schema.ts";
+import { ApiError } from "../errors/api-error.ts";
+import { buildExportBundle, exportMarkdown } from "../exports/bundle.ts";
+import { assertFreeSlot } from "../jobs/slots.ts";
+import { createMeeting } from "../meetings/create.ts";
+import { deleteMeeting } from "../meetings/delete.ts";
+import { assertDiskAdmitsRecordings } from "../meetings/disk-admission.ts";
+import { loadOwnedExportInput } from "../meetings/export-input.ts";
+import { listParticipants, patchMeeting } from "../meetings/patch.ts";
+import { pendingDocumentCount } from "../meetings/progress.ts";
+import { discardReceived, receiveMeeting } from "../meetings/receive.ts";
+import { getOwnedMeetingRow, renderMeeting } from "../meetings/render.ts";
+import { patchMeetingBody } from "../meetings/schema.ts";
+import { speakerNamesPatch } from "../meetings/speaker-names.ts";
+import { loadOwnedTranscript, loadTranscript } from "../meetings/transcript.ts";
+import { loadOwnedReport } from "../meetings/report.ts";
+import { recordingPath, uploadsTmpDir } from "../storage/paths.ts";
+import { isTranscriptFormat, renderTranscript } from "../transcripts/render.ts";
+import { assertCanPay } from "../usage/admission.ts";
+import { download, html, redirect, respond } from "./http.ts";
+import type { WebKit } from "./kit.ts";
+import { PageRefusal } from "./kit.ts";
+import { markdownToSafeHtml } from "./markdown.ts";
+import { sniffAudioType } from "./media/audio-type.ts";
+import { parseByteRange } from "./media/byte-range.ts";
+import { MeetingPage } from "./pages/meeting.tsx";
+import { UploadPage } from "./pages/upload.tsx";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Flash notices after a form, carried in the redirect's query string as a known key, never as text. */
+const NOTICES = ["saved", "speakers", "document", "uploaded"] as const;
+type Notice = (typeof NOTICES)[number];
+
+/** The meeting pages: the meeting itself, its recording for the player, its downloads and forms. */
+export function meetingPages(app: Elysia, kit: WebKit): void {
+  const { deps } = kit;
+
+  /** One of the signed-in user's meetings; any other id (another account's, or none) is the 404 page. */
+  const ownedMeeting = (userId: string, id: string) => {
+    const row = UUID.test(id) ? getOwnedMeetingRow(deps.db, userId, id.toLowerCase()) : undefined;
+    if (!row) throw new PageRefusal(404, "");
+    return row;
+  };
+
+  const meetingPage = (request: Request, id: string, status = 200, refusal?: string) => {
+    const session = kit.requireSession(request);
+    const row = ownedMeeting(session.user.id, id);
+    const meeting = renderMeeting(deps.db, row, deps.publicApiUrl());
+    const frame = kit.frameFor(request, session, () => meeting.title);
+    let transcript = null;
+    try {
+      transcript = meeting.has_transcript ? loadTranscript(deps.db, row.id) : null;
+    } catch {
+      transcript = null;
+    }
+    const { rows, unattributed } = listParticipants(deps.db, row.id);
+    const speakers = [
+      ...rows.flatMap((p) => (JSON.parse(p.speakerLabels) as string[]).map((label) => ({ label, name: p.name }))),
+      ...unattributed.map((label) => ({ label, name: "" })),
+    ].sort((a, b) => a.label.localeCompare(b.label));
+    const noticeKey = new URL(request.url).searchParams.get("notice");
+    const notice = refusal
+      ? { text: refusal, error: true }
+      : (NOTICES as readonly string[]).includes(noticeKey ?? "")
+        ? { text: frame.t(`notice.${noticeKey as Notice}`) }
+        : undefined;
+    return html(
+      <MeetingPage
+        frame={frame}
+        meeting={meeting}
+        transcript={transcript}
+        speakers={speakers}
+        templates={deps.templates.templates.map((t) => ({ id: t.id, name: t.name }))}
+        reportHtml={meeting.summary ? markdownToSafeHtml(meeting.summary.markdown) : null}
+        hasRecording={existsSync(recordingPath(deps.dataDir, row.id))}
+        pendingDocuments={pendingDocumentCount(deps.db, row.id)}
+        notice={notice}
+      />,
+      status,
+    );
+  };
+
+  /** A form's refusal (a field the services reject) shown on the meeting page, with what was wrong. */
+  const refusedOnPage = (request: Request, id: string, error: unknown) => {
+    if (!(error instanceof ApiError) || error.status >= 500 || error.status === 404) throw error;
+    const fields = error.errors?.map((f) => `${f.field}: ${f.message}`).join("; ");
+    return meetingPage(request, id, error.status, fields ? `${error.message} ${fields}` : error.message);
+  };
+
+  app
+    .get("/meetings/new", ({ request }) => {
+      const session = kit.requireSession(request);
+      const frame = kit.frameFor(request, session, (t) => t("upload.title"));
+      return html(<UploadPage frame={frame} maxBytes={deps.maxUploadBytes} />);
+    })
+    .post("/meetings/new", async ({ request }) => {
+      // A multipart body: the CSRF token comes in the query string (not logged) or a header.
+      const session = kit.requireSession(request);
+      kit.assertCsrf(request, session, new URL(request.url).searchParams.get("_csrf") ?? undefined);
+      const account = kit.account(session);
+      assertFreeSlot(deps.db, account.userId, account.plan, deps.slots);
+      assertCanPay(deps.db, deps.billing, account, deps.clock.now());
+      assertDiskAdmitsRecordings(deps.dataDir, deps.minFreeDisk);
+      const release = deps.uploads.acquire(account.userId, deps.slots[account.plan] ?? 1);
+      try {
+        const { parsed } = await receiveMeeting(request, {
+          tmpDir: uploadsTmpDir(deps.dataDir),
+          egress: deps.egress,
+          maxUploadBytes: deps.maxUploadBytes,
+          templates: { has: (id) => deps.templates.get(id) !== undefined, hasPersona: (id) => deps.templates.personas.some((p) => p.id === id) },
+          dropEmptyFields: true,
+        });
+        if (parsed.recording.kind !== "upload") {
+          discardReceived(parsed);
+          throw new PageRefusal(400, kit.frameFor(request, session, (t) => t("upload.title")).t("upload.fileRequired"));
+        }
+        try {
+          const { meetingId } = createMeeting(deps, account, parsed.fields, parsed.recording);
+          deps.scheduler.wake();
+          return redirect(`/meetings/${meetingId}`);
+        } catch (error) {
+          discardReceived(parsed);
+          throw error;
+        }
+      } finally {
+        release();
+      }
+    })
+    .get("/meetings/:id", ({ request, params }) => meetingPage(request, params.id))
+    .get("/meetings/:id/progress", ({ request, params }) => {
+      const session = kit.requireSession(request);
+      const row = ownedMeeting(session.user.id, params.id);
+      const meeting = renderMeeting(deps.db, row, deps.publicApiUrl());
+      const job = meeting.job as { stage: string | null; progress: number | null } | null;
+      const frame = kit.frameFor(request, session, () => "");
+      const body = {
+        status: meeting.status,
+        status_text: frame.t(`status.${meeting.status}`),
+        stage: job?.stage ?? null,
+        stage_text: job?.stage ? frame.t(`stage.${job.stage}` as never) : null,
+        progress: job?.progress ?? null,
+        pending_documents: pendingDocumentCount(deps.db, row.id),
+      };
+      return respond(JSON.stringify(body), 200, { "content-type": "application/json", "cache-control": "no-store" });
+    })
+    .get("/meetings/:id/audio", ({ request, params }) => {
+      const session = kit.requireSession(request);
+      const row = ownedMeeting(session.user.id, params.id);
+      const path = recordingPath(deps.dataDir, row.id);
+      if (!existsSync(path)) throw new PageRefusal(404, "");
+      return audioResponse(request, path);
+    })
+    .get("/meetings/:id/transcript/:format", ({ request, params }) => {
+      const session = kit.requireSession(request);
+      const row = ownedMeeting(session.user.id, params.id);
+      if (!isTranscriptFormat(params.format)) throw new PageRefusal(404, "");
+      const { transcript, meta } = loadOwnedTranscript(deps.db, session.user.id, row.id);
+      const rendered = renderTranscript(transcript, params.format, meta);
+      return download(rendered.body, rendered.contentType, `transcript-${row.id}.${rendered.fileExtension}`);
+    })
+    .get("/meetings/:id/report/md", ({ request, params }) => {
+      const session = kit.requireSession(request);
+      const row = ownedMeeting(session.user.id, params.id);
+      const report = loadOwnedReport(deps.db, session.user.id, row.id);
+      return download(report.markdown, "text/markdown; charset=utf-8", `report-${row.id}.md`);
+    })
+    .get("/meetings/:id/export/md", ({ request, params }) => {
+      const session = kit.requireSession(request);
+      const row = ownedMeeting(session.user.id, params.id);
+      const bundle = buildExportBundle(loadOwnedExportInput(deps.db, session.user.id, row.id), {
+        language: kit.frameFor(request, session, () => "").locale,
+        maxTokens: 200_000,
+      });
+      return download(exportMarkdown(bundle), "text/markdown; charset=utf-8", `export-${row.id}.md`, "inline");
+    })
+    .get("/meetings/:id/documents/:documentId/:format", async ({ request, params }) => {
+      const session = kit.requireSession(request);
+      ownedMeeting(session.user.id, params.id);
+      if (!["md", "pdf", "docx"].includes(params.format)) throw new PageRefusal(404, "");
+      const file = await documentFile(deps, session.user.id, params.documentId, params.format as DocumentFileFormat);
+      return download(file.body as BodyInit, file.contentType, file.fileName);
+    })
+    .post("/meetings/:id/details", async ({ request, params }) => {
+      const { session, form } = await kit.readForm(request);
+      const row = ownedMeeting(session.user.id, params.id);
+      const client = (form.get("client") ?? "").trim();
+      const tags = (form.get("tags") ?? "")
+        .split(",")
+        .map((tag) => tag.trim())
+        .filter(Boolean);
+      const parsed = patchMeetingBody.safeParse({ title: form.get("title") ?? undefined, tags, client: client ? { name: client } : null });
+      if (!parsed.success) return refusedOnPage(request, row.id, ApiError.validation(parsed.error.issues.map((i) => ({ field: i.path.join("."), code: "invalid", message: i.message }))));
+      try {
+        patchMeeting(deps.db, deps.clock, session.user.id, row.id, parsed.data);
+      } catch (error) {
+        return refusedOnPage(request, row.id, error);
+      }
+      return redirect(`/meetings/${row.id}?notice=saved`);
+    })
+    .post("/meetings/:id/speakers", async ({ request, params }) => {
+      const { session, form } = await kit.readForm(request);
+      const row = ownedMeeting(session.user.id, params.id);
+      const names = new Map<string, string>();
+      for (const [field, value] of form) {
+        const label = /^speaker\.(SPEAKER_\d{2,3})$/.exec(field)?.[1];
+        if (label) names.set(label, value.slice(0, 200));
+      }
+      const { rows } = listParticipants(deps.db, row.id);
+      try {
+        patchMeeting(deps.db, deps.clock, session.user.id, row.id, { participants: speakerNamesPatch(rows, names) });
+      } catch (error) {
+        return refusedOnPage(request, row.id, error);
+      }
+      return redirect(`/meetings/${row.id}?notice=speakers`);
+    })
+    .post("/meetings/:id/documents", async ({ request, params }) => {
+      const { session, form } = await kit.readForm(request);
+      const row = ownedMeeting(session.user.id, params.id);
+      const templateId = form.get("template_id") || undefined;
+      const prompt = form.get("prompt")?.trim() || undefined;
+      const parsed = documentRequestBody.safeParse({
+        ...(templateId ? { template_id: templateId } : { prompt }),
+        include_transcript: form.get("include_transcript") === "true",
+      });
+      if (!parsed.success) return refusedOnPage(request, row.id, ApiError.validation(parsed.error.issues.map((i) => ({ field: i.path.join(".") || "prompt", code: "invalid", message: i.message }))));
+      try {
+        requestDocument(deps, kit.account(session), row.id, parsed.data);
+      } catch (error) {
+        return refusedOnPage(request, row.id, error);
+      }
+      deps.scheduler.wake();
+      return redirect(`/meetings/${row.id}?notice=document`);
+    })
+    .post("/meetings/:id/delete", async ({ request, params }) => {
+      const { session, form } = await kit.readForm(request);
+      const row = ownedMeeting(session.user.id, params.id);
+      if (form.get("confirm") !== "yes") return meetingPage(request, row.id, 400, kit.frameFor(request, session, () => "").t("meeting.deleteConfirmMissing"));
+      deleteMeeting({ db: deps.db, dataDir: deps.dataDir, cancelJobs: (ids) => deps.scheduler.cancel(ids) }, session.user.id, row.id);
+      return redirect("/meetings?notice=deleted");
+    });
+}
+
+/** The first bytes of a file, enough to tell its container. */
+function headOf(path: string): Uint8Array {
+  const head = new Uint8Array(16);
+  const fd = openSync(path, "r");
+  try {
+    return head.subarray(0, readSync(fd, head, 0, head.length, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The recording for the player, whole or one byte range (206): browsers seek with Range requests. */
+function audioResponse(request: Request, path: string): Response {
+  const size = statSync(path).size;
+  const headers: Record<string, string> = { "accept-ranges": "bytes", "cache-control": "private, no-store", "content-type": sniffAudioType(headOf(path)) };
+  const range = parseByteRange(request.headers.get("range"), size);
+  if (range === "unsatisfiable") return respond(null, 416, { ...headers, "content-range": `bytes */${size}` });
+  const file = Bun.file(path);
+  if (range === null) return respond(file, 200, headers);
+  return respond(file.slice(range.start, range.end + 1), 206, { ...headers, "content-range": `bytes ${range.start}-${range.end}/${size}` });
+}

@@ -1,0 +1,100 @@
+import type { renderApiKey } from "../../auth/api-keys.ts";
+import { SCOPES } from "../../auth/scopes.ts";
+import { Layout, type PageFrame } from "../layout.tsx";
+import { Notice, SettingsNav } from "./settings.tsx";
+
+export function DevelopersPage(props: {
+  frame: PageFrame;
+  keys: ReturnType<typeof renderApiKey>[];
+  /** The key just created, shown this once. */
+  createdKey?: { name: string; key: string };
+  notice?: { text: string; error?: boolean };
+}) {
+  const { frame } = props;
+  const { t } = frame;
+  const date = new Intl.DateTimeFormat(frame.locale, { dateStyle: "medium", timeZone: "UTC" });
+  const active = props.keys.filter((key) => key.revoked_at === null);
+  return (
+    <Layout frame={frame}>
+      <h1>{t("nav.settings")}</h1>
+      <SettingsNav frame={frame} current="developers" />
+      <Notice notice={props.notice} />
+      {props.createdKey && (
+        <section class="created-key" aria-labelledby="created-title">
+          <h2 id="created-title">{t("keys.created", { name: props.createdKey.name })}</h2>
+          <p>{t("keys.shownOnce")}</p>
+          <label>
+            {t("keys.key")}
+            <input id="created-key" readOnly value={props.createdKey.key} />
+          </label>
+          <button type="button" class="secondary" data-copy-target="created-key" data-copied={t("meeting.copied")} hidden>
+            {t("keys.copy")}
+          </button>
+        </section>
+      )}
+      <section aria-labelledby="keys-title">
+        <h2 id="keys-title">{t("keys.title")}</h2>
+        {active.length === 0 ? (
+          <p class="muted">{t("keys.none")}</p>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t("keys.name")}</th>
+                <th scope="col">{t("keys.key")}</th>
+                <th scope="col" class="optional">
+                  {t("keys.scopes")}
+                </th>
+                <th scope="col" class="optional">
+                  {t("keys.lastUsed")}
+                </th>
+                <th scope="col">
+                  <span class="visually-hidden">{t("keys.revoke")}</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {active.map((key) => (
+                <tr>
+                  <td>{key.name}</td>
+                  <td>
+                    <code>{key.key_hint}</code>
+                  </td>
+                  <td class="optional">{key.scopes.join(", ")}</td>
+                  <td class="optional">{key.last_used_at ? date.format(new Date(key.last_used_at)) : t("keys.never")}</td>
+                  <td>
+                    <form method="post" action={`/settings/developers/keys/${key.id}/revoke`}>
+                      <input type="hidden" name="_csrf" value={frame.csrfToken} />
+                      <button type="submit" class="danger" aria-label={t("keys.revokeNamed", { name: key.name })}>
+                        {t("keys.revoke")}
+                      </button>
+                    </form>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <section aria-labelledby="new-key-title">
+        <h2 id="new-key-title">{t("keys.new")}</h2>
+        <form class="stack" method="post" action="/settings/developers/keys">
+          <input type="hidden" name="_csrf" value={frame.csrfToken} />
+          <label>
+            {t("keys.name")}
+            <input name="name" required maxLength={100} />
+          </label>
+          <fieldset>
+            <legend>{t("keys.scopes")}</legend>
+            {SCOPES.map((scope) => (
+              <label class="inline">
+                <input type="checkbox" name="scope" value={scope} checked={scope.startsWith("read:")} /> <code>{scope}</code>
+              </label>
+            ))}
+          </fieldset>
+          <button type="submit">{t("keys.create")}</button>
+        </form>
+      </section>
+    </Layout>
+  );
+}

@@ -1,0 +1,255 @@
+import type { renderMeeting } from "../../meetings/render.ts";
+import { TRANSCRIPT_FORMATS, type TranscriptDocument } from "../../transcripts/types.ts";
+import type { MessageKey } from "../i18n.ts";
+import { Layout, type PageFrame } from "../layout.tsx";
+import { formatDuration } from "./meetings.tsx";
+
+export type MeetingView = ReturnType<typeof renderMeeting>;
+
+/** A time on the transcript as a player shows it: m:ss, or h:mm:ss from the first hour. */
+export function playerTime(seconds: number): string {
+  const s = Math.floor(seconds);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  return h > 0 ? `${h}:${pad(m)}:${pad(s % 60)}` : `${pad(m)}:${pad(s % 60)}`;
+}
+
+export interface MeetingPageProps {
+  frame: PageFrame;
+  meeting: MeetingView;
+  transcript: TranscriptDocument | null;
+  /** Every speaker label of the transcript with the name it shows now ("" when unattributed). */
+  speakers: { label: string; name: string }[];
+  templates: { id: string; name: string }[];
+  /** The AI report as safe HTML (web/markdown.ts), or null. */
+  reportHtml: string | null;
+  hasRecording: boolean;
+  /** Documents asked for and not written yet. */
+  pendingDocuments: number;
+  /** A sentence after a change ("Saved."), or a refusal of the last form. */
+  notice?: { text: string; error?: boolean };
+}
+
+function Csrf({ frame }: { frame: PageFrame }) {
+  return <input type="hidden" name="_csrf" value={frame.csrfToken} />;
+}
+
+export function MeetingPage(props: MeetingPageProps) {
+  const { frame, meeting, transcript } = props;
+  const { t } = frame;
+  const base = `/meetings/${meeting.id}`;
+  const date = new Intl.DateTimeFormat(frame.locale, { dateStyle: "long", timeStyle: "short", timeZone: "UTC" });
+  const busy = meeting.status === "queued" || meeting.status === "processing" || props.pendingDocuments > 0;
+  return (
+    <Layout frame={frame}>
+      <h1>{meeting.title}</h1>
+      <p class="meta">
+        <span class={`badge ${meeting.status}`}>{t(`status.${meeting.status}` as MessageKey)}</span> {date.format(new Date(meeting.recorded_at))}
+        {meeting.duration_seconds !== null && ` · ${formatDuration(meeting.duration_seconds)}`}
+        {meeting.client && ` · ${(meeting.client as { name?: string }).name ?? ""}`}
+        {meeting.tags.length > 0 && ` · ${meeting.tags.map((tag) => `#${tag}`).join(" ")}`}
+      </p>
+      {props.notice && (
+        <p class={props.notice.error ? "error" : "notice"} role={props.notice.error ? "alert" : "status"}>
+          {props.notice.text}
+        </p>
+      )}
+      {busy && (
+        <section id="progress" data-progress-url={`${base}/progress`} aria-live="polite">
+          <h2>{t(props.pendingDocuments > 0 && meeting.status === "completed" ? "meeting.writing" : "meeting.processing")}</h2>
+          <progress max={100} value={0} aria-label={t("meeting.processing")} />
+          <p class="muted" data-stage>
+            {t(`status.${meeting.status}` as MessageKey)}
+          </p>
+          <noscript>
+            <p>
+              <a href={base}>{t("meeting.refresh")}</a>
+            </p>
+          </noscript>
+        </section>
+      )}
+      {meeting.status === "failed" && (
+        <p class="error" role="alert">
+          {t("meeting.failed")}
+        </p>
+      )}
+      <div class="meeting">
+        <div class="main-column">
+          {props.hasRecording && (
+            <section class="player" aria-label={t("meeting.player")}>
+              <audio id="player" controls preload="metadata" src={`${base}/audio`} />
+              <div class="player-tools">
+                <label class="inline">
+                  {t("meeting.speed")}
+                  <select id="speed">
+                    {[0.75, 1, 1.25, 1.5, 1.75, 2].map((rate) => (
+                      <option value={rate} selected={rate === 1}>{`${rate}×`}</option>
+                    ))}
+                  </select>
+                </label>
+                <p class="shortcuts muted">
+                  <kbd>Alt</kbd>+<kbd>K</kbd> {t("meeting.key.play")} · <kbd>Alt</kbd>+<kbd>J</kbd> {t("meeting.key.back")} · <kbd>Alt</kbd>+<kbd>L</kbd>{" "}
+                  {t("meeting.key.forward")}
+                </p>
+              </div>
+            </section>
+          )}
+          <section aria-labelledby="transcript-title">
+            <h2 id="transcript-title">{t("meeting.transcript")}</h2>
+            {transcript ? (
+              <ol class="transcript">
+                {transcript.segments.map((segment) => (
+                  <li data-start={segment.start} data-end={segment.end}>
+                    <a class="ts" href={`${base}/audio#t=${segment.start}`} data-start={segment.start} aria-label={t("meeting.playFrom", { time: playerTime(segment.start) })}>
+                      {playerTime(segment.start)}
+                    </a>{" "}
+                    <span class="speaker">{segment.speaker_name ?? segment.speaker}</span>
+                    <p>{segment.text}</p>
+                  </li>
+                ))}
+              </ol>
+            ) : (
+              <p class="muted">{t("meeting.noTranscript")}</p>
+            )}
+          </section>
+        </div>
+        <div class="side-column">
+          {props.speakers.length > 0 && (
+            <section aria-labelledby="speakers-title">
+              <h2 id="speakers-title">{t("meeting.speakers")}</h2>
+              <form class="stack" method="post" action={`${base}/speakers`}>
+                <Csrf frame={frame} />
+                {props.speakers.map((speaker) => (
+                  <label>
+                    {speaker.label}
+                    <input name={`speaker.${speaker.label}`} value={speaker.name} maxLength={200} placeholder={t("meeting.speakerUnnamed")} />
+                  </label>
+                ))}
+                <button type="submit">{t("meeting.saveSpeakers")}</button>
+              </form>
+            </section>
+          )}
+          <section aria-labelledby="details-title">
+            <h2 id="details-title">{t("meeting.details")}</h2>
+            <form class="stack" method="post" action={`${base}/details`}>
+              <Csrf frame={frame} />
+              <label>
+                {t("meeting.field.title")}
+                <input name="title" value={meeting.title} required maxLength={300} />
+              </label>
+              <label>
+                {t("meetings.client")}
+                <input name="client" value={(meeting.client as { name?: string } | null)?.name ?? ""} maxLength={200} />
+              </label>
+              <label>
+                {t("meeting.field.tags")}
+                <input name="tags" value={meeting.tags.join(", ")} maxLength={1100} aria-describedby="tags-help" />
+              </label>
+              <small id="tags-help" class="muted">
+                {t("meeting.tagsHelp")}
+              </small>
+              <button type="submit">{t("meeting.save")}</button>
+            </form>
+          </section>
+          <section aria-labelledby="downloads-title">
+            <h2 id="downloads-title">{t("meeting.downloads")}</h2>
+            {transcript && (
+              <p>
+                {t("meeting.transcript")}:{" "}
+                {TRANSCRIPT_FORMATS.map((format, i) => (
+                  <>
+                    {i > 0 && " · "}
+                    <a href={`${base}/transcript/${format}`} download>
+                      {format.toUpperCase()}
+                    </a>
+                  </>
+                ))}
+              </p>
+            )}
+            {meeting.summary && (
+              <p>
+                <a href={`${base}/report/md`} download>
+                  {t("meeting.reportMd")}
+                </a>
+              </p>
+            )}
+            {transcript && (
+              <p>
+                <button type="button" class="secondary" data-copy-url={`${base}/export/md`} data-copied={t("meeting.copied")} hidden>
+                  {t("meeting.copyExport")}
+                </button>{" "}
+                <a href={`${base}/export/md`}>{t("meeting.exportMd")}</a>
+              </p>
+            )}
+          </section>
+        </div>
+      </div>
+      <section aria-labelledby="report-title">
+        <h2 id="report-title">{t("meeting.report")}</h2>
+        {props.reportHtml ? <article class="report" dangerouslySetInnerHTML={{ __html: props.reportHtml }} /> : <p class="muted">{t("meeting.noReport")}</p>}
+      </section>
+      <section aria-labelledby="documents-title">
+        <h2 id="documents-title">{t("meeting.documents")}</h2>
+        {meeting.documents.length > 0 && (
+          <ul class="documents">
+            {meeting.documents.map((doc) => (
+              <li>
+                <strong>{doc.title}</strong>
+                {(["md", "pdf", "docx"] as const).map((format) => (
+                  <>
+                    {" "}
+                    <a href={`${base}/documents/${doc.id}/${format}`} download>
+                      {format.toUpperCase()}
+                    </a>
+                  </>
+                ))}
+              </li>
+            ))}
+          </ul>
+        )}
+        {props.pendingDocuments > 0 && (
+          <p class="muted" role="status">
+            {t("meeting.documentsPending", { count: props.pendingDocuments })}
+          </p>
+        )}
+        {meeting.summary ? (
+          <form class="stack wide" method="post" action={`${base}/documents`}>
+            <Csrf frame={frame} />
+            <label>
+              {t("meeting.template")}
+              <select name="template_id">
+                <option value="">{t("meeting.customPrompt")}</option>
+                {props.templates.map((template) => (
+                  <option value={template.id}>{template.name}</option>
+                ))}
+              </select>
+            </label>
+            <label>
+              {t("meeting.prompt")}
+              <textarea name="prompt" rows={3} maxLength={20000} />
+            </label>
+            <label class="inline">
+              <input type="checkbox" name="include_transcript" value="true" /> {t("meeting.includeTranscript")}
+            </label>
+            <button type="submit">{t("meeting.generate")}</button>
+          </form>
+        ) : (
+          <p class="muted">{t("meeting.documentsWait")}</p>
+        )}
+      </section>
+      <section aria-labelledby="delete-title" class="danger">
+        <h2 id="delete-title">{t("meeting.delete")}</h2>
+        <form class="stack" method="post" action={`${base}/delete`}>
+          <Csrf frame={frame} />
+          <label class="inline">
+            <input type="checkbox" name="confirm" value="yes" required /> {t("meeting.deleteConfirm")}
+          </label>
+          <button type="submit" class="danger">
+            {t("meeting.deleteButton")}
+          </button>
+        </form>
+      </section>
+    </Layout>
+  );
+}

@@ -1,0 +1,98 @@
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../../auth/passwords.ts";
+import type { Locale } from "../../auth/users.ts";
+import { Layout, type PageFrame } from "../layout.tsx";
+
+export function SettingsNav({ frame, current }: { frame: PageFrame; current: "profile" | "developers" }) {
+  const { t } = frame;
+  return (
+    <nav class="tabs" aria-label={t("nav.settings")}>
+      <a href="/settings" aria-current={current === "profile" ? "page" : undefined}>
+        {t("settings.profile")}
+      </a>
+      <a href="/settings/developers" aria-current={current === "developers" ? "page" : undefined}>
+        {t("settings.developers")}
+      </a>
+    </nav>
+  );
+}
+
+export function Notice({ notice }: { notice?: { text: string; error?: boolean } }) {
+  if (!notice) return null;
+  return (
+    <p class={notice.error ? "error" : "notice"} role={notice.error ? "alert" : "status"}>
+      {notice.text}
+    </p>
+  );
+}
+
+export function SettingsPage(props: { frame: PageFrame; email: string; name: string | null; plan: string; locale: Locale | null; notice?: { text: string; error?: boolean } }) {
+  const { frame } = props;
+  const { t } = frame;
+  return (
+    <Layout frame={frame}>
+      <h1>{t("nav.settings")}</h1>
+      <SettingsNav frame={frame} current="profile" />
+      <Notice notice={props.notice} />
+      <section aria-labelledby="profile-title">
+        <h2 id="profile-title">{t("settings.profile")}</h2>
+        <dl class="facts">
+          <dt>{t("login.email")}</dt>
+          <dd>{props.email}</dd>
+          {props.name && (
+            <>
+              <dt>{t("settings.name")}</dt>
+              <dd>{props.name}</dd>
+            </>
+          )}
+          <dt>{t("settings.plan")}</dt>
+          <dd>{props.plan}</dd>
+        </dl>
+      </section>
+      <section aria-labelledby="language-title">
+        <h2 id="language-title">{t("settings.language")}</h2>
+        <form class="stack" method="post" action="/settings/language">
+          <input type="hidden" name="_csrf" value={frame.csrfToken} />
+          <label>
+            {t("settings.language")}
+            <select name="locale">
+              <option value="" selected={props.locale === null}>
+                {t("settings.browserLanguage")}
+              </option>
+              <option value="en" selected={props.locale === "en"}>
+                English
+              </option>
+              <option value="fr" selected={props.locale === "fr"}>
+                Français
+              </option>
+            </select>
+          </label>
+          <button type="submit">{t("meeting.save")}</button>
+        </form>
+      </section>
+      <section aria-labelledby="password-title">
+        <h2 id="password-title">{t("settings.password")}</h2>
+        <form class="stack" method="post" action="/settings/password">
+          <input type="hidden" name="_csrf" value={frame.csrfToken} />
+          <label>
+            {t("settings.currentPassword")}
+            <input type="password" name="current" required autocomplete="current-password" maxLength={MAX_PASSWORD_LENGTH} />
+          </label>
+          <label>
+            {t("settings.newPassword")}
+            <input type="password" name="password" required autocomplete="new-password" minLength={MIN_PASSWORD_LENGTH} maxLength={MAX_PASSWORD_LENGTH} />
+          </label>
+          <button type="submit">{t("settings.changePassword")}</button>
+        </form>
+      </section>
+      <section aria-labelledby="sessions-title">
+        <h2 id="sessions-title">{t("settings.sessions")}</h2>
+        <form method="post" action="/settings/sign-out-everywhere">
+          <input type="hidden" name="_csrf" value={frame.csrfToken} />
+          <button type="submit" class="secondary">
+            {t("settings.signOutEverywhere")}
+          </button>
+        </form>
+      </section>
+    </Layout>
+  );
+}

@@ -1,0 +1,52 @@
+import { Layout, type PageFrame } from "../layout.tsx";
+
+const LANGUAGES = ["auto", "en", "fr", "de", "es", "it", "nl", "pt"] as const;
+
+/**
+ * Upload a recording. Without JavaScript the form posts as it is; with it, the uploader island
+ * sends the same form with a progress bar. The CSRF token rides in the action's query string: a
+ * multipart body is the API's own upload format, which has no place for it.
+ */
+export function UploadPage({ frame, maxBytes }: { frame: PageFrame; maxBytes: number }) {
+  const { t } = frame;
+  return (
+    <Layout frame={frame}>
+      <h1>{t("upload.title")}</h1>
+      <form
+        id="upload"
+        class="stack"
+        method="post"
+        action={`/meetings/new?_csrf=${encodeURIComponent(frame.csrfToken ?? "")}`} enctype="multipart/form-data"
+        data-max-bytes={maxBytes}
+        data-sending={t("upload.sending")}
+        data-processing={t("upload.processing")}
+        data-failed={t("upload.failed")}
+        data-too-large={t("upload.tooLarge")}
+      >
+        <label>
+          {t("upload.file")}
+          <input type="file" name="file" required accept="audio/*,video/*" />
+        </label>
+        <label>
+          {t("meeting.field.title")}
+          <input name="title" maxLength={300} />
+        </label>
+        <label>
+          {t("upload.language")}
+          <select name="language">
+            {LANGUAGES.map((code) => (
+              <option value={code}>{code === "auto" ? t("upload.languageAuto") : code}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          {t("meeting.field.tags")}
+          <input name="tags" maxLength={1100} />
+        </label>
+        <progress max={100} value={0} hidden aria-label={t("upload.progress")} />
+        <p class="muted" data-upload-status role="status" aria-live="polite" />
+        <button type="submit">{t("upload.submit")}</button>
+      </form>
+    </Layout>
+  );
+}

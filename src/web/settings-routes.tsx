@@ -1,0 +1,89 @@
+import type { Elysia } from "elysia";
+import { createApiKey, listApiKeys, renderApiKey, revokeApiKey } from "../auth/api-keys.ts";
+import { hashPassword, passwordProblem, verifyPassword } from "../auth/passwords.ts";
+import { isScope, type Scope } from "../auth/scopes.ts";
+import { passwordHashOf, setPasswordHash, setUserLocale, type Locale } from "../auth/users.ts";
+import { createWebSession, endAllWebSessions, SESSION_MAX_MS, type WebSession } from "../auth/web-sessions.ts";
+import { html, redirect, setCookie } from "./http.ts";
+import { PageRefusal, SESSION_COOKIE, type WebKit } from "./kit.ts";
+import { DevelopersPage } from "./pages/developers.tsx";
+import { SettingsPage } from "./pages/settings.tsx";
+
+const SETTINGS_NOTICES = ["language", "password", "revoked"] as const;
+
+/** Settings: profile, language, password, sessions; Developers: API keys. */
+export function settingsPages(app: Elysia, kit: WebKit): void {
+  const { deps } = kit;
+
+  const settingsPage = (request: Request, session: WebSession, status = 200, notice?: { text: string; error?: boolean }) => {
+    const frame = kit.frameFor(request, session, (t) => t("nav.settings"));
+    const key = new URL(request.url).searchParams.get("notice");
+    const shown = notice ?? ((SETTINGS_NOTICES as readonly string[]).includes(key ?? "") ? { text: frame.t(`notice.${key as "language"}`) } : undefined);
+    const { user } = session;
+    return html(<SettingsPage frame={frame} email={user.email} name={user.name} plan={user.plan} locale={session.locale} notice={shown} />, status);
+  };
+
+  const developersPage = (request: Request, session: WebSession, extra: { status?: number; createdKey?: { name: string; key: string }; notice?: { text: string; error?: boolean } } = {}) => {
+    const frame = kit.frameFor(request, session, (t) => t("settings.developers"));
+    const notice = extra.notice ?? (new URL(request.url).searchParams.get("notice") === "revoked" ? { text: frame.t("notice.revoked") } : undefined);
+    const keys = listApiKeys(deps.db, session.user.id).map(renderApiKey);
+    // The page holding a new key is never kept by a cache or shown again by the back button.
+    return html(<DevelopersPage frame={frame} keys={keys} createdKey={extra.createdKey} notice={notice} />, extra.status ?? 200, [], { "cache-control": "no-store" });
+  };
+
+  app
+    .get("/settings", ({ request }) => settingsPage(request, kit.requireSession(request)))
+    .post("/settings/language", async ({ request }) => {
+      const { session, form } = await kit.readForm(request);
+      const chosen = form.get("locale");
+      const locale: Locale | null = chosen === "en" || chosen === "fr" ? chosen : null;
+      setUserLocale(deps.db, session.user.id, locale);
+      return redirect("/settings?notice=language");
+    })
+    .post("/settings/password", async ({ request }) => {
+      const { session, form } = await kit.readForm(request);
+      const t = kit.frameFor(request, session, () => "").t;
+      const password = form.get("password") ?? "";
+      const now = deps.clock.now();
+      const address = kit.clientAddress(request);
+      // Guessing the current password here is a sign-in attempt: the same throttle counts it.
+      const wait = deps.throttle.retryAfter(session.user.email, address, now);
+      if (wait > 0) return settingsPage(request, session, 429, { text: t("login.throttled", { seconds: wait }), error: true });
+      if (!(await verifyPassword(form.get("current") ?? "", passwordHashOf(deps.db, session.user.id)))) {
+        deps.throttle.recordFailure(session.user.email, address, now);
+        return settingsPage(request, session, 400, { text: t("settings.wrongPassword"), error: true });
+      }
+      const problem = passwordProblem(password);
+      if (problem) return settingsPage(request, session, 400, { text: t("settings.passwordRules", { min: 10, max: 256 }), error: true });
+      setPasswordHash(deps.db, session.user.id, await hashPassword(password));
+      // A new password ends every session, elsewhere and here; this browser gets a fresh one.
+      endAllWebSessions(deps.db, session.user.id);
+      const fresh = createWebSession(deps.db, session.user.id, now);
+      return redirect("/settings?notice=password", [setCookie(request, deps.publicUrl(), SESSION_COOKIE, fresh.token, SESSION_MAX_MS / 1000, "lax")]);
+    })
+    .post("/settings/sign-out-everywhere", async ({ request }) => {
+      const { session } = await kit.readForm(request);
+      endAllWebSessions(deps.db, session.user.id);
+      return redirect("/login", [setCookie(request, deps.publicUrl(), SESSION_COOKIE, "", 0, "lax")]);
+    })
+    .get("/settings/developers", ({ request }) => developersPage(request, kit.requireSession(request)))
+    .post("/settings/developers/keys", async ({ request }) => {
+      const { session, form } = await kit.readForm(request);
+      const t = kit.frameFor(request, session, () => "").t;
+      const name = (form.get("name") ?? "").trim().slice(0, 100);
+      const scopes = [...new Set(form.getAll("scope").filter(isScope))] as Scope[];
+      if (!name || scopes.length === 0) return developersPage(request, session, { status: 400, notice: { text: t("keys.needNameAndScope"), error: true } });
+      const { key } = createApiKey(deps.db, { userId: session.user.id, name, scopes }, deps.clock.now());
+      deps.onApiKeysChanged();
+      return developersPage(request, session, { status: 201, createdKey: { name, key } });
+    })
+    .post("/settings/developers/keys/:keyId/revoke", async ({ request, params }) => {
+      const { session } = await kit.readForm(request);
+      // Only the user's own key: another account's id is not found, and nothing is revoked.
+      const own = listApiKeys(deps.db, session.user.id).some((key) => key.id === params.keyId);
+      if (!own) throw new PageRefusal(404, "");
+      revokeApiKey(deps.db, params.keyId, deps.clock.now());
+      deps.onApiKeysChanged();
+      return redirect("/settings/developers?notice=revoked");
+    });
+}

@@ -1,0 +1,173 @@
+// The web app in a real browser (issue 14): Debian's chromium driven by playwright-core against a
+// real server (engine doubles: the pages, not the engines, are under test here). Each step looks
+// at what a user sees and checks the API agrees. Screenshots of the main pages go to
+// test-artifacts/web/ to be looked at.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { ROOT, startServer, type TestServer } from "../helpers/server.ts";
+
+setDefaultTimeout(90_000);
+
+const FIXTURE = join(ROOT, "..", "shared", "fixtures", "meeting-en-3spk.wav");
+const SHOTS = join(ROOT, "test-artifacts", "web");
+const PASSWORD = "correct horse battery";
+const EMAIL = "partner@firm.example";
+
+let server: TestServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+/** Every URL any page of the test asked for: none may leave the server's origin. */
+const requested: string[] = [];
+let meetingUrl = "";
+let apiKey = "";
+
+async function signIn(into: Page, email: string, password: string) {
+  await into.goto(`${server.url}/login`);
+  await into.getByLabel("Email").fill(email);
+  await into.getByLabel("Password").fill(password);
+  await into.getByRole("button", { name: "Sign in" }).click();
+  await into.waitForLoadState("load");
+}
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  server = await startServer({
+    args: ["--engines", "test/doubles/engines.ts", "--rate-limits", "pro=100000,anonymous=100000", "--parallel-slots", "pro=10"],
+  });
+  for (const email of [EMAIL, "other@firm.example"]) {
+    const made = await server.admin("user", "create", "--email", email, "--plan", "pro", "--password", PASSWORD);
+    if (made.code !== 0) throw new Error(made.stderr);
+  }
+  const executablePath = Bun.which("chromium") ?? Bun.which("chromium-browser");
+  if (!executablePath) throw new Error("chromium is not installed: run npm run setup (it installs Debian's chromium)");
+  browser = await chromium.launch({ executablePath, args: ["--no-sandbox", "--autoplay-policy=no-user-gesture-required"] });
+  context = await browser.newContext({ locale: "en-GB", viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  context.on("request", (request) => requested.push(request.url()));
+  page = await context.newPage();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+describe("the web app in chromium", () => {
+  test("sign in: a wrong password is refused, the right one opens the meetings list", async () => {
+    await signIn(page, EMAIL, "wrong password here");
+    expect(await page.getByRole("alert").textContent()).toContain("Wrong email or password.");
+    await page.screenshot({ path: join(SHOTS, "sign-in.png") });
+    await signIn(page, EMAIL, PASSWORD);
+    expect(new URL(page.url()).pathname).toBe("/meetings");
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Meetings");
+  });
+
+  test("upload a recording with a progress bar, then watch it complete without reloading", async () => {
+    await page.goto(`${server.url}/meetings/new`);
+    await page.getByLabel("Recording (audio or video, up to 2 GB)").setInputFiles(FIXTURE);
+    await page.getByLabel("Title").fill("Quarterly review");
+    await page.getByRole("button", { name: "Upload" }).click();
+    await page.waitForURL(/\/meetings\/[0-9a-f-]{36}$/);
+    meetingUrl = page.url();
+    // The progress island polls and reloads into the finished meeting.
+    await page.locator("ol.transcript li").first().waitFor({ timeout: 60_000 });
+    await page.locator("article.report").waitFor({ timeout: 60_000 });
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Quarterly review");
+    expect(await page.locator("ol.transcript li").count()).toBeGreaterThan(5);
+    expect(await page.locator(".badge").textContent()).toBe("Completed");
+    await page.screenshot({ path: join(SHOTS, "meeting.png"), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: join(SHOTS, "meeting-phone.png") });
+    // Nothing is wider than a phone's screen.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  test("a transcript line's time moves the player there, and the line being played is marked", async () => {
+    const line = page.locator("ol.transcript li").nth(3);
+    const start = Number(await line.getAttribute("data-start"));
+    expect(start).toBeGreaterThan(0);
+    await line.locator("a.ts").click();
+    await page.waitForFunction((s) => Math.abs((document.querySelector("audio#player") as HTMLAudioElement).currentTime - s) < 1.5, start);
+    await page.waitForFunction(() => document.querySelector("ol.transcript li[aria-current=true]") !== null);
+    const current = await page.locator("ol.transcript li[aria-current=true]").getAttribute("data-start");
+    expect(Math.abs(Number(current) - start)).toBeLessThan(4.1);
+    // The audio is served in byte ranges (206), which is what lets the browser seek.
+    const ranged = await page.evaluate(async (url) => {
+      const response = await fetch(url, { headers: { range: "bytes=0-99" } });
+      return { status: response.status, length: (await response.arrayBuffer()).byteLength, range: response.headers.get("content-range") };
+    }, `${meetingUrl}/audio`);
+    expect(ranged.status).toBe(206);
+    expect(ranged.length).toBe(100);
+    expect(ranged.range).toMatch(/^bytes 0-99\/\d+$/);
+  });
+
+  test("create an API key in Settings, shown once, and use it against the API", async () => {
+    await page.goto(`${server.url}/settings/developers`);
+    await page.getByLabel("Name").fill("Reporting script");
+    await page.getByRole("button", { name: "Create the key" }).click();
+    apiKey = await page.locator("#created-key").inputValue();
+    expect(apiKey).toStartWith("vb_live_");
+    await page.screenshot({ path: join(SHOTS, "developers.png"), fullPage: true });
+    const me = await server.api("/api/v1/me", { key: apiKey });
+    expect(me.status).toBe(200);
+    // Read scopes only by default: writing is refused.
+    const write = await server.api(`/api/v1/meetings/${meetingUrl.split("/").pop()}`, { key: apiKey, method: "PATCH", json: { title: "x" } });
+    expect(write.status).toBe(403);
+    // Shown once: the list shows only its hint.
+    await page.goto(`${server.url}/settings/developers`);
+    expect(await page.content()).not.toContain(apiKey);
+    expect(await page.locator("table code").first().textContent()).toBe(`vb_live_…${apiKey.slice(-4)}`);
+  });
+
+  test("rename a speaker: the page and the API's transcript carry the name", async () => {
+    await page.goto(meetingUrl);
+    await page.getByLabel("SPEAKER_00").fill("Alice Martin");
+    await page.getByRole("button", { name: "Save the names" }).click();
+    await page.waitForURL(/notice=speakers/);
+    expect(await page.locator("ol.transcript .speaker").first().textContent()).toBe("Alice Martin");
+    const transcript = (await (await server.api(`/api/v1/meetings/${meetingUrl.split("/").pop()}/transcript`, { key: apiKey })).json()) as {
+      segments: { speaker: string; speaker_name: string | null }[];
+    };
+    const named = transcript.segments.filter((s) => s.speaker === "SPEAKER_00");
+    expect(named.length).toBeGreaterThan(0);
+    expect(named.every((s) => s.speaker_name === "Alice Martin")).toBe(true);
+  });
+
+  test("generate a document from a template and download its PDF", async () => {
+    await page.goto(meetingUrl);
+    const template = page.getByLabel("Template");
+    const firstTemplate = await template.locator("option").nth(1).getAttribute("value");
+    await template.selectOption(firstTemplate!);
+    await page.getByRole("button", { name: "Write the document" }).click();
+    await page.waitForURL(/notice=document/);
+    const pdfLink = page.locator("ul.documents a", { hasText: "PDF" }).first();
+    await pdfLink.waitFor({ timeout: 60_000 });
+    const [download] = await Promise.all([page.waitForEvent("download"), pdfLink.click()]);
+    const path = await download.path();
+    expect(readFileSync(path).subarray(0, 5).toString()).toBe("%PDF-");
+    expect(download.suggestedFilename()).toMatch(/^doc_\w+\.pdf$/);
+  });
+
+  test("another account's meeting page is the 404 page, and so is its audio", async () => {
+    const other = await browser.newContext();
+    other.on("request", (request) => requested.push(request.url()));
+    const otherPage = await other.newPage();
+    await signIn(otherPage, "other@firm.example", PASSWORD);
+    const response = await otherPage.goto(meetingUrl);
+    expect(response!.status()).toBe(404);
+    expect(await otherPage.content()).not.toContain("Quarterly review");
+    const audio = await otherPage.goto(`${meetingUrl}/audio`);
+    expect(audio!.status()).toBe(404);
+    await other.close();
+  });
+
+  test("no page loaded anything from another origin", () => {
+    expect(requested.length).toBeGreaterThan(10);
+    const origin = new URL(server.url).origin;
+    const foreign = requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith("blob:") && !url.startsWith("data:"));
+    expect(foreign).toEqual([]);
+  });
+});
