@@ -33,6 +33,8 @@ export function requestDocument(
   meetingId: string,
   body: DocumentRequestBody,
   inTransaction: (tx: Queryable, jobId: string) => void = () => {},
+  /** The web app's requests are metered on their own channel and never draw on the API allowance. */
+  channel: "api" | "webapp" = "api",
 ): string {
   const now = deps.clock.now();
   let jobId = "";
@@ -53,10 +55,11 @@ export function requestDocument(
         throw new ApiError("summary_not_ready", "The AI report is not ready yet. Wait for processing.completed, then ask again.");
       }
       assertFreeSlot(tx, account.userId, account.plan, deps.slots);
-      assertCanPay(tx, deps.billing, account, now);
+      if (channel === "api") assertCanPay(tx, deps.billing, account, now);
       jobId = enqueueJob(tx, {
         userId: account.userId,
         kind: "document_generation",
+        source: channel,
         firstStep: "generate",
         now,
         meetingId: material.meetingId,

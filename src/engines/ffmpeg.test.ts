@@ -2,7 +2,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { decodeToWav, formatDuration } from "./ffmpeg.ts";
+import { decodeToWav, formatDuration, remuxJoinedWebm } from "./ffmpeg.ts";
+import { probeMedia } from "./media-probe.ts";
 import { EngineError } from "./types.ts";
 
 const fixture = join(import.meta.dir, "../../../shared/fixtures/meeting-fr-2spk.wav");
@@ -129,5 +130,28 @@ describe("decodeToWav (real ffmpeg)", () => {
     expect(formatDuration(36_000)).toBe("10 h");
     expect(formatDuration(5400)).toBe("1 h 30 min");
     expect(formatDuration(90)).toBe("1 min 30 s");
+  });
+});
+
+describe("remuxJoinedWebm (real ffmpeg)", () => {
+  // The Cues element: the index a player seeks with. A live recorder cannot write it.
+  const hasCues = async (path: string) => Buffer.from(await Bun.file(path).bytes()).includes(Buffer.from([0x1c, 0x53, 0xbb, 0x6b]));
+
+  test("a WebM written as a stream (as MediaRecorder's joined parts are) gets its cues and duration; other containers are left alone", async () => {
+    const streamed = join(dir, "streamed.webm");
+    // Written to a pipe, as a live recorder does: no cues to seek with.
+    const made = Bun.spawnSync(["sh", "-c", `ffmpeg -v error -i '${fixture}' -t 6 -c:a libopus -f webm pipe:1 > '${streamed}'`]);
+    expect(made.exitCode).toBe(0);
+    expect(await hasCues(streamed)).toBe(false);
+    await remuxJoinedWebm("ffmpeg", streamed, context().ctx);
+    expect(await hasCues(streamed)).toBe(true);
+    const after = await probeMedia("ffmpeg", streamed);
+    expect(after.durationSeconds).toBeGreaterThan(5.5);
+    expect(after.durationSeconds).toBeLessThan(6.5);
+    const wavCopy = join(dir, "untouched.wav");
+    writeFileSync(wavCopy, await Bun.file(fixture).bytes());
+    const before = await Bun.file(wavCopy).bytes();
+    await remuxJoinedWebm("ffmpeg", wavCopy, context().ctx);
+    expect(Buffer.from(await Bun.file(wavCopy).bytes()).equals(Buffer.from(before))).toBe(true);
   });
 });

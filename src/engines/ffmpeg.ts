@@ -82,6 +82,36 @@ export async function decodeToWav(
   }
 }
 
+/**
+ * Rewrites a recording made of WebM pieces joined end to end (the web app's recorder) as one
+ * WebM with its duration and cues, streams copied, not re-encoded: the joined file decodes, but a
+ * player cannot show its length or seek in it. Other containers are left as they are.
+ */
+export async function remuxJoinedWebm(ffmpegPath: string, path: string, context: StepContext, log: (line: string) => void = () => {}): Promise<void> {
+  const probe = await probeMedia(ffmpegPath, path, log);
+  if (!probe.demuxer.split(",").includes("matroska")) return;
+  const partial = `${path}.remux`;
+  const proc = Bun.spawn(
+    [ffmpegPath, "-nostdin", "-hide_banner", "-loglevel", "error", "-y", ...restrictedInputArgs(), "-f", probe.demuxer, "-i", path, "-map", "0:a:0", "-c", "copy", "-f", "webm", partial],
+    { stdout: "ignore", stderr: "pipe", stdin: "ignore" },
+  );
+  const abort = () => proc.kill("SIGKILL");
+  context.signal.addEventListener("abort", abort, { once: true });
+  try {
+    const stderr = await new Response(proc.stderr).text();
+    const code = await proc.exited;
+    if (context.signal.aborted) throw canceled();
+    if (code !== 0) {
+      log(`ffmpeg remux exited with ${code}: ${lastLines(stderr.slice(-64 * 1024))}`);
+      throw new EngineError("unsupported_media", NOT_A_RECORDING, false);
+    }
+    renameSync(partial, path);
+  } finally {
+    context.signal.removeEventListener("abort", abort);
+    rmSync(partial, { force: true });
+  }
+}
+
 function canceled(): EngineError {
   return new EngineError("canceled", "Decoding was canceled.", false);
 }

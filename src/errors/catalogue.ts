@@ -120,6 +120,18 @@ export const ERROR_CATALOGUE = {
     title: "Upload incomplete",
     description: "The connection closed before the whole request body arrived. Nothing was kept. Send the request again.",
   },
+  draft_closed: {
+    status: 409,
+    title: "Not a draft",
+    description:
+      "The web app sent a part of a recording, or asked to finish it, for a meeting that is no longer a draft: its recording is complete and it is queued or processed. Nothing was changed.",
+  },
+  draft_incomplete: {
+    status: 409,
+    title: "Recording parts missing",
+    description:
+      "The web app asked to finish a draft whose recording has gaps: `missing` lists the part numbers the server does not have. Send them, then finish again; what arrived is kept.",
+  },
   not_ready: {
     status: 503,
     title: "Not ready",

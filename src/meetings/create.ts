@@ -14,7 +14,7 @@ import { meetingDir, recordingPath } from "../storage/paths.ts";
 import type { CreateMeetingFields } from "./schema.ts";
 import { firstMeetingStep } from "./processing.ts";
 import { reindexMeeting } from "./search-index.ts";
-import { meetings, meetingTags, participants, type MEETING_STATUSES } from "./table.ts";
+import { meetings, meetingTags, participants } from "./table.ts";
 
 export type Recording =
   | { kind: "upload"; tmpPath: string; fileName: string }
@@ -61,6 +61,85 @@ function assertLabelsUnique(list: { speaker_labels: string[] }[], path: string):
   );
 }
 
+/** Where a meeting comes from: the API (its allowance pays), or the web app (its own channel, never the API's allowance). */
+export type Channel = "api" | "webapp";
+
+/**
+ * The meeting's row, tags and participants, inside the caller's transaction. A draft (web app
+ * only) has no recording yet; anything else is queued.
+ */
+function insertMeeting(
+  tx: Queryable,
+  meetingId: string,
+  account: { userId: string },
+  fields: CreateMeetingFields,
+  origin: { source: "upload" | "url" | "live_recording"; fileName: string | null; audioUrl: string | null; fallbackTitle: string },
+  status: "draft" | "queued",
+  now: number,
+): void {
+  const recordedAt = fields.recorded_at ? Date.parse(fields.recorded_at) : now;
+  let clientId: number | null = null;
+  if (fields.client_id !== undefined) {
+    const client = getClient(tx, account.userId, parseNumericId("cli", fields.client_id)!);
+    if (!client) throw ApiError.notFound(`Client ${fields.client_id}`);
+    clientId = client.id;
+  } else if (fields.client) {
+    clientId = findOrCreateClient(tx, account.userId, fields.client, now).id;
+  }
+  tx.insert(meetings)
+    .values({
+      id: meetingId,
+      userId: account.userId,
+      title: fields.title ?? origin.fallbackTitle,
+      titleSource: fields.title ? "user" : "file",
+      status,
+      createdAt: now,
+      updatedAt: now,
+      recordedAt,
+      transcribeOnly: fields.transcribe_only,
+      requestedLanguage: fields.language,
+      language: fields.language === "auto" ? null : fields.language,
+      source: origin.source,
+      recordingType: fields.recording_type,
+      clientId,
+      metadata: fields.metadata ? JSON.stringify(fields.metadata) : null,
+      fileName: origin.fileName,
+      audioUrl: origin.audioUrl,
+      documentTemplates: fields.document_templates ? JSON.stringify(fields.document_templates) : null,
+      persona: fields.persona ?? null,
+      minSpeakers: fields.min_speakers ?? null,
+      maxSpeakers: fields.max_speakers ?? null,
+    })
+    .run();
+  for (const tag of new Set(fields.tags)) tx.insert(meetingTags).values({ meetingId, tag }).run();
+  for (const p of fields.participants) {
+    tx.insert(participants)
+      .values({ meetingId, name: p.name, email: p.email ?? null, speakerLabels: JSON.stringify([...new Set(p.speaker_labels)]) })
+      .run();
+  }
+  reindexMeeting(tx, meetingId);
+}
+
+/**
+ * The processing job of a meeting whose recording is in place (or, for audio_url, to be
+ * downloaded), after checking the account's processing slots and, for the API, that its balance
+ * can pay (402): the web app's usage is metered on its own channel and never draws on the API's
+ * allowance (SPEC 8, rule 5).
+ */
+export function enqueueProcessing(
+  tx: Queryable,
+  deps: Pick<CreateMeetingDeps, "slots" | "billing">,
+  account: { userId: string; plan: Plan },
+  meetingId: string,
+  job: { firstStep: ReturnType<typeof firstMeetingStep>; transcribeOnly: boolean; documentTemplates: string[] | null; metadata: Record<string, unknown> | null },
+  channel: Channel,
+  now: number,
+): string {
+  assertFreeSlot(tx, account.userId, account.plan, deps.slots);
+  if (channel === "api") assertCanPay(tx, deps.billing, account, now);
+  return enqueueJob(tx, { userId: account.userId, kind: "meeting_processing", now, meetingId, source: channel, ...job });
+}
+
 /**
  * Creates a meeting and its processing job in one transaction, after checking the account's
  * processing slots and that its balance can pay (402). An upload's file is moved into the meeting's folder first, so a committed
@@ -74,6 +153,7 @@ export function createMeeting(
   fields: CreateMeetingFields,
   recording: Recording,
   inTransaction: (tx: Queryable, meetingId: string) => void = () => {},
+  channel: Channel = "api",
 ): { meetingId: string; jobId: string } {
   const now = deps.clock.now();
   const meetingId = crypto.randomUUID();
@@ -89,59 +169,34 @@ export function createMeeting(
   try {
     deps.db.transaction(
       (tx) => {
-        assertFreeSlot(tx, account.userId, account.plan, deps.slots);
-        assertCanPay(tx, deps.billing, account, now);
-        let clientId: number | null = null;
-        if (fields.client_id !== undefined) {
-          const client = getClient(tx, account.userId, parseNumericId("cli", fields.client_id)!);
-          if (!client) throw ApiError.notFound(`Client ${fields.client_id}`);
-          clientId = client.id;
-        } else if (fields.client) {
-          clientId = findOrCreateClient(tx, account.userId, fields.client, now).id;
-        }
-        const status: (typeof MEETING_STATUSES)[number] = "queued";
-        tx.insert(meetings)
-          .values({
-            id: meetingId,
-            userId: account.userId,
-            title: fields.title ?? fallbackTitle(recording, recordedAt),
-            titleSource: fields.title ? "user" : "file",
-            status,
-            createdAt: now,
-            updatedAt: now,
-            recordedAt,
-            transcribeOnly: fields.transcribe_only,
-            requestedLanguage: fields.language,
-            language: fields.language === "auto" ? null : fields.language,
+        insertMeeting(
+          tx,
+          meetingId,
+          account,
+          fields,
+          {
             source: recording.kind === "upload" ? "upload" : "url",
-            recordingType: fields.recording_type,
-            clientId,
-            metadata: fields.metadata ? JSON.stringify(fields.metadata) : null,
             fileName: recording.kind === "upload" ? recording.fileName : null,
             audioUrl: recording.kind === "url" ? recording.url : null,
-            documentTemplates: fields.document_templates ? JSON.stringify(fields.document_templates) : null,
-            persona: fields.persona ?? null,
-            minSpeakers: fields.min_speakers ?? null,
-            maxSpeakers: fields.max_speakers ?? null,
-          })
-          .run();
-        for (const tag of new Set(fields.tags)) tx.insert(meetingTags).values({ meetingId, tag }).run();
-        for (const p of fields.participants) {
-          tx.insert(participants)
-            .values({ meetingId, name: p.name, email: p.email ?? null, speakerLabels: JSON.stringify([...new Set(p.speaker_labels)]) })
-            .run();
-        }
-        jobId = enqueueJob(tx, {
-          userId: account.userId,
-          kind: "meeting_processing",
-          firstStep: firstMeetingStep(recording.kind),
+            fallbackTitle: fallbackTitle(recording, recordedAt),
+          },
+          "queued",
           now,
+        );
+        jobId = enqueueProcessing(
+          tx,
+          deps,
+          account,
           meetingId,
-          transcribeOnly: fields.transcribe_only,
-          documentTemplates: fields.document_templates ?? null,
-          metadata: fields.metadata ?? null,
-        });
-        reindexMeeting(tx, meetingId);
+          {
+            firstStep: firstMeetingStep(recording.kind),
+            transcribeOnly: fields.transcribe_only,
+            documentTemplates: fields.document_templates ?? null,
+            metadata: fields.metadata ?? null,
+          },
+          channel,
+          now,
+        );
         inTransaction(tx, meetingId);
       },
       { behavior: "immediate" },
@@ -151,4 +206,23 @@ export function createMeeting(
     throw error;
   }
   return { meetingId, jobId };
+}
+
+/**
+ * A draft meeting (web app): no recording yet, no job. Its recording arrives in numbered parts
+ * (meetings/drafts.ts) and finishing it queues its processing.
+ */
+export function createDraftMeeting(
+  db: Queryable,
+  clock: Clock,
+  account: { userId: string },
+  fields: CreateMeetingFields,
+  origin: { source: "upload" | "live_recording"; fileName: string | null },
+): string {
+  const now = clock.now();
+  const meetingId = crypto.randomUUID();
+  assertLabelsUnique(fields.participants, "participants");
+  const fallback = origin.fileName ? fallbackTitle({ kind: "upload", tmpPath: "", fileName: origin.fileName }, now) : `Recording of ${new Date(now).toISOString().slice(0, 16).replace("T", " ")}`;
+  db.transaction((tx) => insertMeeting(tx, meetingId, account, fields, { ...origin, audioUrl: null, fallbackTitle: fallback }, "draft", now), { behavior: "immediate" });
+  return meetingId;
 }

@@ -111,6 +111,7 @@ export function meetingProcessing(deps: {
         dataDir: deps.dataDir,
         recordingPath: recordingPath(deps.dataDir, meeting.id),
         audioUrl: meeting.audioUrl,
+        remuxJoinedWebm: meeting.source === "live_recording",
         language: meeting.requestedLanguage === "auto" ? null : meeting.requestedLanguage,
         transcribeOnly: job.transcribeOnly === true,
         solo: meeting.recordingType === "solo",

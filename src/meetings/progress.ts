@@ -1,4 +1,4 @@
-import { and, count, eq, inArray } from "drizzle-orm";
+import { and, count, desc, eq, inArray } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import { jobs } from "../jobs/table.ts";
 
@@ -11,4 +11,15 @@ export function pendingDocumentCount(db: Queryable, meetingId: string): number {
       .where(and(eq(jobs.meetingId, meetingId), eq(jobs.kind, "document_generation"), inArray(jobs.status, ["queued", "processing"])))
       .get()?.n ?? 0
   );
+}
+
+/** Where a meeting's processing stands (its latest processing job), whichever channel created it. */
+export function processingState(db: Queryable, meetingId: string): { stage: string | null; progress: number | null } | undefined {
+  return db
+    .select({ stage: jobs.stage, progress: jobs.progress })
+    .from(jobs)
+    .where(and(eq(jobs.meetingId, meetingId), eq(jobs.kind, "meeting_processing")))
+    .orderBy(desc(jobs.createdAt))
+    .limit(1)
+    .get();
 }

@@ -111,7 +111,8 @@ function renderWith(row: MeetingRow, extras: MeetingExtras, publicApiUrl: string
     summary: report ? renderReport(report) : null,
     participants: extras.participants.map(renderParticipant),
     documents: extras.documents,
-    job: job ? renderJob(job) : null,
+    // The latest processing job for meetings created via the API; null for the web app's (SPEC 2).
+    job: job && job.source === "api" ? renderJob(job) : null,
     metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
   };
 }

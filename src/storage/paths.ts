@@ -25,3 +25,8 @@ export function stepOutputPath(dataDir: string, meetingId: string, step: string)
 export function uploadsTmpDir(dataDir: string): string {
   return join(dataDir, "tmp");
 }
+
+/** The numbered parts of a draft's recording (web app), until finishing joins them into the recording. */
+export function draftPartsDir(dataDir: string, meetingId: string): string {
+  return join(meetingDir(dataDir, meetingId), "parts");
+}

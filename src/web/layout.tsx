@@ -33,6 +33,7 @@ export function Layout({ frame, children }: { frame: PageFrame; children: Compon
           {frame.csrfToken && (
             <nav aria-label={t("app.name")}>
               <a href="/meetings">{t("nav.meetings")}</a>
+              <a href="/record">{t("nav.record")}</a>
               <a href="/meetings/new">{t("nav.upload")}</a>
               <a href="/settings">{t("nav.settings")}</a>
               <form method="post" action="/logout">

@@ -11,7 +11,8 @@ import { deleteMeeting } from "../meetings/delete.ts";
 import { assertDiskAdmitsRecordings } from "../meetings/disk-admission.ts";
 import { loadOwnedExportInput } from "../meetings/export-input.ts";
 import { listParticipants, patchMeeting } from "../meetings/patch.ts";
-import { pendingDocumentCount } from "../meetings/progress.ts";
+import { pendingDocumentCount, processingState } from "../meetings/progress.ts";
+import { draftParts } from "../meetings/drafts.ts";
 import { discardReceived, receiveMeeting } from "../meetings/receive.ts";
 import { getOwnedMeetingRow, renderMeeting } from "../meetings/render.ts";
 import { patchMeetingBody } from "../meetings/schema.ts";
@@ -20,7 +21,6 @@ import { loadOwnedTranscript, loadTranscript } from "../meetings/transcript.ts";
 import { loadOwnedReport } from "../meetings/report.ts";
 import { recordingPath, uploadsTmpDir } from "../storage/paths.ts";
 import { isTranscriptFormat, renderTranscript } from "../transcripts/render.ts";
-import { assertCanPay } from "../usage/admission.ts";
 import { download, html, redirect, respond } from "./http.ts";
 import type { WebKit } from "./kit.ts";
 import { PageRefusal } from "./kit.ts";
@@ -79,6 +79,7 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
         reportHtml={meeting.summary ? markdownToSafeHtml(meeting.summary.markdown) : null}
         hasRecording={existsSync(recordingPath(deps.dataDir, row.id))}
         pendingDocuments={pendingDocumentCount(deps.db, row.id)}
+        draft={row.status === "draft" ? (({ indexes, bytes }) => ({ parts: indexes.length, bytes }))(draftParts(deps.dataDir, row.id)) : undefined}
         notice={notice}
       />,
       status,
@@ -103,8 +104,9 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
       const session = kit.requireSession(request);
       kit.assertCsrf(request, session, new URL(request.url).searchParams.get("_csrf") ?? undefined);
       const account = kit.account(session);
+      // Fail fast before a long upload; checked again when creating. The web app's usage never
+      // draws on the API allowance, so there is no balance check.
       assertFreeSlot(deps.db, account.userId, account.plan, deps.slots);
-      assertCanPay(deps.db, deps.billing, account, deps.clock.now());
       assertDiskAdmitsRecordings(deps.dataDir, deps.minFreeDisk);
       const release = deps.uploads.acquire(account.userId, deps.slots[account.plan] ?? 1);
       try {
@@ -120,7 +122,7 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
           throw new PageRefusal(400, kit.frameFor(request, session, (t) => t("upload.title")).t("upload.fileRequired"));
         }
         try {
-          const { meetingId } = createMeeting(deps, account, parsed.fields, parsed.recording);
+          const { meetingId } = createMeeting(deps, account, parsed.fields, parsed.recording, undefined, "webapp");
           deps.scheduler.wake();
           return redirect(`/meetings/${meetingId}`);
         } catch (error) {
@@ -135,12 +137,11 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
     .get("/meetings/:id/progress", ({ request, params }) => {
       const session = kit.requireSession(request);
       const row = ownedMeeting(session.user.id, params.id);
-      const meeting = renderMeeting(deps.db, row, deps.publicApiUrl());
-      const job = meeting.job as { stage: string | null; progress: number | null } | null;
+      const job = processingState(deps.db, row.id);
       const frame = kit.frameFor(request, session, () => "");
       const body = {
-        status: meeting.status,
-        status_text: frame.t(`status.${meeting.status}`),
+        status: row.status,
+        status_text: frame.t(`status.${row.status}`),
         stage: job?.stage ?? null,
         stage_text: job?.stage ? frame.t(`stage.${job.stage}` as never) : null,
         progress: job?.progress ?? null,
@@ -229,7 +230,7 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
       });
       if (!parsed.success) return refusedOnPage(request, row.id, ApiError.validation(parsed.error.issues.map((i) => ({ field: i.path.join(".") || "prompt", code: "invalid", message: i.message }))));
       try {
-        requestDocument(deps, kit.account(session), row.id, parsed.data);
+        requestDocument(deps, kit.account(session), row.id, parsed.data, undefined, "webapp");
       } catch (error) {
         return refusedOnPage(request, row.id, error);
       }

@@ -14,6 +14,7 @@ import { cookie, html, redirect, respond, sameOrigin, setCookie } from "./http.t
 import { translator } from "./i18n.ts";
 import { bundleIsland } from "./islands/bundle.ts" with { type: "macro" };
 import { createWebKit, PageRefusal, SESSION_COOKIE, SignInRequired, type WebDeps } from "./kit.ts";
+import { draftRoutes } from "./draft-routes.tsx";
 import { meetingPages } from "./meeting-routes.tsx";
 import { LoginPage } from "./pages/login.tsx";
 import { MeetingsPage, type MeetingFilters, type MeetingRow } from "./pages/meetings.tsx";
@@ -29,7 +30,7 @@ export const FORM_COOKIE = "verbatim_form";
 /** The client script of every page (web/islands/app.ts), bundled into the executable when it is built. */
 export const APP_SCRIPT: string = bundleIsland("./app.ts");
 
-const WEB_ROOTS = ["/meetings", "/settings", "/assets"];
+const WEB_ROOTS = ["/meetings", "/record", "/settings", "/assets"];
 
 /** The paths the web app answers; everything else is the API's. */
 export function isWebPath(pathname: string): boolean {
@@ -142,6 +143,7 @@ export function createWebApp(deps: WebDeps) {
       }
       return html(<MeetingsPage frame={frame} rows={rows} filters={filters} nextHref={nextHref} notice={notice} />);
     });
+  draftRoutes(app as unknown as Elysia, kit);
   meetingPages(app as unknown as Elysia, kit);
   settingsPages(app as unknown as Elysia, kit);
   app.all("*", ({ request }) => {

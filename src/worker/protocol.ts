@@ -15,6 +15,8 @@ export interface MeetingStepInput {
   /** The recording as stored (upload) or where the download step puts it. */
   recordingPath: string;
   audioUrl: string | null;
+  /** A live recording from the web app: joined WebM pieces, remuxed before decoding. */
+  remuxJoinedWebm: boolean;
   language: string | null; // null = detect
   transcribeOnly: boolean;
   solo: boolean;

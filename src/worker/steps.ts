@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { decodeToWav } from "../engines/ffmpeg.ts";
+import { decodeToWav, remuxJoinedWebm } from "../engines/ffmpeg.ts";
 import { EngineError, type Engines, type SpeechSegment, type StepContext } from "../engines/types.ts";
 import { JOB_ERROR_CATALOGUE } from "../errors/job-codes.ts";
 import { DownloadFailed, downloadToFile } from "../net/download.ts";
@@ -79,6 +79,7 @@ async function runMeetingStep(input: MeetingStepInput, engines: Engines, config:
       }
     }
     case "decode": {
+      if (input.remuxJoinedWebm) await remuxJoinedWebm(config.ffmpegPath, input.recordingPath, context, (line) => logForOperator(input, line));
       const decoded = await decodeToWav(config.ffmpegPath, input.recordingPath, wavPath, context, {
         maxDurationSeconds: config.maxDurationSeconds,
         log: (line) => logForOperator(input, line),

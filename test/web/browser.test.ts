@@ -3,7 +3,8 @@
 // at what a user sees and checks the API agrees. Screenshots of the main pages go to
 // test-artifacts/web/ to be looked at.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { ROOT, startServer, type TestServer } from "../helpers/server.ts";
@@ -12,6 +13,7 @@ setDefaultTimeout(90_000);
 
 const FIXTURE = join(ROOT, "..", "shared", "fixtures", "meeting-en-3spk.wav");
 const SHOTS = join(ROOT, "test-artifacts", "web");
+const LONG_RECORDING = join(mkdtempSync(join(tmpdir(), "verbatim-browser-")), "long-meeting.wav");
 const PASSWORD = "correct horse battery";
 const EMAIL = "partner@firm.example";
 
@@ -43,8 +45,22 @@ beforeAll(async () => {
   }
   const executablePath = Bun.which("chromium") ?? Bun.which("chromium-browser");
   if (!executablePath) throw new Error("chromium is not installed: run npm run setup (it installs Debian's chromium)");
-  browser = await chromium.launch({ executablePath, args: ["--no-sandbox", "--autoplay-policy=no-user-gesture-required"] });
+  // A 10-minute recording (about 19 MB): three parts for the resumable uploader.
+  const long = Bun.spawnSync(["ffmpeg", "-v", "error", "-y", "-stream_loop", "9", "-i", FIXTURE, "-t", "600", "-ac", "1", "-ar", "16000", LONG_RECORDING]);
+  if (long.exitCode !== 0) throw new Error(long.stderr.toString());
+  browser = await chromium.launch({
+    executablePath,
+    args: [
+      "--no-sandbox",
+      "--autoplay-policy=no-user-gesture-required",
+      // Chromium's fake microphone plays the fixture, for the Record page.
+      "--use-fake-device-for-media-stream",
+      "--use-fake-ui-for-media-stream",
+      `--use-file-for-fake-audio-capture=${FIXTURE}`,
+    ],
+  });
   context = await browser.newContext({ locale: "en-GB", viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  await context.grantPermissions(["microphone"]);
   context.on("request", (request) => requested.push(request.url()));
   page = await context.newPage();
 });
@@ -64,18 +80,28 @@ describe("the web app in chromium", () => {
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Meetings");
   });
 
-  test("upload a recording with a progress bar, then watch it complete without reloading", async () => {
+  test("upload a recording in parts that survive a dropped connection, then watch it complete without reloading", async () => {
     await page.goto(`${server.url}/meetings/new`);
-    await page.getByLabel("Recording (audio or video, up to 2 GB)").setInputFiles(FIXTURE);
+    // The connection drops during the second part, once: the uploader sends that part again.
+    let dropped = 0;
+    await page.route(/\/parts\/1$/, (route) => (dropped++ === 0 ? route.abort("connectionreset") : route.continue()));
+    await page.getByLabel("Recording (audio or video, up to 2 GB)").setInputFiles(LONG_RECORDING);
     await page.getByLabel("Title").fill("Quarterly review");
     await page.getByRole("button", { name: "Upload" }).click();
-    await page.waitForURL(/\/meetings\/[0-9a-f-]{36}$/);
+    await page.locator("progress").waitFor();
+    await page.screenshot({ path: join(SHOTS, "upload.png") });
+    await page.waitForURL(/\/meetings\/[0-9a-f-]{36}$/, { timeout: 60_000 });
+    await page.unroute(/\/parts\/1$/);
+    expect(dropped).toBe(2); // the cut try, and the one that went through
     meetingUrl = page.url();
     // The progress island polls and reloads into the finished meeting.
     await page.locator("ol.transcript li").first().waitFor({ timeout: 60_000 });
     await page.locator("article.report").waitFor({ timeout: 60_000 });
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Quarterly review");
-    expect(await page.locator("ol.transcript li").count()).toBeGreaterThan(5);
+    expect(await page.locator("ol.transcript li").count()).toBeGreaterThan(100);
+    // The server holds exactly the file that was chosen.
+    const served = await page.evaluate(async (url) => (await fetch(url)).headers.get("content-length"), `${meetingUrl}/audio`);
+    expect(Number(served)).toBe(statSync(LONG_RECORDING).size);
     expect(await page.locator(".badge").textContent()).toBe("Completed");
     await page.screenshot({ path: join(SHOTS, "meeting.png"), fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
@@ -149,6 +175,35 @@ describe("the web app in chromium", () => {
     const path = await download.path();
     expect(readFileSync(path).subarray(0, 5).toString()).toBe("%PDF-");
     expect(download.suggestedFilename()).toMatch(/^doc_\w+\.pdf$/);
+  });
+
+  test("record 5 seconds from the microphone: a draft in parts, then a completed meeting", async () => {
+    await page.goto(`${server.url}/record`);
+    await page.getByLabel("Title").fill("Recorded in the browser");
+    await page.getByRole("button", { name: "Start recording" }).click();
+    await page.waitForFunction(() => document.querySelector("[data-elapsed]")?.textContent === "00:05", undefined, { timeout: 15_000 });
+    expect(await page.locator("meter[data-level]").evaluate((meter) => (meter as HTMLMeterElement).value)).toBeGreaterThanOrEqual(0);
+    await page.screenshot({ path: join(SHOTS, "record.png") });
+    await page.getByRole("button", { name: "Stop and process" }).click();
+    await page.waitForURL(/\/meetings\/[0-9a-f-]{36}$/, { timeout: 30_000 });
+    await page.locator("ol.transcript li").first().waitFor({ timeout: 60_000 });
+    const meeting = (await (await server.api(`/api/v1/meetings/${page.url().split("/").pop()}`, { key: apiKey })).json()) as {
+      status: string;
+      source: string;
+      duration_seconds: number;
+      title: string;
+    };
+    expect(meeting).toMatchObject({ status: "completed", source: "live_recording", title: "Recorded in the browser" });
+    expect(meeting.duration_seconds).toBeGreaterThanOrEqual(4);
+    expect(meeting.duration_seconds).toBeLessThanOrEqual(8);
+    // The remuxed recording has a duration the player can show and seek in.
+    const duration = await page.evaluate(async () => {
+      const audio = document.querySelector("audio#player") as HTMLAudioElement;
+      if (Number.isNaN(audio.duration)) await new Promise((resolve) => audio.addEventListener("loadedmetadata", resolve, { once: true }));
+      return audio.duration;
+    });
+    expect(Number.isFinite(duration)).toBe(true);
+    expect(duration).toBeGreaterThan(3.5);
   });
 
   test("another account's meeting page is the 404 page, and so is its audio", async () => {

@@ -160,6 +160,18 @@ describe("the meeting page", () => {
     expect(meeting.title).toBe("from-the-browser");
     const list = (await (await server.api("/api/v1/meetings", { key: ownerKey })).json()) as Json;
     expect(list.data.filter((m: Json) => m.title === "from-the-browser").length).toBe(1);
+    // A web app meeting: no job in the API (SPEC 2), and its job is not listed by GET /v1/jobs.
+    expect(meeting.job).toBeNull();
+    const apiMeeting = (await (await server.api(`/api/v1/meetings/${meetingId}`, { key: ownerKey })).json()) as Json;
+    expect(apiMeeting.job).not.toBeNull();
+    const jobs = (await (await server.api("/api/v1/jobs?limit=100", { key: ownerKey })).json()) as Json;
+    expect(jobs.data.some((j: Json) => j.meeting_id === meetingId)).toBe(true);
+    expect(jobs.data.some((j: Json) => j.meeting_id === id)).toBe(false);
+    // Its processing is metered on the web app's channel, never the API's.
+    const deadline = Date.now() + 30_000;
+    while ((await (await server.api(`/api/v1/meetings/${id}`, { key: ownerKey })).json() as Json).status !== "completed" && Date.now() < deadline) await Bun.sleep(100);
+    const channels = server.db().$client.query("SELECT DISTINCT channel FROM ledger_lines WHERE meeting_id = ?").all(id) as { channel: string }[];
+    expect(channels).toEqual([{ channel: "webapp" }]);
   });
 
   test("delete needs the confirmation box; then the meeting is gone from the API too", async () => {

@@ -5,9 +5,11 @@
 import { enhanceCopyButtons } from "./copy.ts";
 import { enhancePlayer } from "./player.ts";
 import { enhanceProgress } from "./progress.ts";
+import { enhanceRecorder } from "./recorder.ts";
 import { enhanceUploader } from "./uploader.ts";
 
 enhancePlayer();
 enhanceProgress();
 enhanceCopyButtons();
 enhanceUploader();
+enhanceRecorder();

@@ -27,6 +27,8 @@ export interface MeetingPageProps {
   hasRecording: boolean;
   /** Documents asked for and not written yet. */
   pendingDocuments: number;
+  /** For a draft: the parts of its recording received so far. */
+  draft?: { parts: number; bytes: number };
   /** A sentence after a change ("Saved."), or a refusal of the last form. */
   notice?: { text: string; error?: boolean };
 }
@@ -67,6 +69,18 @@ export function MeetingPage(props: MeetingPageProps) {
               <a href={base}>{t("meeting.refresh")}</a>
             </p>
           </noscript>
+        </section>
+      )}
+      {props.draft && (
+        <section aria-labelledby="draft-title" class="notice">
+          <h2 id="draft-title">{t("draft.title")}</h2>
+          <p>{t("draft.body", { parts: props.draft.parts, megabytes: (props.draft.bytes / 1e6).toFixed(1) })}</p>
+          {props.draft.parts > 0 && (
+            <form method="post" action={`${base}/finish`}>
+              <Csrf frame={frame} />
+              <button type="submit">{t("draft.finish")}</button>
+            </form>
+          )}
         </section>
       )}
       {meeting.status === "failed" && (

@@ -1,10 +1,10 @@
 import { Layout, type PageFrame } from "../layout.tsx";
 
-const LANGUAGES = ["auto", "en", "fr", "de", "es", "it", "nl", "pt"] as const;
+export const LANGUAGES = ["auto", "en", "fr", "de", "es", "it", "nl", "pt"] as const;
 
 /**
  * Upload a recording. Without JavaScript the form posts as it is; with it, the uploader island
- * sends the same form with a progress bar. The CSRF token rides in the action's query string: a
+ * sends the file in parts that survive a dropped connection, with a progress bar. The CSRF token rides in the action's query string: a
  * multipart body is the API's own upload format, which has no place for it.
  */
 export function UploadPage({ frame, maxBytes }: { frame: PageFrame; maxBytes: number }) {
@@ -22,6 +22,8 @@ export function UploadPage({ frame, maxBytes }: { frame: PageFrame; maxBytes: nu
         data-processing={t("upload.processing")}
         data-failed={t("upload.failed")}
         data-too-large={t("upload.tooLarge")}
+        data-retrying={t("upload.retrying")}
+        data-csrf={frame.csrfToken}
       >
         <label>
           {t("upload.file")}
