@@ -54,6 +54,7 @@ import { startRetention } from "./storage/retention.ts";
 import { SignInThrottle } from "./auth/sign-in-throttle.ts";
 import { purgeExpiredWebSessions } from "./auth/web-sessions.ts";
 import { createWebApp, isWebPath } from "./web/routes.tsx";
+import { correctSegment, listCorrections } from "./meetings/corrections.ts";
 import { pathOf } from "./http/pipeline.ts";
 import { renameLegacyRecordings, sweepOrphans } from "./storage/sweep.ts";
 import { workerCommand } from "./worker/command.ts";
@@ -208,7 +209,11 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       publicApiUrl: () => urls.api,
       scheduler,
     }),
-    ...transcriptRoutes({ loadOwnedTranscript: (userId, meetingId) => loadOwnedTranscript(db, userId, meetingId) }),
+    ...transcriptRoutes({
+      loadOwnedTranscript: (userId, meetingId) => loadOwnedTranscript(db, userId, meetingId),
+      correctSegment: (userId, meetingId, index, text) => correctSegment(db, clock, userId, meetingId, index, text),
+      listCorrections: (userId, meetingId) => listCorrections(db, userId, meetingId),
+    }),
     ...templateRoutes({ catalogue: templates }),
     ...exportRoutes({ loadOwnedExportInput: (userId, meetingId) => loadOwnedExportInput(db, userId, meetingId) }),
     ...reportRoutes({ loadOwnedReport: (userId, meetingId) => loadOwnedReport(db, userId, meetingId) }),

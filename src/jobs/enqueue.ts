@@ -12,6 +12,7 @@ export interface NewJob {
   documentId?: string;
   parentJobId?: string;
   transcribeOnly?: boolean;
+  reportOnly?: boolean;
   documentTemplates?: string[] | null;
   metadata?: Record<string, unknown> | null;
 }
@@ -36,6 +37,7 @@ export function enqueueJob(tx: Queryable, job: NewJob): string {
       documentId: job.documentId ?? null,
       parentJobId: job.parentJobId ?? null,
       transcribeOnly: job.transcribeOnly ?? null,
+      reportOnly: job.reportOnly ?? null,
       documentTemplates: job.documentTemplates ?? null,
       metadata: job.metadata ?? null,
       nextStep: job.firstStep,

@@ -22,6 +22,8 @@ export const jobs = sqliteTable(
     documentId: text("document_id"),
     parentJobId: text("parent_job_id"),
     transcribeOnly: integer("transcribe_only", { mode: "boolean" }),
+    /** A meeting's report written again from its stored (corrected) transcript: summarize only, no documents spawned. */
+    reportOnly: integer("report_only", { mode: "boolean" }),
     documentTemplates: text("document_templates", { mode: "json" }).$type<string[]>(),
     documentJobIds: text("document_job_ids", { mode: "json" }).$type<string[]>(),
     errorCode: text("error_code"),

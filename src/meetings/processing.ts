@@ -12,6 +12,7 @@ import { jobs } from "../jobs/table.ts";
 import { recordingPath } from "../storage/paths.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import { MEETING_STEPS, type MeetingStep, type MeetingStepInput, type StepResult } from "../worker/protocol.ts";
+import { forgetCorrections } from "./corrections.ts";
 import { renderMeeting } from "./render.ts";
 import { reindexMeeting } from "./search-index.ts";
 import { meetings, participants, reports, transcripts } from "./table.ts";
@@ -32,6 +33,7 @@ function isMeetingStep(step: string): step is MeetingStep {
 
 /** The steps this job runs: download only for audio_url, summarize only without transcribe_only. */
 function stepsOf(job: JobRow, hasDownload: boolean): MeetingStep[] {
+  if (job.reportOnly === true) return ["summarize"];
   return MEETING_STEPS.filter((s) => (s !== "download" || hasDownload) && (s !== "summarize" || job.transcribeOnly !== true));
 }
 
@@ -154,7 +156,7 @@ export function meetingProcessing(deps: {
     onCompleted(tx, job, now) {
       setMeeting(tx, job, { status: "completed", updatedAt: now });
       const meeting = meetingOf(tx, job);
-      if (meeting && job.transcribeOnly !== true) {
+      if (meeting && job.transcribeOnly !== true && job.reportOnly !== true) {
         // Before processing.completed, which carries their ids (document_job_ids).
         const templateIds = templatesRequested(deps.templates, meeting.documentTemplates ? (JSON.parse(meeting.documentTemplates) as string[]) : null, meeting.persona);
         spawnDocumentJobs(tx, deps.templates, { id: job.id, userId: job.userId, meetingId: meeting.id, metadata: job.metadata }, templateIds, now);
@@ -185,6 +187,7 @@ function storeTranscript(tx: Queryable, meetingId: string, path: string, now: nu
     createdAt: now,
   };
   tx.insert(transcripts).values(values).onConflictDoUpdate({ target: transcripts.meetingId, set: values }).run();
+  forgetCorrections(tx, meetingId);
   reindexMeeting(tx, meetingId);
   return transcript;
 }

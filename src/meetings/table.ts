@@ -99,3 +99,25 @@ export const reports = sqliteTable("reports", {
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
 });
+
+/**
+ * Corrections of a transcript's words, typed by a person (the web app's inline editor, or the
+ * API's extension). The transcripts row holds the current text, so everything that reads the
+ * transcript (exports, documents, search, a regenerated report) reads the corrected words; this
+ * table keeps every version with its author, oldest first. The meeting's own rows: deleted with it.
+ */
+export const transcriptCorrections = sqliteTable(
+  "transcript_corrections",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    meetingId: text("meeting_id")
+      .notNull()
+      .references(() => meetings.id, { onDelete: "cascade" }),
+    segmentIndex: integer("segment_index").notNull(),
+    previousText: text("previous_text").notNull(),
+    text: text("text").notNull(),
+    authorUserId: text("author_user_id").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("transcript_corrections_meeting").on(t.meetingId, t.segmentIndex, t.id)],
+);

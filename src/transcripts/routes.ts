@@ -1,6 +1,6 @@
 import { access, defineRoute } from "../http/route.ts";
 import { renderTranscript } from "./render.ts";
-import { transcriptParams, transcriptQuery, transcriptSchema } from "./schema.ts";
+import { correctedSegmentSchema, correctionListSchema, correctSegmentBody, segmentParams, transcriptParams, transcriptQuery, transcriptSchema } from "./schema.ts";
 import type { TranscriptDocument, TranscriptMeta } from "./types.ts";
 
 export interface TranscriptRouteDeps {
@@ -9,6 +9,10 @@ export interface TranscriptRouteDeps {
    * throws not_found (not this user's meeting) or transcript_not_ready.
    */
   loadOwnedTranscript(userId: string, meetingId: string): { transcript: TranscriptDocument; meta: TranscriptMeta };
+  /** Replaces one segment's words, keeping the version and its author; answers the segment's version. */
+  correctSegment(userId: string, meetingId: string, segmentIndex: number, text: string): { version: number };
+  /** Every correction of one of the user's meetings, oldest first. */
+  listCorrections(userId: string, meetingId: string): unknown[];
 }
 
 export function transcriptRoutes(deps: TranscriptRouteDeps) {
@@ -36,6 +40,34 @@ export function transcriptRoutes(deps: TranscriptRouteDeps) {
           },
         });
       },
+    }),
+    defineRoute({
+      method: "PATCH",
+      path: "/api/v1/meetings/:meeting_id/transcript/segments/:segment_index",
+      operationId: "correctTranscriptSegment",
+      summary: "Extension: correct the words of one segment; exports, documents, search and a regenerated report use them, and every version is kept",
+      tag: "Transcripts",
+      access: access.allOf("write:meetings"),
+      params: segmentParams,
+      body: correctSegmentBody,
+      responses: { 200: { description: "The segment with its new words and version", schema: correctedSegmentSchema } },
+      errors: ["transcript_not_ready", "malformed_body", "unsupported_media_type"],
+      handle: ({ principal, params, body }) => {
+        const { version } = deps.correctSegment(principal.user.id, params.meeting_id, params.segment_index, body.text);
+        const segment = deps.loadOwnedTranscript(principal.user.id, params.meeting_id).transcript.segments[params.segment_index]!;
+        return { status: 200, body: { object: "transcript_segment", index: params.segment_index, ...segment, version } };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/api/v1/meetings/:meeting_id/transcript/corrections",
+      operationId: "listTranscriptCorrections",
+      summary: "Extension: every correction of the transcript's words, oldest first, with its version and author",
+      tag: "Transcripts",
+      access: access.allOf("read:transcripts"),
+      params: transcriptParams,
+      responses: { 200: { description: "The corrections", schema: correctionListSchema } },
+      handle: ({ principal, params }) => ({ status: 200, body: { object: "list", data: deps.listCorrections(principal.user.id, params.meeting_id) } }),
     }),
   ];
 }

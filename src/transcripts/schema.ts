@@ -24,3 +24,28 @@ export const transcriptSchema = z.object({
     .array(z.object({ start: z.number(), end: z.number(), speaker: z.string() }))
     .meta({ description: "Extension: the diarization turns, who speaks when, whatever the segmentation." }),
 });
+
+/** Extension: corrections of a transcript's words (the web app's inline editor, and the API). */
+export const segmentParams = transcriptParams.extend({
+  segment_index: z.coerce.number().int().min(0).max(1_000_000).meta({ description: "The segment's position in the transcript's segments, from 0." }),
+});
+export const correctSegmentBody = z.strictObject({ text: z.string().max(20_000).meta({ description: "The segment's words as they were said (1 to 5,000 characters once trimmed)." }) });
+export const correctedSegmentSchema = segmentSchema.extend({
+  object: z.literal("transcript_segment"),
+  index: z.number().int(),
+  version: z.number().int().meta({ description: "How many corrections this segment has had; 0 for the words as transcribed." }),
+});
+export const correctionListSchema = z.object({
+  object: z.literal("list"),
+  data: z.array(
+    z.object({
+      object: z.literal("transcript_correction"),
+      segment_index: z.number().int(),
+      version: z.number().int(),
+      text: z.string(),
+      previous_text: z.string(),
+      author: z.object({ id: z.string(), email: z.string().nullable() }),
+      created_at: z.string(),
+    }),
+  ),
+});

@@ -152,6 +152,15 @@ const en = {
   "record.level": "Level",
   "record.elapsed": "Elapsed",
   "upload.retrying": "Connection lost: trying again in {seconds} s…",
+  "meeting.cancel": "Cancel",
+  "meeting.correct": "Correct",
+  "meeting.correctLine": "Correct the line at {time}",
+  "meeting.corrected": "corrected",
+  "meeting.regenerate": "Write the report again",
+  "meeting.regenerateHelp": "After correcting words or naming speakers, the AI report can be written again from the transcript as it is now.",
+  "meeting.saveLine": "Save the words",
+  "notice.corrected": "The line was corrected. Exports, documents and search use the new words.",
+  "notice.regenerating": "The AI report is being written again.",
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -307,6 +316,15 @@ const fr: Record<MessageKey, string> = {
   "record.level": "Niveau",
   "record.elapsed": "Durée",
   "upload.retrying": "Connexion perdue : nouvel essai dans {seconds} s…",
+  "meeting.cancel": "Annuler",
+  "meeting.correct": "Corriger",
+  "meeting.correctLine": "Corriger la ligne à {time}",
+  "meeting.corrected": "corrigée",
+  "meeting.regenerate": "Réécrire le compte rendu",
+  "meeting.regenerateHelp": "Après avoir corrigé des mots ou nommé les intervenants, le compte rendu peut être réécrit à partir de la transcription telle qu'elle est.",
+  "meeting.saveLine": "Enregistrer les mots",
+  "notice.corrected": "La ligne a été corrigée. Les exports, documents et la recherche utilisent les nouveaux mots.",
+  "notice.regenerating": "Le compte rendu est en cours de réécriture.",
 };
 
 const catalogues: Record<Locale, Record<MessageKey, string>> = { en, fr };

@@ -12,7 +12,9 @@ import { assertDiskAdmitsRecordings } from "../meetings/disk-admission.ts";
 import { loadOwnedExportInput } from "../meetings/export-input.ts";
 import { listParticipants, patchMeeting } from "../meetings/patch.ts";
 import { pendingDocumentCount, processingState } from "../meetings/progress.ts";
+import { correctSegment, listCorrections } from "../meetings/corrections.ts";
 import { draftParts } from "../meetings/drafts.ts";
+import { regenerateReport } from "../meetings/regenerate-report.ts";
 import { discardReceived, receiveMeeting } from "../meetings/receive.ts";
 import { getOwnedMeetingRow, renderMeeting } from "../meetings/render.ts";
 import { patchMeetingBody } from "../meetings/schema.ts";
@@ -27,13 +29,14 @@ import { PageRefusal } from "./kit.ts";
 import { markdownToSafeHtml } from "./markdown.ts";
 import { sniffAudioType } from "./media/audio-type.ts";
 import { parseByteRange } from "./media/byte-range.ts";
-import { MeetingPage } from "./pages/meeting.tsx";
+import { MeetingPage, playerTime } from "./pages/meeting.tsx";
+import { SegmentEditPage } from "./pages/segment-edit.tsx";
 import { UploadPage } from "./pages/upload.tsx";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Flash notices after a form, carried in the redirect's query string as a known key, never as text. */
-const NOTICES = ["saved", "speakers", "document", "uploaded"] as const;
+const NOTICES = ["saved", "speakers", "document", "uploaded", "corrected", "regenerating"] as const;
 type Notice = (typeof NOTICES)[number];
 
 /** The meeting pages: the meeting itself, its recording for the player, its downloads and forms. */
@@ -79,6 +82,7 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
         reportHtml={meeting.summary ? markdownToSafeHtml(meeting.summary.markdown) : null}
         hasRecording={existsSync(recordingPath(deps.dataDir, row.id))}
         pendingDocuments={pendingDocumentCount(deps.db, row.id)}
+        corrected={new Set(listCorrections(deps.db, session.user.id, row.id).map((c) => c.segment_index))}
         draft={row.status === "draft" ? (({ indexes, bytes }) => ({ parts: indexes.length, bytes }))(draftParts(deps.dataDir, row.id)) : undefined}
         notice={notice}
       />,
@@ -236,6 +240,38 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
       }
       deps.scheduler.wake();
       return redirect(`/meetings/${row.id}?notice=document`);
+    })
+    .get("/meetings/:id/segments/:index/edit", ({ request, params }) => {
+      const session = kit.requireSession(request);
+      const row = ownedMeeting(session.user.id, params.id);
+      const { transcript } = loadOwnedTranscript(deps.db, session.user.id, row.id);
+      const index = /^\d{1,7}$/.test(params.index) ? Number(params.index) : -1;
+      const segment = transcript.segments[index];
+      if (!segment) throw new PageRefusal(404, "");
+      const frame = kit.frameFor(request, session, (t) => t("meeting.correctLine", { time: playerTime(segment.start) }));
+      return html(<SegmentEditPage frame={frame} meetingId={row.id} index={index} start={segment.start} speaker={segment.speaker_name ?? segment.speaker} text={segment.text} />);
+    })
+    .post("/meetings/:id/segments/:index", async ({ request, params }) => {
+      const { session, form } = await kit.readForm(request);
+      const row = ownedMeeting(session.user.id, params.id);
+      const index = /^\d{1,7}$/.test(params.index) ? Number(params.index) : -1;
+      const saved = correctSegment(deps.db, deps.clock, session.user.id, row.id, index, form.get("text") ?? "");
+      // The inline editor asks for JSON; a form without JavaScript goes back to the line.
+      if ((request.headers.get("accept") ?? "").includes("application/json")) {
+        return respond(JSON.stringify(saved), 200, { "content-type": "application/json", "cache-control": "no-store" });
+      }
+      return redirect(`/meetings/${row.id}?notice=corrected#seg-${index}`);
+    })
+    .post("/meetings/:id/report/regenerate", async ({ request, params }) => {
+      const { session } = await kit.readForm(request);
+      const row = ownedMeeting(session.user.id, params.id);
+      try {
+        regenerateReport(deps, kit.account(session), row.id, "webapp");
+      } catch (error) {
+        return refusedOnPage(request, row.id, error);
+      }
+      deps.scheduler.wake();
+      return redirect(`/meetings/${row.id}?notice=regenerating`);
     })
     .post("/meetings/:id/delete", async ({ request, params }) => {
       const { session, form } = await kit.readForm(request);

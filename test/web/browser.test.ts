@@ -162,6 +162,24 @@ describe("the web app in chromium", () => {
     expect(named.every((s) => s.speaker_name === "Alice Martin")).toBe(true);
   });
 
+  test("correct a misheard line in place while the player plays; the API's transcript has the words", async () => {
+    await page.goto(meetingUrl);
+    await page.evaluate(() => void (document.querySelector("audio#player") as HTMLAudioElement).play());
+    const line = page.locator("ol.transcript li").nth(2);
+    await line.getByRole("link", { name: /Correct the line/ }).click();
+    const field = line.locator("textarea");
+    await field.fill("The budget for the zeppelin was approved");
+    await page.screenshot({ path: join(SHOTS, "correct-line.png") });
+    await field.press("Control+Enter");
+    await line.locator("textarea").waitFor({ state: "detached" });
+    expect(await line.locator("p").textContent()).toBe("The budget for the zeppelin was approved");
+    expect(await line.getAttribute("class")).toContain("corrected");
+    expect(await page.evaluate(() => (document.querySelector("audio#player") as HTMLAudioElement).paused)).toBe(false);
+    const transcript = (await (await server.api(`/api/v1/meetings/${meetingUrl.split("/").pop()}/transcript`, { key: apiKey })).json()) as { segments: { text: string }[] };
+    expect(transcript.segments[2]!.text).toBe("The budget for the zeppelin was approved");
+    await page.evaluate(() => (document.querySelector("audio#player") as HTMLAudioElement).pause());
+  });
+
   test("generate a document from a template and download its PDF", async () => {
     await page.goto(meetingUrl);
     const template = page.getByLabel("Template");

@@ -11,7 +11,7 @@ import { CookieClient } from "../helpers/web-client.ts";
 setDefaultTimeout(60_000);
 type Json = any;
 
-const FIXTURE = readFileSync(join(ROOT, "..", "shared", "fixtures", "meeting-fr-2spk.wav"));
+const FIXTURE = new Uint8Array(readFileSync(join(ROOT, "..", "shared", "fixtures", "meeting-fr-2spk.wav")));
 const PASSWORD = "correct horse battery";
 let server: TestServer;
 let key: string;
@@ -30,7 +30,7 @@ async function signedIn(email = "recorder@firm.example") {
   return { client, csrf: await client.csrfToken("/settings") };
 }
 
-const put = (client: CookieClient, csrf: string | null, id: string, index: number | string, bytes: Uint8Array) =>
+const put = (client: CookieClient, csrf: string | null, id: string, index: number | string, bytes: Uint8Array<ArrayBuffer>) =>
   fetch(`${server.url}/meetings/${id}/parts/${index}`, {
     method: "PUT",
     headers: { cookie: client.header(), origin: server.url, ...(csrf ? { "x-csrf-token": csrf } : {}) },

@@ -3,12 +3,14 @@
  * elements of its page when they are there, and every page works without it.
  */
 import { enhanceCopyButtons } from "./copy.ts";
+import { enhanceCorrector } from "./corrector.ts";
 import { enhancePlayer } from "./player.ts";
 import { enhanceProgress } from "./progress.ts";
 import { enhanceRecorder } from "./recorder.ts";
 import { enhanceUploader } from "./uploader.ts";
 
 enhancePlayer();
+enhanceCorrector();
 enhanceProgress();
 enhanceCopyButtons();
 enhanceUploader();

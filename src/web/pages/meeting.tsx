@@ -27,6 +27,8 @@ export interface MeetingPageProps {
   hasRecording: boolean;
   /** Documents asked for and not written yet. */
   pendingDocuments: number;
+  /** Indexes of the segments a person corrected. */
+  corrected: ReadonlySet<number>;
   /** For a draft: the parts of its recording received so far. */
   draft?: { parts: number; bytes: number };
   /** A sentence after a change ("Saved."), or a refusal of the last form. */
@@ -112,13 +114,17 @@ export function MeetingPage(props: MeetingPageProps) {
           <section aria-labelledby="transcript-title">
             <h2 id="transcript-title">{t("meeting.transcript")}</h2>
             {transcript ? (
-              <ol class="transcript">
-                {transcript.segments.map((segment) => (
-                  <li data-start={segment.start} data-end={segment.end}>
+              <ol class="transcript" data-csrf={frame.csrfToken} data-save={t("meeting.saveLine")} data-cancel={t("meeting.cancel")} data-corrected={t("meeting.corrected")}>
+                {transcript.segments.map((segment, index) => (
+                  <li id={`seg-${index}`} data-start={segment.start} data-end={segment.end} data-index={index} class={props.corrected.has(index) ? "corrected" : undefined}>
                     <a class="ts" href={`${base}/audio#t=${segment.start}`} data-start={segment.start} aria-label={t("meeting.playFrom", { time: playerTime(segment.start) })}>
                       {playerTime(segment.start)}
                     </a>{" "}
-                    <span class="speaker">{segment.speaker_name ?? segment.speaker}</span>
+                    <span class="speaker">{segment.speaker_name ?? segment.speaker}</span>{" "}
+                    <a class="edit" href={`${base}/segments/${index}/edit`} aria-label={t("meeting.correctLine", { time: playerTime(segment.start) })}>
+                      {t("meeting.correct")}
+                    </a>
+                    {props.corrected.has(index) && <span class="muted small"> · {t("meeting.corrected")}</span>}
                     <p>{segment.text}</p>
                   </li>
                 ))}
@@ -202,6 +208,15 @@ export function MeetingPage(props: MeetingPageProps) {
       <section aria-labelledby="report-title">
         <h2 id="report-title">{t("meeting.report")}</h2>
         {props.reportHtml ? <article class="report" dangerouslySetInnerHTML={{ __html: props.reportHtml }} /> : <p class="muted">{t("meeting.noReport")}</p>}
+        {meeting.status === "completed" && transcript && (
+          <form method="post" action={`${base}/report/regenerate`}>
+            <Csrf frame={frame} />
+            <p class="muted">{t("meeting.regenerateHelp")}</p>
+            <button type="submit" class="secondary">
+              {t("meeting.regenerate")}
+            </button>
+          </form>
+        )}
       </section>
       <section aria-labelledby="documents-title">
         <h2 id="documents-title">{t("meeting.documents")}</h2>
