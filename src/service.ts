@@ -256,6 +256,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     loadMaterial: loadMeetingMaterial,
     render: renderDocumentFile,
     scheduler,
+    webhooks,
     onApiKeysChanged: () => authenticator.forgetCachedKeys(),
     publicApiUrl: () => urls.api,
     publicUrl: () => publicUrl,

@@ -89,20 +89,21 @@ function paymentOf(row: LedgerRow): "wallet" | "on_demand" | "written_off" | "mi
   return parts.length === 1 ? parts[0]! : "mixed";
 }
 
-/** The account's API ledger lines of one month, newest first. */
-export function listLedger(db: Queryable, userId: string, query: { limit: number; cursor?: string; period?: string }, now: number) {
+/** The account's ledger lines of one month, newest first: the API's (GET /v1/usage/ledger), or both channels' (the web app's usage page). */
+export function listLedger(db: Queryable, userId: string, query: { limit: number; cursor?: string; period?: string }, now: number, channels: "api" | "all" = "api") {
   const period = query.period ?? periodOf(now);
+  const channelFilter = channels === "api" ? eq(ledgerLines.channel, "api") : undefined;
   return paginate(
     query,
     (after, take) =>
       db
         .select()
         .from(ledgerLines)
-        .where(and(eq(ledgerLines.userId, userId), eq(ledgerLines.period, period), eq(ledgerLines.channel, "api"), newestFirstAfter(ledgerLines.createdAt, ledgerLines.id, after)))
+        .where(and(eq(ledgerLines.userId, userId), eq(ledgerLines.period, period), channelFilter, newestFirstAfter(ledgerLines.createdAt, ledgerLines.id, after)))
         .orderBy(desc(ledgerLines.createdAt), desc(ledgerLines.id))
         .limit(take)
         .all(),
     (row) => [row.createdAt, row.id],
-    (rows) => rows.map(renderLedgerLine),
+    (rows) => rows.map((row) => (channels === "api" ? renderLedgerLine(row) : { ...renderLedgerLine(row), channel: row.channel })),
   );
 }

@@ -36,6 +36,8 @@ export interface WebDeps {
   loadMaterial: LoadMeetingMaterial;
   render: RenderDocument;
   scheduler: { wake(): void; cancel(jobIds: string[]): void };
+  /** The webhook delivery thread: told to send a ping now, or to look again. */
+  webhooks: { sendNow(deliveryId: string): void; wake(): void };
   /** An API key was created or revoked here: the API's cached key lookups must not outlive it. */
   onApiKeysChanged(): void;
   publicApiUrl(): string;

@@ -20,6 +20,7 @@ import { LoginPage } from "./pages/login.tsx";
 import { MeetingsPage, type MeetingFilters, type MeetingRow } from "./pages/meetings.tsx";
 import { NotFoundPage } from "./pages/not-found.tsx";
 import { settingsPages } from "./settings-routes.tsx";
+import { webhookPages } from "./webhook-routes.tsx";
 
 export { SESSION_COOKIE } from "./kit.ts";
 export type { WebDeps } from "./kit.ts";
@@ -126,7 +127,7 @@ export function createWebApp(deps: WebDeps) {
         tag: filters.tag ? [filters.tag] : undefined,
         recorded_after: day(filters.recorded_after),
         recorded_before: day(filters.recorded_before),
-        starting_after: params.get("starting_after") ?? undefined,
+        cursor: params.get("cursor") ?? undefined,
       });
       const notice = (MEETINGS_NOTICES as readonly string[]).includes(params.get("notice") ?? "") ? frame.t("notice.deleted") : undefined;
       if (!parsed.success) {
@@ -138,7 +139,7 @@ export function createWebApp(deps: WebDeps) {
       let nextHref: string | null = null;
       if (page.has_more && page.next_cursor) {
         const next = new URLSearchParams(params);
-        next.set("starting_after", page.next_cursor);
+        next.set("cursor", page.next_cursor);
         nextHref = `/meetings?${next}`;
       }
       return html(<MeetingsPage frame={frame} rows={rows} filters={filters} nextHref={nextHref} notice={notice} />);
@@ -146,6 +147,7 @@ export function createWebApp(deps: WebDeps) {
   draftRoutes(app as unknown as Elysia, kit);
   meetingPages(app as unknown as Elysia, kit);
   settingsPages(app as unknown as Elysia, kit);
+  webhookPages(app as unknown as Elysia, kit);
   app.all("*", ({ request }) => {
     const frame = kit.frameFor(request, kit.sessionOf(request), (t) => t("notFound.title"));
     return html(<NotFoundPage frame={frame} message={frame.t("notFound.body")} />, 404);

@@ -1,12 +1,10 @@
-import { eq } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
-import { emitEvent } from "../events/service.ts";
-import { events } from "../events/table.ts";
 import { access, defineRoute } from "../http/route.ts";
 import { hashRequest, type IdempotencyStore } from "../idempotency/service.ts";
 import type { Clock } from "../lib/time.ts";
 import type { EgressPolicy, Resolver } from "../net/egress.ts";
-import { listDeliveries, queueDelivery, renderDelivery } from "./deliveries.ts";
+import { listDeliveries, renderDelivery } from "./deliveries.ts";
+import { queuePing } from "./ping.ts";
 import {
   assertDeliverableUrl,
   createEndpoint,
@@ -169,19 +167,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       params: endpointParams,
       responses: { 202: { description: "The ping's delivery, being sent", schema: deliverySchema } },
       handle: ({ principal, params }) => {
-        const endpoint = getOwnedEndpoint(deps.db, principal.user.id, params.endpoint_id);
-        const now = deps.clock.now();
-        const delivery = deps.db.transaction((tx) => {
-          const event = emitEvent(tx, {
-            userId: endpoint.userId,
-            type: "ping",
-            now,
-            object: { object: "ping", message: `Test event for webhook endpoint ${endpoint.id}.`, endpoint_id: endpoint.id },
-          });
-          // Only this endpoint gets a ping: the event is marked as fanned out already.
-          tx.update(events).set({ fannedOutAt: now }).where(eq(events.id, event.id)).run();
-          return queueDelivery(tx, { userId: endpoint.userId, endpointId: endpoint.id, eventId: event.id, eventType: "ping", now });
-        });
+        const delivery = queuePing(deps.db, deps.clock, principal.user.id, params.endpoint_id);
         deps.dispatcher.sendNow(delivery.id);
         return { status: 202, body: renderDelivery(delivery) };
       },

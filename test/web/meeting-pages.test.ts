@@ -188,6 +188,24 @@ describe("the meeting page", () => {
   });
 });
 
+describe("the meetings list", () => {
+  test("pages through older meetings with the next link, and filters by status", async () => {
+    const other = new CookieClient(server.url);
+    await other.signIn("other@firm.example", PASSWORD);
+    const userId = (server.db().$client.query("SELECT id FROM users WHERE email = 'other@firm.example'").get() as { id: string }).id;
+    const insert = server.db().$client.prepare("INSERT INTO meetings (id, user_id, title, status, created_at, updated_at, recorded_at) VALUES (?, ?, ?, 'completed', ?, ?, ?)");
+    for (let i = 0; i < 23; i++) insert.run(crypto.randomUUID(), userId, `Listed meeting ${String(i).padStart(2, "0")}`, 1_700_000_000_000 + i, 1_700_000_000_000 + i, 1_700_000_000_000 + i);
+    const first = await (await other.get("/meetings")).text();
+    expect(first.match(/Listed meeting \d\d/g)!.length).toBe(20);
+    expect(first).toContain("Listed meeting 22");
+    const next = /href="(\/meetings\?cursor=[^"]+)"/.exec(first)![1]!.replaceAll("&amp;", "&");
+    const second = await (await other.get(next)).text();
+    expect(second.match(/Listed meeting \d\d/g)).toEqual(["Listed meeting 02", "Listed meeting 01", "Listed meeting 00"]);
+    expect(await (await other.get("/meetings?status=draft")).text()).not.toContain("Listed meeting");
+    expect((await other.get("/meetings?status=nonsense")).status).toBe(400);
+  });
+});
+
 describe("settings", () => {
   test("a key created in Settings works at once, and once revoked there it is refused at once", async () => {
     const browser = await owner();

@@ -2,16 +2,22 @@ import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../../auth/passwords.t
 import type { Locale } from "../../auth/users.ts";
 import { Layout, type PageFrame } from "../layout.tsx";
 
-export function SettingsNav({ frame, current }: { frame: PageFrame; current: "profile" | "developers" }) {
+const TABS = [
+  ["profile", "/settings", "settings.profile"],
+  ["developers", "/settings/developers", "settings.developers"],
+  ["webhooks", "/settings/webhooks", "hooks.title"],
+  ["usage", "/settings/usage", "usage.title"],
+] as const;
+
+export function SettingsNav({ frame, current }: { frame: PageFrame; current: (typeof TABS)[number][0] }) {
   const { t } = frame;
   return (
     <nav class="tabs" aria-label={t("nav.settings")}>
-      <a href="/settings" aria-current={current === "profile" ? "page" : undefined}>
-        {t("settings.profile")}
-      </a>
-      <a href="/settings/developers" aria-current={current === "developers" ? "page" : undefined}>
-        {t("settings.developers")}
-      </a>
+      {TABS.map(([id, href, label]) => (
+        <a href={href} aria-current={current === id ? "page" : undefined}>
+          {t(label)}
+        </a>
+      ))}
     </nav>
   );
 }

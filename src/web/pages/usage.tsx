@@ -1,0 +1,75 @@
+import type { renderLedgerLine, renderUsage } from "../../usage/query.ts";
+import { Layout, type PageFrame } from "../layout.tsx";
+import { SettingsNav } from "./settings.tsx";
+
+type Usage = ReturnType<typeof renderUsage>;
+type Line = ReturnType<typeof renderLedgerLine> & { channel: "api" | "webapp" };
+
+/** The month's usage: the API allowance and its spending, and every ledger line of both channels. */
+export function UsagePage(props: { frame: PageFrame; usage: Usage; lines: Line[]; nextHref: string | null }) {
+  const { frame, usage } = props;
+  const { t } = frame;
+  const money = new Intl.NumberFormat(frame.locale, { style: "currency", currency: usage.currency });
+  const amount = (minor: number | null) => (minor === null ? "—" : money.format(minor / 100));
+  const date = new Intl.DateTimeFormat(frame.locale, { dateStyle: "short", timeStyle: "short", timeZone: "UTC" });
+  const quantity = (line: Line) =>
+    line.operation === "transcription"
+      ? `${Math.round(line.quantities.audio_seconds / 60)} min`
+      : `${line.quantities.prompt_tokens + line.quantities.completion_tokens} tokens`;
+  return (
+    <Layout frame={frame}>
+      <h1>{t("nav.settings")}</h1>
+      <SettingsNav frame={frame} current="usage" />
+      <section aria-labelledby="allowance-title">
+        <h2 id="allowance-title">{t("usage.api", { period: usage.period })}</h2>
+        <dl class="facts">
+          <dt>{t("usage.allowance")}</dt>
+          <dd>{amount(usage.wallet.allowance + usage.wallet.credits)}</dd>
+          <dt>{t("usage.used")}</dt>
+          <dd>{amount(usage.wallet.used)}</dd>
+          <dt>{t("usage.remaining")}</dt>
+          <dd>{amount(usage.wallet.remaining)}</dd>
+          <dt>{t("usage.onDemand")}</dt>
+          <dd>{usage.on_demand.enabled ? `${amount(usage.on_demand.used)} / ${amount(usage.on_demand.spend_cap)}` : t("usage.off")}</dd>
+        </dl>
+        <p class="muted">{t("usage.webappNote")}</p>
+      </section>
+      <section aria-labelledby="ledger-title">
+        <h2 id="ledger-title">{t("usage.ledger")}</h2>
+        {props.lines.length === 0 ? (
+          <p class="muted">{t("usage.none")}</p>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t("hooks.when")}</th>
+                <th scope="col">{t("usage.operation")}</th>
+                <th scope="col">{t("usage.channel")}</th>
+                <th scope="col" class="optional">
+                  {t("usage.quantity")}
+                </th>
+                <th scope="col">{t("usage.cost")}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.lines.map((line) => (
+                <tr>
+                  <td>{date.format(new Date(line.created_at))}</td>
+                  <td>{line.meeting_id ? <a href={`/meetings/${line.meeting_id}`}>{line.operation}</a> : line.operation}</td>
+                  <td>{line.channel === "api" ? "API" : t("usage.webapp")}</td>
+                  <td class="optional">{quantity(line)}</td>
+                  <td>{amount(line.cost)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {props.nextHref && (
+          <p>
+            <a href={props.nextHref}>{t("meetings.next")}</a>
+          </p>
+        )}
+      </section>
+    </Layout>
+  );
+}

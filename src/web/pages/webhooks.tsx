@@ -1,0 +1,168 @@
+import type { renderDelivery } from "../../webhooks/deliveries.ts";
+import type { renderEndpoint } from "../../webhooks/endpoints.ts";
+import { EVENT_TYPES } from "../../events/service.ts";
+import { Layout, type PageFrame } from "../layout.tsx";
+import { Notice, SettingsNav } from "./settings.tsx";
+
+type Endpoint = ReturnType<typeof renderEndpoint>;
+type Delivery = ReturnType<typeof renderDelivery>;
+type PageNotice = { text: string; error?: boolean };
+
+function Csrf({ frame }: { frame: PageFrame }) {
+  return <input type="hidden" name="_csrf" value={frame.csrfToken} />;
+}
+
+/** A secret shown once, with a copy button. */
+function ShownSecret({ frame, secret }: { frame: PageFrame; secret: { endpointUrl: string; value: string } }) {
+  const { t } = frame;
+  return (
+    <section class="created-key" aria-labelledby="secret-title">
+      <h2 id="secret-title">{t("hooks.secretFor", { url: secret.endpointUrl })}</h2>
+      <p>{t("hooks.secretOnce")}</p>
+      <label>
+        {t("hooks.secret")}
+        <input id="shown-secret" readOnly value={secret.value} />
+      </label>
+      <button type="button" class="secondary" data-copy-target="shown-secret" data-copied={t("meeting.copied")} hidden>
+        {t("keys.copy")}
+      </button>
+    </section>
+  );
+}
+
+export function WebhooksPage(props: { frame: PageFrame; endpoints: Endpoint[]; secret?: { endpointUrl: string; value: string }; notice?: PageNotice }) {
+  const { frame } = props;
+  const { t } = frame;
+  return (
+    <Layout frame={frame}>
+      <h1>{t("nav.settings")}</h1>
+      <SettingsNav frame={frame} current="webhooks" />
+      <Notice notice={props.notice} />
+      {props.secret && <ShownSecret frame={frame} secret={props.secret} />}
+      <section aria-labelledby="hooks-title">
+        <h2 id="hooks-title">{t("hooks.title")}</h2>
+        {props.endpoints.length === 0 && <p class="muted">{t("hooks.none")}</p>}
+        {props.endpoints.map((endpoint) => (
+          <article class="endpoint">
+            <h3>
+              <code>{endpoint.url}</code>
+            </h3>
+            <p>
+              <span class={`badge ${endpoint.enabled ? "completed" : "failed"}`}>{endpoint.enabled ? t("hooks.enabled") : t("hooks.disabled")}</span>{" "}
+              {endpoint.events.join(", ")} · {t("hooks.secret")} <code>{endpoint.secret_hint}</code>
+              {endpoint.consecutive_failures > 0 && ` · ${t("hooks.failures", { count: endpoint.consecutive_failures })}`}
+            </p>
+            {endpoint.description && <p class="muted">{endpoint.description}</p>}
+            <div class="actions">
+              <a href={`/settings/webhooks/${endpoint.id}`}>{t("hooks.deliveries")}</a>
+              <form method="post" action={`/settings/webhooks/${endpoint.id}/test`}>
+                <Csrf frame={frame} />
+                <button type="submit" class="secondary">
+                  {t("hooks.test")}
+                </button>
+              </form>
+              <form method="post" action={`/settings/webhooks/${endpoint.id}/rotate`}>
+                <Csrf frame={frame} />
+                <button type="submit" class="secondary">
+                  {t("hooks.rotate")}
+                </button>
+              </form>
+              {!endpoint.enabled && (
+                <form method="post" action={`/settings/webhooks/${endpoint.id}/enable`}>
+                  <Csrf frame={frame} />
+                  <button type="submit" class="secondary">
+                    {t("hooks.enable")}
+                  </button>
+                </form>
+              )}
+              <form method="post" action={`/settings/webhooks/${endpoint.id}/delete`}>
+                <Csrf frame={frame} />
+                <button type="submit" class="danger" aria-label={t("hooks.deleteNamed", { url: endpoint.url })}>
+                  {t("hooks.delete")}
+                </button>
+              </form>
+            </div>
+          </article>
+        ))}
+      </section>
+      <section aria-labelledby="new-hook-title">
+        <h2 id="new-hook-title">{t("hooks.new")}</h2>
+        <form class="stack wide" method="post" action="/settings/webhooks">
+          <Csrf frame={frame} />
+          <label>
+            {t("hooks.url")}
+            <input name="url" type="url" required maxLength={2048} placeholder="https://" />
+          </label>
+          <label>
+            {t("hooks.description")}
+            <input name="description" maxLength={500} />
+          </label>
+          <fieldset>
+            <legend>{t("hooks.events")}</legend>
+            <label class="inline">
+              <input type="checkbox" name="event" value="*" checked /> {t("hooks.allEvents")}
+            </label>
+            {EVENT_TYPES.filter((type) => type !== "ping").map((type) => (
+              <label class="inline">
+                <input type="checkbox" name="event" value={type} /> <code>{type}</code>
+              </label>
+            ))}
+          </fieldset>
+          <button type="submit">{t("hooks.add")}</button>
+        </form>
+      </section>
+    </Layout>
+  );
+}
+
+export function DeliveriesPage(props: { frame: PageFrame; endpoint: Endpoint; deliveries: Delivery[]; nextHref: string | null }) {
+  const { frame } = props;
+  const { t } = frame;
+  const date = new Intl.DateTimeFormat(frame.locale, { dateStyle: "short", timeStyle: "medium", timeZone: "UTC" });
+  return (
+    <Layout frame={frame}>
+      <h1>{t("hooks.deliveriesOf", { url: props.endpoint.url })}</h1>
+      <SettingsNav frame={frame} current="webhooks" />
+      {props.deliveries.length === 0 ? (
+        <p class="muted">{t("hooks.noDeliveries")}</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{t("hooks.when")}</th>
+              <th scope="col">{t("hooks.event")}</th>
+              <th scope="col">{t("meetings.status")}</th>
+              <th scope="col" class="optional">
+                {t("hooks.attempts")}
+              </th>
+              <th scope="col" class="optional">
+                {t("hooks.response")}
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {props.deliveries.map((delivery) => (
+              <tr>
+                <td>{date.format(new Date(delivery.created_at))}</td>
+                <td>
+                  <code>{delivery.event_type}</code>
+                </td>
+                <td>{delivery.status}</td>
+                <td class="optional">{delivery.attempts}</td>
+                <td class="optional">{delivery.response_status ?? delivery.error ?? ""}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {props.nextHref && (
+        <p>
+          <a href={props.nextHref}>{t("meetings.next")}</a>
+        </p>
+      )}
+      <p>
+        <a href="/settings/webhooks">{t("hooks.back")}</a>
+      </p>
+    </Layout>
+  );
+}

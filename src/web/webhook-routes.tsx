@@ -1,0 +1,99 @@
+import type { Elysia } from "elysia";
+import { ApiError } from "../errors/api-error.ts";
+import { paginationQuery } from "../http/pagination.ts";
+import { listDeliveries, renderDelivery } from "../webhooks/deliveries.ts";
+import { assertDeliverableUrl, createEndpoint, deleteEndpoint, getOwnedEndpoint, listEndpoints, patchEndpoint, renderEndpoint, rotateSecret } from "../webhooks/endpoints.ts";
+import { queuePing } from "../webhooks/ping.ts";
+import { createEndpointBody } from "../webhooks/schema.ts";
+import { listLedger, renderUsage } from "../usage/query.ts";
+import { html, redirect } from "./http.ts";
+import type { WebKit } from "./kit.ts";
+import { DeliveriesPage, WebhooksPage } from "./pages/webhooks.tsx";
+import { UsagePage } from "./pages/usage.tsx";
+import { z } from "zod";
+import type { WebSession } from "../auth/web-sessions.ts";
+
+const HOOK_NOTICES = ["tested", "deleted", "enabled"] as const;
+const pageQuery = z.object(paginationQuery(50));
+
+/** Settings, Webhooks (endpoints, their delivery log, test, secret rotation) and Usage (the month's ledger). */
+export function webhookPages(app: Elysia, kit: WebKit): void {
+  const { deps } = kit;
+
+  const webhooksPage = (request: Request, session: WebSession, extra: { status?: number; secret?: { endpointUrl: string; value: string }; error?: string } = {}) => {
+    const frame = kit.frameFor(request, session, (t) => t("hooks.title"));
+    const key = new URL(request.url).searchParams.get("notice");
+    const notice = extra.error
+      ? { text: extra.error, error: true }
+      : (HOOK_NOTICES as readonly string[]).includes(key ?? "")
+        ? { text: frame.t(`notice.hook.${key as "tested"}`) }
+        : undefined;
+    const endpoints = listEndpoints(deps.db, session.user.id).map(renderEndpoint);
+    return html(<WebhooksPage frame={frame} endpoints={endpoints} secret={extra.secret} notice={notice} />, extra.status ?? 200, [], { "cache-control": "no-store" });
+  };
+
+  app
+    .get("/settings/webhooks", ({ request }) => webhooksPage(request, kit.requireSession(request)))
+    .post("/settings/webhooks", async ({ request }) => {
+      const { session, form } = await kit.readForm(request);
+      const events = form.getAll("event");
+      const parsed = createEndpointBody.safeParse({
+        url: (form.get("url") ?? "").trim(),
+        events: events.includes("*") ? ["*"] : events,
+        description: form.get("description")?.trim() || undefined,
+      });
+      if (!parsed.success) {
+        return webhooksPage(request, session, { status: 400, error: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join(" ") });
+      }
+      try {
+        await assertDeliverableUrl(parsed.data.url, deps);
+      } catch (error) {
+        if (error instanceof ApiError) return webhooksPage(request, session, { status: error.status, error: [error.message, ...(error.errors ?? []).map((e) => e.message)].join(" ") });
+        throw error;
+      }
+      const row = deps.db.transaction((tx) => createEndpoint(tx, deps.clock, session.user.id, parsed.data));
+      return webhooksPage(request, session, { status: 201, secret: { endpointUrl: row.url, value: row.secret } });
+    })
+    .get("/settings/webhooks/:endpointId", ({ request, params }) => {
+      const session = kit.requireSession(request);
+      const endpoint = getOwnedEndpoint(deps.db, session.user.id, params.endpointId);
+      const search = new URL(request.url).searchParams;
+      const query = pageQuery.parse({ cursor: search.get("cursor") ?? undefined });
+      const page = listDeliveries(deps.db, endpoint.id, query);
+      const frame = kit.frameFor(request, session, (t) => t("hooks.deliveriesOf", { url: endpoint.url }));
+      const nextHref = page.has_more && page.next_cursor ? `/settings/webhooks/${endpoint.id}?cursor=${encodeURIComponent(page.next_cursor)}` : null;
+      return html(<DeliveriesPage frame={frame} endpoint={renderEndpoint(endpoint)} deliveries={page.data as ReturnType<typeof renderDelivery>[]} nextHref={nextHref} />);
+    })
+    .post("/settings/webhooks/:endpointId/test", async ({ request, params }) => {
+      const { session } = await kit.readForm(request);
+      const delivery = queuePing(deps.db, deps.clock, session.user.id, params.endpointId);
+      deps.webhooks.sendNow(delivery.id);
+      return redirect("/settings/webhooks?notice=tested");
+    })
+    .post("/settings/webhooks/:endpointId/rotate", async ({ request, params }) => {
+      const { session } = await kit.readForm(request);
+      const row = rotateSecret(deps.db, deps.clock, session.user.id, params.endpointId);
+      return webhooksPage(request, session, { secret: { endpointUrl: row.url, value: row.secret } });
+    })
+    .post("/settings/webhooks/:endpointId/enable", async ({ request, params }) => {
+      const { session } = await kit.readForm(request);
+      patchEndpoint(deps.db, deps.clock, session.user.id, params.endpointId, { enabled: true });
+      deps.webhooks.wake();
+      return redirect("/settings/webhooks?notice=enabled");
+    })
+    .post("/settings/webhooks/:endpointId/delete", async ({ request, params }) => {
+      const { session } = await kit.readForm(request);
+      deleteEndpoint(deps.db, session.user.id, params.endpointId);
+      return redirect("/settings/webhooks?notice=deleted");
+    })
+    .get("/settings/usage", ({ request }) => {
+      const session = kit.requireSession(request);
+      const now = deps.clock.now();
+      const usage = renderUsage(deps.db, deps.billing, { userId: session.user.id, plan: session.user.plan }, now);
+      const search = new URL(request.url).searchParams;
+      const page = listLedger(deps.db, session.user.id, pageQuery.parse({ cursor: search.get("cursor") ?? undefined }), now, "all");
+      const frame = kit.frameFor(request, session, (t) => t("usage.title"));
+      const nextHref = page.has_more && page.next_cursor ? `/settings/usage?cursor=${encodeURIComponent(page.next_cursor)}` : null;
+      return html(<UsagePage frame={frame} usage={usage} lines={page.data as never} nextHref={nextHref} />);
+    });
+}
