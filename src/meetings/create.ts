@@ -68,12 +68,12 @@ export type Channel = "api" | "webapp";
  * The meeting's row, tags and participants, inside the caller's transaction. A draft (web app
  * only) has no recording yet; anything else is queued.
  */
-function insertMeeting(
+export function insertMeeting(
   tx: Queryable,
   meetingId: string,
   account: { userId: string },
   fields: CreateMeetingFields,
-  origin: { source: "upload" | "url" | "live_recording"; fileName: string | null; audioUrl: string | null; fallbackTitle: string },
+  origin: { source: "upload" | "url" | "live_recording" | "text"; fileName: string | null; audioUrl: string | null; fallbackTitle: string },
   status: "draft" | "queued",
   now: number,
 ): void {

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Plan } from "../auth/plans.ts";
-import type { Db } from "../db/client.ts";
+import type { Db, Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
 import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
@@ -45,19 +45,36 @@ export function regenerateReport(
     segments: row.segments.map((segment) => ({ ...segment, speaker: names.get(segment.speaker) ?? segment.speaker })),
     turns: row.speakerTurns,
   };
-  const input = stepOutputPath(deps.dataDir, meeting.id, "transcript");
-  mkdirSync(dirname(input), { recursive: true });
-  writeFileSync(input, JSON.stringify(stored), { mode: 0o600 });
+  writeSummarizeInput(deps.dataDir, meeting.id, stored);
   const now = deps.clock.now();
   let jobId = "";
   deps.db.transaction(
     (tx) => {
-      assertFreeSlot(tx, account.userId, account.plan, deps.slots);
-      if (channel === "api") assertCanPay(tx, deps.billing, account, now);
       tx.update(meetings).set({ status: "queued", updatedAt: now }).where(eq(meetings.id, meeting.id)).run();
-      jobId = enqueueJob(tx, { userId: account.userId, kind: "meeting_processing", firstStep: "summarize", now, meetingId: meeting.id, source: channel, reportOnly: true, transcribeOnly: false });
+      jobId = enqueueReportOnly(tx, deps, account, meeting.id, channel, now);
     },
     { behavior: "immediate" },
   );
   return jobId;
+}
+
+/** The transcript the summarize step reads (its input file), written before its job is queued. */
+export function writeSummarizeInput(dataDir: string, meetingId: string, transcript: StoredTranscript): void {
+  const input = stepOutputPath(dataDir, meetingId, "transcript");
+  mkdirSync(dirname(input), { recursive: true, mode: 0o700 });
+  writeFileSync(input, JSON.stringify(transcript), { mode: 0o600 });
+}
+
+/** A processing job of the summarize step only, after the slot check (and, for the API, the balance check). */
+export function enqueueReportOnly(
+  tx: Queryable,
+  deps: { slots: ParallelSlots; billing: BillingSettings },
+  account: { userId: string; plan: Plan },
+  meetingId: string,
+  channel: Channel,
+  now: number,
+): string {
+  assertFreeSlot(tx, account.userId, account.plan, deps.slots);
+  if (channel === "api") assertCanPay(tx, deps.billing, account, now);
+  return enqueueJob(tx, { userId: account.userId, kind: "meeting_processing", firstStep: "summarize", now, meetingId, source: channel, reportOnly: true, transcribeOnly: false });
 }

@@ -206,6 +206,11 @@ const en = {
   "usage.used": "Used",
   "usage.webapp": "Web app",
   "usage.webappNote": "Meetings made in the web app are metered on their own line and never use the API allowance.",
+  "text.title": "Or start from a text transcript",
+  "text.help": "Paste a transcript, or choose a text file, to get the AI report without audio. One line per turn; a leading “Name:” names the speaker, and a leading [hh:mm:ss] gives the time.",
+  "text.paste": "Transcript",
+  "text.file": "Or a text file (.txt, up to 1 MB)",
+  "text.submit": "Create the meeting from this text",
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -415,6 +420,11 @@ const fr: Record<MessageKey, string> = {
   "usage.used": "Utilisé",
   "usage.webapp": "Application web",
   "usage.webappNote": "Les réunions faites dans l'application web sont comptées à part et n'utilisent jamais le forfait de l'API.",
+  "text.title": "Ou partir d'une transcription écrite",
+  "text.help": "Collez une transcription, ou choisissez un fichier texte, pour obtenir le compte rendu sans audio. Une ligne par prise de parole ; « Nom : » en début de ligne nomme l'intervenant, et [hh:mm:ss] donne l'heure.",
+  "text.paste": "Transcription",
+  "text.file": "Ou un fichier texte (.txt, jusqu'à 1 Mo)",
+  "text.submit": "Créer la réunion à partir de ce texte",
 };
 
 const catalogues: Record<Locale, Record<MessageKey, string>> = { en, fr };

@@ -17,7 +17,10 @@ import { draftParts } from "../meetings/drafts.ts";
 import { regenerateReport } from "../meetings/regenerate-report.ts";
 import { discardReceived, receiveMeeting } from "../meetings/receive.ts";
 import { getOwnedMeetingRow, renderMeeting } from "../meetings/render.ts";
-import { patchMeetingBody } from "../meetings/schema.ts";
+import { createMeetingUpload, patchMeetingBody } from "../meetings/schema.ts";
+import { createTextMeeting } from "../meetings/text-source.ts";
+import { MAX_TEXT_TRANSCRIPT_BYTES } from "../meetings/text-transcript.ts";
+import { readBounded } from "../http/body.ts";
 import { speakerNamesPatch } from "../meetings/speaker-names.ts";
 import { loadOwnedTranscript, loadTranscript } from "../meetings/transcript.ts";
 import { loadOwnedReport } from "../meetings/report.ts";
@@ -136,6 +139,21 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
       } finally {
         release();
       }
+    })
+    .post("/meetings/text", async ({ request }) => {
+      const session = kit.requireSession(request);
+      // A pasted or uploaded transcript: up to 1 MB of text, with the form's other fields.
+      const bytes = await readBounded(request, MAX_TEXT_TRANSCRIPT_BYTES + 64 * 1024);
+      const form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { "content-type": request.headers.get("content-type") ?? "" } }).formData().catch(() => new FormData());
+      kit.assertCsrf(request, session, String(form.get("_csrf") ?? ""));
+      const file = form.get("text_file");
+      const text = file instanceof Blob && file.size > 0 ? await file.text() : String(form.get("text") ?? "");
+      const field = (name: string) => (typeof form.get(name) === "string" && String(form.get(name)).trim()) || undefined;
+      const fields = createMeetingUpload.safeParse({ title: field("title"), language: field("language") });
+      if (!fields.success) throw ApiError.validation(fields.error.issues.map((i) => ({ field: i.path.join("."), code: "invalid", message: i.message })));
+      const id = createTextMeeting(deps, kit.account(session), fields.data, text, "webapp");
+      deps.scheduler.wake();
+      return redirect(`/meetings/${id}`);
     })
     .get("/meetings/:id", ({ request, params }) => meetingPage(request, params.id))
     .get("/meetings/:id/progress", ({ request, params }) => {

@@ -174,6 +174,50 @@ describe("the meeting page", () => {
     expect(channels).toEqual([{ channel: "webapp" }]);
   });
 
+  test("a pasted text transcript becomes a meeting: its speakers are participants, and it gets a report without audio", async () => {
+    const browser = await owner();
+    const token = await browser.csrfToken("/meetings/new");
+    const body = new FormData();
+    body.append("_csrf", token);
+    body.append("title", "Typed minutes");
+    body.append("language", "en");
+    body.append("text", "[00:00:03] Alice Martin: We approve the zeppelin budget.\nBob: Agreed.\nAnd the timeline too.");
+    body.append("text_file", new Blob([]), "");
+    const post = (form: FormData) => fetch(`${server.url}/meetings/text`, { method: "POST", redirect: "manual", headers: { cookie: browser.header(), origin: server.url }, body: form });
+    const created = await post(body);
+    expect(created.status).toBe(303);
+    const id = created.headers.get("location")!.split("/").pop()!;
+    const deadline = Date.now() + 30_000;
+    let meeting: Json;
+    do {
+      await Bun.sleep(100);
+      meeting = (await (await server.api(`/api/v1/meetings/${id}`, { key: ownerKey })).json()) as Json;
+    } while (meeting.status !== "completed" && meeting.status !== "failed" && Date.now() < deadline);
+    expect(meeting).toMatchObject({ status: "completed", source: "text", title: "Typed minutes", has_summary: true, job: null });
+    expect(meeting.participants.map((p: Json) => [p.name, p.speaker_labels])).toEqual([
+      ["Alice Martin", ["SPEAKER_00"]],
+      ["Bob", ["SPEAKER_01"]],
+    ]);
+    const transcript = (await (await server.api(`/api/v1/meetings/${id}/transcript`, { key: ownerKey })).json()) as Json;
+    expect(transcript.segments.map((s: Json) => [s.start, s.speaker_name, s.text])).toEqual([
+      [3, "Alice Martin", "We approve the zeppelin budget."],
+      [3, "Bob", "Agreed."],
+      [3, "Bob", "And the timeline too."],
+    ]);
+    // No recording: the page shows no player, and the times are not links to audio.
+    const page = await (await browser.get(`/meetings/${id}`)).text();
+    expect(page).not.toContain("<audio");
+    expect(page).toContain('<span class="ts">00:03</span>');
+    // Without the CSRF field, or with no words, nothing is made.
+    const forged = new FormData();
+    forged.append("text", "Mallory: hello");
+    expect((await post(forged)).status).toBe(403);
+    const empty = new FormData();
+    empty.append("_csrf", token);
+    empty.append("text", "  \n ");
+    expect((await post(empty)).status).toBe(400);
+  });
+
   test("delete needs the confirmation box; then the meeting is gone from the API too", async () => {
     const id = await uploadMeeting(ownerKey, "To delete");
     const browser = await owner();

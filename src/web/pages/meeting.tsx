@@ -117,9 +117,13 @@ export function MeetingPage(props: MeetingPageProps) {
               <ol class="transcript" data-csrf={frame.csrfToken} data-save={t("meeting.saveLine")} data-cancel={t("meeting.cancel")} data-corrected={t("meeting.corrected")}>
                 {transcript.segments.map((segment, index) => (
                   <li id={`seg-${index}`} data-start={segment.start} data-end={segment.end} data-index={index} class={props.corrected.has(index) ? "corrected" : undefined}>
-                    <a class="ts" href={`${base}/audio#t=${segment.start}`} data-start={segment.start} aria-label={t("meeting.playFrom", { time: playerTime(segment.start) })}>
-                      {playerTime(segment.start)}
-                    </a>{" "}
+                    {props.hasRecording ? (
+                      <a class="ts" href={`${base}/audio#t=${segment.start}`} data-start={segment.start} aria-label={t("meeting.playFrom", { time: playerTime(segment.start) })}>
+                        {playerTime(segment.start)}
+                      </a>
+                    ) : (
+                      <span class="ts">{playerTime(segment.start)}</span>
+                    )}{" "}
                     <span class="speaker">{segment.speaker_name ?? segment.speaker}</span>{" "}
                     <a class="edit" href={`${base}/segments/${index}/edit`} aria-label={t("meeting.correctLine", { time: playerTime(segment.start) })}>
                       {t("meeting.correct")}

@@ -49,6 +49,34 @@ export function UploadPage({ frame, maxBytes }: { frame: PageFrame; maxBytes: nu
         <p class="muted" data-upload-status role="status" aria-live="polite" />
         <button type="submit">{t("upload.submit")}</button>
       </form>
+      <section aria-labelledby="text-title">
+        <h2 id="text-title">{t("text.title")}</h2>
+        <p class="muted">{t("text.help")}</p>
+        <form class="stack wide" method="post" action="/meetings/text" enctype="multipart/form-data">
+          <input type="hidden" name="_csrf" value={frame.csrfToken} />
+          <label>
+            {t("meeting.field.title")}
+            <input name="title" maxLength={300} />
+          </label>
+          <label>
+            {t("upload.language")}
+            <select name="language">
+              {LANGUAGES.map((code) => (
+                <option value={code}>{code === "auto" ? t("upload.languageAuto") : code}</option>
+              ))}
+            </select>
+          </label>
+          <label>
+            {t("text.paste")}
+            <textarea name="text" rows={8} placeholder={"[00:00:05] Alice: …\nBob: …"} />
+          </label>
+          <label>
+            {t("text.file")}
+            <input type="file" name="text_file" accept=".txt,text/plain" />
+          </label>
+          <button type="submit">{t("text.submit")}</button>
+        </form>
+      </section>
     </Layout>
   );
 }
