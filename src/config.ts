@@ -128,6 +128,20 @@ export const SERVE_OPTIONS: OptionSpec[] = [
   { name: "tls-cert", type: "string", env: "VERBATIM_TLS_CERT", help: "PEM certificate (chain) to serve HTTPS directly; with --tls-key. Without both, plain HTTP for a reverse proxy in front." },
   { name: "tls-key", type: "string", env: "VERBATIM_TLS_KEY", help: "PEM private key of --tls-cert." },
   {
+    name: "sso-issuer",
+    type: "string",
+    env: "VERBATIM_SSO_ISSUER",
+    help: "Issuer URL of the firm's OpenID Connect provider for web app sign-in (its /.well-known/openid-configuration is read through the egress guard): https, or http only to a host listed in --egress-allow.",
+  },
+  { name: "sso-client-id", type: "string", env: "VERBATIM_SSO_CLIENT_ID", help: "Client id of Verbatim at that provider (needed with --sso-issuer)." },
+  {
+    name: "sso-client-secret",
+    type: "string",
+    env: "VERBATIM_SSO_CLIENT_SECRET",
+    help: "Client secret of Verbatim at that provider (confidential client; PKCE is used as well). Prefer the environment variable to the flag.",
+  },
+  { name: "sso-name", type: "string", env: "VERBATIM_SSO_NAME", default: "single sign-on", help: "What the sign-in page's button names the provider." },
+  {
     name: "metrics-token",
     type: "string",
     env: "VERBATIM_METRICS_TOKEN",
@@ -288,6 +302,26 @@ export interface ServiceConfig {
   minFreeDisk: { percent: number; bytes: number };
   /** Our limit on the request headers; Bun's parser ceiling is set higher so we can answer 431 ourselves. */
   maxHeaderBytes: number;
+  /** The web app's single sign-on through the firm's OpenID Connect provider, or null. */
+  sso: SsoSettings | null;
+}
+
+export interface SsoSettings {
+  issuer: string;
+  clientId: string;
+  clientSecret: string | null;
+  name: string;
+}
+
+function ssoSettings(values: OptionValues, egress: EgressPolicy): SsoSettings | null {
+  const issuer = (values["sso-issuer"] as string | undefined)?.replace(/\/+$/, "");
+  const clientId = values["sso-client-id"] as string | undefined;
+  if (!issuer && !clientId) return null;
+  if (!issuer || !clientId) throw new UsageError("--sso-issuer and --sso-client-id go together");
+  if (!URL.canParse(issuer)) throw new UsageError(`--sso-issuer is not a URL: ${issuer}`);
+  const refusal = jwksUrlRefusal(`${issuer}/.well-known/openid-configuration`, egress);
+  if (refusal) throw new UsageError(`--sso-issuer ${refusal}: ${issuer}`);
+  return { issuer, clientId, clientSecret: (values["sso-client-secret"] as string | undefined) || null, name: values["sso-name"] as string };
 }
 
 export function tokenMaxTtl(values: OptionValues): number {
@@ -460,5 +494,6 @@ export function serviceConfig(values: OptionValues): ServiceConfig {
     engineSettings: engineSettings(values),
     logRequests: values["log-requests"] as boolean,
     maxHeaderBytes: 16 * 1024,
+    sso: ssoSettings(values, egressPolicy(values["egress-allow"] as string)),
   };
 }

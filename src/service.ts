@@ -55,6 +55,7 @@ import { SignInThrottle } from "./auth/sign-in-throttle.ts";
 import { purgeExpiredWebSessions } from "./auth/web-sessions.ts";
 import { createWebApp, isWebPath } from "./web/routes.tsx";
 import { correctSegment, listCorrections } from "./meetings/corrections.ts";
+import { OidcSignIn } from "./auth/oidc-sign-in.ts";
 import { pathOf } from "./http/pipeline.ts";
 import { renameLegacyRecordings, sweepOrphans } from "./storage/sweep.ts";
 import { workerCommand } from "./worker/command.ts";
@@ -257,6 +258,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     render: renderDocumentFile,
     scheduler,
     webhooks,
+    sso: config.sso ? new OidcSignIn(config.sso, { egress: config.egress, now: () => clock.now() }) : null,
     onApiKeysChanged: () => authenticator.forgetCachedKeys(),
     publicApiUrl: () => urls.api,
     publicUrl: () => publicUrl,

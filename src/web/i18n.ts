@@ -211,6 +211,8 @@ const en = {
   "text.paste": "Transcript",
   "text.file": "Or a text file (.txt, up to 1 MB)",
   "text.submit": "Create the meeting from this text",
+  "login.sso": "Sign in with {name}",
+  "login.ssoUnknown": "Your identity provider signed you in, but no Verbatim account has your verified email. Ask your administrator to create your account.",
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -425,6 +427,8 @@ const fr: Record<MessageKey, string> = {
   "text.paste": "Transcription",
   "text.file": "Ou un fichier texte (.txt, jusqu'à 1 Mo)",
   "text.submit": "Créer la réunion à partir de ce texte",
+  "login.sso": "Se connecter avec {name}",
+  "login.ssoUnknown": "Votre fournisseur d'identité vous a authentifié, mais aucun compte Verbatim ne porte votre adresse vérifiée. Demandez à votre administrateur de créer votre compte.",
 };
 
 const catalogues: Record<Locale, Record<MessageKey, string>> = { en, fr };

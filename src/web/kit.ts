@@ -1,3 +1,4 @@
+import type { OidcSignIn } from "../auth/oidc-sign-in.ts";
 import type { Plan } from "../auth/plans.ts";
 import { findWebSession, type WebSession } from "../auth/web-sessions.ts";
 import type { Db } from "../db/client.ts";
@@ -38,6 +39,8 @@ export interface WebDeps {
   scheduler: { wake(): void; cancel(jobIds: string[]): void };
   /** The webhook delivery thread: told to send a ping now, or to look again. */
   webhooks: { sendNow(deliveryId: string): void; wake(): void };
+  /** Single sign-on with the firm's OpenID Connect provider, when configured. */
+  sso: OidcSignIn | null;
   /** An API key was created or revoked here: the API's cached key lookups must not outlive it. */
   onApiKeysChanged(): void;
   publicApiUrl(): string;

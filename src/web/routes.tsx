@@ -1,4 +1,6 @@
 import { Elysia } from "elysia";
+import { userForIdpToken } from "../auth/external-identities.ts";
+import { SsoRefused } from "../auth/oidc-sign-in.ts";
 import { verifyPassword } from "../auth/passwords.ts";
 import { findUserByEmail, passwordHashOf } from "../auth/users.ts";
 import { createWebSession, endWebSession, endWebSessionOfToken, SESSION_MAX_MS } from "../auth/web-sessions.ts";
@@ -27,6 +29,8 @@ export type { WebDeps } from "./kit.ts";
 
 /** The sign-in form's CSRF token before there is a session (double submit: cookie and hidden field). */
 export const FORM_COOKIE = "verbatim_form";
+/** The state of a single sign-on in flight, tying the provider's answer to this browser. */
+const SSO_COOKIE = "verbatim_sso";
 
 /** The client script of every page (web/islands/app.ts), bundled into the executable when it is built. */
 export const APP_SCRIPT: string = bundleIsland("./app.ts");
@@ -35,7 +39,7 @@ const WEB_ROOTS = ["/meetings", "/record", "/settings", "/assets"];
 
 /** The paths the web app answers; everything else is the API's. */
 export function isWebPath(pathname: string): boolean {
-  if (pathname === "/" || pathname === "/login" || pathname === "/logout") return true;
+  if (pathname === "/" || pathname === "/login" || pathname === "/logout" || pathname.startsWith("/login/")) return true;
   return WEB_ROOTS.some((root) => pathname === root || pathname.startsWith(`${root}/`));
 }
 
@@ -47,8 +51,19 @@ export function createWebApp(deps: WebDeps) {
   const loginPage = (request: Request, status: number, error?: string, email?: string) => {
     const formToken = cookie(request, FORM_COOKIE) ?? randomBase62(32);
     const frame = kit.frameFor(request, undefined, (t) => t("login.title"));
-    return html(<LoginPage frame={frame} formToken={formToken} error={error} email={email} />, status, [setCookie(request, deps.publicUrl(), FORM_COOKIE, formToken, 3600, "strict")]);
+    return html(<LoginPage frame={frame} formToken={formToken} error={error} email={email} ssoName={deps.sso?.name} />, status, [
+      setCookie(request, deps.publicUrl(), FORM_COOKIE, formToken, 3600, "strict"),
+    ]);
   };
+
+  /** A new session for a user who proved who they are: a fresh token, and any session the browser brought is ended (fixation). */
+  const signedIn = (request: Request, userId: string, now: number, extraCookies: string[] = []) => {
+    const previous = cookie(request, SESSION_COOKIE);
+    if (previous) endWebSessionOfToken(deps.db, previous);
+    const session = createWebSession(deps.db, userId, now);
+    return redirect("/meetings", [setCookie(request, deps.publicUrl(), SESSION_COOKIE, session.token, SESSION_MAX_MS / 1000, "lax"), ...extraCookies]);
+  };
+  const ssoCallback = () => `${deps.publicUrl()}/login/sso/callback`;
 
   const app = new Elysia()
     // Registered before the routes: Elysia applies a hook to the routes that follow it. A page for
@@ -96,15 +111,39 @@ export function createWebApp(deps: WebDeps) {
         return loginPage(request, 401, t("login.failed"), email);
       }
       deps.throttle.recordSuccess(email);
-      // A new token at every sign-in, and any session the browser brought is ended: a token planted
-      // before sign-in (session fixation) never becomes a signed-in session.
-      const previous = cookie(request, SESSION_COOKIE);
-      if (previous) endWebSessionOfToken(deps.db, previous);
-      const session = createWebSession(deps.db, user.id, now);
-      return redirect("/meetings", [
-        setCookie(request, deps.publicUrl(), SESSION_COOKIE, session.token, SESSION_MAX_MS / 1000, "lax"),
-        setCookie(request, deps.publicUrl(), FORM_COOKIE, "", 0, "strict"),
-      ]);
+      return signedIn(request, user.id, now, [setCookie(request, deps.publicUrl(), FORM_COOKIE, "", 0, "strict")]);
+    })
+    .get("/login/sso", async ({ request }) => {
+      if (!deps.sso) throw new PageRefusal(404, "");
+      try {
+        const { url, state } = await deps.sso.start(ssoCallback());
+        // Lax: the provider sends the browser back with a top-level GET, which carries Lax cookies.
+        return redirect(url, [setCookie(request, deps.publicUrl(), SSO_COOKIE, state, 600, "lax")]);
+      } catch (error) {
+        if (error instanceof SsoRefused) return loginPage(request, 502, error.message);
+        throw error;
+      }
+    })
+    .get("/login/sso/callback", async ({ request }) => {
+      if (!deps.sso) throw new PageRefusal(404, "");
+      const params = new URL(request.url).searchParams;
+      const clearState = setCookie(request, deps.publicUrl(), SSO_COOKIE, "", 0, "lax");
+      try {
+        const person = await deps.sso.finish(
+          { state: params.get("state"), cookieState: cookie(request, SSO_COOKIE), code: params.get("code"), error: params.get("error") },
+          ssoCallback(),
+        );
+        const now = deps.clock.now();
+        const mapped = userForIdpToken(deps.db, person, now);
+        if ("refused" in mapped) {
+          const t = translator(kit.frameFor(request, undefined, () => "").locale);
+          return html(<LoginPage frame={kit.frameFor(request, undefined, (tr) => tr("login.title"))} formToken={randomBase62(32)} error={t("login.ssoUnknown")} ssoName={deps.sso.name} />, 403, [clearState]);
+        }
+        return signedIn(request, mapped.user.id, now, [clearState]);
+      } catch (error) {
+        if (error instanceof SsoRefused) return loginPage(request, 401, error.message);
+        throw error;
+      }
     })
     .post("/logout", async ({ request }) => {
       if (!kit.sessionOf(request)) return redirect("/login");

@@ -1,6 +1,6 @@
 import { Layout, type PageFrame } from "../layout.tsx";
 
-export function LoginPage({ frame, formToken, email, error }: { frame: PageFrame; formToken: string; email?: string; error?: string }) {
+export function LoginPage({ frame, formToken, email, error, ssoName }: { frame: PageFrame; formToken: string; email?: string; error?: string; ssoName?: string }) {
   const { t } = frame;
   return (
     <Layout frame={frame}>
@@ -22,6 +22,13 @@ export function LoginPage({ frame, formToken, email, error }: { frame: PageFrame
         </label>
         <button type="submit">{t("login.submit")}</button>
       </form>
+      {ssoName && (
+        <p>
+          <a class="button secondary-link" href="/login/sso">
+            {t("login.sso", { name: ssoName })}
+          </a>
+        </p>
+      )}
     </Layout>
   );
 }

@@ -1,0 +1,141 @@
+// Single sign-on with the firm's OpenID Connect provider (issue 14), against a provider on
+// loopback: the code flow with PKCE (S256), state tied to the browser, nonce checked in a signed ID
+// token, the person mapped to a user by verified email; every refusal is a sign-in page, never a
+// session.
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
+import { startServer, type TestServer } from "../helpers/server.ts";
+import { CookieClient } from "../helpers/web-client.ts";
+
+setDefaultTimeout(60_000);
+
+const CLIENT_ID = "verbatim-web";
+const CLIENT_SECRET = "provider-issued-secret";
+let server: TestServer;
+let idp: ReturnType<typeof Bun.serve>;
+let issuer = "";
+/** What the provider saw and how it answers next. */
+const seen: { authorize?: URLSearchParams; token?: URLSearchParams; tokenAuth?: string | null } = {};
+const next: { email: string; emailVerified: boolean; nonce?: string } = { email: "sso@firm.example", emailVerified: true };
+const codes = new Map<string, { challenge: string; nonce: string; redirectUri: string }>();
+
+beforeAll(async () => {
+  const { publicKey, privateKey } = await generateKeyPair("RS256");
+  const jwk = { ...(await exportJWK(publicKey)), kid: "k1", alg: "RS256", use: "sig" };
+  idp = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(request) {
+      const url = new URL(request.url);
+      if (url.pathname === "/.well-known/openid-configuration") {
+        return Response.json({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/jwks` });
+      }
+      if (url.pathname === "/jwks") return Response.json({ keys: [jwk] });
+      if (url.pathname === "/authorize") {
+        seen.authorize = url.searchParams;
+        const code = crypto.randomUUID();
+        codes.set(code, { challenge: url.searchParams.get("code_challenge")!, nonce: url.searchParams.get("nonce")!, redirectUri: url.searchParams.get("redirect_uri")! });
+        return Response.redirect(`${url.searchParams.get("redirect_uri")}?code=${code}&state=${url.searchParams.get("state")}`, 302);
+      }
+      if (url.pathname === "/token" && request.method === "POST") {
+        const form = new URLSearchParams(await request.text());
+        seen.token = form;
+        seen.tokenAuth = request.headers.get("authorization");
+        const grant = codes.get(form.get("code") ?? "");
+        codes.delete(form.get("code") ?? "");
+        const verifierHash = createHash("sha256").update(form.get("code_verifier") ?? "").digest("base64url");
+        const basic = `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString("base64")}`;
+        if (!grant || grant.challenge !== verifierHash || grant.redirectUri !== form.get("redirect_uri") || request.headers.get("authorization") !== basic) {
+          return Response.json({ error: "invalid_grant" }, { status: 400 });
+        }
+        const idToken = await new SignJWT({ nonce: next.nonce ?? grant.nonce, email: next.email, email_verified: next.emailVerified })
+          .setProtectedHeader({ alg: "RS256", kid: "k1" })
+          .setIssuer(issuer)
+          .setAudience(CLIENT_ID)
+          .setSubject(`idp-user-${next.email}`)
+          .setIssuedAt()
+          .setExpirationTime("5m")
+          .sign(privateKey);
+        return Response.json({ access_token: "at", token_type: "Bearer", id_token: idToken });
+      }
+      return new Response("not found", { status: 404 });
+    },
+  });
+  issuer = `http://127.0.0.1:${idp.port}`;
+  server = await startServer({
+    args: ["--egress-allow", "127.0.0.1", "--sso-issuer", issuer, "--sso-client-id", CLIENT_ID, "--sso-name", "Firm SSO"],
+    env: { VERBATIM_SSO_CLIENT_SECRET: CLIENT_SECRET },
+  });
+  await server.admin("user", "create", "--email", "sso@firm.example", "--plan", "pro");
+});
+afterAll(async () => {
+  await server.stop();
+  idp.stop(true);
+});
+
+/** Follows the flow as a browser would: our redirect to the provider, its redirect back to us. */
+async function signInThroughProvider(browser: CookieClient): Promise<Response> {
+  const start = await browser.get("/login/sso");
+  expect(start.status).toBe(303);
+  const atProvider = await fetch(start.headers.get("location")!, { redirect: "manual" });
+  const back = new URL(atProvider.headers.get("location")!);
+  return browser.get(back.pathname + back.search);
+}
+
+test("the sign-in page offers the provider; the code flow with PKCE signs the user in with a fresh session", async () => {
+  const browser = new CookieClient(server.url);
+  expect(await (await browser.get("/login")).text()).toContain("Sign in with Firm SSO");
+  const done = await signInThroughProvider(browser);
+  expect(done.status).toBe(303);
+  expect(done.headers.get("location")).toBe("/meetings");
+  expect(browser.cookies.has("verbatim_session")).toBe(true);
+  expect(browser.cookies.has("verbatim_sso")).toBe(false);
+  expect((await browser.get("/meetings")).status).toBe(200);
+  // What the provider was asked: S256 PKCE, our callback, a state and a nonce; the secret only in the token request's Basic auth.
+  expect(seen.authorize!.get("code_challenge_method")).toBe("S256");
+  expect(seen.authorize!.get("redirect_uri")).toBe(`${server.url}/login/sso/callback`);
+  expect(seen.authorize!.get("scope")).toBe("openid email profile");
+  expect(seen.authorize!.get("state")!.length).toBeGreaterThanOrEqual(32);
+  expect(seen.authorize!.get("nonce")!.length).toBeGreaterThanOrEqual(32);
+  expect(seen.authorize!.toString()).not.toContain(CLIENT_SECRET);
+  expect(seen.token!.get("client_secret")).toBeNull();
+});
+
+test("a provider answer brought to another browser (no state cookie), or replayed, signs no one in", async () => {
+  const starter = new CookieClient(server.url);
+  const start = await starter.get("/login/sso");
+  const atProvider = await fetch(start.headers.get("location")!, { redirect: "manual" });
+  const back = new URL(atProvider.headers.get("location")!);
+  const victim = new CookieClient(server.url);
+  const forced = await victim.get(back.pathname + back.search);
+  expect(forced.status).toBe(401);
+  expect(await forced.text()).toContain("not started in this browser");
+  expect(victim.cookies.has("verbatim_session")).toBe(false);
+  // The state was used up by that try: the right browser cannot replay it either.
+  const replay = await starter.get(back.pathname + back.search);
+  expect(replay.status).toBe(401);
+  expect(starter.cookies.has("verbatim_session")).toBe(false);
+});
+
+test("an ID token for another sign-in (nonce), an unverified email, or an unknown person: refused", async () => {
+  next.nonce = "someone-else's-nonce";
+  const wrongNonce = await signInThroughProvider(new CookieClient(server.url));
+  expect(wrongNonce.status).toBe(401);
+  expect(await wrongNonce.text()).toContain("nonce");
+  next.nonce = undefined;
+
+  next.email = "new-person@firm.example";
+  const unknown = await signInThroughProvider(new CookieClient(server.url));
+  expect(unknown.status).toBe(403);
+  expect(await unknown.text()).toContain("no Verbatim account has your verified email");
+
+  await server.admin("user", "create", "--email", "unverified@firm.example", "--plan", "pro");
+  next.email = "unverified@firm.example";
+  next.emailVerified = false;
+  const unverified = new CookieClient(server.url);
+  expect((await signInThroughProvider(unverified)).status).toBe(403);
+  expect(unverified.cookies.has("verbatim_session")).toBe(false);
+  next.email = "sso@firm.example";
+  next.emailVerified = true;
+});
