@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import type { BuiltinEngineSettings } from "./engines/builtin.ts";
 import type { OAuthSettings } from "./auth/access-tokens.ts";
 import { jwksUrlRefusal } from "./auth/idp-keys.ts";
+import type { SsoSettings } from "./auth/oidc-sign-in.ts";
 import { CONFIG_OPTION } from "./cli/config-file.ts";
 import { UsageError, type OptionSpec, type OptionValues } from "./cli/options.ts";
 import { DEFAULT_BODY_PACE, type BodyPace } from "./lib/body-deadline.ts";
@@ -304,13 +305,6 @@ export interface ServiceConfig {
   maxHeaderBytes: number;
   /** The web app's single sign-on through the firm's OpenID Connect provider, or null. */
   sso: SsoSettings | null;
-}
-
-export interface SsoSettings {
-  issuer: string;
-  clientId: string;
-  clientSecret: string | null;
-  name: string;
 }
 
 function ssoSettings(values: OptionValues, egress: EgressPolicy): SsoSettings | null {

@@ -37,6 +37,7 @@ const RULES: Rule[] = [
   { description: "errors/ imports only lib/", folder: "errors", allow: ["lib"] },
   { description: "models/ imports only lib/ and its catalogue", folder: "models", allow: ["lib", "../models/catalogue.json"] },
   { description: "product code imports no tool (test/, bench/, scripts/)", folder: "*", forbid: ["../test/**", "../bench/**", "../scripts/**"] },
+  { description: "web/ is a front end over the services: only the composition root imports it", folder: "*", except: [ROOT_FOLDER], forbid: ["web"] },
 ];
 
 /** Left out of the cycle check: the composition root imports every folder by design. */
@@ -81,6 +82,7 @@ test("each rule fires on a made-up import that breaks it, and lets the allowed o
     edge("models/catalogue.ts", "engines/types.ts"),
     edge("meetings/create.ts", "../test/support/engines.ts"),
     edge("engines/wav.ts", "../bench/quality/metrics.ts"),
+    edge("meetings/routes.ts", "web/routes.tsx"),
   ];
   const fine = [
     edge("jobs/scheduler.ts", "db/client.ts"),
@@ -100,6 +102,8 @@ test("each rule fires on a made-up import that breaks it, and lets the allowed o
     edge("meetings/processing.ts", "jobs/enqueue.ts"),
     edge("db/migrations.generated.ts", "../migrations/0000_init.sql"),
     edge("service.ts", "meetings/routes.ts"),
+    edge("service.ts", "web/routes.tsx"),
+    edge("web/meeting-routes.tsx", "meetings/drafts.ts"),
   ];
   const caught = ruleViolations([...broken, ...fine], RULES);
   const named = (e: { from: string; to: string }) => `${e.from} → ${e.to}`;

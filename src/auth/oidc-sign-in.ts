@@ -1,11 +1,19 @@
 import { createHash } from "node:crypto";
 import { jwtVerify } from "jose";
-import type { SsoSettings } from "../config.ts";
 import { randomBase62 } from "../lib/ids.ts";
 import type { EgressPolicy, Resolver } from "../net/egress.ts";
 import { guardedFetch } from "../net/egress-fetch.ts";
 import type { IdpPerson } from "./external-identities.ts";
 import { IDP_ALGORITHMS, idpKeySet } from "./idp-keys.ts";
+
+/** The firm's OpenID Connect provider, from the configuration (--sso-*). */
+export interface SsoSettings {
+  issuer: string;
+  clientId: string;
+  clientSecret: string | null;
+  /** What the sign-in page's button names the provider. */
+  name: string;
+}
 
 /** A sign-in the provider or its answer refused; the sentence is shown on the sign-in page. */
 export class SsoRefused extends Error {}

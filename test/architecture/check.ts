@@ -19,6 +19,8 @@ export interface Rule {
   description: string;
   /** The top-level folder whose files the rule constrains; "*" for every folder. */
   folder: string;
+  /** With "*": folders the rule leaves alone. */
+  except?: string[];
   /**
    * Everything its files may import besides their own folder: top-level folders ("db") or files and
    * globs relative to src/ ("worker/protocol.ts"). Anything else is a violation.
@@ -45,6 +47,7 @@ export function ruleViolations(edges: ImportEdge[], rules: Rule[]): Violation[] 
     for (const edge of edges) {
       const from = folderOf(edge.from);
       if (rule.folder !== "*" && from !== rule.folder) continue;
+      if (rule.except?.includes(from)) continue;
       if (folderOf(edge.to) === from) continue;
       const allowed = rule.allow ? rule.allow.some((entry) => matches(entry, edge.to)) : true;
       const forbidden = rule.forbid ? rule.forbid.some((entry) => matches(entry, edge.to)) : false;
