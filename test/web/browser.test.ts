@@ -85,10 +85,11 @@ describe("the web app in chromium", () => {
     // The connection drops during the second part, once: the uploader sends that part again.
     let dropped = 0;
     await page.route(/\/parts\/1$/, (route) => (dropped++ === 0 ? route.abort("connectionreset") : route.continue()));
-    await page.getByLabel("Recording (audio or video, up to 2 GB)").setInputFiles(LONG_RECORDING);
-    await page.getByLabel("Title").fill("Quarterly review");
-    await page.getByRole("button", { name: "Upload" }).click();
-    await page.locator("progress").waitFor();
+    const form = page.locator("form#upload");
+    await form.getByLabel("Recording (audio or video, up to 2 GB)").setInputFiles(LONG_RECORDING);
+    await form.getByLabel("Title").fill("Quarterly review");
+    await form.getByRole("button", { name: "Upload" }).click();
+    await form.locator("progress").waitFor();
     await page.screenshot({ path: join(SHOTS, "upload.png") });
     await page.waitForURL(/\/meetings\/[0-9a-f-]{36}$/, { timeout: 60_000 });
     await page.unroute(/\/parts\/1$/);
