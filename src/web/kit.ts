@@ -16,8 +16,8 @@ import type { BillingSettings } from "../usage/settings.ts";
 import { contextOf } from "../http/request-context.ts";
 import { readFormBody } from "./form-body.ts";
 import { cookie, sameOrigin } from "./http.ts";
-import { pickLocale, translator, type Translate } from "./i18n.ts";
-import type { PageFrame } from "./layout.tsx";
+import { pickLocale, translator, type MessageKey, type Translate } from "./i18n.ts";
+import type { PageFrame, PageNotice } from "./layout.tsx";
 
 export const SESSION_COOKIE = "verbatim_session";
 
@@ -97,7 +97,15 @@ export function createWebKit(deps: WebDeps) {
     assertCsrf(request, session, form.get("_csrf") ?? undefined);
     return { session, form };
   };
+  /**
+   * The notice a redirect after a form asked for (`?notice=saved`): only a key this page knows,
+   * shown as our own sentence, never text from the URL.
+   */
+  const noticeOf = (request: Request, t: Translate, known: readonly string[], prefix = "notice."): PageNotice | undefined => {
+    const key = new URL(request.url).searchParams.get("notice");
+    return key !== null && known.includes(key) ? { text: t(`${prefix}${key}` as MessageKey) } : undefined;
+  };
   const clientAddress = (request: Request) => contextOf(request).clientAddress();
   const account = (session: WebSession): { userId: string; plan: Plan } => ({ userId: session.user.id, plan: session.user.plan });
-  return { deps, sessionOf, frameFor, requireSession, assertCsrf, readForm, account, clientAddress };
+  return { deps, sessionOf, frameFor, requireSession, assertCsrf, readForm, account, clientAddress, noticeOf };
 }

@@ -37,7 +37,7 @@ export function Layout({ frame, children }: { frame: PageFrame; children: Compon
               <a href="/meetings/new">{t("nav.upload")}</a>
               <a href="/settings">{t("nav.settings")}</a>
               <form method="post" action="/logout">
-                <input type="hidden" name="_csrf" value={frame.csrfToken} />
+                <CsrfField frame={frame} />
                 <button class="link" type="submit">
                   {t("nav.signOut")}
                 </button>
@@ -48,5 +48,65 @@ export function Layout({ frame, children }: { frame: PageFrame; children: Compon
         <main id="main">{children}</main>
       </body>
     </html>
+  );
+}
+
+/** The session's CSRF token in a form (every state-changing form carries it). */
+export function CsrfField({ frame }: { frame: PageFrame }) {
+  return <input type="hidden" name="_csrf" value={frame.csrfToken} />;
+}
+
+export interface PageNotice {
+  text: string;
+  error?: boolean;
+}
+
+/** A sentence after a form: a status, or an alert when something was refused. */
+export function Notice({ notice }: { notice?: PageNotice }) {
+  if (!notice) return null;
+  return (
+    <p class={notice.error ? "error" : "notice"} role={notice.error ? "alert" : "status"}>
+      {notice.text}
+    </p>
+  );
+}
+
+/** The link to the next page of a list, when there is one. */
+export function NextPageLink({ frame, href }: { frame: PageFrame; href: string | null }) {
+  if (!href) return null;
+  return (
+    <p>
+      <a href={href}>{frame.t("meetings.next")}</a>
+    </p>
+  );
+}
+
+/** A secret shown this once (a new API key, a webhook signing secret), with a copy button. */
+export function ShownOnce(props: { frame: PageFrame; heading: string; explanation: string; label: string; value: string }) {
+  const { t } = props.frame;
+  return (
+    <section class="created-key" aria-labelledby="shown-once-title">
+      <h2 id="shown-once-title">{props.heading}</h2>
+      <p>{props.explanation}</p>
+      <label>
+        {props.label}
+        <input id="shown-once" readOnly value={props.value} />
+      </label>
+      <button type="button" class="secondary" data-copy-target="shown-once" data-copied={t("meeting.copied")} hidden>
+        {t("keys.copy")}
+      </button>
+    </section>
+  );
+}
+
+/** A form that is one button: an action on a thing (test, rotate, revoke, delete), with the CSRF token. */
+export function PostButton(props: { frame: PageFrame; action: string; label: string; kind?: "secondary" | "danger"; ariaLabel?: string }) {
+  return (
+    <form method="post" action={props.action}>
+      <CsrfField frame={props.frame} />
+      <button type="submit" class={props.kind} aria-label={props.ariaLabel}>
+        {props.label}
+      </button>
+    </form>
   );
 }

@@ -39,8 +39,7 @@ import { UploadPage } from "./pages/upload.tsx";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Flash notices after a form, carried in the redirect's query string as a known key, never as text. */
-const NOTICES = ["saved", "speakers", "document", "uploaded", "corrected", "regenerating"] as const;
-type Notice = (typeof NOTICES)[number];
+const NOTICES = ["saved", "speakers", "document", "uploaded", "corrected", "regenerating"];
 
 /** The meeting pages: the meeting itself, its recording for the player, its downloads and forms. */
 export function meetingPages(app: Elysia, kit: WebKit): void {
@@ -69,12 +68,7 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
       ...rows.flatMap((p) => (JSON.parse(p.speakerLabels) as string[]).map((label) => ({ label, name: p.name }))),
       ...unattributed.map((label) => ({ label, name: "" })),
     ].sort((a, b) => a.label.localeCompare(b.label));
-    const noticeKey = new URL(request.url).searchParams.get("notice");
-    const notice = refusal
-      ? { text: refusal, error: true }
-      : (NOTICES as readonly string[]).includes(noticeKey ?? "")
-        ? { text: frame.t(`notice.${noticeKey as Notice}`) }
-        : undefined;
+    const notice = refusal ? { text: refusal, error: true } : kit.noticeOf(request, frame.t, NOTICES);
     return html(
       <MeetingPage
         frame={frame}

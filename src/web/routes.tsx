@@ -43,8 +43,6 @@ export function isWebPath(pathname: string): boolean {
   return WEB_ROOTS.some((root) => pathname === root || pathname.startsWith(`${root}/`));
 }
 
-const MEETINGS_NOTICES = ["deleted"] as const;
-
 export function createWebApp(deps: WebDeps) {
   const kit = createWebKit(deps);
 
@@ -168,7 +166,7 @@ export function createWebApp(deps: WebDeps) {
         recorded_before: day(filters.recorded_before),
         cursor: params.get("cursor") ?? undefined,
       });
-      const notice = (MEETINGS_NOTICES as readonly string[]).includes(params.get("notice") ?? "") ? frame.t("notice.deleted") : undefined;
+      const notice = kit.noticeOf(request, frame.t, ["deleted"]);
       if (!parsed.success) {
         const detail = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
         return html(<MeetingsPage frame={frame} rows={[]} filters={filters} nextHref={null} error={frame.t("meetings.badFilter", { detail })} />, 400);

@@ -6,26 +6,26 @@ import { passwordHashOf, setPasswordHash, setUserLocale, type Locale } from "../
 import { createWebSession, endAllWebSessions, SESSION_MAX_MS, type WebSession } from "../auth/web-sessions.ts";
 import { html, redirect, setCookie } from "./http.ts";
 import { PageRefusal, SESSION_COOKIE, type WebKit } from "./kit.ts";
+import type { PageNotice } from "./layout.tsx";
 import { DevelopersPage } from "./pages/developers.tsx";
 import { SettingsPage } from "./pages/settings.tsx";
 
-const SETTINGS_NOTICES = ["language", "password", "revoked"] as const;
+const SETTINGS_NOTICES = ["language", "password"];
 
 /** Settings: profile, language, password, sessions; Developers: API keys. */
 export function settingsPages(app: Elysia, kit: WebKit): void {
   const { deps } = kit;
 
-  const settingsPage = (request: Request, session: WebSession, status = 200, notice?: { text: string; error?: boolean }) => {
+  const settingsPage = (request: Request, session: WebSession, status = 200, notice?: PageNotice) => {
     const frame = kit.frameFor(request, session, (t) => t("nav.settings"));
-    const key = new URL(request.url).searchParams.get("notice");
-    const shown = notice ?? ((SETTINGS_NOTICES as readonly string[]).includes(key ?? "") ? { text: frame.t(`notice.${key as "language"}`) } : undefined);
+    const shown = notice ?? kit.noticeOf(request, frame.t, SETTINGS_NOTICES);
     const { user } = session;
     return html(<SettingsPage frame={frame} email={user.email} name={user.name} plan={user.plan} locale={session.locale} notice={shown} />, status);
   };
 
-  const developersPage = (request: Request, session: WebSession, extra: { status?: number; createdKey?: { name: string; key: string }; notice?: { text: string; error?: boolean } } = {}) => {
+  const developersPage = (request: Request, session: WebSession, extra: { status?: number; createdKey?: { name: string; key: string }; notice?: PageNotice } = {}) => {
     const frame = kit.frameFor(request, session, (t) => t("settings.developers"));
-    const notice = extra.notice ?? (new URL(request.url).searchParams.get("notice") === "revoked" ? { text: frame.t("notice.revoked") } : undefined);
+    const notice = extra.notice ?? kit.noticeOf(request, frame.t, ["revoked"]);
     const keys = listApiKeys(deps.db, session.user.id).map(renderApiKey);
     // The page holding a new key is never kept by a cache or shown again by the back button.
     return html(<DevelopersPage frame={frame} keys={keys} createdKey={extra.createdKey} notice={notice} />, extra.status ?? 200, [], { "cache-control": "no-store" });

@@ -13,7 +13,7 @@ import { UsagePage } from "./pages/usage.tsx";
 import { z } from "zod";
 import type { WebSession } from "../auth/web-sessions.ts";
 
-const HOOK_NOTICES = ["tested", "deleted", "enabled"] as const;
+const HOOK_NOTICES = ["tested", "deleted", "enabled"];
 const pageQuery = z.object(paginationQuery(50));
 
 /** Settings, Webhooks (endpoints, their delivery log, test, secret rotation) and Usage (the month's ledger). */
@@ -22,12 +22,7 @@ export function webhookPages(app: Elysia, kit: WebKit): void {
 
   const webhooksPage = (request: Request, session: WebSession, extra: { status?: number; secret?: { endpointUrl: string; value: string }; error?: string } = {}) => {
     const frame = kit.frameFor(request, session, (t) => t("hooks.title"));
-    const key = new URL(request.url).searchParams.get("notice");
-    const notice = extra.error
-      ? { text: extra.error, error: true }
-      : (HOOK_NOTICES as readonly string[]).includes(key ?? "")
-        ? { text: frame.t(`notice.hook.${key as "tested"}`) }
-        : undefined;
+    const notice = extra.error ? { text: extra.error, error: true } : kit.noticeOf(request, frame.t, HOOK_NOTICES, "notice.hook.");
     const endpoints = listEndpoints(deps.db, session.user.id).map(renderEndpoint);
     return html(<WebhooksPage frame={frame} endpoints={endpoints} secret={extra.secret} notice={notice} />, extra.status ?? 200, [], { "cache-control": "no-store" });
   };

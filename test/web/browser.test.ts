@@ -135,7 +135,7 @@ describe("the web app in chromium", () => {
     await page.goto(`${server.url}/settings/developers`);
     await page.getByLabel("Name").fill("Reporting script");
     await page.getByRole("button", { name: "Create the key" }).click();
-    apiKey = await page.locator("#created-key").inputValue();
+    apiKey = await page.locator("#shown-once").inputValue();
     expect(apiKey).toStartWith("vb_live_");
     await page.screenshot({ path: join(SHOTS, "developers.png"), fullPage: true });
     const me = await server.api("/api/v1/me", { key: apiKey });

@@ -257,7 +257,7 @@ describe("settings", () => {
     const created = await browser.post("/settings/developers/keys", new URLSearchParams([["_csrf", token], ["name", "CI"], ["scope", "read:meetings"], ["scope", "bogus"]]));
     expect(created.status).toBe(201);
     expect(created.headers.get("cache-control")).toBe("no-store");
-    const apiKey = /id="created-key"[^>]* value="(vb_live_\w+)"/.exec(await created.text())![1]!;
+    const apiKey = /id="shown-once"[^>]* value="(vb_live_\w+)"/.exec(await created.text())![1]!;
     expect(apiKey).toStartWith("vb_live_");
     const me = (await (await server.api("/api/v1/me", { key: apiKey })).json()) as Json;
     expect(me.credential.scopes).toEqual(["read:meetings"]); // the unknown scope was dropped

@@ -38,7 +38,7 @@ async function signedIn(email = "integrator@firm.example") {
   return { client, csrf: await client.csrfToken("/settings/webhooks") };
 }
 
-const shownSecret = (page: string) => /id="shown-secret"[^>]* value="(whsec_\w+)"/.exec(page)?.[1];
+const shownSecret = (page: string) => /id="shown-once"[^>]* value="(whsec_\w+)"/.exec(page)?.[1];
 
 describe("webhooks in Settings", () => {
   test("add an endpoint (secret shown once), send a signed test ping, rotate the secret, read the delivery log", async () => {

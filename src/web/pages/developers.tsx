@@ -1,7 +1,7 @@
 import type { renderApiKey } from "../../auth/api-keys.ts";
 import { SCOPES } from "../../auth/scopes.ts";
-import { Layout, type PageFrame } from "../layout.tsx";
-import { Notice, SettingsNav } from "./settings.tsx";
+import { CsrfField, Layout, PostButton, Notice, ShownOnce, type PageFrame } from "../layout.tsx";
+import { SettingsNav } from "./settings.tsx";
 
 export function DevelopersPage(props: {
   frame: PageFrame;
@@ -20,17 +20,7 @@ export function DevelopersPage(props: {
       <SettingsNav frame={frame} current="developers" />
       <Notice notice={props.notice} />
       {props.createdKey && (
-        <section class="created-key" aria-labelledby="created-title">
-          <h2 id="created-title">{t("keys.created", { name: props.createdKey.name })}</h2>
-          <p>{t("keys.shownOnce")}</p>
-          <label>
-            {t("keys.key")}
-            <input id="created-key" readOnly value={props.createdKey.key} />
-          </label>
-          <button type="button" class="secondary" data-copy-target="created-key" data-copied={t("meeting.copied")} hidden>
-            {t("keys.copy")}
-          </button>
-        </section>
+        <ShownOnce frame={frame} heading={t("keys.created", { name: props.createdKey.name })} explanation={t("keys.shownOnce")} label={t("keys.key")} value={props.createdKey.key} />
       )}
       <section aria-labelledby="keys-title">
         <h2 id="keys-title">{t("keys.title")}</h2>
@@ -63,12 +53,7 @@ export function DevelopersPage(props: {
                   <td class="optional">{key.scopes.join(", ")}</td>
                   <td class="optional">{key.last_used_at ? date.format(new Date(key.last_used_at)) : t("keys.never")}</td>
                   <td>
-                    <form method="post" action={`/settings/developers/keys/${key.id}/revoke`}>
-                      <input type="hidden" name="_csrf" value={frame.csrfToken} />
-                      <button type="submit" class="danger" aria-label={t("keys.revokeNamed", { name: key.name })}>
-                        {t("keys.revoke")}
-                      </button>
-                    </form>
+                    <PostButton frame={frame} action={`/settings/developers/keys/${key.id}/revoke`} label={t("keys.revoke")} kind="danger" ariaLabel={t("keys.revokeNamed", { name: key.name })} />
                   </td>
                 </tr>
               ))}
@@ -79,7 +64,7 @@ export function DevelopersPage(props: {
       <section aria-labelledby="new-key-title">
         <h2 id="new-key-title">{t("keys.new")}</h2>
         <form class="stack" method="post" action="/settings/developers/keys">
-          <input type="hidden" name="_csrf" value={frame.csrfToken} />
+          <CsrfField frame={frame} />
           <label>
             {t("keys.name")}
             <input name="name" required maxLength={100} />

@@ -1,7 +1,7 @@
 import type { renderMeeting } from "../../meetings/render.ts";
 import { TRANSCRIPT_FORMATS, type TranscriptDocument } from "../../transcripts/types.ts";
 import type { MessageKey } from "../i18n.ts";
-import { Layout, type PageFrame } from "../layout.tsx";
+import { CsrfField, Layout, Notice, PostButton, type PageFrame, type PageNotice } from "../layout.tsx";
 import { formatDuration } from "./meetings.tsx";
 
 export type MeetingView = ReturnType<typeof renderMeeting>;
@@ -32,11 +32,11 @@ export interface MeetingPageProps {
   /** For a draft: the parts of its recording received so far. */
   draft?: { parts: number; bytes: number };
   /** A sentence after a change ("Saved."), or a refusal of the last form. */
-  notice?: { text: string; error?: boolean };
+  notice?: PageNotice;
 }
 
 function Csrf({ frame }: { frame: PageFrame }) {
-  return <input type="hidden" name="_csrf" value={frame.csrfToken} />;
+  return <CsrfField frame={frame} />;
 }
 
 export function MeetingPage(props: MeetingPageProps) {
@@ -54,11 +54,7 @@ export function MeetingPage(props: MeetingPageProps) {
         {meeting.client && ` · ${(meeting.client as { name?: string }).name ?? ""}`}
         {meeting.tags.length > 0 && ` · ${meeting.tags.map((tag) => `#${tag}`).join(" ")}`}
       </p>
-      {props.notice && (
-        <p class={props.notice.error ? "error" : "notice"} role={props.notice.error ? "alert" : "status"}>
-          {props.notice.text}
-        </p>
-      )}
+      <Notice notice={props.notice} />
       {busy && (
         <section id="progress" data-progress-url={`${base}/progress`} aria-live="polite">
           <h2>{t(props.pendingDocuments > 0 && meeting.status === "completed" ? "meeting.writing" : "meeting.processing")}</h2>
@@ -78,10 +74,7 @@ export function MeetingPage(props: MeetingPageProps) {
           <h2 id="draft-title">{t("draft.title")}</h2>
           <p>{t("draft.body", { parts: props.draft.parts, megabytes: (props.draft.bytes / 1e6).toFixed(1) })}</p>
           {props.draft.parts > 0 && (
-            <form method="post" action={`${base}/finish`}>
-              <Csrf frame={frame} />
-              <button type="submit">{t("draft.finish")}</button>
-            </form>
+            <PostButton frame={frame} action={`${base}/finish`} label={t("draft.finish")} />
           )}
         </section>
       )}
@@ -143,7 +136,7 @@ export function MeetingPage(props: MeetingPageProps) {
             <section aria-labelledby="speakers-title">
               <h2 id="speakers-title">{t("meeting.speakers")}</h2>
               <form class="stack" method="post" action={`${base}/speakers`}>
-                <Csrf frame={frame} />
+                <CsrfField frame={frame} />
                 {props.speakers.map((speaker) => (
                   <label>
                     {speaker.label}
@@ -157,7 +150,7 @@ export function MeetingPage(props: MeetingPageProps) {
           <section aria-labelledby="details-title">
             <h2 id="details-title">{t("meeting.details")}</h2>
             <form class="stack" method="post" action={`${base}/details`}>
-              <Csrf frame={frame} />
+              <CsrfField frame={frame} />
               <label>
                 {t("meeting.field.title")}
                 <input name="title" value={meeting.title} required maxLength={300} />
@@ -214,7 +207,7 @@ export function MeetingPage(props: MeetingPageProps) {
         {props.reportHtml ? <article class="report" dangerouslySetInnerHTML={{ __html: props.reportHtml }} /> : <p class="muted">{t("meeting.noReport")}</p>}
         {meeting.status === "completed" && transcript && (
           <form method="post" action={`${base}/report/regenerate`}>
-            <Csrf frame={frame} />
+            <CsrfField frame={frame} />
             <p class="muted">{t("meeting.regenerateHelp")}</p>
             <button type="submit" class="secondary">
               {t("meeting.regenerate")}
@@ -248,7 +241,7 @@ export function MeetingPage(props: MeetingPageProps) {
         )}
         {meeting.summary ? (
           <form class="stack wide" method="post" action={`${base}/documents`}>
-            <Csrf frame={frame} />
+            <CsrfField frame={frame} />
             <label>
               {t("meeting.template")}
               <select name="template_id">
@@ -274,7 +267,7 @@ export function MeetingPage(props: MeetingPageProps) {
       <section aria-labelledby="delete-title" class="danger">
         <h2 id="delete-title">{t("meeting.delete")}</h2>
         <form class="stack" method="post" action={`${base}/delete`}>
-          <Csrf frame={frame} />
+          <CsrfField frame={frame} />
           <label class="inline">
             <input type="checkbox" name="confirm" value="yes" required /> {t("meeting.deleteConfirm")}
           </label>

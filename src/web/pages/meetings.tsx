@@ -1,4 +1,4 @@
-import { Layout, type PageFrame } from "../layout.tsx";
+import { Layout, NextPageLink, Notice, type PageFrame, type PageNotice } from "../layout.tsx";
 import type { MessageKey } from "../i18n.ts";
 
 export interface MeetingRow {
@@ -30,7 +30,7 @@ export function formatDuration(seconds: number | null): string {
   return h > 0 ? `${h}:${pad(m)}:${pad(s % 60)}` : `${m}:${pad(s % 60)}`;
 }
 
-export function MeetingsPage(props: { frame: PageFrame; rows: MeetingRow[]; filters: MeetingFilters; nextHref: string | null; error?: string; notice?: string }) {
+export function MeetingsPage(props: { frame: PageFrame; rows: MeetingRow[]; filters: MeetingFilters; nextHref: string | null; error?: string; notice?: PageNotice }) {
   const { frame, rows, filters } = props;
   const { t } = frame;
   const date = new Intl.DateTimeFormat(frame.locale, { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" });
@@ -42,11 +42,7 @@ export function MeetingsPage(props: { frame: PageFrame; rows: MeetingRow[]; filt
           {t("upload.title")}
         </a>
       </div>
-      {props.notice && (
-        <p class="notice" role="status">
-          {props.notice}
-        </p>
-      )}
+      <Notice notice={props.notice} />
       <form class="filters" method="get" action="/meetings" role="search">
         <label>
           {t("meetings.search")}
@@ -116,11 +112,7 @@ export function MeetingsPage(props: { frame: PageFrame; rows: MeetingRow[]; filt
           </tbody>
         </table>
       )}
-      {props.nextHref && (
-        <p>
-          <a href={props.nextHref}>{t("meetings.next")}</a>
-        </p>
-      )}
+      <NextPageLink frame={frame} href={props.nextHref} />
     </Layout>
   );
 }

@@ -1,5 +1,5 @@
 import { Layout, type PageFrame } from "../layout.tsx";
-import { LANGUAGES } from "./upload.tsx";
+import { TitleAndLanguage } from "./fields.tsx";
 
 /**
  * Record in the browser. Everything here needs JavaScript and the microphone, which browsers
@@ -27,18 +27,7 @@ export function RecordPage({ frame }: { frame: PageFrame }) {
         data-offline={t("record.offline")}
         data-denied={t("record.denied")}
       >
-        <label>
-          {t("meeting.field.title")}
-          <input name="title" maxLength={300} />
-        </label>
-        <label>
-          {t("upload.language")}
-          <select name="language">
-            {LANGUAGES.map((code) => (
-              <option value={code}>{code === "auto" ? t("upload.languageAuto") : code}</option>
-            ))}
-          </select>
-        </label>
+        <TitleAndLanguage frame={frame} />
         <div class="recorder-controls" hidden data-controls>
           <button type="button" data-start>
             {t("record.start")}

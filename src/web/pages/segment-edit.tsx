@@ -1,4 +1,4 @@
-import { Layout, type PageFrame } from "../layout.tsx";
+import { CsrfField, Layout, type PageFrame } from "../layout.tsx";
 import { playerTime } from "./meeting.tsx";
 
 /** Correcting one transcript line without JavaScript: the line's words in a form. */
@@ -14,7 +14,7 @@ export function SegmentEditPage(props: { frame: PageFrame; meetingId: string; in
         </p>
       )}
       <form class="stack wide" method="post" action={`/meetings/${props.meetingId}/segments/${props.index}`}>
-        <input type="hidden" name="_csrf" value={frame.csrfToken} />
+        <CsrfField frame={frame} />
         <label>
           {props.speaker}
           <textarea name="text" rows={4} required maxLength={5000}>

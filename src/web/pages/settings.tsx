@@ -1,6 +1,6 @@
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../../auth/passwords.ts";
 import type { Locale } from "../../auth/users.ts";
-import { Layout, type PageFrame } from "../layout.tsx";
+import { CsrfField, Layout, Notice, PostButton, type PageFrame } from "../layout.tsx";
 
 const TABS = [
   ["profile", "/settings", "settings.profile"],
@@ -19,15 +19,6 @@ export function SettingsNav({ frame, current }: { frame: PageFrame; current: (ty
         </a>
       ))}
     </nav>
-  );
-}
-
-export function Notice({ notice }: { notice?: { text: string; error?: boolean } }) {
-  if (!notice) return null;
-  return (
-    <p class={notice.error ? "error" : "notice"} role={notice.error ? "alert" : "status"}>
-      {notice.text}
-    </p>
   );
 }
 
@@ -57,7 +48,7 @@ export function SettingsPage(props: { frame: PageFrame; email: string; name: str
       <section aria-labelledby="language-title">
         <h2 id="language-title">{t("settings.language")}</h2>
         <form class="stack" method="post" action="/settings/language">
-          <input type="hidden" name="_csrf" value={frame.csrfToken} />
+          <CsrfField frame={frame} />
           <label>
             {t("settings.language")}
             <select name="locale">
@@ -78,7 +69,7 @@ export function SettingsPage(props: { frame: PageFrame; email: string; name: str
       <section aria-labelledby="password-title">
         <h2 id="password-title">{t("settings.password")}</h2>
         <form class="stack" method="post" action="/settings/password">
-          <input type="hidden" name="_csrf" value={frame.csrfToken} />
+          <CsrfField frame={frame} />
           <label>
             {t("settings.currentPassword")}
             <input type="password" name="current" required autocomplete="current-password" maxLength={MAX_PASSWORD_LENGTH} />
@@ -92,12 +83,7 @@ export function SettingsPage(props: { frame: PageFrame; email: string; name: str
       </section>
       <section aria-labelledby="sessions-title">
         <h2 id="sessions-title">{t("settings.sessions")}</h2>
-        <form method="post" action="/settings/sign-out-everywhere">
-          <input type="hidden" name="_csrf" value={frame.csrfToken} />
-          <button type="submit" class="secondary">
-            {t("settings.signOutEverywhere")}
-          </button>
-        </form>
+        <PostButton frame={frame} action="/settings/sign-out-everywhere" label={t("settings.signOutEverywhere")} kind="secondary" />
       </section>
     </Layout>
   );

@@ -1,6 +1,6 @@
-import { Layout, type PageFrame } from "../layout.tsx";
+import { CsrfField, Layout, type PageFrame } from "../layout.tsx";
+import { TitleAndLanguage } from "./fields.tsx";
 
-export const LANGUAGES = ["auto", "en", "fr", "de", "es", "it", "nl", "pt"] as const;
 
 /**
  * Upload a recording. Without JavaScript the form posts as it is; with it, the uploader island
@@ -29,18 +29,7 @@ export function UploadPage({ frame, maxBytes }: { frame: PageFrame; maxBytes: nu
           {t("upload.file")}
           <input type="file" name="file" required accept="audio/*,video/*" />
         </label>
-        <label>
-          {t("meeting.field.title")}
-          <input name="title" maxLength={300} />
-        </label>
-        <label>
-          {t("upload.language")}
-          <select name="language">
-            {LANGUAGES.map((code) => (
-              <option value={code}>{code === "auto" ? t("upload.languageAuto") : code}</option>
-            ))}
-          </select>
-        </label>
+        <TitleAndLanguage frame={frame} />
         <label>
           {t("meeting.field.tags")}
           <input name="tags" maxLength={1100} />
@@ -53,19 +42,8 @@ export function UploadPage({ frame, maxBytes }: { frame: PageFrame; maxBytes: nu
         <h2 id="text-title">{t("text.title")}</h2>
         <p class="muted">{t("text.help")}</p>
         <form class="stack wide" method="post" action="/meetings/text" enctype="multipart/form-data">
-          <input type="hidden" name="_csrf" value={frame.csrfToken} />
-          <label>
-            {t("meeting.field.title")}
-            <input name="title" maxLength={300} />
-          </label>
-          <label>
-            {t("upload.language")}
-            <select name="language">
-              {LANGUAGES.map((code) => (
-                <option value={code}>{code === "auto" ? t("upload.languageAuto") : code}</option>
-              ))}
-            </select>
-          </label>
+          <CsrfField frame={frame} />
+          <TitleAndLanguage frame={frame} />
           <label>
             {t("text.paste")}
             <textarea name="text" rows={8} placeholder={"[00:00:05] Alice: …\nBob: …"} />

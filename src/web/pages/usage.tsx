@@ -1,5 +1,5 @@
 import type { renderLedgerLine, renderUsage } from "../../usage/query.ts";
-import { Layout, type PageFrame } from "../layout.tsx";
+import { Layout, NextPageLink, type PageFrame } from "../layout.tsx";
 import { SettingsNav } from "./settings.tsx";
 
 type Usage = ReturnType<typeof renderUsage>;
@@ -64,11 +64,7 @@ export function UsagePage(props: { frame: PageFrame; usage: Usage; lines: Line[]
             </tbody>
           </table>
         )}
-        {props.nextHref && (
-          <p>
-            <a href={props.nextHref}>{t("meetings.next")}</a>
-          </p>
-        )}
+        <NextPageLink frame={frame} href={props.nextHref} />
       </section>
     </Layout>
   );

@@ -1,33 +1,14 @@
 import type { renderDelivery } from "../../webhooks/deliveries.ts";
 import type { renderEndpoint } from "../../webhooks/endpoints.ts";
 import { EVENT_TYPES } from "../../events/service.ts";
-import { Layout, type PageFrame } from "../layout.tsx";
-import { Notice, SettingsNav } from "./settings.tsx";
+import { CsrfField, Layout, NextPageLink, Notice, PostButton, ShownOnce, type PageFrame, type PageNotice } from "../layout.tsx";
+import { SettingsNav } from "./settings.tsx";
 
 type Endpoint = ReturnType<typeof renderEndpoint>;
 type Delivery = ReturnType<typeof renderDelivery>;
-type PageNotice = { text: string; error?: boolean };
 
 function Csrf({ frame }: { frame: PageFrame }) {
-  return <input type="hidden" name="_csrf" value={frame.csrfToken} />;
-}
-
-/** A secret shown once, with a copy button. */
-function ShownSecret({ frame, secret }: { frame: PageFrame; secret: { endpointUrl: string; value: string } }) {
-  const { t } = frame;
-  return (
-    <section class="created-key" aria-labelledby="secret-title">
-      <h2 id="secret-title">{t("hooks.secretFor", { url: secret.endpointUrl })}</h2>
-      <p>{t("hooks.secretOnce")}</p>
-      <label>
-        {t("hooks.secret")}
-        <input id="shown-secret" readOnly value={secret.value} />
-      </label>
-      <button type="button" class="secondary" data-copy-target="shown-secret" data-copied={t("meeting.copied")} hidden>
-        {t("keys.copy")}
-      </button>
-    </section>
-  );
+  return <CsrfField frame={frame} />;
 }
 
 export function WebhooksPage(props: { frame: PageFrame; endpoints: Endpoint[]; secret?: { endpointUrl: string; value: string }; notice?: PageNotice }) {
@@ -38,7 +19,9 @@ export function WebhooksPage(props: { frame: PageFrame; endpoints: Endpoint[]; s
       <h1>{t("nav.settings")}</h1>
       <SettingsNav frame={frame} current="webhooks" />
       <Notice notice={props.notice} />
-      {props.secret && <ShownSecret frame={frame} secret={props.secret} />}
+      {props.secret && (
+        <ShownOnce frame={frame} heading={t("hooks.secretFor", { url: props.secret.endpointUrl })} explanation={t("hooks.secretOnce")} label={t("hooks.secret")} value={props.secret.value} />
+      )}
       <section aria-labelledby="hooks-title">
         <h2 id="hooks-title">{t("hooks.title")}</h2>
         {props.endpoints.length === 0 && <p class="muted">{t("hooks.none")}</p>}
@@ -55,32 +38,12 @@ export function WebhooksPage(props: { frame: PageFrame; endpoints: Endpoint[]; s
             {endpoint.description && <p class="muted">{endpoint.description}</p>}
             <div class="actions">
               <a href={`/settings/webhooks/${endpoint.id}`}>{t("hooks.deliveries")}</a>
-              <form method="post" action={`/settings/webhooks/${endpoint.id}/test`}>
-                <Csrf frame={frame} />
-                <button type="submit" class="secondary">
-                  {t("hooks.test")}
-                </button>
-              </form>
-              <form method="post" action={`/settings/webhooks/${endpoint.id}/rotate`}>
-                <Csrf frame={frame} />
-                <button type="submit" class="secondary">
-                  {t("hooks.rotate")}
-                </button>
-              </form>
+              <PostButton frame={frame} action={`/settings/webhooks/${endpoint.id}/test`} label={t("hooks.test")} kind="secondary" />
+              <PostButton frame={frame} action={`/settings/webhooks/${endpoint.id}/rotate`} label={t("hooks.rotate")} kind="secondary" />
               {!endpoint.enabled && (
-                <form method="post" action={`/settings/webhooks/${endpoint.id}/enable`}>
-                  <Csrf frame={frame} />
-                  <button type="submit" class="secondary">
-                    {t("hooks.enable")}
-                  </button>
-                </form>
+                <PostButton frame={frame} action={`/settings/webhooks/${endpoint.id}/enable`} label={t("hooks.enable")} kind="secondary" />
               )}
-              <form method="post" action={`/settings/webhooks/${endpoint.id}/delete`}>
-                <Csrf frame={frame} />
-                <button type="submit" class="danger" aria-label={t("hooks.deleteNamed", { url: endpoint.url })}>
-                  {t("hooks.delete")}
-                </button>
-              </form>
+              <PostButton frame={frame} action={`/settings/webhooks/${endpoint.id}/delete`} label={t("hooks.delete")} kind="danger" ariaLabel={t("hooks.deleteNamed", { url: endpoint.url })} />
             </div>
           </article>
         ))}
@@ -88,7 +51,7 @@ export function WebhooksPage(props: { frame: PageFrame; endpoints: Endpoint[]; s
       <section aria-labelledby="new-hook-title">
         <h2 id="new-hook-title">{t("hooks.new")}</h2>
         <form class="stack wide" method="post" action="/settings/webhooks">
-          <Csrf frame={frame} />
+          <CsrfField frame={frame} />
           <label>
             {t("hooks.url")}
             <input name="url" type="url" required maxLength={2048} placeholder="https://" />
@@ -155,11 +118,7 @@ export function DeliveriesPage(props: { frame: PageFrame; endpoint: Endpoint; de
           </tbody>
         </table>
       )}
-      {props.nextHref && (
-        <p>
-          <a href={props.nextHref}>{t("meetings.next")}</a>
-        </p>
-      )}
+      <NextPageLink frame={frame} href={props.nextHref} />
       <p>
         <a href="/settings/webhooks">{t("hooks.back")}</a>
       </p>
