@@ -166,6 +166,22 @@ export const SERVE_OPTIONS: OptionSpec[] = [
   },
   { name: "currency", type: "string", env: "VERBATIM_CURRENCY", default: "EUR", help: "The ISO 4217 currency of allowances, rates and the ledger." },
   {
+    name: "webapp-audio-minutes",
+    type: "string",
+    env: "VERBATIM_WEBAPP_AUDIO_MINUTES",
+    default: "free=120,standard=1200,pro=6000",
+    valueName: "plan=minutes,...",
+    help: "Each plan's monthly quota of audio the web app processes (uploads and recordings); never drawn from the API wallet.",
+  },
+  {
+    name: "webapp-documents",
+    type: "string",
+    env: "VERBATIM_WEBAPP_DOCUMENTS",
+    default: "free=10,standard=100,pro=500",
+    valueName: "plan=count,...",
+    help: "Each plan's monthly quota of documents written from the web app (deleted ones still count).",
+  },
+  {
     name: "admission-hold",
     type: "int",
     env: "VERBATIM_ADMISSION_HOLD",
@@ -377,6 +393,10 @@ function billingSettings(values: OptionValues): BillingSettings {
     allowances: parsePlanNumbers("allowances", values.allowances as string, { ...DEFAULT_BILLING.allowances }, { allowZero: true }),
     rates: { transcriptionPerHour: rates.transcription_hour, reportPerMillionTokens: rates.report_mtok, documentPerMillionTokens: rates.document_mtok },
     holdPerOperation: Math.max(0, Number(values["admission-hold"])),
+    webappQuotas: {
+      audioMinutes: parsePlanNumbers("webapp-audio-minutes", values["webapp-audio-minutes"] as string, { ...DEFAULT_BILLING.webappQuotas.audioMinutes }, { allowZero: true }),
+      documents: parsePlanNumbers("webapp-documents", values["webapp-documents"] as string, { ...DEFAULT_BILLING.webappQuotas.documents }, { allowZero: true }),
+    },
   };
 }
 

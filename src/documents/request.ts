@@ -4,6 +4,7 @@ import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
 import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
 import { assertCanPay } from "../usage/admission.ts";
+import { assertWebappQuota } from "../usage/webapp-quota.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import type { Clock } from "../lib/time.ts";
 import type { TemplateCatalogue } from "../templates/catalogue.ts";
@@ -56,6 +57,7 @@ export function requestDocument(
       }
       assertFreeSlot(tx, account.userId, account.plan, deps.slots);
       if (channel === "api") assertCanPay(tx, deps.billing, account, now);
+      else assertWebappQuota(tx, deps.billing, account, now, "document");
       jobId = enqueueJob(tx, {
         userId: account.userId,
         kind: "document_generation",

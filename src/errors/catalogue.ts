@@ -120,6 +120,12 @@ export const ERROR_CATALOGUE = {
     title: "Upload incomplete",
     description: "The connection closed before the whole request body arrived. Nothing was kept. Send the request again.",
   },
+  webapp_quota_reached: {
+    status: 402,
+    title: "Web app quota reached",
+    description:
+      "This month's web app quota of the account's plan (minutes of audio, or documents) is used up. Nothing was created. The web app's quotas are its own: the API's wallet is untouched, and the API still works.",
+  },
   draft_closed: {
     status: 409,
     title: "Not a draft",

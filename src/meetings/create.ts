@@ -7,6 +7,7 @@ import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
 import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
 import { assertCanPay } from "../usage/admission.ts";
+import { assertWebappQuota } from "../usage/webapp-quota.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import { parseNumericId } from "../lib/ids.ts";
 import type { Clock } from "../lib/time.ts";
@@ -123,8 +124,8 @@ export function insertMeeting(
 /**
  * The processing job of a meeting whose recording is in place (or, for audio_url, to be
  * downloaded), after checking the account's processing slots and, for the API, that its balance
- * can pay (402): the web app's usage is metered on its own channel and never draws on the API's
- * allowance (SPEC 8, rule 5).
+ * can pay (402); for the web app, that its own monthly quota of audio has minutes left (402
+ * webapp_quota_reached): its usage never draws on the API's allowance (SPEC 8, rule 5).
  */
 export function enqueueProcessing(
   tx: Queryable,
@@ -137,6 +138,7 @@ export function enqueueProcessing(
 ): string {
   assertFreeSlot(tx, account.userId, account.plan, deps.slots);
   if (channel === "api") assertCanPay(tx, deps.billing, account, now);
+  else assertWebappQuota(tx, deps.billing, account, now, "audio");
   return enqueueJob(tx, { userId: account.userId, kind: "meeting_processing", now, meetingId, source: channel, ...job });
 }
 

@@ -10,7 +10,7 @@ import { grantCredits, setSpendCap } from "./accounts.ts";
 import { assertCanPay } from "./admission.ts";
 import { balanceOf } from "./balance.ts";
 import { costOf, usageMeter, type Consumption } from "./meter.ts";
-import type { BillingSettings } from "./settings.ts";
+import { DEFAULT_BILLING, type BillingSettings } from "./settings.ts";
 
 const settings: BillingSettings = {
   currency: "EUR",
@@ -18,6 +18,7 @@ const settings: BillingSettings = {
   // 360 per hour: one minor unit per 10 s of audio. 1,000,000 per million tokens: one per token.
   rates: { transcriptionPerHour: 360, reportPerMillionTokens: 1_000_000, documentPerMillionTokens: 1_000_000 },
   holdPerOperation: 5,
+  webappQuotas: DEFAULT_BILLING.webappQuotas,
 };
 const NOV = Date.parse("2026-11-10T12:00:00Z");
 const DEC = Date.parse("2026-12-01T00:00:05Z");

@@ -17,6 +17,14 @@ export interface BillingSettings {
    * cannot all be admitted against a wallet that pays for a few.
    */
   holdPerOperation: number;
+  /**
+   * The web app's own monthly quotas per plan (SPEC 8 rule 5: API usage never consumes them, and
+   * the web app never draws on the API wallet): minutes of audio processed and documents written.
+   */
+  webappQuotas: {
+    audioMinutes: Readonly<Record<string, number>>;
+    documents: Readonly<Record<string, number>>;
+  };
 }
 
 export const DEFAULT_BILLING: BillingSettings = {
@@ -24,6 +32,10 @@ export const DEFAULT_BILLING: BillingSettings = {
   allowances: { free: 500, standard: 5000, pro: 20000 },
   rates: { transcriptionPerHour: 60, reportPerMillionTokens: 200, documentPerMillionTokens: 200 },
   holdPerOperation: 5,
+  webappQuotas: {
+    audioMinutes: { free: 120, standard: 1200, pro: 6000 },
+    documents: { free: 10, standard: 100, pro: 500 },
+  },
 };
 
 export const ALERT_THRESHOLDS_PERCENT = [50, 80, 100] as const;

@@ -5,6 +5,7 @@ import { createDraftMeeting } from "../meetings/create.ts";
 import { draftParts, finishDraft, MAX_PART_BYTES, storeDraftPart } from "../meetings/drafts.ts";
 import { getOwnedMeetingRow } from "../meetings/render.ts";
 import { createMeetingUpload } from "../meetings/schema.ts";
+import { assertWebappQuota } from "../usage/webapp-quota.ts";
 import { html, redirect, respond } from "./http.ts";
 import type { WebKit } from "./kit.ts";
 import { RecordPage } from "./pages/record.tsx";
@@ -31,6 +32,8 @@ export function draftRoutes(app: Elysia, kit: WebKit): void {
     })
     .post("/meetings/drafts", async ({ request }) => {
       const { session, form } = await kit.readForm(request);
+      // Before anyone records an hour: the month's web app audio must have minutes left.
+      assertWebappQuota(deps.db, deps.billing, kit.account(session), deps.clock.now(), "audio");
       const kind = form.get("kind") === "recording" ? "live_recording" : "upload";
       const fields = createMeetingUpload.safeParse({
         title: form.get("title")?.trim() || undefined,

@@ -205,7 +205,7 @@ const en = {
   "usage.title": "Usage",
   "usage.used": "Used",
   "usage.webapp": "Web app",
-  "usage.webappNote": "Meetings made in the web app are metered on their own line and never use the API allowance.",
+  "usage.webappNote": "Meetings and documents made in the web app count against these quotas, never against the API allowance; API usage never counts here.",
   "text.title": "Or start from a text transcript",
   "text.help": "Paste a transcript, or choose a text file, to get the AI report without audio. One line per turn; a leading “Name:” names the speaker, and a leading [hh:mm:ss] gives the time.",
   "text.paste": "Transcript",
@@ -213,6 +213,9 @@ const en = {
   "text.submit": "Create the meeting from this text",
   "login.sso": "Sign in with {name}",
   "login.ssoUnknown": "Your identity provider signed you in, but no Verbatim account has your verified email. Ask your administrator to create your account.",
+  "usage.webappTitle": "Web app quotas, {period}",
+  "usage.webappAudio": "Audio processed",
+  "usage.webappDocuments": "Documents written",
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -421,7 +424,7 @@ const fr: Record<MessageKey, string> = {
   "usage.title": "Utilisation",
   "usage.used": "Utilisé",
   "usage.webapp": "Application web",
-  "usage.webappNote": "Les réunions faites dans l'application web sont comptées à part et n'utilisent jamais le forfait de l'API.",
+  "usage.webappNote": "Les réunions et documents faits dans l'application web comptent sur ces quotas, jamais sur le forfait de l'API ; l'utilisation de l'API ne compte jamais ici.",
   "text.title": "Ou partir d'une transcription écrite",
   "text.help": "Collez une transcription, ou choisissez un fichier texte, pour obtenir le compte rendu sans audio. Une ligne par prise de parole ; « Nom : » en début de ligne nomme l'intervenant, et [hh:mm:ss] donne l'heure.",
   "text.paste": "Transcription",
@@ -429,6 +432,9 @@ const fr: Record<MessageKey, string> = {
   "text.submit": "Créer la réunion à partir de ce texte",
   "login.sso": "Se connecter avec {name}",
   "login.ssoUnknown": "Votre fournisseur d'identité vous a authentifié, mais aucun compte Verbatim ne porte votre adresse vérifiée. Demandez à votre administrateur de créer votre compte.",
+  "usage.webappTitle": "Quotas de l'application web, {period}",
+  "usage.webappAudio": "Audio traité",
+  "usage.webappDocuments": "Documents rédigés",
 };
 
 const catalogues: Record<Locale, Record<MessageKey, string>> = { en, fr };

@@ -6,6 +6,7 @@ import { documentRequestBody } from "../documents/schema.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { buildExportBundle, exportMarkdown } from "../exports/bundle.ts";
 import { assertFreeSlot } from "../jobs/slots.ts";
+import { assertWebappQuota } from "../usage/webapp-quota.ts";
 import { createMeeting } from "../meetings/create.ts";
 import { deleteMeeting } from "../meetings/delete.ts";
 import { assertDiskAdmitsRecordings } from "../meetings/disk-admission.ts";
@@ -108,6 +109,7 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
       // Fail fast before a long upload; checked again when creating. The web app's usage never
       // draws on the API allowance, so there is no balance check.
       assertFreeSlot(deps.db, account.userId, account.plan, deps.slots);
+      assertWebappQuota(deps.db, deps.billing, account, deps.clock.now(), "audio");
       assertDiskAdmitsRecordings(deps.dataDir, deps.minFreeDisk);
       const release = deps.uploads.acquire(account.userId, deps.slots[account.plan] ?? 1);
       try {

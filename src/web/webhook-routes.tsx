@@ -6,6 +6,7 @@ import { assertDeliverableUrl, createEndpoint, deleteEndpoint, getOwnedEndpoint,
 import { queuePing } from "../webhooks/ping.ts";
 import { createEndpointBody } from "../webhooks/schema.ts";
 import { listLedger, renderUsage } from "../usage/query.ts";
+import { webappUsage } from "../usage/webapp-quota.ts";
 import { html, redirect } from "./http.ts";
 import type { WebKit } from "./kit.ts";
 import { DeliveriesPage, WebhooksPage } from "./pages/webhooks.tsx";
@@ -89,6 +90,7 @@ export function webhookPages(app: Elysia, kit: WebKit): void {
       const page = listLedger(deps.db, session.user.id, pageQuery.parse({ cursor: search.get("cursor") ?? undefined }), now, "all");
       const frame = kit.frameFor(request, session, (t) => t("usage.title"));
       const nextHref = page.has_more && page.next_cursor ? `/settings/usage?cursor=${encodeURIComponent(page.next_cursor)}` : null;
-      return html(<UsagePage frame={frame} usage={usage} lines={page.data as never} nextHref={nextHref} />);
+      const webapp = webappUsage(deps.db, deps.billing, { userId: session.user.id, plan: session.user.plan }, now);
+      return html(<UsagePage frame={frame} usage={usage} webapp={webapp} lines={page.data as never} nextHref={nextHref} />);
     });
 }

@@ -1,4 +1,5 @@
 import type { renderLedgerLine, renderUsage } from "../../usage/query.ts";
+import type { WebappUsage } from "../../usage/webapp-quota.ts";
 import { Layout, NextPageLink, type PageFrame } from "../layout.tsx";
 import { SettingsNav } from "./settings.tsx";
 
@@ -6,7 +7,7 @@ type Usage = ReturnType<typeof renderUsage>;
 type Line = ReturnType<typeof renderLedgerLine> & { channel: "api" | "webapp" };
 
 /** The month's usage: the API allowance and its spending, and every ledger line of both channels. */
-export function UsagePage(props: { frame: PageFrame; usage: Usage; lines: Line[]; nextHref: string | null }) {
+export function UsagePage(props: { frame: PageFrame; usage: Usage; webapp: WebappUsage; lines: Line[]; nextHref: string | null }) {
   const { frame, usage } = props;
   const { t } = frame;
   const money = new Intl.NumberFormat(frame.locale, { style: "currency", currency: usage.currency });
@@ -31,6 +32,19 @@ export function UsagePage(props: { frame: PageFrame; usage: Usage; lines: Line[]
           <dd>{amount(usage.wallet.remaining)}</dd>
           <dt>{t("usage.onDemand")}</dt>
           <dd>{usage.on_demand.enabled ? `${amount(usage.on_demand.used)} / ${amount(usage.on_demand.spend_cap)}` : t("usage.off")}</dd>
+        </dl>
+      </section>
+      <section aria-labelledby="webapp-title">
+        <h2 id="webapp-title">{t("usage.webappTitle", { period: props.webapp.period })}</h2>
+        <dl class="facts">
+          <dt>{t("usage.webappAudio")}</dt>
+          <dd>
+            <meter min={0} max={props.webapp.audioMinutes.quota} value={props.webapp.audioMinutes.used} /> {props.webapp.audioMinutes.used} / {props.webapp.audioMinutes.quota} min
+          </dd>
+          <dt>{t("usage.webappDocuments")}</dt>
+          <dd>
+            <meter min={0} max={props.webapp.documents.quota} value={props.webapp.documents.used} /> {props.webapp.documents.used} / {props.webapp.documents.quota}
+          </dd>
         </dl>
         <p class="muted">{t("usage.webappNote")}</p>
       </section>

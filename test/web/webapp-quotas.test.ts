@@ -1,0 +1,73 @@
+// The web app's own quotas (SPEC 8 rule 5, issue 14): with the API wallet empty the web app still
+// works, and with its quota used up the API still would; minutes of audio and documents per month,
+// counted from the ledger's webapp lines.
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
+import { join } from "node:path";
+import { createUserWithKey, ROOT, startServer, type TestServer } from "../helpers/server.ts";
+import { CookieClient } from "../helpers/web-client.ts";
+
+setDefaultTimeout(60_000);
+type Json = any;
+
+const FIXTURE = join(ROOT, "..", "shared", "fixtures", "meeting-fr-2spk.wav");
+const PASSWORD = "correct horse battery";
+let server: TestServer;
+let key: string;
+
+beforeAll(async () => {
+  server = await startServer({
+    args: [
+      "--engines", "test/doubles/engines.ts",
+      "--rate-limits", "pro=100000,anonymous=100000",
+      "--allowances", "pro=0",
+      "--webapp-audio-minutes", "pro=1",
+      "--webapp-documents", "pro=1",
+    ],
+  });
+  key = await createUserWithKey(server, "quota@firm.example");
+  await server.admin("user", "password", "--email", "quota@firm.example", "--password", PASSWORD);
+});
+afterAll(() => server.stop());
+
+async function webUpload(browser: CookieClient): Promise<Response> {
+  const token = await browser.csrfToken("/meetings/new");
+  const body = new FormData();
+  body.append("file", Bun.file(FIXTURE), "quota.wav");
+  return fetch(`${server.url}/meetings/new?_csrf=${encodeURIComponent(token)}`, { method: "POST", redirect: "manual", headers: { cookie: browser.header(), origin: server.url }, body });
+}
+
+test("an empty API wallet does not stop the web app; its own minutes and documents do, with a page that says so", async () => {
+  const api = new FormData();
+  api.append("file", Bun.file(FIXTURE), "api.wav");
+  expect((await server.api("/api/v1/meetings", { method: "POST", key, body: api })).status).toBe(402);
+
+  const browser = new CookieClient(server.url);
+  await browser.signIn("quota@firm.example", PASSWORD);
+  const first = await webUpload(browser);
+  expect(first.status).toBe(303);
+  const id = first.headers.get("location")!.split("/").pop()!;
+  const deadline = Date.now() + 30_000;
+  while (((await (await server.api(`/api/v1/meetings/${id}`, { key })).json()) as Json).status !== "completed" && Date.now() < deadline) await Bun.sleep(100);
+
+  // 29 s of audio is the whole 1-minute quota: the next recording is refused before its upload.
+  const second = await webUpload(browser);
+  expect(second.status).toBe(402);
+  expect(await second.text()).toContain("web app quota of 1 minutes of audio is used up");
+  const draft = await browser.post("/meetings/drafts", { kind: "recording" }, { "x-csrf-token": await browser.csrfToken("/record") });
+  expect(draft.status).toBe(402);
+
+  // Documents: one, then the quota.
+  const token = await browser.csrfToken(`/meetings/${id}`);
+  const template = ((await (await server.api("/api/v1/templates", { key })).json()) as Json).data[0].id;
+  expect((await browser.post(`/meetings/${id}/documents`, { template_id: template, _csrf: token })).status).toBe(303);
+  const again = await browser.post(`/meetings/${id}/documents`, { template_id: template, _csrf: token });
+  expect(again.status).toBe(402);
+  expect(await again.text()).toContain("quota of 1 documents");
+
+  const usage = await (await browser.get("/settings/usage")).text();
+  expect(usage).toContain("1 / 1 min");
+  expect(usage).toContain("1 / 1");
+  // The API's wallet was never touched by the web app.
+  const apiUsage = (await (await server.api("/api/v1/usage", { key })).json()) as Json;
+  expect(apiUsage.wallet.used).toBe(0);
+});
