@@ -1,6 +1,7 @@
 // verbatim doctor (issue 13, operations): what it finds on a healthy setup, with a server running,
 // and the problems it names (missing models, no ffmpeg, a damaged database), with exit status 1.
 import { afterAll, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -42,10 +43,16 @@ test("missing models, no ffmpeg and a damaged database are each named; exit 1", 
   const damaged = join(dir, "damaged");
   const server = await startServer({ dataDir: damaged });
   await server.stop();
+  // Every committed page into the database file first: pages left in the WAL would be read from
+  // there, and the damage below would miss them.
+  const sqlite = new Database(join(damaged, "verbatim.db"));
+  sqlite.run("PRAGMA wal_checkpoint(TRUNCATE)");
+  sqlite.close();
   // Overwrite every page after the first: the header and schema stay, the b-trees do not.
   const file = Bun.file(join(damaged, "verbatim.db"));
   const bytes = new Uint8Array(await file.arrayBuffer());
   bytes.fill(0x5a, 4096, bytes.length);
+  expect(bytes.length).toBeGreaterThan(40 * 4096);
   writeFileSync(join(damaged, "verbatim.db"), bytes);
 
   const result = await doctor(["--data-dir", damaged, "--models-dir", join(dir, "no-models"), "--ffmpeg", "/nonexistent/ffmpeg"]);

@@ -138,6 +138,11 @@ describe("the web app in chromium", () => {
     apiKey = await page.locator("#shown-once").inputValue();
     expect(apiKey).toStartWith("vb_live_");
     await page.screenshot({ path: join(SHOTS, "developers.png"), fullPage: true });
+    for (const [path, name] of [["/settings", "settings"], ["/settings/webhooks", "webhooks"], ["/settings/usage", "usage"], ["/meetings", "meetings"]]) {
+      const response = await page.goto(`${server.url}${path}`);
+      expect(response!.status()).toBe(200);
+      await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+    }
     const me = await server.api("/api/v1/me", { key: apiKey });
     expect(me.status).toBe(200);
     // Read scopes only by default: writing is refused.
