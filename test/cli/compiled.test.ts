@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BUN, createUserWithKey, ROOT, runCli, startServer, type TestServer } from "../helpers/server.ts";
 import { LOOPBACK_CA_FILE, startReceiver } from "../support/webhook-receiver.ts";
+import { APP_SCRIPT } from "../../src/web/routes.tsx";
 
 // The same entry point compiled into one executable, as shipped: migrations and every
 // subcommand must work from it with no source tree beside it.
@@ -51,6 +52,18 @@ test("admin commands of the compiled executable work on the running server's dat
   expect(key.code).toBe(0);
   const response = await server.api("/api/v1/me", { key: JSON.parse(key.stdout).key });
   expect(((await response.json()) as any).user.email).toBe("bin@example.com");
+});
+
+test("the compiled executable serves the web app with its script and stylesheet built in (no source tree beside it)", async () => {
+  const login = await server.api("/login");
+  expect(login.status).toBe(200);
+  expect(await login.text()).toContain('<script type="module" src="/assets/app.js"></script>');
+  const script = await server.api("/assets/app.js");
+  expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+  // The same bundle the source makes: built at compile time by the macro, embedded in the executable.
+  expect(await script.text()).toBe(APP_SCRIPT);
+  expect(APP_SCRIPT).toContain("querySelectorAll");
+  expect((await server.api("/assets/app.css")).status).toBe(200);
 });
 
 test("the compiled executable answers oversized headers with its own problem+json 431", async () => {
