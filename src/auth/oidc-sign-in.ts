@@ -26,6 +26,8 @@ interface Provider {
 
 /** A sign-in in flight: between the redirect to the provider and its answer, at most 10 minutes. */
 interface Pending {
+  /** Where the caller goes once signed in (opaque here). */
+  returnTo: string;
   nonce: string;
   verifier: string;
   expiresAt: number;
@@ -62,13 +64,13 @@ export class OidcSignIn {
   }
 
   /** The provider's URL to send the browser to, and the state its cookie must carry back. */
-  async start(redirectUri: string): Promise<{ url: string; state: string }> {
+  async start(redirectUri: string, returnTo: string): Promise<{ url: string; state: string }> {
     const provider = await this.discover();
     const now = this.options.now();
     for (const [state, entry] of this.pending) if (entry.expiresAt <= now) this.pending.delete(state);
     if (this.pending.size >= MAX_PENDING) this.pending.delete(this.pending.keys().next().value!);
     const state = randomBase62(32);
-    const entry = { nonce: randomBase62(32), verifier: randomBase62(64), expiresAt: now + PENDING_MS };
+    const entry = { returnTo, nonce: randomBase62(32), verifier: randomBase62(64), expiresAt: now + PENDING_MS };
     this.pending.set(state, entry);
     const url = new URL(provider.authorizationEndpoint);
     url.search = new URLSearchParams({
@@ -84,8 +86,11 @@ export class OidcSignIn {
     return { url: url.toString(), state };
   }
 
-  /** The person the provider signed in, from its answer on the callback. */
-  async finish(answer: { state: string | null; cookieState: string | undefined; code: string | null; error: string | null }, redirectUri: string): Promise<IdpPerson> {
+  /** The person the provider signed in, from its answer on the callback, and where the sign-in was to return. */
+  async finish(
+    answer: { state: string | null; cookieState: string | undefined; code: string | null; error: string | null },
+    redirectUri: string,
+  ): Promise<{ person: IdpPerson; returnTo: string }> {
     if (answer.error) throw new SsoRefused(`The identity provider refused the sign-in (${answer.error.slice(0, 100)}).`);
     const entry = answer.state ? this.pending.get(answer.state) : undefined;
     // One use only, and only in the browser that started it.
@@ -116,10 +121,13 @@ export class OidcSignIn {
     if (claims.nonce !== entry.nonce) throw new SsoRefused("The ID token was not made for this sign-in (nonce).");
     if (typeof claims.sub !== "string" || claims.sub === "") throw new SsoRefused("The ID token names no subject.");
     return {
-      issuer: this.settings.issuer,
-      subject: claims.sub,
-      email: typeof claims.email === "string" ? claims.email.toLowerCase() : undefined,
-      emailVerified: claims.email_verified === true,
+      person: {
+        issuer: this.settings.issuer,
+        subject: claims.sub,
+        email: typeof claims.email === "string" ? claims.email.toLowerCase() : undefined,
+        emailVerified: claims.email_verified === true,
+      },
+      returnTo: entry.returnTo,
     };
   }
 

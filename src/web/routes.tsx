@@ -15,6 +15,7 @@ import { readFormBody } from "./form-body.ts";
 import { cookie, html, redirect, respond, sameOrigin, setCookie } from "./http.ts";
 import { translator } from "./i18n.ts";
 import { bundleIsland } from "./islands/bundle.ts" with { type: "macro" };
+import { pathOf } from "../http/pipeline.ts";
 import { createWebKit, PageRefusal, SESSION_COOKIE, SignInRequired, type WebDeps } from "./kit.ts";
 import { draftRoutes } from "./draft-routes.tsx";
 import { meetingPages } from "./meeting-routes.tsx";
@@ -43,23 +44,36 @@ export function isWebPath(pathname: string): boolean {
   return WEB_ROOTS.some((root) => pathname === root || pathname.startsWith(`${root}/`));
 }
 
+/**
+ * Where to go after signing in: a page of this web app the browser was sent away from, as a path
+ * on this site, else the meetings list. Anything that could leave the site (`//host`, a scheme,
+ * a backslash) or is not a page of the app is ignored.
+ */
+export function afterSignIn(next: string | null | undefined): string {
+  if (!next || next.length > 512 || !next.startsWith("/") || next.startsWith("//") || /[\\\u0000-\u001f]/.test(next)) return "/meetings";
+  const path = pathOf(`http://site${next}`);
+  if (!isWebPath(path) || path === "/" || path === "/logout" || path.startsWith("/login") || path.startsWith("/assets/")) return "/meetings";
+  return next;
+}
+
 export function createWebApp(deps: WebDeps) {
   const kit = createWebKit(deps);
 
-  const loginPage = (request: Request, status: number, error?: string, email?: string) => {
+  const loginPage = (request: Request, status: number, error?: string, email?: string, next?: string) => {
     const formToken = cookie(request, FORM_COOKIE) ?? randomBase62(32);
     const frame = kit.frameFor(request, undefined, (t) => t("login.title"));
-    return html(<LoginPage frame={frame} formToken={formToken} error={error} email={email} ssoName={deps.sso?.name} />, status, [
+    const returnTo = afterSignIn(next ?? new URL(request.url).searchParams.get("next"));
+    return html(<LoginPage frame={frame} formToken={formToken} error={error} email={email} ssoName={deps.sso?.name} next={returnTo} />, status, [
       setCookie(request, deps.publicUrl(), FORM_COOKIE, formToken, 3600, "strict"),
     ]);
   };
 
   /** A new session for a user who proved who they are: a fresh token, and any session the browser brought is ended (fixation). */
-  const signedIn = (request: Request, userId: string, now: number, extraCookies: string[] = []) => {
+  const signedIn = (request: Request, userId: string, now: number, next: string, extraCookies: string[] = []) => {
     const previous = cookie(request, SESSION_COOKIE);
     if (previous) endWebSessionOfToken(deps.db, previous);
     const session = createWebSession(deps.db, userId, now);
-    return redirect("/meetings", [setCookie(request, deps.publicUrl(), SESSION_COOKIE, session.token, SESSION_MAX_MS / 1000, "lax"), ...extraCookies]);
+    return redirect(afterSignIn(next), [setCookie(request, deps.publicUrl(), SESSION_COOKIE, session.token, SESSION_MAX_MS / 1000, "lax"), ...extraCookies]);
   };
   const ssoCallback = () => `${deps.publicUrl()}/login/sso/callback`;
 
@@ -70,7 +84,11 @@ export function createWebApp(deps: WebDeps) {
     // status and our own sentence. Anything else is logged and answered with a page that says
     // nothing of it.
     .onError(({ error, request }) => {
-      if (error instanceof SignInRequired) return redirect("/login");
+      // A page asked for while signed out (a meeting's web_url from an email) opens after sign-in.
+      if (error instanceof SignInRequired) {
+        const url = new URL(request.url);
+        return redirect(request.method === "GET" ? `/login?next=${encodeURIComponent(url.pathname + url.search)}` : "/login");
+      }
       const session = kit.sessionOf(request);
       if (error instanceof PageRefusal) {
         const notFound = error.status === 404;
@@ -89,32 +107,33 @@ export function createWebApp(deps: WebDeps) {
     .get("/", ({ request }) => redirect(kit.sessionOf(request) ? "/meetings" : "/login"))
     .get("/assets/app.css", () => respond(stylesheet, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=3600" }))
     .get("/assets/app.js", () => respond(APP_SCRIPT, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=3600" }))
-    .get("/login", ({ request }) => (kit.sessionOf(request) ? redirect("/meetings") : loginPage(request, 200)))
+    .get("/login", ({ request }) => (kit.sessionOf(request) ? redirect(afterSignIn(new URL(request.url).searchParams.get("next"))) : loginPage(request, 200)))
     .post("/login", async ({ request }) => {
       const form = await readFormBody(request);
       const t = translator(kit.frameFor(request, undefined, () => "").locale);
       if (!sameOrigin(request, deps.publicUrl()) || !sameSecret(form.get("_csrf") ?? undefined, cookie(request, FORM_COOKIE))) {
-        return loginPage(request, 403, t("login.expired"));
+        return loginPage(request, 403, t("login.expired"), undefined, form.get("next") ?? undefined);
       }
+      const next = form.get("next");
       const email = (form.get("email") ?? "").trim().toLowerCase().slice(0, 320);
       const password = form.get("password") ?? "";
       const address = kit.clientAddress(request);
       const now = deps.clock.now();
       const wait = deps.throttle.retryAfter(email, address, now);
-      if (wait > 0) return loginPage(request, 429, t("login.throttled", { seconds: wait }), email);
+      if (wait > 0) return loginPage(request, 429, t("login.throttled", { seconds: wait }), email, next ?? undefined);
       const user = findUserByEmail(deps.db, email);
       const ok = await verifyPassword(password, user ? passwordHashOf(deps.db, user.id) : null);
       if (!user || !ok) {
         deps.throttle.recordFailure(email, address, now);
-        return loginPage(request, 401, t("login.failed"), email);
+        return loginPage(request, 401, t("login.failed"), email, next ?? undefined);
       }
       deps.throttle.recordSuccess(email);
-      return signedIn(request, user.id, now, [setCookie(request, deps.publicUrl(), FORM_COOKIE, "", 0, "strict")]);
+      return signedIn(request, user.id, now, afterSignIn(next), [setCookie(request, deps.publicUrl(), FORM_COOKIE, "", 0, "strict")]);
     })
     .get("/login/sso", async ({ request }) => {
       if (!deps.sso) throw new PageRefusal(404, "");
       try {
-        const { url, state } = await deps.sso.start(ssoCallback());
+        const { url, state } = await deps.sso.start(ssoCallback(), afterSignIn(new URL(request.url).searchParams.get("next")));
         // Lax: the provider sends the browser back with a top-level GET, which carries Lax cookies.
         return redirect(url, [setCookie(request, deps.publicUrl(), SSO_COOKIE, state, 600, "lax")]);
       } catch (error) {
@@ -127,7 +146,7 @@ export function createWebApp(deps: WebDeps) {
       const params = new URL(request.url).searchParams;
       const clearState = setCookie(request, deps.publicUrl(), SSO_COOKIE, "", 0, "lax");
       try {
-        const person = await deps.sso.finish(
+        const { person, returnTo } = await deps.sso.finish(
           { state: params.get("state"), cookieState: cookie(request, SSO_COOKIE), code: params.get("code"), error: params.get("error") },
           ssoCallback(),
         );
@@ -135,9 +154,9 @@ export function createWebApp(deps: WebDeps) {
         const mapped = userForIdpToken(deps.db, person, now);
         if ("refused" in mapped) {
           const t = translator(kit.frameFor(request, undefined, () => "").locale);
-          return html(<LoginPage frame={kit.frameFor(request, undefined, (tr) => tr("login.title"))} formToken={randomBase62(32)} error={t("login.ssoUnknown")} ssoName={deps.sso.name} />, 403, [clearState]);
+          return html(<LoginPage frame={kit.frameFor(request, undefined, (tr) => tr("login.title"))} formToken={randomBase62(32)} error={t("login.ssoUnknown")} ssoName={deps.sso.name} next={returnTo} />, 403, [clearState]);
         }
-        return signedIn(request, mapped.user.id, now, [clearState]);
+        return signedIn(request, mapped.user.id, now, returnTo, [clearState]);
       } catch (error) {
         if (error instanceof SsoRefused) return loginPage(request, 401, error.message);
         throw error;

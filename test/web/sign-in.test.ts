@@ -67,7 +67,7 @@ test("a right password signs in (HttpOnly, SameSite session cookie) and opens th
 test("without a session the meetings page sends the browser to /login", async () => {
   const response = await new Browser().get("/meetings");
   expect(response.status).toBe(303);
-  expect(response.headers.get("location")).toBe("/login");
+  expect(response.headers.get("location")).toBe("/login?next=%2Fmeetings");
 });
 
 test("CSRF: a sign-in or sign-out without the page's token, or from another origin, is refused", async () => {
@@ -158,5 +158,24 @@ test("behind a TLS-terminating proxy (--public-url https://…): the proxy's ori
     expect(accepted.headers.getSetCookie().find((c) => c.startsWith("verbatim_session="))).toContain("Secure");
   } finally {
     await proxied.stop();
+  }
+});
+
+test("a page asked for while signed out opens after sign-in; a next that would leave the site is ignored", async () => {
+  const browser = new Browser();
+  const id = crypto.randomUUID();
+  const away = await browser.get(`/meetings/${id}?notice=saved`);
+  expect(away.status).toBe(303);
+  expect(away.headers.get("location")).toBe(`/login?next=${encodeURIComponent(`/meetings/${id}?notice=saved`)}`);
+  const page = await (await browser.get(away.headers.get("location")!)).text();
+  expect(page).toContain(`name="next" value="/meetings/${id}?notice=saved"`);
+  const signedIn = await browser.post("/login", { _csrf: await formToken(browser), email: "partner@firm.example", password: PASSWORD, next: `/meetings/${id}?notice=saved` });
+  expect(signedIn.status).toBe(303);
+  expect(signedIn.headers.get("location")).toBe(`/meetings/${id}?notice=saved`);
+
+  for (const hostile of ["https://evil.example/", "//evil.example/meetings", "/\\evil.example", "/login?next=/x", "/api/v1/me", "/logout", "meetings"]) {
+    const other = new Browser();
+    const response = await other.post("/login", { _csrf: await formToken(other), email: "partner@firm.example", password: PASSWORD, next: hostile });
+    expect(response.headers.get("location")).toBe("/meetings");
   }
 });

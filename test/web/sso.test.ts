@@ -75,8 +75,8 @@ afterAll(async () => {
 });
 
 /** Follows the flow as a browser would: our redirect to the provider, its redirect back to us. */
-async function signInThroughProvider(browser: CookieClient): Promise<Response> {
-  const start = await browser.get("/login/sso");
+async function signInThroughProvider(browser: CookieClient, next?: string): Promise<Response> {
+  const start = await browser.get(next ? `/login/sso?next=${encodeURIComponent(next)}` : "/login/sso");
   expect(start.status).toBe(303);
   const atProvider = await fetch(start.headers.get("location")!, { redirect: "manual" });
   const back = new URL(atProvider.headers.get("location")!);
@@ -100,6 +100,9 @@ test("the sign-in page offers the provider; the code flow with PKCE signs the us
   expect(seen.authorize!.get("nonce")!.length).toBeGreaterThanOrEqual(32);
   expect(seen.authorize!.toString()).not.toContain(CLIENT_SECRET);
   expect(seen.token!.get("client_secret")).toBeNull();
+  // A page asked for before signing in opens after the provider's round trip.
+  const again = await signInThroughProvider(new CookieClient(server.url), "/settings/developers");
+  expect(again.headers.get("location")).toBe("/settings/developers");
 });
 
 test("a provider answer brought to another browser (no state cookie), or replayed, signs no one in", async () => {

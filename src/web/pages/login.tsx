@@ -1,6 +1,7 @@
 import { Layout, type PageFrame } from "../layout.tsx";
 
-export function LoginPage({ frame, formToken, email, error, ssoName }: { frame: PageFrame; formToken: string; email?: string; error?: string; ssoName?: string }) {
+export function LoginPage(props: { frame: PageFrame; formToken: string; email?: string; error?: string; ssoName?: string; next: string }) {
+  const { frame, formToken, email, error, ssoName, next } = props;
   const { t } = frame;
   return (
     <Layout frame={frame}>
@@ -12,6 +13,7 @@ export function LoginPage({ frame, formToken, email, error, ssoName }: { frame: 
       )}
       <form class="stack" method="post" action="/login">
         <input type="hidden" name="_csrf" value={formToken} />
+        <input type="hidden" name="next" value={next} />
         <label>
           {t("login.email")}
           <input type="email" name="email" autocomplete="username" required value={email ?? ""} aria-describedby={error ? "login-error" : undefined} />
@@ -24,7 +26,7 @@ export function LoginPage({ frame, formToken, email, error, ssoName }: { frame: 
       </form>
       {ssoName && (
         <p>
-          <a class="button secondary-link" href="/login/sso">
+          <a class="button secondary-link" href={next === "/meetings" ? "/login/sso" : `/login/sso?next=${encodeURIComponent(next)}`}>
             {t("login.sso", { name: ssoName })}
           </a>
         </p>
