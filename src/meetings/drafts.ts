@@ -8,7 +8,7 @@ import { ApiError } from "../errors/api-error.ts";
 import type { ParallelSlots } from "../jobs/slots.ts";
 import { randomBase62 } from "../lib/ids.ts";
 import type { Clock } from "../lib/time.ts";
-import type { DiskFloor } from "../storage/disk-space.ts";
+import { headroom, type DiskFloor } from "../storage/disk-space.ts";
 import { draftPartsDir, recordingPath } from "../storage/paths.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import { enqueueProcessing } from "./create.ts";
@@ -104,6 +104,10 @@ export async function finishDraft(deps: DraftDeps, account: { userId: string; pl
   if (indexes.length === 0 || missing.length > 0 || (expectedBytes !== undefined && bytes !== expectedBytes)) {
     const which = indexes.length === 0 ? "No part has arrived yet." : missing.length ? `Missing parts: ${missing.join(", ")}.` : `The parts hold ${bytes} bytes of ${expectedBytes}.`;
     throw new ApiError("draft_incomplete", `The recording is not complete. ${which}`);
+  }
+  // The joined copy sits beside the parts until they are removed: the disk must hold both.
+  if (headroom(deps.dataDir, deps.minFreeDisk) < bytes) {
+    throw new ApiError("insufficient_storage", "The server is low on disk space and cannot join this recording now. What arrived is kept; finish it later.");
   }
   const target = recordingPath(deps.dataDir, draft.id);
   const joining = `${target}.${randomBase62(8)}.tmp`;
