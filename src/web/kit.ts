@@ -74,7 +74,7 @@ export function createWebKit(deps: WebDeps) {
   const frameFor = (request: Request, session: WebSession | undefined, title: (t: Translate) => string): PageFrame => {
     const locale = pickLocale(session?.locale ?? null, request.headers.get("accept-language"));
     const t = translator(locale);
-    return { locale, t, title: title(t), csrfToken: session?.csrfToken };
+    return { locale, t, title: title(t), csrfToken: session?.csrfToken, path: new URL(request.url).pathname };
   };
   const requireSession = (request: Request): WebSession => {
     const session = sessionOf(request);

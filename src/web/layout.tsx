@@ -8,6 +8,19 @@ export interface PageFrame {
   title: string;
   /** The signed-in user's CSRF token; absent on the sign-in page. */
   csrfToken?: string;
+  /** The page's path, to mark where the user is in the navigation. */
+  path?: string;
+}
+
+/** A navigation link, marked as the current page (aria-current) when the user is in its part of the app. */
+function NavLink({ frame, href, label }: { frame: PageFrame; href: string; label: string }) {
+  const path = frame.path ?? "";
+  const here = href === "/meetings" ? path === "/meetings" || (path.startsWith("/meetings/") && path !== "/meetings/new") : path === href || path.startsWith(`${href}/`);
+  return (
+    <a href={href} aria-current={here ? "page" : undefined}>
+      {label}
+    </a>
+  );
 }
 
 /** The HTML document around every page: one stylesheet from this origin, a skip link, the navigation when signed in. */
@@ -32,10 +45,10 @@ export function Layout({ frame, children }: { frame: PageFrame; children: Compon
           </a>
           {frame.csrfToken && (
             <nav aria-label={t("app.name")}>
-              <a href="/meetings">{t("nav.meetings")}</a>
-              <a href="/record">{t("nav.record")}</a>
-              <a href="/meetings/new">{t("nav.upload")}</a>
-              <a href="/settings">{t("nav.settings")}</a>
+              <NavLink frame={frame} href="/meetings" label={t("nav.meetings")} />
+              <NavLink frame={frame} href="/record" label={t("nav.record")} />
+              <NavLink frame={frame} href="/meetings/new" label={t("nav.upload")} />
+              <NavLink frame={frame} href="/settings" label={t("nav.settings")} />
               <form method="post" action="/logout">
                 <CsrfField frame={frame} />
                 <button class="link" type="submit">

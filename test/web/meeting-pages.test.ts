@@ -57,6 +57,9 @@ describe("the meeting page", () => {
     expect(response.status).toBe(200);
     const page = await response.text();
     expect(page).toContain("<h1>Board meeting</h1>");
+    // The navigation says where the user is.
+    expect(page).toContain('<a href="/meetings" aria-current="page">');
+    expect(page).toContain('<a href="/record">');
     expect(page).toContain(`<audio id="player" controls preload="metadata" src="/meetings/${meetingId}/audio">`);
     expect(page).toMatch(/<a class="ts" href="[^"]+#t=4" data-start="4"[^>]*>00:04<\/a>/);
     for (const format of ["json", "md", "txt", "srt", "vtt"]) expect(page).toContain(`/meetings/${meetingId}/transcript/${format}`);
