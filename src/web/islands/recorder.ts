@@ -1,4 +1,4 @@
-import { finishDraft, createDraft, sendPart, withRetry } from "./drafts.ts";
+import { createDraft, finishDraft, Refused, sendPart, withRetry } from "./drafts.ts";
 import { openPartStore, type StoredPart } from "./part-store.ts";
 
 /** How often MediaRecorder hands over a part: a cut loses at most this much that is not yet stored. */
@@ -69,7 +69,16 @@ export function enhanceRecorder(): void {
       return;
     }
     const fields = Object.fromEntries([...new FormData(form)].map(([name, value]) => [name, String(value)]));
-    const draft = await withRetry(() => createDraft(csrf, { ...fields, kind: "recording" }));
+    let draft: { id: string };
+    try {
+      draft = await withRetry(() => createDraft(csrf, { ...fields, kind: "recording" }));
+    } catch (error) {
+      // Refused (the month's web app quota, say): say why, and let go of the microphone.
+      for (const track of stream.getTracks()) track.stop();
+      status.textContent = error instanceof Refused ? error.message : String(error);
+      startButton.disabled = false;
+      return;
+    }
     const mimeType = ["audio/webm;codecs=opus", "audio/webm", "audio/ogg;codecs=opus"].find((type) => MediaRecorder.isTypeSupported(type));
     const recorder = new MediaRecorder(stream, mimeType ? { mimeType } : {});
     const store = await storePromise;
@@ -118,7 +127,14 @@ export function enhanceRecorder(): void {
         // The last part's dataavailable came before stop: once stored, every part is on its way.
         await storing;
         await sending;
-        location.href = await withRetry(() => finishDraft(csrf, draft.id), () => (status.textContent = say("offline")));
+        try {
+          location.href = await withRetry(() => finishDraft(csrf, draft.id), () => (status.textContent = say("offline")));
+        } catch (error) {
+          // Every part is on the server: the draft's page can finish it later.
+          status.textContent = error instanceof Refused ? error.message : String(error);
+          const link = Object.assign(document.createElement("a"), { href: `/meetings/${draft.id}`, textContent: ` /meetings/${draft.id}` });
+          status.append(link);
+        }
       },
       { once: true },
     );
