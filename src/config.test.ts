@@ -1,7 +1,8 @@
 import { expect, test } from "bun:test";
 import { availableParallelism } from "node:os";
 import { parseOptions, UsageError } from "./cli/options.ts";
-import { SERVE_OPTIONS, serviceConfig } from "./config.ts";
+import { SERVE_OPTIONS } from "./config-options.ts";
+import { serviceConfig } from "./config.ts";
 
 const config = (argv: string[], env: Record<string, string> = {}) => serviceConfig(parseOptions(argv, SERVE_OPTIONS, env));
 

@@ -8,7 +8,8 @@ import { createUser, findUserByEmail, listUsers, renderUser, setPasswordHash, se
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from "../auth/passwords.ts";
 import { endAllWebSessions } from "../auth/web-sessions.ts";
 import { grantCredits, setSpendCap } from "../usage/accounts.ts";
-import { DATA_DIR_OPTION, LOCAL_TOKEN_ISSUER, OAUTH_OPTIONS, oauthSettings, TOKEN_MAX_TTL_OPTION, tokenMaxTtl } from "../config.ts";
+import { DATA_DIR_OPTION, OAUTH_OPTIONS, TOKEN_MAX_TTL_OPTION } from "../config-options.ts";
+import { LOCAL_TOKEN_ISSUER, oauthSettings, tokenMaxTtl } from "../config.ts";
 import { openDatabase, type Db } from "../db/client.ts";
 import { applyMigrations } from "../db/migrate.ts";
 import { databasePath } from "../db/paths.ts";

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { backupDataDir } from "../backup/backup.ts";
 import { restoreDataDir, RestoreRefused } from "../backup/restore.ts";
-import { DATA_DIR_OPTION } from "../config.ts";
+import { DATA_DIR_OPTION } from "../config-options.ts";
 import type { Command } from "./admin.ts";
 import { CommandFailed } from "./options.ts";
 

@@ -1,4 +1,5 @@
-import { SERVE_OPTIONS, serviceConfig } from "../config.ts";
+import { SERVE_OPTIONS } from "../config-options.ts";
+import { serviceConfig } from "../config.ts";
 import type { Command } from "./admin.ts";
 import type { OptionSource, OptionValues } from "./options.ts";
 

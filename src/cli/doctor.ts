@@ -6,7 +6,8 @@
 import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { SERVE_OPTIONS, serviceConfig } from "../config.ts";
+import { SERVE_OPTIONS } from "../config-options.ts";
+import { serviceConfig } from "../config.ts";
 import { databasePath } from "../db/paths.ts";
 import { chooseBackend } from "../engines/whisper/select.ts";
 import { configuredModelState, STAND_IN_WARNING, standInModels } from "../models/catalogue.ts";

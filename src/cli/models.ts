@@ -6,7 +6,8 @@
 import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { x as extract } from "tar";
-import { SERVE_OPTIONS, serviceConfig } from "../config.ts";
+import { SERVE_OPTIONS } from "../config-options.ts";
+import { serviceConfig } from "../config.ts";
 import { readCatalogue, SHIPPED_CATALOGUE, verifyModelFile, configuredModelState, type CatalogueEntry } from "../models/catalogue.ts";
 import { installModel, InstallFailed } from "../models/install.ts";
 import type { Command } from "./admin.ts";

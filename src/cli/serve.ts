@@ -1,4 +1,5 @@
-import { SERVE_OPTIONS, serviceConfig } from "../config.ts";
+import { SERVE_OPTIONS } from "../config-options.ts";
+import { serviceConfig } from "../config.ts";
 import { startService } from "../service.ts";
 import { DataDirInUse } from "../storage/data-dir-lock.ts";
 import type { Command } from "./admin.ts";

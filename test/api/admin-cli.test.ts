@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { SERVE_OPTIONS } from "../../src/config.ts";
+import { SERVE_OPTIONS } from "../../src/config-options.ts";
 import { BUN, expectProblem, ROOT, runCli, startServer, type TestServer } from "../helpers/server.ts";
 
 const KEY_FORMAT = /^vb_live_[0-9A-Za-z]{32,}$/;
