@@ -86,6 +86,12 @@ export function listCorrections(db: Queryable, userId: string, meetingId: string
   });
 }
 
+/** The segments of a meeting a person corrected, by index. */
+export function correctedSegments(db: Queryable, meetingId: string): Set<number> {
+  const rows = db.selectDistinct({ index: transcriptCorrections.segmentIndex }).from(transcriptCorrections).where(eq(transcriptCorrections.meetingId, meetingId)).all();
+  return new Set(rows.map((row) => row.index));
+}
+
 /** A transcript made again replaces the words the corrections were about: they go with it. */
 export function forgetCorrections(tx: Queryable, meetingId: string): void {
   tx.delete(transcriptCorrections).where(eq(transcriptCorrections.meetingId, meetingId)).run();

@@ -1,6 +1,7 @@
 import type { Elysia } from "elysia";
 import { ApiError } from "../errors/api-error.ts";
 import { readBounded } from "../http/body.ts";
+import { parseOrThrow } from "../http/validation.ts";
 import { createDraftMeeting } from "../meetings/create.ts";
 import { draftParts, finishDraft, MAX_PART_BYTES, storeDraftPart } from "../meetings/drafts.ts";
 import { getOwnedMeetingRow } from "../meetings/render.ts";
@@ -35,14 +36,13 @@ export function draftRoutes(app: Elysia, kit: WebKit): void {
       // Before anyone records an hour: the month's web app audio must have minutes left.
       assertWebappQuota(deps.db, deps.billing, kit.account(session), deps.clock.now(), "audio");
       const kind = form.get("kind") === "recording" ? "live_recording" : "upload";
-      const fields = createMeetingUpload.safeParse({
+      const fields = parseOrThrow(createMeetingUpload, {
         title: form.get("title")?.trim() || undefined,
         language: form.get("language") || undefined,
         tags: (form.get("tags") ?? "").split(",").map((tag) => tag.trim()).filter(Boolean),
       });
-      if (!fields.success) throw ApiError.validation(fields.error.issues.map((i) => ({ field: i.path.join("."), code: "invalid", message: i.message })));
       const fileName = kind === "upload" ? (form.get("file_name") ?? "").slice(0, 255) || null : null;
-      const id = createDraftMeeting(deps.db, deps.clock, { userId: session.user.id }, fields.data, { source: kind, fileName });
+      const id = createDraftMeeting(deps.db, deps.clock, { userId: session.user.id }, fields, { source: kind, fileName });
       return json({ id, part_bytes: PART_BYTES }, 201);
     })
     .get("/meetings/:id/parts", ({ request, params }) => {

@@ -13,7 +13,7 @@ import { assertDiskAdmitsRecordings } from "../meetings/disk-admission.ts";
 import { loadOwnedExportInput } from "../meetings/export-input.ts";
 import { listParticipants, patchMeeting } from "../meetings/patch.ts";
 import { pendingDocumentCount, processingState } from "../meetings/progress.ts";
-import { correctSegment, listCorrections } from "../meetings/corrections.ts";
+import { correctedSegments, correctSegment } from "../meetings/corrections.ts";
 import { draftParts } from "../meetings/drafts.ts";
 import { regenerateReport } from "../meetings/regenerate-report.ts";
 import { discardReceived, receiveMeeting } from "../meetings/receive.ts";
@@ -22,6 +22,7 @@ import { createMeetingUpload, patchMeetingBody } from "../meetings/schema.ts";
 import { createTextMeeting } from "../meetings/text-source.ts";
 import { MAX_TEXT_TRANSCRIPT_BYTES } from "../meetings/text-transcript.ts";
 import { readBounded } from "../http/body.ts";
+import { parseOrThrow } from "../http/validation.ts";
 import { speakerNamesPatch } from "../meetings/speaker-names.ts";
 import { loadOwnedTranscript, loadTranscript } from "../meetings/transcript.ts";
 import { loadOwnedReport } from "../meetings/report.ts";
@@ -80,7 +81,7 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
         reportHtml={meeting.summary ? markdownToSafeHtml(meeting.summary.markdown) : null}
         hasRecording={existsSync(recordingPath(deps.dataDir, row.id))}
         pendingDocuments={pendingDocumentCount(deps.db, row.id)}
-        corrected={new Set(listCorrections(deps.db, session.user.id, row.id).map((c) => c.segment_index))}
+        corrected={correctedSegments(deps.db, row.id)}
         draft={row.status === "draft" ? (({ indexes, bytes }) => ({ parts: indexes.length, bytes }))(draftParts(deps.dataDir, row.id)) : undefined}
         notice={notice}
       />,
@@ -145,9 +146,8 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
       const file = form.get("text_file");
       const text = file instanceof Blob && file.size > 0 ? await file.text() : String(form.get("text") ?? "");
       const field = (name: string) => (typeof form.get(name) === "string" && String(form.get(name)).trim()) || undefined;
-      const fields = createMeetingUpload.safeParse({ title: field("title"), language: field("language") });
-      if (!fields.success) throw ApiError.validation(fields.error.issues.map((i) => ({ field: i.path.join("."), code: "invalid", message: i.message })));
-      const id = createTextMeeting(deps, kit.account(session), fields.data, text, "webapp");
+      const fields = parseOrThrow(createMeetingUpload, { title: field("title"), language: field("language") });
+      const id = createTextMeeting(deps, kit.account(session), fields, text, "webapp");
       deps.scheduler.wake();
       return redirect(`/meetings/${id}`);
     })
@@ -212,10 +212,9 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
         .split(",")
         .map((tag) => tag.trim())
         .filter(Boolean);
-      const parsed = patchMeetingBody.safeParse({ title: form.get("title") ?? undefined, tags, client: client ? { name: client } : null });
-      if (!parsed.success) return refusedOnPage(request, row.id, ApiError.validation(parsed.error.issues.map((i) => ({ field: i.path.join("."), code: "invalid", message: i.message }))));
       try {
-        patchMeeting(deps.db, deps.clock, session.user.id, row.id, parsed.data);
+        const patch = parseOrThrow(patchMeetingBody, { title: form.get("title") ?? undefined, tags, client: client ? { name: client } : null });
+        patchMeeting(deps.db, deps.clock, session.user.id, row.id, patch);
       } catch (error) {
         return refusedOnPage(request, row.id, error);
       }
@@ -242,13 +241,12 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
       const row = ownedMeeting(session.user.id, params.id);
       const templateId = form.get("template_id") || undefined;
       const prompt = form.get("prompt")?.trim() || undefined;
-      const parsed = documentRequestBody.safeParse({
-        ...(templateId ? { template_id: templateId } : { prompt }),
-        include_transcript: form.get("include_transcript") === "true",
-      });
-      if (!parsed.success) return refusedOnPage(request, row.id, ApiError.validation(parsed.error.issues.map((i) => ({ field: i.path.join(".") || "prompt", code: "invalid", message: i.message }))));
       try {
-        requestDocument(deps, kit.account(session), row.id, parsed.data, undefined, "webapp");
+        const asked = parseOrThrow(documentRequestBody, {
+          ...(templateId ? { template_id: templateId } : { prompt }),
+          include_transcript: form.get("include_transcript") === "true",
+        });
+        requestDocument(deps, kit.account(session), row.id, asked, undefined, "webapp");
       } catch (error) {
         return refusedOnPage(request, row.id, error);
       }

@@ -36,12 +36,19 @@ const SSO_COOKIE = "verbatim_sso";
 /** The client script of every page (web/islands/app.ts), bundled into the executable when it is built. */
 export const APP_SCRIPT: string = bundleIsland("./app.ts");
 
-const WEB_ROOTS = ["/meetings", "/record", "/settings", "/assets"];
+const WEB_ROOTS = ["/meetings", "/record", "/settings", "/assets", "/login"];
 
-/** The paths the web app answers; everything else is the API's. */
+/**
+ * The paths the web app answers; everything else is the API's. Asked for every request, so an
+ * API path is answered by its first characters and nothing is allocated.
+ */
 export function isWebPath(pathname: string): boolean {
-  if (pathname === "/" || pathname === "/login" || pathname === "/logout" || pathname.startsWith("/login/")) return true;
-  return WEB_ROOTS.some((root) => pathname === root || pathname.startsWith(`${root}/`));
+  if (pathname.startsWith("/api/")) return false;
+  if (pathname === "/" || pathname === "/logout") return true;
+  for (const root of WEB_ROOTS) {
+    if (pathname.startsWith(root) && (pathname.length === root.length || pathname.charCodeAt(root.length) === 47)) return true;
+  }
+  return false;
 }
 
 /**
