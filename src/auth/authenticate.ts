@@ -50,7 +50,8 @@ export class Authenticator {
     this.keys.forget();
   }
 
-  async authenticate(header: string | null): Promise<AuthOutcome> {
+  /** API keys are answered at once (their lookup is synchronous), access tokens in a promise (jose). */
+  authenticate(header: string | null): AuthOutcome | Promise<AuthOutcome> {
     if (header === null || header.trim() === "") return { kind: "anonymous" };
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) return { kind: "rejected", detail: "The Authorization header must be of the form: Bearer <API key or access token>." };

@@ -1,4 +1,4 @@
-import type { Authenticator } from "../auth/authenticate.ts";
+import type { Authenticator, AuthOutcome } from "../auth/authenticate.ts";
 import type { Plan } from "../auth/plans.ts";
 import type { BodyPace } from "../lib/body-deadline.ts";
 import type { Clock } from "../lib/time.ts";
@@ -44,77 +44,121 @@ export interface PipelineDeps {
   onUnexpectedError(error: unknown, requestId: string): void;
 }
 
+/** What the pipeline knows of one request while it is handled. */
+interface InFlight {
+  request: Request;
+  clientAddress: () => string;
+  started: number;
+  requestId: string;
+  pathname: string;
+  rate?: RateState;
+  credential: string | null;
+  context?: RequestContext;
+}
+
 /**
  * What every request passes through before and after routing: request id, header size guard,
  * authentication, rate limiting, the headers every response carries, and the request log.
+ *
+ * No async function: a request authenticated by API key whose route answers at once (GET /v1/me)
+ * goes through without a promise, and Bun writes its response without waiting for a microtask.
+ * Access tokens (verified by jose) and routes that read a body continue in a promise.
  */
 export function createPipeline(deps: PipelineDeps) {
-  return async function handle(request: Request, clientAddress: () => string): Promise<Response> {
-    const started = performance.now();
-    const requestId = newRequestId();
-    const pathname = pathOf(request.url);
-    let rate: RateState | undefined;
-    let credential: string | null = null;
-    let context: RequestContext | undefined;
-    let response: Response;
-    try {
-      if (headerBytes(request.headers) > deps.maxHeaderBytes) {
-        rate = anonymousWindow(deps, clientAddress);
-        response = problemResponse(deps.docsUrl, {
-          code: "request_header_fields_too_large",
-          detail: `The request headers add up to more than ${deps.maxHeaderBytes} bytes.`,
-          instance: pathname,
-          requestId,
-        });
-      } else {
-        const auth = await deps.authenticator.authenticate(request.headers.get("authorization"));
-        const principal = auth.kind === "authenticated" ? auth.principal : undefined;
-        credential = principal?.rateKey ?? null;
-        const web = !principal && deps.isWebPath?.(pathname) === true;
-        const key = principal?.rateKey ?? `${web ? "web:" : ""}${anonymousClientKey(clientAddress())}`;
-        const limit = principal ? deps.limits[principal.user.plan as Plan] : web ? WEB_PAGES_PER_MINUTE : deps.limits.anonymous;
-        const now = deps.clock.now();
-        // Probes show the caller's window but are never refused: a liveness check must not fail
-        // because other traffic from the same address (a reverse proxy, the host) used the window up.
-        rate = deps.uncountedPaths.has(pathname)
-          ? { ...deps.limiter.peek(key, limit, now), allowed: true, retryAfter: 0 }
-          : deps.limiter.consume(key, limit, now);
-        if (!rate.allowed) {
-          response = problemResponse(deps.docsUrl, {
-            code: "rate_limited",
-            detail: `More than ${limit} requests in 60 seconds. Retry after ${rate.retryAfter} seconds.`,
-            instance: pathname,
-            requestId,
-          });
-        } else {
-          context = { requestId, auth, rate, bodyPace: deps.bodyPace, clientAddress, commonHeaders: commonHeaders(requestId, rate) };
-          attachContext(request, context);
-          response = await deps.route(request);
-        }
-      }
-    } catch (error) {
-      rate ??= anonymousWindow(deps, clientAddress);
-      deps.onUnexpectedError(error, requestId);
-      response = problemResponse(deps.docsUrl, {
-        code: "internal_error",
-        detail: "The service failed unexpectedly.",
+  const failed = (error: unknown, flight: InFlight): Response => {
+    flight.rate ??= anonymousWindow(deps, flight.clientAddress);
+    deps.onUnexpectedError(error, flight.requestId);
+    return problemResponse(deps.docsUrl, {
+      code: "internal_error",
+      detail: "The service failed unexpectedly.",
+      instance: flight.pathname,
+      requestId: flight.requestId,
+    });
+  };
+
+  const admitted = (flight: InFlight, auth: AuthOutcome): Response | Promise<Response> => {
+    const { request, clientAddress, requestId, pathname } = flight;
+    const principal = auth.kind === "authenticated" ? auth.principal : undefined;
+    flight.credential = principal?.rateKey ?? null;
+    const web = !principal && deps.isWebPath?.(pathname) === true;
+    const key = principal?.rateKey ?? `${web ? "web:" : ""}${anonymousClientKey(clientAddress())}`;
+    const limit = principal ? deps.limits[principal.user.plan as Plan] : web ? WEB_PAGES_PER_MINUTE : deps.limits.anonymous;
+    const now = deps.clock.now();
+    // Probes show the caller's window but are never refused: a liveness check must not fail
+    // because other traffic from the same address (a reverse proxy, the host) used the window up.
+    const rate = deps.uncountedPaths.has(pathname)
+      ? { ...deps.limiter.peek(key, limit, now), allowed: true, retryAfter: 0 }
+      : deps.limiter.consume(key, limit, now);
+    flight.rate = rate;
+    if (!rate.allowed) {
+      return problemResponse(deps.docsUrl, {
+        code: "rate_limited",
+        detail: `More than ${limit} requests in 60 seconds. Retry after ${rate.retryAfter} seconds.`,
         instance: pathname,
         requestId,
       });
     }
-    if (!context?.commonHeadersSent) {
-      for (const [name, value] of Object.entries(context?.commonHeaders ?? commonHeaders(requestId, rate))) response.headers.set(name, value);
+    const context: RequestContext = { requestId, auth, rate, bodyPace: deps.bodyPace, clientAddress, commonHeaders: commonHeaders(requestId, rate) };
+    flight.context = context;
+    attachContext(request, context);
+    return deps.route(request);
+  };
+
+  const dispatch = (flight: InFlight): Response | Promise<Response> => {
+    const { request } = flight;
+    if (headerBytes(request.headers) > deps.maxHeaderBytes) {
+      flight.rate = anonymousWindow(deps, flight.clientAddress);
+      return problemResponse(deps.docsUrl, {
+        code: "request_header_fields_too_large",
+        detail: `The request headers add up to more than ${deps.maxHeaderBytes} bytes.`,
+        instance: flight.pathname,
+        requestId: flight.requestId,
+      });
     }
-    deps.observeRequest?.(request.method, context?.route ?? "unmatched", response.status, (performance.now() - started) / 1000);
+    const auth = deps.authenticator.authenticate(request.headers.get("authorization"));
+    return auth instanceof Promise ? auth.then((settled) => admitted(flight, settled)) : admitted(flight, auth);
+  };
+
+  const finish = (response: Response, flight: InFlight): Response => {
+    const { context } = flight;
+    if (!context?.commonHeadersSent) {
+      for (const [name, value] of Object.entries(context?.commonHeaders ?? commonHeaders(flight.requestId, flight.rate!))) response.headers.set(name, value);
+    }
+    const seconds = (performance.now() - flight.started) / 1000;
+    deps.observeRequest?.(flight.request.method, context?.route ?? "unmatched", response.status, seconds);
     deps.requestLog?.record({
-      request_id: requestId,
-      method: request.method,
-      path: pathname,
+      request_id: flight.requestId,
+      method: flight.request.method,
+      path: flight.pathname,
       status: response.status,
-      duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
-      credential,
+      duration_ms: Math.round(seconds * 1_000_000) / 1000,
+      credential: flight.credential,
     });
     return response;
+  };
+
+  return function handle(request: Request, clientAddress: () => string): Response | Promise<Response> {
+    const flight: InFlight = {
+      request,
+      clientAddress,
+      started: performance.now(),
+      requestId: newRequestId(),
+      pathname: pathOf(request.url),
+      credential: null,
+    };
+    let response: Response | Promise<Response>;
+    try {
+      response = dispatch(flight);
+    } catch (error) {
+      response = failed(error, flight);
+    }
+    if (response instanceof Promise) {
+      return response.then(
+        (settled) => finish(settled, flight),
+        (error: unknown) => finish(failed(error, flight), flight),
+      );
+    }
+    return finish(response, flight);
   };
 }
 

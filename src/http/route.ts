@@ -37,8 +37,11 @@ export interface HandlerInput<P, Q, B> {
   rate: RateState;
 }
 
-/** A handler's answer: status and JSON body, or a ready Response for other media types. */
-export type Reply = { status: number; body?: unknown; headers?: Record<string, string> } | Response;
+/**
+ * A handler's answer: status and JSON body, or a ready Response for other media types. `json` is a
+ * body the handler serialized itself (GET /v1/me reuses the caller's unchanging part).
+ */
+export type Reply = { status: number; body?: unknown; json?: string; headers?: Record<string, string> } | Response;
 
 export interface RouteDef<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
   method: "GET" | "POST" | "PATCH" | "DELETE";

@@ -34,31 +34,36 @@ export function createRouter(routes: RouteDef[], options: RouterOptions) {
     });
   };
 
-  for (const route of routes) {
-    // Not an async function: a route whose handler answers at once (GET /v1/me) returns its
-    // Response without a promise, which Elysia then passes on without awaiting it.
-    app.route(route.method, route.path, ({ request, params }: { request: Request; params: Record<string, string> }) => {
-      const context = contextOf(request);
-      const { requestId, auth, rate } = context;
-      context.route = route.path;
-      try {
-        if (route.access.kind !== "public" && auth.kind === "rejected") throw new ApiError("unauthorized", auth.detail);
-        const principal = auth.kind === "authenticated" ? auth.principal : undefined;
-        checkAccess(route.access, principal);
-        const parts = parseParamsAndQuery(route, request, params);
-        const input = { principal: principal!, ...parts, body: undefined as unknown, request, requestId, rate };
-        const finish = (reply: Reply | Promise<Reply>) =>
-          reply instanceof Promise ? reply.then((settled) => render(settled, context), (error: unknown) => fail(error, request, requestId)) : render(reply, context);
-        if (route.body) {
-          return parseJsonBody(route.body, request)
-            .then((body) => finish(route.handle({ ...input, body } as never)))
-            .catch((error: unknown) => fail(error, request, requestId));
-        }
-        return finish(route.handle(input as never));
-      } catch (error) {
-        return fail(error, request, requestId);
+  const serve = (route: RouteDef, { request, params }: { request: Request; params: Record<string, string> }): Response | Promise<Response> => {
+    const context = contextOf(request);
+    const { requestId, auth, rate } = context;
+    context.route = route.path;
+    try {
+      if (route.access.kind !== "public" && auth.kind === "rejected") throw new ApiError("unauthorized", auth.detail);
+      const principal = auth.kind === "authenticated" ? auth.principal : undefined;
+      checkAccess(route.access, principal);
+      const { params: parsedParams, query } = parseParamsAndQuery(route, request, params);
+      const input = { principal: principal!, params: parsedParams, query, body: undefined as unknown, request, requestId, rate };
+      const finish = (reply: Reply | Promise<Reply>) =>
+        reply instanceof Promise ? reply.then((settled) => render(settled, context), (error: unknown) => fail(error, request, requestId)) : render(reply, context);
+      if (route.body) {
+        return parseJsonBody(route.body, request)
+          .then((body) => finish(route.handle({ ...input, body } as never)))
+          .catch((error: unknown) => fail(error, request, requestId));
       }
-    });
+      return finish(route.handle(input as never));
+    } catch (error) {
+      return fail(error, request, requestId);
+    }
+  };
+
+  for (const route of routes) {
+    // A bound function, not an arrow: Elysia reads a handler's source to guess whether it is async
+    // (any `return f(` or the word "await" counts) and then compiles an async wrapper, which puts a
+    // promise and a microtask on every request. A bound function's source says nothing, so a route
+    // that answers at once (GET /v1/me) returns its Response without a promise; one whose handler
+    // returns a promise still works, as Elysia maps a returned promise either way.
+    app.route(route.method, route.path, serve.bind(null, route));
   }
 
   app.onError(({ code, error, request }) => {
@@ -88,9 +93,10 @@ function render(reply: Reply, context: RequestContext): Response {
   context.commonHeadersSent = true;
   const headers = context.commonHeaders;
   if (reply.headers) Object.assign(headers, reply.headers);
-  if (reply.body === undefined) return new Response(null, { status: reply.status, headers });
+  const json = reply.json ?? (reply.body === undefined ? undefined : JSON.stringify(reply.body));
+  if (json === undefined) return new Response(null, { status: reply.status, headers });
   headers["content-type"] = "application/json";
-  return new Response(JSON.stringify(reply.body), { status: reply.status, headers });
+  return new Response(json, { status: reply.status, headers });
 }
 
 function pathRegex(path: string): RegExp {

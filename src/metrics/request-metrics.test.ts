@@ -7,6 +7,7 @@ const observations: [string, string, number, number][] = [
   ["GET", "/api/v1/me", 200, 0.001], // on a bound: counted in that bound's bucket
   ["GET", "/api/v1/me", 429, 0.003],
   ["POST", "/api/v1/meetings", 202, 1.7],
+  ["DELETE", "/api/v1/me", 405, 0.002], // a second method on a route already seen: its own series
   ["GET", 'unmatched"\\', 404, 75], // past the last bound; a label value that needs escaping
 ];
 

@@ -5,8 +5,9 @@
  *
  * Why not prom-client's Counter and Histogram: they hash the label set on every call, children
  * included, which made metrics about a tenth of a GET /v1/me request (bench/api.ts, issue 13).
- * Here a request costs one Map lookup by a string key and a bucket search over 13 bounds; the
- * exposition format stays prom-client's (Registry.registerMetric takes any object with get()).
+ * Here a request costs three Map lookups by keys it already holds (the route pattern, the method,
+ * the status: no key string is built) and a bucket search over 13 bounds; the exposition format
+ * stays prom-client's (Registry.registerMetric takes any object with get()).
  */
 import type { Registry } from "prom-client";
 
@@ -31,9 +32,17 @@ interface MetricValue {
   metricName?: string;
 }
 
+/** One route pattern and method: its latency, and its count per status. */
+interface RouteSeries {
+  latency: LatencySeries;
+  counts: Map<number, CountSeries>;
+}
+
 export class RequestMetrics {
-  private readonly counts = new Map<string, CountSeries>();
-  private readonly latencies = new Map<string, LatencySeries>();
+  private readonly counts: CountSeries[] = [];
+  private readonly latencies: LatencySeries[] = [];
+  /** Route pattern, then method. */
+  private readonly routes = new Map<string, Map<string, RouteSeries>>();
 
   constructor(
     private readonly countName = "verbatim_http_requests_total",
@@ -41,20 +50,29 @@ export class RequestMetrics {
   ) {}
 
   observe(method: string, route: string, status: number, seconds: number): void {
-    const routeKey = `${method} ${route}`;
-    const countKey = `${routeKey} ${status}`;
-    let count = this.counts.get(countKey);
+    let byMethod = this.routes.get(route);
+    if (!byMethod) {
+      byMethod = new Map();
+      this.routes.set(route, byMethod);
+    }
+    let series = byMethod.get(method);
+    if (!series) {
+      series = {
+        latency: { labels: { method, route }, buckets: new Float64Array(REQUEST_BUCKETS.length + 1), sum: 0, count: 0 },
+        counts: new Map(),
+      };
+      this.latencies.push(series.latency);
+      byMethod.set(method, series);
+    }
+    let count = series.counts.get(status);
     if (!count) {
       count = { labels: { method, route, status: String(status) }, value: 0 };
-      this.counts.set(countKey, count);
+      this.counts.push(count);
+      series.counts.set(status, count);
     }
     count.value += 1;
 
-    let latency = this.latencies.get(routeKey);
-    if (!latency) {
-      latency = { labels: { method, route }, buckets: new Float64Array(REQUEST_BUCKETS.length + 1), sum: 0, count: 0 };
-      this.latencies.set(routeKey, latency);
-    }
+    const latency = series.latency;
     let bucket = 0;
     while (bucket < REQUEST_BUCKETS.length && seconds > REQUEST_BUCKETS[bucket]!) bucket++;
     latency.buckets[bucket]! += 1;
@@ -76,7 +94,7 @@ export class RequestMetrics {
         help: "HTTP requests by method, route pattern and status.",
         type: "counter",
         aggregator: "sum",
-        values: [...counts.values()].map((series): MetricValue => ({ labels: series.labels, value: series.value })),
+        values: counts.map((series): MetricValue => ({ labels: series.labels, value: series.value })),
       }),
     } as never);
     const name = this.latencyName;
@@ -90,7 +108,7 @@ export class RequestMetrics {
         help: "Time from the request's arrival to its response, by method and route pattern.",
         type: "histogram",
         aggregator: "sum",
-        values: [...latencies.values()].flatMap((series) => {
+        values: latencies.flatMap((series) => {
           const values: MetricValue[] = [];
           let cumulative = 0;
           REQUEST_BUCKETS.forEach((bound, i) => {
