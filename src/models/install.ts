@@ -37,8 +37,22 @@ async function checkAndLock(modelsDir: string, entry: CatalogueEntry, partial: s
   if (!entry.sha256 && !readLock(modelsDir)[entry.path]) recordInLock(modelsDir, entry.path, statSync(partial).size, await hashFile(partial, "sha256"));
 }
 
-/** Downloads `url` into `partial`, continuing what is there when the server honours Range. */
-async function download(url: string, partial: string, options: InstallOptions): Promise<"downloaded" | "resumed"> {
+/**
+ * The most a download may bring when the catalogue gives no size for it (an archive holding the
+ * model): the largest model listed is under 5 GB, and a source that never stops must not fill the disk.
+ */
+export const MAX_UNSIZED_DOWNLOAD_BYTES = 16 * 1024 ** 3;
+
+/**
+ * Downloads `url` into `partial`, continuing what is there when the server honours Range. More
+ * than `maxBytes` (the catalogue's size) is refused: the file is removed and nothing is installed.
+ */
+async function download(url: string, partial: string, options: InstallOptions, maxBytes: number): Promise<"downloaded" | "resumed"> {
+  const tooLarge = (bytes: number) => {
+    rmSync(partial, { force: true });
+    return new InstallFailed(`${url} sent more than the ${maxBytes} bytes expected (${bytes}); the file was removed, nothing installed`);
+  };
+  if (existsSync(partial) && statSync(partial).size > maxBytes) rmSync(partial, { force: true });
   const have = existsSync(partial) ? statSync(partial).size : 0;
   const response = await fetch(url, {
     headers: have ? { Range: `bytes=${have}-` } : {},
@@ -49,17 +63,27 @@ async function download(url: string, partial: string, options: InstallOptions): 
   const resumed = have > 0 && response.status === 206;
   const length = Number(response.headers.get("content-length") ?? NaN);
   const total = Number.isFinite(length) ? length + (resumed ? have : 0) : null;
+  if (total !== null && total > maxBytes) {
+    await response.body.cancel();
+    throw tooLarge(total);
+  }
   const out = createWriteStream(partial, { flags: resumed ? "a" : "w", mode: 0o644 });
   let done = resumed ? have : 0;
+  let overflow = false;
   try {
     for await (const chunk of response.body) {
-      if (!out.write(chunk)) await new Promise((resolve) => out.once("drain", resolve));
       done += chunk.byteLength;
+      if (done > maxBytes) {
+        overflow = true;
+        break;
+      }
+      if (!out.write(chunk)) await new Promise((resolve) => out.once("drain", resolve));
       options.onProgress?.(done, total);
     }
   } finally {
     await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
   }
+  if (overflow) throw tooLarge(done);
   if (total !== null && done !== total) throw new InstallFailed(`${url}: the connection ended after ${done} of ${total} bytes; run the install again to resume`);
   return resumed ? "resumed" : "downloaded";
 }
@@ -92,13 +116,13 @@ export async function installModel(modelsDir: string, entry: CatalogueEntry, opt
   } else if (entry.archive_member) {
     const archive = `${partial}.archive`;
     try {
-      outcome = await download(entry.url, archive, options);
+      outcome = await download(entry.url, archive, options, MAX_UNSIZED_DOWNLOAD_BYTES);
       await takeMember(archive, entry.archive_member, partial);
     } finally {
       rmSync(archive, { force: true });
     }
   } else {
-    outcome = await download(entry.url, partial, options);
+    outcome = await download(entry.url, partial, options, expectedFor(modelsDir, entry).bytes ?? MAX_UNSIZED_DOWNLOAD_BYTES);
   }
   await checkAndLock(modelsDir, entry, partial);
   renameSync(partial, target);

@@ -1,6 +1,6 @@
 // verbatim models list | install | verify | import (issue 13) against a local HTTP server on
 // loopback named by a catalogue of the test's own: progress, resume after a cut, a checksum
-// mismatch refused with the partial file removed, the lock of a first verified download, and
+// mismatch refused with the partial file removed, a source that sends more than the catalogue's size, the lock of a first verified download, and
 // models imported from a folder or a tar archive.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
@@ -29,6 +29,12 @@ beforeAll(() => {
     port: 0,
     hostname: "127.0.0.1",
     fetch(request) {
+      if (request.url.endsWith("/endless")) {
+        // A source that never stops sending, with no length: as a hostile or broken mirror might.
+        const chunk = new Uint8Array(64 * 1024);
+        return new Response(new ReadableStream({ pull: (controller) => controller.enqueue(chunk) }));
+      }
+      if (request.url.endsWith("/oversized")) return new Response(new Uint8Array(300_000));
       const name = new URL(request.url).pathname.slice(1) as keyof typeof FILES;
       const bytes = FILES[name];
       if (!bytes) return new Response("no", { status: 404 });
@@ -89,6 +95,8 @@ beforeAll(() => {
         entry("cut", {}),
         entry("sha1only", { bytes: null, sha256: null, sha1: digest(FILES.sha1only, "sha1") }),
         entry("bad", { sha256: "0".repeat(64) }),
+        { ...entry("good", { url: `http://127.0.0.1:${server.port}/endless` }), name: "test-endless", path: "whisper/endless.bin", bytes: 1_000_000 },
+        { ...entry("good", { url: `http://127.0.0.1:${server.port}/oversized` }), name: "test-oversized", path: "whisper/oversized.bin", bytes: 200_000 },
       ],
     }),
   );
@@ -137,6 +145,18 @@ test("a checksum mismatch is refused: nothing installed, the partial file remove
   expect(result.stdout).toContain("checksum");
   expect(existsSync(join(target, "whisper/bad.bin"))).toBe(false);
   expect(existsSync(join(target, "whisper/bad.bin.partial"))).toBe(false);
+});
+
+test("a source that sends more than the catalogue's size is cut off there: nothing installed, nothing left on disk", async () => {
+  const target = join(dir, "m6");
+  for (const name of ["endless", "oversized"]) {
+    const result = await models("install", `test-${name}`, "--models-dir", target);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(`FAILED     test-${name}`);
+    expect(result.stdout).toContain("sent more than the");
+    expect(existsSync(join(target, `whisper/${name}.bin`))).toBe(false);
+    expect(existsSync(join(target, `whisper/${name}.bin.partial`))).toBe(false);
+  }
 });
 
 test("a model with only the publisher's sha1: checked with it, its sha256 locked; verify then names a tampered file", async () => {
