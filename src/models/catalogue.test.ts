@@ -40,6 +40,16 @@ test("the shipped catalogue parses and names each default model once", async () 
   expect(defaults.map((m) => m.kind)).toEqual(expect.arrayContaining(["whisper", "vad", "llm"]));
 });
 
+test("every production model pins its size and sha256 (a download can bring no more, and nothing else passes)", async () => {
+  const models = await readCatalogue(join(root, "models/catalogue.json"));
+  const production = models.filter((m) => m.real && m.url !== null);
+  expect(production.length).toBeGreaterThanOrEqual(14);
+  for (const model of production) {
+    expect({ name: model.name, bytes: model.bytes, sha256: model.sha256 }).toEqual({ name: model.name, bytes: expect.any(Number), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(model.source).toBeTruthy();
+  }
+});
+
 test("install-models refuses a source file whose checksum is wrong and leaves nothing behind", async () => {
   const shared = join(dir, "shared");
   const target = join(dir, "installed");

@@ -8,7 +8,7 @@ export const catalogueEntry = z.object({
   name: z.string(),
   kind: z.string(),
   path: z.string(),
-  /** null when no public source states the exact size (then the first verified download pins it in lock.json). */
+  /** null when no public source states the exact size (then the first verified download pins it in lock.json); a download may bring no more. */
   bytes: z.number().int().positive().nullable(),
   /** null when no public source gives it: then sha1 (whisper.cpp publishes those), else lock.json. */
   sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
@@ -21,6 +21,8 @@ export const catalogueEntry = z.object({
   url: z.url().nullable(),
   /** When set, url is a gzipped tarball (an npm registry tarball, say) and the model is this member of it. */
   archive_member: z.string().optional(),
+  /** The archive's own size, when a public source gives it: its download may bring no more. */
+  archive_bytes: z.number().int().positive().optional(),
   default: z.boolean(),
   real: z.boolean(),
   /** A development stand-in: its transcripts or reports are not meaningful (the service says so). */

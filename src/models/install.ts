@@ -38,8 +38,9 @@ async function checkAndLock(modelsDir: string, entry: CatalogueEntry, partial: s
 }
 
 /**
- * The most a download may bring when the catalogue gives no size for it (an archive holding the
- * model): the largest model listed is under 5 GB, and a source that never stops must not fill the disk.
+ * The most a download may bring when the catalogue gives no size for it (a firm's own entry, an
+ * archive without archive_bytes): the largest model listed is under 5 GB, and a source that never
+ * stops must not fill the disk.
  */
 export const MAX_UNSIZED_DOWNLOAD_BYTES = 16 * 1024 ** 3;
 
@@ -116,7 +117,7 @@ export async function installModel(modelsDir: string, entry: CatalogueEntry, opt
   } else if (entry.archive_member) {
     const archive = `${partial}.archive`;
     try {
-      outcome = await download(entry.url, archive, options, MAX_UNSIZED_DOWNLOAD_BYTES);
+      outcome = await download(entry.url, archive, options, entry.archive_bytes ?? MAX_UNSIZED_DOWNLOAD_BYTES);
       await takeMember(archive, entry.archive_member, partial);
     } finally {
       rmSync(archive, { force: true });

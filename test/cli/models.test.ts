@@ -97,6 +97,11 @@ beforeAll(() => {
         entry("bad", { sha256: "0".repeat(64) }),
         { ...entry("good", { url: `http://127.0.0.1:${server.port}/endless` }), name: "test-endless", path: "whisper/endless.bin", bytes: 1_000_000 },
         { ...entry("good", { url: `http://127.0.0.1:${server.port}/oversized` }), name: "test-oversized", path: "whisper/oversized.bin", bytes: 200_000 },
+        {
+          ...entry("good", { url: `http://127.0.0.1:${server.port}/oversized`, archive_member: "model/file.onnx", archive_bytes: 100_000 }),
+          name: "test-archived",
+          path: "whisper/archived.bin",
+        },
       ],
     }),
   );
@@ -149,7 +154,7 @@ test("a checksum mismatch is refused: nothing installed, the partial file remove
 
 test("a source that sends more than the catalogue's size is cut off there: nothing installed, nothing left on disk", async () => {
   const target = join(dir, "m6");
-  for (const name of ["endless", "oversized"]) {
+  for (const name of ["endless", "oversized", "archived"]) {
     const result = await models("install", `test-${name}`, "--models-dir", target);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(`FAILED     test-${name}`);
