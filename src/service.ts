@@ -56,7 +56,6 @@ import { purgeExpiredWebSessions } from "./auth/web-sessions.ts";
 import { createWebApp, isWebPath } from "./web/routes.tsx";
 import { correctSegment, listCorrections } from "./meetings/corrections.ts";
 import { OidcSignIn } from "./auth/oidc-sign-in.ts";
-import { pathOf } from "./http/pipeline.ts";
 import { renameLegacyRecordings, sweepOrphans } from "./storage/sweep.ts";
 import { workerCommand } from "./worker/command.ts";
 import { WORKER_CONFIG_ENV, type WorkerConfig } from "./worker/config.ts";
@@ -279,7 +278,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     uncountedPaths: new Set(["/healthz", "/readyz", "/metrics", "/assets/app.css"]),
     isWebPath,
     // Elysia's compiled fetch, not app.handle: that is only an async wrapper around it (1 µs a request).
-    route: (request) => (isWebPath(pathOf(request.url)) ? webApp.fetch(request) : router.fetch(request)),
+    route: (request, pathname) => (isWebPath(pathname) ? webApp.fetch(request) : router.fetch(request)),
     onUnexpectedError: io.logError,
   });
 

@@ -40,7 +40,8 @@ export interface PipelineDeps {
    * WEB_PAGES_PER_MINUTE instead (the sign-in form has its own throttle).
    */
   isWebPath?(pathname: string): boolean;
-  route(request: Request): Response | Promise<Response>;
+  /** Routes an admitted request; `pathname` is the one the pipeline already read from its URL. */
+  route(request: Request, pathname: string): Response | Promise<Response>;
   onUnexpectedError(error: unknown, requestId: string): void;
 }
 
@@ -101,7 +102,7 @@ export function createPipeline(deps: PipelineDeps) {
     const context: RequestContext = { requestId, auth, rate, bodyPace: deps.bodyPace, clientAddress, commonHeaders: commonHeaders(requestId, rate) };
     flight.context = context;
     attachContext(request, context);
-    return deps.route(request);
+    return deps.route(request, pathname);
   };
 
   const dispatch = (flight: InFlight): Response | Promise<Response> => {

@@ -9,8 +9,8 @@
 import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { copyFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { expectedFor, hashFile, inspectModelFile, type CatalogueEntry } from "./catalogue.ts";
-import { readLock, recordInLock } from "./lock.ts";
+import { expectedFor, hashFile, inspectModelFile, type CatalogueEntry, type ExpectedModelFile } from "./catalogue.ts";
+import { recordInLock } from "./lock.ts";
 
 export interface InstallOptions {
   /** Folders to take the file from before downloading it (relative paths as in the catalogue). */
@@ -26,15 +26,15 @@ export type InstallOutcome = "present" | "copied" | "downloaded" | "resumed";
 export class InstallFailed extends Error {}
 
 /** Checks the file at `partial` against what the entry must be, and records a first sha256 in the lock. */
-async function checkAndLock(modelsDir: string, entry: CatalogueEntry, partial: string): Promise<void> {
-  const expected = expectedFor(modelsDir, entry);
+async function checkAndLock(modelsDir: string, entry: CatalogueEntry, expected: ExpectedModelFile, partial: string): Promise<void> {
   const { state, bytes } = await inspectModelFile(partial, expected);
   if (state !== "ok") {
     rmSync(partial, { force: true });
     const what = state === "wrong_size" ? `size mismatch: ${bytes} bytes, expected ${expected.bytes}` : "checksum mismatch with the catalogue";
     throw new InstallFailed(`${entry.name}: ${what}; the file was removed, nothing installed`);
   }
-  if (!entry.sha256 && !readLock(modelsDir)[entry.path]) recordInLock(modelsDir, entry.path, statSync(partial).size, await hashFile(partial, "sha256"));
+  // No sha256 from the catalogue nor from an earlier lock: this first verified download pins it.
+  if (!expected.sha256) recordInLock(modelsDir, entry.path, bytes, await hashFile(partial, "sha256"));
 }
 
 /**
@@ -53,8 +53,11 @@ async function download(url: string, partial: string, options: InstallOptions, m
     rmSync(partial, { force: true });
     return new InstallFailed(`${url} sent more than the ${maxBytes} bytes expected (${bytes}); the file was removed, nothing installed`);
   };
-  if (existsSync(partial) && statSync(partial).size > maxBytes) rmSync(partial, { force: true });
-  const have = existsSync(partial) ? statSync(partial).size : 0;
+  let have = existsSync(partial) ? statSync(partial).size : 0;
+  if (have > maxBytes) {
+    rmSync(partial, { force: true });
+    have = 0;
+  }
   const response = await fetch(url, {
     headers: have ? { Range: `bytes=${have}-` } : {},
     signal: AbortSignal.timeout(options.timeoutMs ?? 6 * 3600_000),
@@ -103,7 +106,8 @@ async function takeMember(archive: string, member: string, target: string): Prom
 
 export async function installModel(modelsDir: string, entry: CatalogueEntry, options: InstallOptions = {}): Promise<InstallOutcome> {
   const target = join(modelsDir, entry.path);
-  if ((await inspectModelFile(target, expectedFor(modelsDir, entry))).state === "ok" && existsSync(target)) return "present";
+  const expected = expectedFor(modelsDir, entry);
+  if ((await inspectModelFile(target, expected)).state === "ok" && existsSync(target)) return "present";
   mkdirSync(dirname(target), { recursive: true });
   const partial = `${target}.partial`;
 
@@ -123,9 +127,9 @@ export async function installModel(modelsDir: string, entry: CatalogueEntry, opt
       rmSync(archive, { force: true });
     }
   } else {
-    outcome = await download(entry.url, partial, options, expectedFor(modelsDir, entry).bytes ?? MAX_UNSIZED_DOWNLOAD_BYTES);
+    outcome = await download(entry.url, partial, options, expected.bytes ?? MAX_UNSIZED_DOWNLOAD_BYTES);
   }
-  await checkAndLock(modelsDir, entry, partial);
+  await checkAndLock(modelsDir, entry, expected, partial);
   renameSync(partial, target);
   return outcome;
 }
