@@ -1,7 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { buildExportBundle, clock, exportMarkdown, type ExportInput } from "./bundle.ts";
 import { tokenCount } from "./tokens.ts";
+
+/** The shared fixtures, beside the checkout. */
+const SHARED_FIXTURES = join(import.meta.dir, "../../../shared/fixtures");
 
 interface Reference {
   duration_seconds: number;
@@ -11,7 +15,7 @@ interface Reference {
 /** A meeting of `hours` hours: the two fixture recordings' reference turns repeated end to end. */
 function longMeeting(hours: number): ExportInput {
   const references = ["en-3spk", "fr-2spk"].map(
-    (name) => JSON.parse(readFileSync(`/work/shared/fixtures/meeting-${name}.json`, "utf8")) as Reference,
+    (name) => JSON.parse(readFileSync(join(SHARED_FIXTURES, `meeting-${name}.json`), "utf8")) as Reference,
   );
   const segments: ExportInput["segments"] = [];
   let offset = 0;

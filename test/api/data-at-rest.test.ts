@@ -4,9 +4,9 @@ import { afterAll, expect, test } from "bun:test";
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createUserWithKey, startServer, type TestServer } from "../helpers/server.ts";
+import { createUserWithKey, startServer, type TestServer, SHARED_FIXTURES } from "../helpers/server.ts";
 
-const FIXTURE = "/work/shared/fixtures/meeting-fr-2spk.wav";
+const FIXTURE = `${SHARED_FIXTURES}/meeting-fr-2spk.wav`;
 const ARGS = ["--engines", "test/doubles/engines.ts"];
 const servers: TestServer[] = [];
 afterAll(async () => {

@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createUserWithKey, startServer, type TestServer } from "../helpers/server.ts";
+import { createUserWithKey, startServer, type TestServer, SHARED_FIXTURES } from "../helpers/server.ts";
 
-const FIXTURE = "/work/shared/fixtures/meeting-fr-2spk.wav";
+const FIXTURE = `${SHARED_FIXTURES}/meeting-fr-2spk.wav`;
 const ARGS = ["--rate-limits", "pro=100000,anonymous=100000", "--parallel-slots", "pro=50", "--engines", "test/doubles/engines.ts"];
 const scratch = mkdtempSync(join(tmpdir(), "verbatim-decoder-"));
 

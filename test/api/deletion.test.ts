@@ -6,9 +6,9 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createUserWithKey, startServer, type TestServer } from "../helpers/server.ts";
+import { createUserWithKey, startServer, type TestServer, SHARED_FIXTURES } from "../helpers/server.ts";
 
-const FIXTURE = "/work/shared/fixtures/meeting-fr-2spk.wav";
+const FIXTURE = `${SHARED_FIXTURES}/meeting-fr-2spk.wav`;
 
 // Each marker is what one kind of content looks like once stored; the doubles write the
 // transcript ("number3 spoken here") and the report ("Replace the doubles with real engines").

@@ -6,9 +6,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statfsSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createUserWithKey, expectProblem, startServer, type TestServer } from "../helpers/server.ts";
+import { createUserWithKey, expectProblem, startServer, type TestServer, SHARED_FIXTURES } from "../helpers/server.ts";
 
-const FIXTURE = "/work/shared/fixtures/meeting-fr-2spk.wav";
+const FIXTURE = `${SHARED_FIXTURES}/meeting-fr-2spk.wav`;
 const ARGS = ["--rate-limits", "pro=100000,anonymous=100000", "--parallel-slots", "pro=50", "--engines", "test/doubles/engines.ts"];
 const GIB = 1024 ** 3;
 const scratch = mkdtempSync(join(tmpdir(), "verbatim-disk-"));

@@ -1,9 +1,9 @@
 // GET /v1/meetings/{id}/export over real HTTP (SPEC 4): the bundle of a processed meeting, its
 // formats, limits, scopes and refusals. Engines are the test doubles.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createUserWithKey, expectProblem, startServer, type TestServer } from "../helpers/server.ts";
+import { createUserWithKey, expectProblem, startServer, type TestServer, SHARED_FIXTURES } from "../helpers/server.ts";
 
-const FIXTURE = "/work/shared/fixtures/meeting-fr-2spk.wav";
+const FIXTURE = `${SHARED_FIXTURES}/meeting-fr-2spk.wav`;
 let server: TestServer;
 let key: string;
 

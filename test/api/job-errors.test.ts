@@ -5,9 +5,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createUserWithKey, ROOT, startServer, type TestServer } from "../helpers/server.ts";
+import { createUserWithKey, ROOT, startServer, type TestServer, SHARED_FIXTURES } from "../helpers/server.ts";
 
-const FIXTURE = "/work/shared/fixtures/meeting-fr-2spk.wav";
+const FIXTURE = `${SHARED_FIXTURES}/meeting-fr-2spk.wav`;
 const BASE_ARGS = ["--rate-limits", "pro=100000,anonymous=100000", "--parallel-slots", "pro=50"];
 const DOUBLES = ["--engines", "test/doubles/engines.ts"];
 const scratch = mkdtempSync(join(tmpdir(), "verbatim-job-errors-"));

@@ -7,9 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findUserByEmail } from "../../src/auth/users.ts";
 import { API_VERSION } from "../../src/lib/version.ts";
-import { createUserWithKey, expectProblem, ROOT, startServer, type TestServer } from "../helpers/server.ts";
+import { createUserWithKey, expectProblem, ROOT, startServer, type TestServer, SHARED_FIXTURES } from "../helpers/server.ts";
 
-const FIXTURE = "/work/shared/fixtures/meeting-fr-2spk.wav";
+const FIXTURE = `${SHARED_FIXTURES}/meeting-fr-2spk.wav`;
 const BASE_ARGS = ["--rate-limits", "pro=100000,anonymous=100000", "--parallel-slots", "pro=50"];
 const ARGS = [...BASE_ARGS, "--engines", "test/doubles/engines.ts"];
 /** Every server (and so every worker, which inherits its environment) of this file carries it. */

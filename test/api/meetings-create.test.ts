@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSyn
 import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createUserWithKey, expectProblem, expectRateHeaders, startServer, type TestServer } from "../helpers/server.ts";
+import { createUserWithKey, expectProblem, expectRateHeaders, startServer, type TestServer, SHARED_FIXTURES } from "../helpers/server.ts";
 
 /**
  * POST /v1/meetings over real HTTP (SPEC 4 "Meetings" and "Idempotency", 7, 8): uploads and
@@ -11,7 +11,7 @@ import { createUserWithKey, expectProblem, expectRateHeaders, startServer, type 
  * undecodable files, other containers, and the parallel processing limit.
  */
 
-const FIXTURES = "/work/shared/fixtures";
+const FIXTURES = SHARED_FIXTURES;
 const FR_WAV = join(FIXTURES, "meeting-fr-2spk.wav"); // 29 s
 const EN_WAV = join(FIXTURES, "meeting-en-3spk.wav"); // 66 s
 const NO_LIMITS = ["--rate-limits", "pro=100000,free=100000,standard=100000,anonymous=100000"];

@@ -13,9 +13,9 @@ import type { Db } from "../../src/db/client.ts";
 import { reindexMeeting } from "../../src/meetings/search-index.ts";
 import { meetings, meetingTags, participants, reports, transcripts, type MEETING_STATUSES } from "../../src/meetings/table.ts";
 import { SAMPLE_META, SAMPLE_TRANSCRIPT } from "../fixtures/transcripts/sample.ts";
-import { createUserWithKey, expectProblem, ROOT, startServer, type TestServer } from "../helpers/server.ts";
+import { createUserWithKey, expectProblem, ROOT, startServer, type TestServer, SHARED_FIXTURES } from "../helpers/server.ts";
 
-const WAV = "/work/shared/fixtures/meeting-fr-2spk.wav";
+const WAV = `${SHARED_FIXTURES}/meeting-fr-2spk.wav`;
 const FIXTURES = join(ROOT, "test/fixtures/transcripts");
 const SERVER_ARGS = [
   "--rate-limits",

@@ -2,9 +2,9 @@
 // jobs cannot hold the only worker while another account's job waits. One worker, engine
 // doubles that take a moment per step, real server over HTTP.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createUserWithKey, startServer, type TestServer } from "../helpers/server.ts";
+import { createUserWithKey, startServer, type TestServer, SHARED_FIXTURES } from "../helpers/server.ts";
 
-const FIXTURE = "/work/shared/fixtures/meeting-fr-2spk.wav";
+const FIXTURE = `${SHARED_FIXTURES}/meeting-fr-2spk.wav`;
 let server: TestServer;
 
 beforeAll(async () => {

@@ -5,6 +5,8 @@ import { openDatabase, type Db } from "../../src/db/client.ts";
 import { spawnServer, type SpawnedServer } from "./spawn-server.ts";
 
 export const ROOT = join(import.meta.dir, "..", "..");
+/** The shared fixtures, beside the checkout (`../shared`), wherever the checkout is. */
+export const SHARED_FIXTURES = join(ROOT, "..", "shared", "fixtures");
 export const BUN = process.execPath;
 /** Bun's own parser ceiling, above the service's 16 KiB limit, so the service can answer 431 itself. */
 export const BUN_FLAGS = ["--max-http-header-size=65536"];

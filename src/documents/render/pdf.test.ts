@@ -131,7 +131,9 @@ describe("renderPdf", async () => {
     expect(without.fonts).not.toContain("DejaVuSerif");
   });
 
-  test.skipIf(!existsSync(NOTO_CJK))("a Noto Sans CJK collection (.ttc) draws Chinese, Japanese and Korean", async () => {
+  // setup installs Debian's fonts-noto-cjk; without it this test fails rather than skip unseen.
+  test("a Noto Sans CJK collection (.ttc) draws Chinese, Japanese and Korean", async () => {
+    if (!existsSync(NOTO_CJK)) throw new Error(`${NOTO_CJK} is missing: install Debian's fonts-noto-cjk (npm run setup does)`);
     const cjkFonts = await loadDocumentFonts({ cjkFontPath: NOTO_CJK });
     const { text, fonts: used } = await read(await renderPdf({ markdown: "# 会议纪要\n\n決定：日本語のテキスト、한국어 텍스트, Łódź.", header, fonts: cjkFonts }), "noto.pdf");
     for (const expected of ["会议纪要", "日本語のテキスト", "한국어 텍스트", "Łódź"]) expect(text).toContain(expected);
