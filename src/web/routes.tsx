@@ -5,6 +5,7 @@ import { verifyPassword } from "../auth/passwords.ts";
 import { findUserByEmail, passwordHashOf } from "../auth/users.ts";
 import { createWebSession, endWebSession, endWebSessionOfToken, SESSION_MAX_MS } from "../auth/web-sessions.ts";
 import { ApiError } from "../errors/api-error.ts";
+import { anonymousClientKey } from "../http/middleware/client-key/index.ts";
 import { contextOf } from "../http/request-context.ts";
 import { randomBase62 } from "../lib/ids.ts";
 import { sameSecret } from "../lib/same-secret.ts";
@@ -140,7 +141,8 @@ export function createWebApp(deps: WebDeps) {
     .get("/login/sso", async ({ request }) => {
       if (!deps.sso) throw new PageRefusal(404, "");
       try {
-        const { url, state } = await deps.sso.start(ssoCallback(), afterSignIn(new URL(request.url).searchParams.get("next")));
+        const returnTo = afterSignIn(new URL(request.url).searchParams.get("next"));
+        const { url, state } = await deps.sso.start(ssoCallback(), returnTo, anonymousClientKey(kit.clientAddress(request)));
         // Lax: the provider sends the browser back with a top-level GET, which carries Lax cookies.
         return redirect(url, [setCookie(request, deps.publicUrl(), SSO_COOKIE, state, 600, "lax")]);
       } catch (error) {
