@@ -17,11 +17,22 @@ let idp: ReturnType<typeof Bun.serve>;
 let issuer = "";
 /** What the provider saw and how it answers next. */
 const seen: { authorize?: URLSearchParams; token?: URLSearchParams; tokenAuth?: string | null } = {};
-const next: { email: string; emailVerified: boolean; nonce?: string } = { email: "sso@firm.example", emailVerified: true };
+const next: {
+  email: string;
+  emailVerified: boolean;
+  nonce?: string;
+  /** Where the email goes: the ID token (default), or only the UserInfo endpoint, answering as said. */
+  userInfo?: "json" | "jwt" | "jwt-foreign-key" | "jwt-other-audience" | "jwe" | "json-other-sub" | "too-large";
+} = { email: "sso@firm.example", emailVerified: true };
+/** The provider's access token for a person. */
+const accessTokenOf = (email: string) => `at-${Buffer.from(email).toString("base64url")}`;
+/** The Authorization header of each UserInfo request. */
+const userInfoAuth: (string | null)[] = [];
 const codes = new Map<string, { challenge: string; nonce: string; redirectUri: string }>();
 
 beforeAll(async () => {
   const { publicKey, privateKey } = await generateKeyPair("RS256");
+  const foreignKey = (await generateKeyPair("RS256")).privateKey;
   const jwk = { ...(await exportJWK(publicKey)), kid: "k1", alg: "RS256", use: "sig" };
   idp = Bun.serve({
     hostname: "127.0.0.1",
@@ -29,7 +40,13 @@ beforeAll(async () => {
     async fetch(request) {
       const url = new URL(request.url);
       if (url.pathname === "/.well-known/openid-configuration") {
-        return Response.json({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/jwks` });
+        return Response.json({
+          issuer,
+          authorization_endpoint: `${issuer}/authorize`,
+          token_endpoint: `${issuer}/token`,
+          jwks_uri: `${issuer}/jwks`,
+          userinfo_endpoint: `${issuer}/userinfo`,
+        });
       }
       if (url.pathname === "/jwks") return Response.json({ keys: [jwk] });
       if (url.pathname === "/authorize") {
@@ -49,7 +66,8 @@ beforeAll(async () => {
         if (!grant || grant.challenge !== verifierHash || grant.redirectUri !== form.get("redirect_uri") || request.headers.get("authorization") !== basic) {
           return Response.json({ error: "invalid_grant" }, { status: 400 });
         }
-        const idToken = await new SignJWT({ nonce: next.nonce ?? grant.nonce, email: next.email, email_verified: next.emailVerified })
+        const emailClaims = next.userInfo ? {} : { email: next.email, email_verified: next.emailVerified };
+        const idToken = await new SignJWT({ nonce: next.nonce ?? grant.nonce, ...emailClaims })
           .setProtectedHeader({ alg: "RS256", kid: "k1" })
           .setIssuer(issuer)
           .setAudience(CLIENT_ID)
@@ -57,7 +75,31 @@ beforeAll(async () => {
           .setIssuedAt()
           .setExpirationTime("5m")
           .sign(privateKey);
-        return Response.json({ access_token: "at", token_type: "Bearer", id_token: idToken });
+        return Response.json({ access_token: accessTokenOf(next.email), token_type: "Bearer", id_token: idToken });
+      }
+      if (url.pathname === "/userinfo") {
+        userInfoAuth.push(request.headers.get("authorization"));
+        if (request.headers.get("authorization") !== `Bearer ${accessTokenOf(next.email)}`) return new Response(null, { status: 401 });
+        const claims = { sub: `idp-user-${next.email}`, email: next.email, email_verified: next.emailVerified };
+        const signed = (key: CryptoKey, audience = CLIENT_ID) =>
+          new SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: "k1" }).setIssuer(issuer).setAudience(audience).sign(key);
+        const jwt = (body: string) => new Response(body, { headers: { "content-type": "application/jwt" } });
+        switch (next.userInfo) {
+          case "jwt":
+            return jwt(await signed(privateKey));
+          case "jwt-foreign-key":
+            return jwt(await signed(foreignKey));
+          case "jwt-other-audience":
+            return jwt(await signed(privateKey, "another-client"));
+          case "jwe":
+            return jwt("eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.a2V5.aXY.Y2lwaGVydGV4dA.dGFn");
+          case "json-other-sub":
+            return Response.json({ ...claims, sub: "idp-user-someone-else" });
+          case "too-large":
+            return Response.json({ ...claims, padding: "x".repeat(200_000) });
+          default:
+            return Response.json(claims);
+        }
       }
       return new Response("not found", { status: 404 });
     },
@@ -141,4 +183,53 @@ test("an ID token for another sign-in (nonce), an unverified email, or an unknow
   expect(unverified.cookies.has("verbatim_session")).toBe(false);
   next.email = "sso@firm.example";
   next.emailVerified = true;
+});
+
+test("a provider that serves the email from UserInfo only: asked with the access token, its answer believed for the ID token's subject only", async () => {
+  // People not linked yet: only the email can find their accounts.
+  await Promise.all(
+    ["userinfo-json@firm.example", "userinfo-jwt@firm.example", "userinfo-unverified@firm.example"].map((email) =>
+      server.admin("user", "create", "--email", email, "--plan", "pro"),
+    ),
+  );
+  next.userInfo = "json";
+  next.email = "userinfo-json@firm.example";
+  const json = new CookieClient(server.url);
+  expect((await signInThroughProvider(json)).status).toBe(303);
+  expect(json.cookies.has("verbatim_session")).toBe(true);
+  expect(userInfoAuth.at(-1)).toBe(`Bearer ${accessTokenOf("userinfo-json@firm.example")}`);
+
+  // A signed JWT answer is verified with the provider's keys, like the ID token.
+  next.userInfo = "jwt";
+  next.email = "userinfo-jwt@firm.example";
+  const jwt = new CookieClient(server.url);
+  expect((await signInThroughProvider(jwt)).status).toBe(303);
+  expect(jwt.cookies.has("verbatim_session")).toBe(true);
+
+  const refusals: [NonNullable<typeof next.userInfo>, string][] = [
+    ["json-other-sub", "about another person"],
+    ["jwt-foreign-key", "signed UserInfo answer is not valid"],
+    ["jwt-other-audience", "made for another client"],
+    ["jwe", "encrypted"],
+    ["too-large", "answered too much"],
+  ];
+  for (const [answer, reason] of refusals) {
+    next.userInfo = answer;
+    const browser = new CookieClient(server.url);
+    const done = await signInThroughProvider(browser);
+    expect(done.status).toBe(401);
+    expect(await done.text()).toContain(reason);
+    expect(browser.cookies.has("verbatim_session")).toBe(false);
+  }
+
+  // An unverified email in UserInfo counts as unverified.
+  next.userInfo = "json";
+  next.email = "userinfo-unverified@firm.example";
+  next.emailVerified = false;
+  const unverified = new CookieClient(server.url);
+  expect((await signInThroughProvider(unverified)).status).toBe(403);
+  expect(unverified.cookies.has("verbatim_session")).toBe(false);
+  next.email = "sso@firm.example";
+  next.emailVerified = true;
+  next.userInfo = undefined;
 });
