@@ -4,6 +4,7 @@
 // session.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { createHash } from "node:crypto";
+import { get as httpGet } from "node:http";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { CookieClient } from "../helpers/web-client.ts";
@@ -233,3 +234,51 @@ test("a provider that serves the email from UserInfo only: asked with the access
   next.emailVerified = true;
   next.userInfo = undefined;
 });
+
+/** A GET from the given loopback address (Linux routes all of 127.0.0.0/8 to lo): another client to the server. */
+function getFrom(localAddress: string, url: string, cookie = ""): Promise<{ status: number; location: string; cookies: string[] }> {
+  return new Promise((resolve, reject) => {
+    const request = httpGet(url, { localAddress, agent: false, headers: cookie ? { cookie } : {} }, (response) => {
+      response.resume();
+      response.on("end", () =>
+        resolve({ status: response.statusCode!, location: response.headers.location ?? "", cookies: response.headers["set-cookie"] ?? [] }),
+      );
+    });
+    request.on("error", reject);
+  });
+}
+
+/** A sign-in started from `address` and answered by the provider: the callback to call, with the state cookie. */
+async function startedAt(address: string): Promise<{ callback: string; cookie: string }> {
+  const start = await getFrom(address, `${server.url}/login/sso`);
+  expect(start.status).toBe(303);
+  const atProvider = await fetch(start.location, { redirect: "manual" });
+  const back = new URL(atProvider.headers.get("location")!);
+  return { callback: `${server.url}${back.pathname}${back.search}`, cookie: start.cookies.map((line) => line.split(";")[0]).join("; ") };
+}
+
+test("thousands of anonymous sign-in starts from other addresses do not push out a pending sign-in; one address's own oldest goes first", async () => {
+  const victim = await startedAt("127.0.0.1");
+  const attackersFirst = await startedAt("127.0.0.2");
+  // 10,000 starts from 20 addresses (500 each: under the web app's per-address budget), never finished.
+  const attackers = Array.from({ length: 20 }, (_, i) => `127.0.0.${i + 2}`);
+  const starts = attackers.flatMap((address) => Array.from({ length: 500 }, () => address));
+  let nextStart = 0;
+  const statuses = new Map<number, number>();
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (nextStart < starts.length) {
+        const { status } = await getFrom(starts[nextStart++]!, `${server.url}/login/sso`);
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      }
+    }),
+  );
+  expect(Object.fromEntries(statuses)).toEqual({ 303: 10_000 });
+
+  const done = await getFrom("127.0.0.1", victim.callback, victim.cookie);
+  expect(done.status).toBe(303);
+  expect(done.cookies.some((line) => line.startsWith("verbatim_session="))).toBe(true);
+  // The address that started 500 more holds only its newest: its own first sign-in is gone.
+  const pushedOut = await getFrom("127.0.0.2", attackersFirst.callback, attackersFirst.cookie);
+  expect(pushedOut.status).toBe(401);
+}, 300_000);
