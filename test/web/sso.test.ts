@@ -18,12 +18,14 @@ let idp: ReturnType<typeof Bun.serve>;
 let issuer = "";
 /** What the provider saw and how it answers next. */
 const seen: { authorize?: URLSearchParams; token?: URLSearchParams; tokenAuth?: string | null } = {};
+/** How the UserInfo endpoint answers. */
+type UserInfoAnswer = "json" | "jwt" | "jwt-foreign-key" | "jwt-other-audience" | "jwe" | "json-other-sub" | "too-large";
 const next: {
   email: string;
   emailVerified: boolean;
   nonce?: string;
   /** Where the email goes: the ID token (default), or only the UserInfo endpoint, answering as said. */
-  userInfo?: "json" | "jwt" | "jwt-foreign-key" | "jwt-other-audience" | "jwe" | "json-other-sub" | "too-large";
+  userInfo?: UserInfoAnswer;
 } = { email: "sso@firm.example", emailVerified: true };
 /** The provider's access token for a person. */
 const accessTokenOf = (email: string) => `at-${Buffer.from(email).toString("base64url")}`;
@@ -207,7 +209,7 @@ test("a provider that serves the email from UserInfo only: asked with the access
   expect((await signInThroughProvider(jwt)).status).toBe(303);
   expect(jwt.cookies.has("verbatim_session")).toBe(true);
 
-  const refusals: [NonNullable<typeof next.userInfo>, string][] = [
+  const refusals: [UserInfoAnswer, string][] = [
     ["json-other-sub", "about another person"],
     ["jwt-foreign-key", "signed UserInfo answer is not valid"],
     ["jwt-other-audience", "made for another client"],
