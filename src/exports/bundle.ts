@@ -1,3 +1,4 @@
+import { xmlSafeText } from "../lib/xml-text.ts";
 import { primingPrompt, type PrimingLanguage } from "./priming.ts";
 import { tokenCount, TOKENIZER } from "./tokens.ts";
 
@@ -201,5 +202,5 @@ function cutLine(line: Line, budget: number): Line[] {
 
 /** format=md: the priming prompt, then every part after a `--- Part i/n ---` line. */
 export function exportMarkdown(bundle: ExportBundle): string {
-  return [bundle.priming_prompt, "", ...bundle.parts.flatMap((p) => [`--- Part ${p.part}/${p.of} ---`, p.content])].join("\n");
+  return xmlSafeText([bundle.priming_prompt, "", ...bundle.parts.flatMap((p) => [`--- Part ${p.part}/${p.of} ---`, p.content])].join("\n"));
 }

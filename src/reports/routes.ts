@@ -1,5 +1,5 @@
 import { access, defineRoute } from "../http/route.ts";
-import { renderReport } from "./render.ts";
+import { renderReport, reportMarkdownFile } from "./render.ts";
 import { reportParams, reportQuery, reportSchema } from "./schema.ts";
 import type { StoredReport } from "./types.ts";
 
@@ -23,7 +23,7 @@ export function reportRoutes(deps: ReportRouteDeps) {
       errors: ["summary_not_ready"],
       handle: ({ principal, params, query }) => {
         const report = deps.loadOwnedReport(principal.user.id, params.meeting_id);
-        if (query.format === "md") return new Response(report.markdown, { headers: { "Content-Type": "text/markdown; charset=utf-8" } });
+        if (query.format === "md") return new Response(reportMarkdownFile(report), { headers: { "Content-Type": "text/markdown; charset=utf-8" } });
         return { status: 200, body: renderReport(report) };
       },
     }),
