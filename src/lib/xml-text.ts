@@ -23,7 +23,8 @@ function isXmlChar(c: number): boolean {
   return c === 0x9 || c === 0xa || c === 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd) || (c >= 0x10000 && c <= 0x10ffff);
 }
 
-const CHARACTER_REFERENCE = /&#(?:[xX]([0-9a-fA-F]{1,8})|([0-9]{1,10}));/g;
+// Any number of digits: browsers read leading zeros (&#x0000000001; is U+0001).
+const CHARACTER_REFERENCE = /&#(?:[xX]([0-9a-fA-F]+)|([0-9]+));/g;
 
 /**
  * Markup (the report's HTML) that names no character XML forbids, neither raw (xmlSafeText) nor as

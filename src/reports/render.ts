@@ -17,7 +17,7 @@ export function renderReport(report: StoredReport) {
   };
 }
 
-/** The report as a Markdown file (API format=md, the web app's download): its text XML-safe (lib/xml-text.ts). */
+/** The report as a Markdown file (format=md): its text XML-safe (lib/xml-text.ts). */
 export function reportMarkdownFile(report: StoredReport): string {
   return xmlSafeText(report.markdown);
 }
