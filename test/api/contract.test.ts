@@ -34,22 +34,9 @@ beforeAll(async () => {
   });
   key = await createUserWithKey(server, "contract@example.com");
   readOnlyKey = await createUserWithKey(server, "reader@example.com", "read:meetings");
-  const form = new FormData();
-  form.append("file", Bun.file(FIXTURE), "meeting.wav");
-  form.append("participants", JSON.stringify([{ name: "Ana", email: "ana@firm.example" }]));
-  form.append("metadata", JSON.stringify({ case: "A-17" }));
-  form.append("tags", "board");
-  const created = await server.api("/api/v1/meetings", { method: "POST", key, body: form });
-  const body = (await created.json()) as { id: string; job: { id: string } };
-  meetingId = body.id;
-  jobId = body.job.id;
-  for (let i = 0; i < 300; i++) {
-    const job = (await (await server.api(`/api/v1/jobs/${jobId}`, { key })).json()) as { status: string };
-    if (job.status === "completed") break;
-    await Bun.sleep(100);
-  }
-
-  const document = (await (await server.api("/api/openapi.json")).json()) as Record<string, any>;
+  const served = await server.api("/api/openapi.json");
+  expect(served.headers.get("content-type")).toBe("application/json");
+  const document = (await served.json()) as Record<string, any>;
   published = document;
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
@@ -65,6 +52,21 @@ beforeAll(async () => {
   declaredTypes = (method, path, status) => Object.keys(document.paths[path]?.[method.toLowerCase()]?.responses[String(status)]?.content ?? {});
   const problem = ajv.getSchema("openapi.json#/components/schemas/Problem")!;
   problemErrors = (body) => (problem(body) ? [] : (problem.errors ?? []).map((e) => `${e.instancePath} ${e.message}`));
+
+  // The meeting every test reads, made and followed through responses checked like the rest.
+  const form = new FormData();
+  form.append("file", Bun.file(FIXTURE), "meeting.wav");
+  form.append("participants", JSON.stringify([{ name: "Ana", email: "ana@firm.example" }]));
+  form.append("metadata", JSON.stringify({ case: "A-17" }));
+  form.append("tags", "board");
+  const body = (await check("POST", "/v1/meetings", await server.api("/api/v1/meetings", { method: "POST", key, body: form }), 202)) as { id: string; job: { id: string } };
+  meetingId = body.id;
+  jobId = body.job.id;
+  for (let i = 0; i < 300; i++) {
+    const job = (await check("GET", "/v1/jobs/{job_id}", await server.api(`/api/v1/jobs/${jobId}`, { key }), 200)) as { status: string };
+    if (job.status === "completed") break;
+    await Bun.sleep(100);
+  }
 }, 60_000);
 afterAll(async () => {
   await server.stop();
@@ -216,7 +218,7 @@ describe("problems match the Problem schema, for each status the API answers wit
     const form = new FormData();
     form.append("file", new Blob([crypto.getRandomValues(new Uint8Array(2048))]), "junk.bin");
     const idem = crypto.randomUUID();
-    const junk = (await (await server.api("/api/v1/meetings", { method: "POST", key, body: form, headers: { "Idempotency-Key": idem } })).json()) as { id: string };
+    const junk = (await check("POST", "/v1/meetings", await server.api("/api/v1/meetings", { method: "POST", key, body: form, headers: { "Idempotency-Key": idem } }), 202)) as { id: string };
     await check("GET", "/v1/meetings/{meeting_id}/transcript", await server.api(`/api/v1/meetings/${junk.id}/transcript`, { key }), 409);
     const other = new FormData();
     other.append("file", new Blob([new Uint8Array(10)]), "other.bin");
@@ -226,6 +228,7 @@ describe("problems match the Problem schema, for each status the API answers wit
     for (let i = 0; i < 5 && !limited; i++) {
       const response = await server.api("/api/v1/me", { key: free });
       if (response.status === 429) limited = response;
+      else await check("GET", "/v1/me", response, 200);
     }
     await check("GET", "/v1/me", limited!, 429);
   });
