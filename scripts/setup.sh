@@ -36,7 +36,7 @@ elif ! bash src/engines/whisper/build-smart-whisper.sh; then
   echo "warning: the smart-whisper build failed; whisper will run on the slower @fugood CPU build" >&2
 fi
 
-say "ffmpeg; poppler-utils and unzip for the tests' PDF and DOCX checks; chromium for the web app's browser tests; fonts-noto-cjk for the CJK PDF test"
+say "ffmpeg; poppler-utils, unzip and xmllint for the tests' PDF and DOCX checks; chromium for the web app's browser tests; fonts-noto-cjk for the CJK PDF test"
 missing=()
 command -v ffmpeg >/dev/null || missing+=(ffmpeg)
 command -v pdftotext >/dev/null || missing+=(poppler-utils)
@@ -44,6 +44,7 @@ command -v unzip >/dev/null || missing+=(unzip)
 command -v bzip2 >/dev/null || missing+=(bzip2)   # sherpa-onnx ships its segmentation model as .tar.bz2
 command -v chromium >/dev/null || missing+=(chromium)   # the web app's browser tests (playwright-core drives it)
 [ -f /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc ] || missing+=(fonts-noto-cjk)   # the CJK PDF test (and --cjk-font)
+command -v xmllint >/dev/null || missing+=(libxml2-utils)   # the tests' strict XML parser (DOCX parts, renderers' text)
 if [ ${#missing[@]} -gt 0 ]; then
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"

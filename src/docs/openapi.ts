@@ -53,10 +53,12 @@ export function buildOpenApi(routes: RouteDef[], serverUrl: string, docsUrl: str
     const path = route.path.slice("/api".length).replace(/:([A-Za-z_]+)/g, "{$1}");
     const responses: Record<string, unknown> = {};
     for (const [status, doc] of Object.entries(route.responses)) {
-      responses[status] = {
-        description: doc.description,
-        ...(doc.schema ? { content: { [doc.mediaType ?? "application/json"]: { schema: jsonSchema(doc.schema, "output") } } } : {}),
-      };
+      const content: Record<string, unknown> = {};
+      if (doc.schema) content[doc.mediaType ?? "application/json"] = { schema: jsonSchema(doc.schema, "output") };
+      for (const [mediaType, kind] of Object.entries(doc.alsoServedAs ?? {})) {
+        content[mediaType] = { schema: kind === "binary" ? { type: "string", format: "binary", contentMediaType: mediaType } : { type: "string" } };
+      }
+      responses[status] = { description: doc.description, ...(Object.keys(content).length ? { content } : {}) };
     }
     const base = route.access.kind === "public" ? PUBLIC_ERRORS : route.access.kind === "any" ? NO_SCOPE_ERRORS : COMMON_ERRORS;
     const codes = [...base, ...(route.errors ?? [])];

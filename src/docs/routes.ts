@@ -1,6 +1,10 @@
+import { z } from "zod";
 import { access, defineRoute, type RouteDef } from "../http/route.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { renderErrorsPage } from "./errors-page.ts";
+
+/** What a client can count on in this document; the rest is OpenAPI 3.1's. */
+const openApiDocumentSchema = z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.record(z.string(), z.unknown()) });
 
 export function docsRoutes(deps: { apiUrl: string; docsUrl: string; allRoutes: () => RouteDef[] }) {
   let openApiJson: string | undefined;
@@ -13,7 +17,7 @@ export function docsRoutes(deps: { apiUrl: string; docsUrl: string; allRoutes: (
       summary: "This OpenAPI 3.1 document",
       tag: "Docs",
       access: access.public,
-      responses: { 200: { description: "OpenAPI document" } },
+      responses: { 200: { description: "OpenAPI document", schema: openApiDocumentSchema } },
       handle: () => {
         openApiJson ??= JSON.stringify(buildOpenApi(deps.allRoutes(), deps.apiUrl, deps.docsUrl));
         return new Response(openApiJson, { headers: { "Content-Type": "application/json" } });

@@ -1,4 +1,5 @@
 import type { Db } from "../db/client.ts";
+import { xmlSafeText } from "../lib/xml-text.ts";
 import type { LoadMeetingMaterial } from "./material.ts";
 import { getOwnedDocument } from "./query.ts";
 import { cachedRender, type RenderDocument } from "./render-cache.ts";
@@ -25,7 +26,7 @@ export interface DocumentFileDeps {
 export async function documentFile(deps: DocumentFileDeps, userId: string, documentId: string, format: DocumentFileFormat) {
   const row = getOwnedDocument(deps.db, userId, documentId);
   const file = { fileName: `${row.id}.${format}`, contentType: DOCUMENT_FILE_TYPES[format] };
-  if (format === "md") return { ...file, body: row.markdown as string | Uint8Array, cached: null };
+  if (format === "md") return { ...file, body: xmlSafeText(row.markdown) as string | Uint8Array, cached: null };
   const material = deps.loadMaterial(deps.db, row.meetingId, false);
   const header = {
     title: row.title,

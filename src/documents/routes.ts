@@ -1,11 +1,11 @@
 import type { Db } from "../db/client.ts";
-import { access, defineRoute } from "../http/route.ts";
+import { access, defineRoute, servedAs } from "../http/route.ts";
 import { hashRequest, type IdempotencyStore } from "../idempotency/service.ts";
 import { jobSchema } from "../jobs/schema.ts";
 import { getJob } from "../jobs/query.ts";
 import type { LoadMeetingMaterial } from "./material.ts";
 import { getOwnedDocument, listDocuments, renderDocument } from "./query.ts";
-import { documentFile } from "./file.ts";
+import { DOCUMENT_FILE_TYPES, documentFile } from "./file.ts";
 import type { RenderDocument } from "./render-cache.ts";
 import { requestDocument, type RequestDocumentDeps } from "./request.ts";
 import {
@@ -83,7 +83,13 @@ export function documentRoutes(deps: DocumentRouteDeps) {
       access: access.allOf("read:documents"),
       params: documentParams,
       query: documentQuery,
-      responses: { 200: { description: "The document; with format md, pdf or docx, the file itself", schema: documentWithMarkdownSchema } },
+      responses: {
+        200: {
+          description: "The document; with format md, pdf or docx, the file itself",
+          schema: documentWithMarkdownSchema,
+          alsoServedAs: { ...servedAs("text", DOCUMENT_FILE_TYPES.md), ...servedAs("binary", DOCUMENT_FILE_TYPES.pdf, DOCUMENT_FILE_TYPES.docx) },
+        },
+      },
       handle: async ({ principal, params, query }) => {
         if (query.format === "json") return { status: 200, body: renderDocument(getOwnedDocument(deps.db, principal.user.id, params.document_id), true) };
         const file = await documentFile(deps, principal.user.id, params.document_id, query.format);

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildExportBundle, clock, exportMarkdown, type ExportInput } from "./bundle.ts";
+import { buildExportBundle, clock, exportMarkdown, packLines, type ExportInput, type ExportLine, type LinePacker } from "./bundle.ts";
 import { tokenCount } from "./tokens.ts";
 
 /** The shared fixtures, beside the checkout. */
@@ -104,5 +104,65 @@ describe("export bundle", () => {
     for (const part of bundle.parts) expect(part.tokens).toBeLessThanOrEqual(2000);
     const words = bundle.parts.flatMap((p) => p.content.split("\n")).filter((l) => l.startsWith("mot") || l.startsWith("[")).join(" ");
     expect(words.match(/mot/g)!.length).toBe(5000);
+  });
+});
+
+// The packer and the re-check after it, each tested alone (issue 20, item 13): a packer that
+// overshoots must fail its own test even though the re-check would repair its parts, and a
+// re-check removed must fail its own test even though packLines never overshoots.
+describe("packLines alone", () => {
+  const lines: ExportLine[] = transcriptLines.map((text) => ({ section: "transcript", text, tokens: tokenCount(`${text}\n`) }));
+
+  for (const budget of [64, 500, 2000, 24_000]) {
+    test(`budget ${budget}: every part within it, as full as the next line allows, every line once and in order`, () => {
+      const parts = packLines(lines, budget);
+      const sum = (part: ExportLine[]) => part.reduce((total, line) => total + line.tokens, 0);
+      for (const [index, part] of parts.entries()) {
+        expect(part.length).toBeGreaterThan(0);
+        expect(sum(part)).toBeLessThanOrEqual(budget);
+        // Greedy: a part was closed only because the next line would not fit.
+        const next = parts[index + 1]?.[0];
+        if (next) expect(sum(part) + next.tokens).toBeGreaterThan(budget);
+      }
+      // Every line once, in order (one over the budget comes back in pieces holding its words).
+      if (lines.every((line) => line.tokens <= budget)) expect(parts.flat()).toEqual(lines);
+      else expect(parts.flat().map((line) => line.text).join(" ")).toBe(lines.map((line) => line.text).join(" "));
+    });
+  }
+
+  test("a line alone over the budget is cut at words into pieces within it; nothing else is cut", () => {
+    const long = { section: "transcript" as const, text: "mot ".repeat(400).trim(), tokens: tokenCount(`${"mot ".repeat(400).trim()}\n`) };
+    const short = lines[0]!;
+    const parts = packLines([short, long, short], 100);
+    expect(parts.flat()[0]).toEqual(short);
+    expect(parts.flat().at(-1)).toEqual(short);
+    const pieces = parts.flat().slice(1, -1);
+    expect(pieces.length).toBeGreaterThan(1);
+    for (const piece of pieces) expect(piece.tokens).toBeLessThanOrEqual(100);
+    expect(pieces.map((piece) => piece.text).join(" ")).toBe(long.text);
+  });
+
+  test("no lines: one empty part", () => {
+    expect(packLines([], 100)).toEqual([[]]);
+  });
+});
+
+describe("the re-check of the written parts alone", () => {
+  test("a packer whose first packing overshoots the budget: the bundle is packed again, every part within max_tokens", () => {
+    let calls = 0;
+    // Everything in one part the first time (far over 2000 tokens), then the real packer.
+    const overshootOnce: LinePacker = (lines, budget) => (calls++ === 0 ? [lines] : packLines(lines, budget));
+    const bundle = buildExportBundle(meeting, { language: "fr", maxTokens: 2000 }, overshootOnce);
+    expect(calls).toBeGreaterThan(1);
+    for (const part of bundle.parts) {
+      expect(part.tokens).toBe(tokenCount(part.content));
+      expect(part.tokens).toBeLessThanOrEqual(2000);
+    }
+    expect(bundle.parts.flatMap((p) => p.content.split("\n")).filter((l) => l.startsWith("["))).toEqual(transcriptLines);
+  });
+
+  test("a packer that always overshoots: refused with an error, never a bundle over max_tokens", () => {
+    const alwaysOver: LinePacker = (lines) => [lines];
+    expect(() => buildExportBundle(meeting, { language: "fr", maxTokens: 2000 }, alwaysOver)).toThrow(/cannot hold/);
   });
 });

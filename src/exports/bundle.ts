@@ -1,3 +1,4 @@
+import { xmlSafeText } from "../lib/xml-text.ts";
 import { primingPrompt, type PrimingLanguage } from "./priming.ts";
 import { tokenCount, TOKENIZER } from "./tokens.ts";
 
@@ -79,11 +80,16 @@ const WORDS: Record<PrimingLanguage, Record<Section | "export" | "part" | "conti
   },
 };
 
-interface Line {
+/** One line of an export, in its section, with its own token count (a final newline included). */
+export interface ExportLine {
   section: Section;
   text: string;
   tokens: number;
 }
+type Line = ExportLine;
+
+/** How lines are packed into parts of at most `budget` tokens (packLines; another only in tests). */
+export type LinePacker = (lines: ExportLine[], budget: number) => ExportLine[][];
 
 /** 3723.4 → "01:02:03". */
 export function clock(seconds: number): string {
@@ -121,8 +127,13 @@ function linesOf(input: ExportInput, words: (typeof WORDS)[PrimingLanguage]): Om
  * meeting and which part it is, so each stands alone. A transcript line is never split across
  * parts; only a single line longer than a whole part (which a 30-second speech segment cannot be
  * at 2000 tokens) is cut at word boundaries.
+ *
+ * Two checks, each on its own: packLines keeps the lines' token counts within the budget, and the
+ * parts it made are counted again as written (header, headings and all) and packed tighter when
+ * one is over. `pack` is a parameter so that the second check can be tested with a packer that
+ * overshoots: neither may rely on the other to hide its fault.
  */
-export function buildExportBundle(input: ExportInput, options: ExportOptions): ExportBundle {
+export function buildExportBundle(input: ExportInput, options: ExportOptions, pack: LinePacker = packLines): ExportBundle {
   const words = WORDS[options.language];
   const lines: Line[] = linesOf(input, words).map((l) => ({ ...l, tokens: tokenCount(`${l.text}\n`) }));
   const header = (part: number | string, of: number | string) =>
@@ -165,8 +176,11 @@ export function buildExportBundle(input: ExportInput, options: ExportOptions): E
   }
 }
 
-/** Lines into parts of at most `budget` tokens, in order; a line alone over budget is cut at words. */
-function pack(lines: Line[], budget: number): Line[][] {
+/**
+ * Lines into parts whose lines' tokens sum to at most `budget`, in order, each part as full as the
+ * next line allows; a line alone over budget is cut at words.
+ */
+export function packLines(lines: Line[], budget: number): Line[][] {
   const parts: Line[][] = [];
   let current: Line[] = [];
   let used = 0;
@@ -201,5 +215,5 @@ function cutLine(line: Line, budget: number): Line[] {
 
 /** format=md: the priming prompt, then every part after a `--- Part i/n ---` line. */
 export function exportMarkdown(bundle: ExportBundle): string {
-  return [bundle.priming_prompt, "", ...bundle.parts.flatMap((p) => [`--- Part ${p.part}/${p.of} ---`, p.content])].join("\n");
+  return xmlSafeText([bundle.priming_prompt, "", ...bundle.parts.flatMap((p) => [`--- Part ${p.part}/${p.of} ---`, p.content])].join("\n"));
 }

@@ -1,6 +1,8 @@
-import { access, defineRoute } from "../http/route.ts";
+import { access, defineRoute, servedAs } from "../http/route.ts";
 import { buildExportBundle, exportMarkdown, type ExportInput } from "./bundle.ts";
 import { exportParams, exportQuery, exportSchema } from "./schema.ts";
+
+const EXPORT_MARKDOWN_TYPE = "text/markdown; charset=utf-8";
 
 export interface ExportRouteDeps {
   /** What one of the user's meetings exports; throws not_found or transcript_not_ready. */
@@ -19,7 +21,11 @@ export function exportRoutes(deps: ExportRouteDeps) {
       params: exportParams,
       query: exportQuery,
       responses: {
-        200: { description: "The export bundle (json); with format md, the parts joined as text/markdown", schema: exportSchema },
+        200: {
+          description: "The export bundle (json); with format md, the parts joined as text/markdown",
+          schema: exportSchema,
+          alsoServedAs: servedAs("text", EXPORT_MARKDOWN_TYPE),
+        },
       },
       errors: ["transcript_not_ready"],
       handle: ({ principal, params, query }) => {
@@ -30,7 +36,7 @@ export function exportRoutes(deps: ExportRouteDeps) {
         if (query.format === "md") {
           return new Response(exportMarkdown(bundle), {
             headers: {
-              "Content-Type": "text/markdown; charset=utf-8",
+              "Content-Type": EXPORT_MARKDOWN_TYPE,
               "Content-Disposition": `inline; filename="export-${bundle.meeting_id}.md"`,
             },
           });

@@ -24,6 +24,16 @@ export interface ResponseDoc {
   description: string;
   schema?: z.ZodType;
   mediaType?: string;
+  /**
+   * The other media types this status is served as (a format the query asks for): text (Markdown,
+   * SRT…) or binary (PDF, DOCX). The published document must name every type a client can receive.
+   */
+  alsoServedAs?: Record<string, "text" | "binary">;
+}
+
+/** `alsoServedAs` entries of one kind, from Content-Type values as served (parameters such as charset dropped). */
+export function servedAs(kind: "text" | "binary", ...contentTypes: string[]): Record<string, "text" | "binary"> {
+  return Object.fromEntries(contentTypes.map((contentType) => [contentType.split(";")[0]!.trim().toLowerCase(), kind]));
 }
 
 export interface HandlerInput<P, Q, B> {

@@ -1,7 +1,9 @@
-import { access, defineRoute } from "../http/route.ts";
-import { renderReport } from "./render.ts";
+import { access, defineRoute, servedAs } from "../http/route.ts";
+import { renderReport, reportMarkdownFile } from "./render.ts";
 import { reportParams, reportQuery, reportSchema } from "./schema.ts";
 import type { StoredReport } from "./types.ts";
+
+const REPORT_MARKDOWN_TYPE = "text/markdown; charset=utf-8";
 
 export interface ReportRouteDeps {
   /** The report of a meeting of this user; throws not_found (not this user's) or summary_not_ready. */
@@ -19,11 +21,11 @@ export function reportRoutes(deps: ReportRouteDeps) {
       access: access.allOf("read:meetings"),
       params: reportParams,
       query: reportQuery,
-      responses: { 200: { description: "The report", schema: reportSchema } },
+      responses: { 200: { description: "The report (json); with format md, its Markdown", schema: reportSchema, alsoServedAs: servedAs("text", REPORT_MARKDOWN_TYPE) } },
       errors: ["summary_not_ready"],
       handle: ({ principal, params, query }) => {
         const report = deps.loadOwnedReport(principal.user.id, params.meeting_id);
-        if (query.format === "md") return new Response(report.markdown, { headers: { "Content-Type": "text/markdown; charset=utf-8" } });
+        if (query.format === "md") return new Response(reportMarkdownFile(report), { headers: { "Content-Type": REPORT_MARKDOWN_TYPE } });
         return { status: 200, body: renderReport(report) };
       },
     }),

@@ -7,9 +7,11 @@
  * - An end before its start is raised to the start (cue formats then add 1 ms, see cueEnd).
  * - Segments are sorted by start; segments starting at the same millisecond keep their stored order.
  * - Display text is one line: any run of whitespace holding a line break becomes one space,
- *   C0 control characters other than tab are dropped, and the ends are trimmed.
+ *   the characters XML 1.0 forbids (C0 controls other than tab, U+FFFE, U+FFFF) and DEL are
+ *   dropped, a lone surrogate becomes U+FFFD, and the ends are trimmed.
  * - The speaker shown is speaker_name when set (and not blank), else the label.
  */
+import { xmlSafeText } from "../lib/xml-text.ts";
 import type { TranscriptSegment } from "./types.ts";
 
 export const MAX_MS = 1e12;
@@ -62,12 +64,17 @@ export function cueEnd(segment: NormalizedSegment): number {
   return Math.max(segment.endMs, segment.startMs + 1);
 }
 
-const CONTROL = /[\u0000-\u0008\u000E-\u001F\u007F]/g;
-const BREAK_RUN = /\s*[\n\r\u000B\u000C\u0085\u2028\u2029]\s*/g;
+const PAGE_BREAK = /[\u000B\u000C]/g;
+const DELETE = /\u007F/g;
+const BREAK_RUN = /\s*[\n\r\u0085\u2028\u2029]\s*/g;
 
-/** Text on a single line: line breaks (with the whitespace around them) become one space. */
+/**
+ * Text on a single line: line breaks (with the whitespace around them) become one space; vertical
+ * tab and form feed break lines too. Every other character XML forbids goes (lib/xml-text.ts: the
+ * other C0 controls, U+FFFE, U+FFFF; a lone surrogate becomes U+FFFD), and DEL with them.
+ */
 export function oneLine(text: string): string {
-  return text.replace(CONTROL, "").replace(BREAK_RUN, " ").trim();
+  return xmlSafeText(text.replace(PAGE_BREAK, "\n")).replace(DELETE, "").replace(BREAK_RUN, " ").trim();
 }
 
 const pad = (value: number, width: number) => String(value).padStart(width, "0");

@@ -5,6 +5,8 @@ import { join } from "node:path";
 import SrtParser from "srt-parser-2";
 import { WebVTTParser, type WebVTTCue } from "webvtt-parser";
 import { SAMPLE_META, SAMPLE_TRANSCRIPT } from "../../test/fixtures/transcripts/sample.ts";
+import { randomUnicode, seededRandom } from "../../test/support/random-unicode.ts";
+import { asElementText, xmlErrors } from "../../test/support/strict-xml.ts";
 import { secondsToMs } from "./normalize.ts";
 import {
   TRANSCRIPT_FORMATS,
@@ -375,5 +377,17 @@ describe("edge cases", () => {
     for (const f of TRANSCRIPT_FORMATS) expect(isTranscriptFormat(f)).toBe(true);
     for (const f of ["JSON", "html", "", undefined, 1]) expect(isTranscriptFormat(f)).toBe(false);
     expect(() => renderTranscript(SAMPLE_TRANSCRIPT, "html" as TranscriptFormat, META)).toThrow(RangeError);
+  });
+});
+
+describe("characters XML forbids (issue 20, item 7)", () => {
+  test("random Unicode in words and names: md, txt, srt and vtt pass a strict XML parser as element text", async () => {
+    const seed = Date.now();
+    const random = seededRandom(seed);
+    const segments = Array.from({ length: 60 }, (_, i) => seg(i, i + 0.5, `${randomUnicode(random, 30)}\u0001\uFFFE\uD800`, `SPEAKER_0${i % 3}`, randomUnicode(random, 5)));
+    const document = doc(segments, { language: `fr${randomUnicode(random, 3)}` });
+    const meta = { ...META, title: `${randomUnicode(random, 10)}\u0008\u0000` };
+    const outputs = (["md", "txt", "srt", "vtt"] as const).map((format) => `<${format}>${asElementText(renderTranscript(document, format, meta).body)}</${format}>`);
+    expect(await xmlErrors(`<formats seed="${seed}">${outputs.join("\n")}</formats>`)).toBe("");
   });
 });

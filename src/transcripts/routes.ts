@@ -1,5 +1,5 @@
-import { access, defineRoute } from "../http/route.ts";
-import { renderTranscript } from "./render.ts";
+import { access, defineRoute, servedAs } from "../http/route.ts";
+import { renderTranscript, TRANSCRIPT_MEDIA } from "./render.ts";
 import { correctedSegmentSchema, correctionListSchema, correctSegmentBody, segmentParams, transcriptParams, transcriptQuery, transcriptSchema } from "./schema.ts";
 import type { TranscriptDocument, TranscriptMeta } from "./types.ts";
 
@@ -27,7 +27,11 @@ export function transcriptRoutes(deps: TranscriptRouteDeps) {
       params: transcriptParams,
       query: transcriptQuery,
       responses: {
-        200: { description: "The transcript (json); md, txt, srt and vtt are text in their own media types", schema: transcriptSchema },
+        200: {
+          description: "The transcript (json); md, txt, srt and vtt are text in their own media types",
+          schema: transcriptSchema,
+          alsoServedAs: servedAs("text", ...Object.values(TRANSCRIPT_MEDIA).map((media) => media.contentType).filter((type) => type !== "application/json")),
+        },
       },
       errors: ["transcript_not_ready"],
       handle: ({ principal, params, query }) => {

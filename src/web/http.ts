@@ -1,5 +1,6 @@
 import { render } from "preact-render-to-string";
 import type { VNode } from "preact";
+import { xmlSafeText } from "../lib/xml-text.ts";
 import { securityHeaders } from "./security-headers.ts";
 
 /** A web app response: the security headers on every one, and any cookies to set. */
@@ -10,16 +11,20 @@ export function respond(body: BodyInit | null, status: number, headers: Record<s
 }
 
 export function html(page: VNode, status = 200, cookies: string[] = [], headers: Record<string, string> = {}): Response {
-  return respond(`<!doctype html>${render(page)}`, status, { "content-type": "text/html; charset=utf-8", ...headers }, cookies);
+  // Every value a page shows passes here: none carries a character XML forbids (lib/xml-text.ts).
+  return respond(`<!doctype html>${xmlSafeText(render(page))}`, status, { "content-type": "text/html; charset=utf-8", ...headers }, cookies);
 }
 
 export function redirect(location: string, cookies: string[] = []): Response {
   return respond(null, 303, { location }, cookies);
 }
 
-/** A file to save, never shown in place: its name is ours (ids and a format), never the client's. */
+/**
+ * A file to save, never shown in place: its name is ours (ids and a format), never the client's.
+ * A text file (transcript, report, export) holds no character XML forbids (lib/xml-text.ts).
+ */
 export function download(body: BodyInit, contentType: string, fileName: string, disposition: "attachment" | "inline" = "attachment"): Response {
-  return respond(body, 200, { "content-type": contentType, "content-disposition": `${disposition}; filename="${fileName}"`, "cache-control": "private, no-store" });
+  return respond(typeof body === "string" ? xmlSafeText(body) : body, 200, { "content-type": contentType, "content-disposition": `${disposition}; filename="${fileName}"`, "cache-control": "private, no-store" });
 }
 
 export function cookie(request: Request, name: string): string | undefined {

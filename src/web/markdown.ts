@@ -1,4 +1,5 @@
 import { Marked, type Tokens } from "marked";
+import { xmlSafeMarkup } from "../lib/xml-text.ts";
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -26,5 +27,6 @@ const marked = new Marked({
 });
 
 export function markdownToSafeHtml(markdown: string): string {
-  return marked.parse(markdown, { async: false });
+  // No character XML forbids, raw or as a reference (lib/xml-text.ts).
+  return xmlSafeMarkup(marked.parse(markdown, { async: false }));
 }

@@ -1,6 +1,9 @@
 // Contract tests (issue 9): live responses of the main endpoints validate against the schemas the
 // service publishes at /api/openapi.json, with a kept JSON Schema validator (ajv, draft 2020-12 as
-// OpenAPI 3.1 uses), so the published document and the service cannot drift apart.
+// OpenAPI 3.1 uses), so the published document and the service cannot drift apart. Every response
+// seen here has its Content-Type checked against the media types the document declares for that
+// operation and status (issue 20, item 12): a format served in a type the document does not name
+// (Markdown, SRT, WebVTT, PDF, DOCX…) fails, as a validating proxy such as Prism would refuse it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
@@ -15,6 +18,8 @@ let readOnlyKey: string;
 let meetingId: string;
 let jobId: string;
 let validatorFor: (method: string, path: string, status: number, mediaType?: string) => (body: unknown) => string[];
+let declaredTypes: (method: string, path: string, status: number) => string[];
+let published: Record<string, any>;
 let problemErrors: (body: unknown) => string[];
 
 beforeAll(async () => {
@@ -29,22 +34,10 @@ beforeAll(async () => {
   });
   key = await createUserWithKey(server, "contract@example.com");
   readOnlyKey = await createUserWithKey(server, "reader@example.com", "read:meetings");
-  const form = new FormData();
-  form.append("file", Bun.file(FIXTURE), "meeting.wav");
-  form.append("participants", JSON.stringify([{ name: "Ana", email: "ana@firm.example" }]));
-  form.append("metadata", JSON.stringify({ case: "A-17" }));
-  form.append("tags", "board");
-  const created = await server.api("/api/v1/meetings", { method: "POST", key, body: form });
-  const body = (await created.json()) as { id: string; job: { id: string } };
-  meetingId = body.id;
-  jobId = body.job.id;
-  for (let i = 0; i < 300; i++) {
-    const job = (await (await server.api(`/api/v1/jobs/${jobId}`, { key })).json()) as { status: string };
-    if (job.status === "completed") break;
-    await Bun.sleep(100);
-  }
-
-  const document = (await (await server.api("/api/openapi.json")).json()) as Record<string, any>;
+  const served = await server.api("/api/openapi.json");
+  expect(served.headers.get("content-type")).toBe("application/json");
+  const document = (await served.json()) as Record<string, any>;
+  published = document;
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   ajv.addSchema({ ...document, $id: "openapi.json" });
@@ -56,18 +49,62 @@ beforeAll(async () => {
     const validate = ajv.getSchema(`openapi.json#/${pointer("paths", path, method.toLowerCase(), "responses", String(status), "content", mediaType, "schema")}`)!;
     return (body) => (validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`));
   };
+  declaredTypes = (method, path, status) => Object.keys(document.paths[path]?.[method.toLowerCase()]?.responses[String(status)]?.content ?? {});
   const problem = ajv.getSchema("openapi.json#/components/schemas/Problem")!;
   problemErrors = (body) => (problem(body) ? [] : (problem.errors ?? []).map((e) => `${e.instancePath} ${e.message}`));
+
+  // The meeting every test reads, made and followed through responses checked like the rest.
+  const form = new FormData();
+  form.append("file", Bun.file(FIXTURE), "meeting.wav");
+  form.append("participants", JSON.stringify([{ name: "Ana", email: "ana@firm.example" }]));
+  form.append("metadata", JSON.stringify({ case: "A-17" }));
+  form.append("tags", "board");
+  const body = (await check("POST", "/v1/meetings", await server.api("/api/v1/meetings", { method: "POST", key, body: form }), 202)) as { id: string; job: { id: string } };
+  meetingId = body.id;
+  jobId = body.job.id;
+  for (let i = 0; i < 300; i++) {
+    const job = (await check("GET", "/v1/jobs/{job_id}", await server.api(`/api/v1/jobs/${jobId}`, { key }), 200)) as { status: string };
+    if (job.status === "completed") break;
+    await Bun.sleep(100);
+  }
 }, 60_000);
 afterAll(async () => {
   await server.stop();
 });
 
+/** The media type a response was served as, without parameters ("" when it has no Content-Type). */
+function mediaTypeOf(response: Response): string {
+  return (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
+/** The response's media type is one the document declares for this operation and status (none for no body). */
+function expectDeclaredType(method: string, path: string, response: Response): string {
+  const type = mediaTypeOf(response);
+  const declared = declaredTypes(method, path, response.status);
+  if (type === "" ? declared.length > 0 : !declared.includes(type)) {
+    throw new Error(`${method} ${path} answered ${response.status} as ${type || "no content"}; the OpenAPI document declares ${declared.join(", ") || "no content"}`);
+  }
+  return type;
+}
+
+/** A JSON (or problem+json) response: status, declared media type, and its body against the published schema. */
 async function check(method: string, path: string, response: Response, status: number): Promise<any> {
   expect(response.status).toBe(status);
+  const type = expectDeclaredType(method, path, response);
   const body = await response.json();
-  expect(validatorFor(method, path, status)(body)).toEqual([]);
+  expect(validatorFor(method, path, status, type)(body)).toEqual([]);
   return body;
+}
+
+/** A file response (text or binary): status, declared media type, and its body against the published schema. */
+async function checkFile(method: string, path: string, response: Response, expectedType: string): Promise<Uint8Array> {
+  expect(response.status).toBe(200);
+  expect(expectDeclaredType(method, path, response)).toBe(expectedType);
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  expect(bytes.length).toBeGreaterThan(0);
+  // Text and binary bodies are both strings to JSON Schema; the schema must at least say so.
+  expect(validatorFor(method, path, 200, expectedType)(new TextDecoder().decode(bytes))).toEqual([]);
+  return bytes;
 }
 
 describe("successful responses match their published schemas", () => {
@@ -87,12 +124,20 @@ describe("successful responses match their published schemas", () => {
     const body = await check("GET", "/v1/meetings/{meeting_id}/transcript", await server.api(`/api/v1/meetings/${meetingId}/transcript`, { key }), 200);
     expect(body.segments.length).toBeGreaterThan(0);
   });
+  test("GET /v1/meetings/{id}/transcript as md, txt, srt and vtt: each in a media type the document declares", async () => {
+    const types = { md: "text/markdown", txt: "text/plain", srt: "application/x-subrip", vtt: "text/vtt" };
+    for (const [format, type] of Object.entries(types)) {
+      await checkFile("GET", "/v1/meetings/{meeting_id}/transcript", await server.api(`/api/v1/meetings/${meetingId}/transcript?format=${format}`, { key }), type);
+    }
+  });
   test("GET /v1/meetings/{id}/summary", async () => {
     await check("GET", "/v1/meetings/{meeting_id}/summary", await server.api(`/api/v1/meetings/${meetingId}/summary`, { key }), 200);
+    await checkFile("GET", "/v1/meetings/{meeting_id}/summary", await server.api(`/api/v1/meetings/${meetingId}/summary?format=md`, { key }), "text/markdown");
   });
   test("GET /v1/meetings/{id}/export", async () => {
     const body = await check("GET", "/v1/meetings/{meeting_id}/export", await server.api(`/api/v1/meetings/${meetingId}/export?max_tokens=2000`, { key }), 200);
     expect(body.parts.length).toBeGreaterThan(0);
+    await checkFile("GET", "/v1/meetings/{meeting_id}/export", await server.api(`/api/v1/meetings/${meetingId}/export?max_tokens=2000&format=md`, { key }), "text/markdown");
   });
   test("POST /v1/meetings/{id}/documents, GET /v1/documents, GET /v1/documents/{id}, and the meeting with its documents", async () => {
     const queued = await check(
@@ -109,6 +154,14 @@ describe("successful responses match their published schemas", () => {
     }
     const document = await check("GET", "/v1/documents/{document_id}", await server.api(`/api/v1/documents/${job.document_id}`, { key }), 200);
     expect(document.markdown.length).toBeGreaterThan(0);
+    const files = { md: "text/markdown", pdf: "application/pdf", docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document" };
+    for (const [format, type] of Object.entries(files)) {
+      await checkFile("GET", "/v1/documents/{document_id}", await server.api(`/api/v1/documents/${job.document_id}?format=${format}`, { key }), type);
+    }
+    const content = published.paths["/v1/documents/{document_id}"].get.responses["200"].content;
+    expect(content["application/pdf"].schema).toMatchObject({ type: "string", format: "binary" });
+    expect(content[files.docx].schema).toMatchObject({ type: "string", format: "binary" });
+    expect(content["text/markdown"].schema).toEqual({ type: "string" });
     const list = await check("GET", "/v1/documents", await server.api(`/api/v1/documents?meeting_id=${meetingId}`, { key }), 200);
     expect(list.data).toHaveLength(1);
     const meeting = await check("GET", "/v1/meetings/{meeting_id}", await server.api(`/api/v1/meetings/${meetingId}`, { key }), 200);
@@ -165,7 +218,7 @@ describe("problems match the Problem schema, for each status the API answers wit
     const form = new FormData();
     form.append("file", new Blob([crypto.getRandomValues(new Uint8Array(2048))]), "junk.bin");
     const idem = crypto.randomUUID();
-    const junk = (await (await server.api("/api/v1/meetings", { method: "POST", key, body: form, headers: { "Idempotency-Key": idem } })).json()) as { id: string };
+    const junk = (await check("POST", "/v1/meetings", await server.api("/api/v1/meetings", { method: "POST", key, body: form, headers: { "Idempotency-Key": idem } }), 202)) as { id: string };
     await check("GET", "/v1/meetings/{meeting_id}/transcript", await server.api(`/api/v1/meetings/${junk.id}/transcript`, { key }), 409);
     const other = new FormData();
     other.append("file", new Blob([new Uint8Array(10)]), "other.bin");
@@ -175,6 +228,7 @@ describe("problems match the Problem schema, for each status the API answers wit
     for (let i = 0; i < 5 && !limited; i++) {
       const response = await server.api("/api/v1/me", { key: free });
       if (response.status === 429) limited = response;
+      else await check("GET", "/v1/me", response, 200);
     }
     await check("GET", "/v1/me", limited!, 429);
   });
@@ -183,6 +237,7 @@ describe("problems match the Problem schema, for each status the API answers wit
     // 405 belongs to no operation (it answers a method the path lacks): checked against the Problem component.
     const response = await server.api("/api/v1/me", { method: "DELETE", key });
     expect(response.status).toBe(405);
+    expect(mediaTypeOf(response)).toBe("application/problem+json");
     expect(problemErrors(await response.json())).toEqual([]);
     const full = await startServer({ args: ["--min-free-disk-gb", "1000000"] });
     try {

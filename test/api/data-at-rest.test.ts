@@ -48,6 +48,38 @@ test("a processed meeting leaves only owner-only files and folders in the data d
   expect(exposed(dataDir)).toEqual([]);
 });
 
+test("rendered PDF and DOCX files are owner-only: 0600 in a 0700 folder of the meeting", async () => {
+  const dataDir = join(mkdtempSync(join(tmpdir(), "verbatim-perm-")), "data");
+  const server = await startServer({ args: ARGS, dataDir, env: { TEST_ENGINE_BEHAVIOR: "" } });
+  servers.push(server);
+  const key = await createUserWithKey(server, "renders@example.com");
+  const waitJob = async (id: string) => {
+    for (let i = 0; i < 600; i++) {
+      const job = (await (await server.api(`/api/v1/jobs/${id}`, { key })).json()) as any;
+      if (job.status === "completed" || job.status === "failed") return job;
+      await Bun.sleep(100);
+    }
+    throw new Error(`job ${id} did not end`);
+  };
+  const form = new FormData();
+  form.append("file", Bun.file(FIXTURE), "meeting.wav");
+  const meeting = (await (await server.api("/api/v1/meetings", { method: "POST", key, body: form })).json()) as any;
+  expect((await waitJob(meeting.job.id)).status).toBe("completed");
+  const queued = (await (await server.api(`/api/v1/meetings/${meeting.id}/documents`, { method: "POST", key, json: { template_id: "tpl_minutes" } })).json()) as any;
+  const job = await waitJob(queued.id);
+  expect(job.status).toBe("completed");
+  for (const format of ["pdf", "docx"]) {
+    const response = await server.api(`/api/v1/documents/${job.document_id}?format=${format}`, { key });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-render-cache")).toBe("miss");
+  }
+  const renders = join(dataDir, "meetings", meeting.id, "documents");
+  const modes = Object.fromEntries(readdirSync(renders).map((name) => [name.replace(/-[0-9a-f]+\./, "-<key>."), (lstatSync(join(renders, name)).mode & 0o777).toString(8)]));
+  expect(modes).toEqual({ [`${job.document_id}-<key>.pdf`]: "600", [`${job.document_id}-<key>.docx`]: "600" });
+  expect((lstatSync(renders).mode & 0o777).toString(8)).toBe("700");
+  expect(exposed(dataDir)).toEqual([]);
+});
+
 test("a data dir readable by others is made owner-only at start, with a warning", async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "verbatim-perm-"));
   chmodSync(dataDir, 0o755);

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createUserWithKey, expectProblem, ROOT, startServer, type TestServer } from "../helpers/server.ts";
+import { asElementText, docxPartErrors, xmlErrors } from "../support/strict-xml.ts";
 
 const FIXTURE = join(ROOT, "..", "shared", "fixtures", "meeting-fr-2spk.wav");
 const FINAL = new Set(["completed", "failed", "canceled"]);
@@ -350,5 +351,49 @@ describe("GET /v1/documents and /v1/documents/{id}", () => {
     const sqlite = server.db().$client;
     expect(sqlite.query("SELECT count(*) AS n FROM documents WHERE meeting_id = ?").get(meetingId)).toEqual({ n: 0 });
     expect(sqlite.query("SELECT count(*) AS n FROM document_requests WHERE meeting_id = ?").get(meetingId)).toEqual({ n: 0 });
+  });
+});
+
+describe("characters XML forbids in a meeting and its document (issue 20, item 7)", () => {
+  // U+0001 and U+0008 (which the docx package lets through), NUL, U+FFFE, a lone surrogate.
+  const CONTROLS = "\u0001\u0008\u0000\uFFFE\uD800";
+  let meetingId: string;
+  let documentId: string;
+  beforeAll(async () => {
+    meetingId = await processedMeeting({
+      title: `Réunion ${CONTROLS} de suivi`,
+      participants: JSON.stringify([{ name: `Élodie ${CONTROLS}`, speaker_labels: ["SPEAKER_00"] }]),
+    });
+    const corrected = await server.api(`/api/v1/meetings/${meetingId}/transcript/segments/0`, { method: "PATCH", key, json: { text: `mots ${CONTROLS} corrigés` } });
+    expect(corrected.status).toBe(200);
+    documentId = (await generated(meetingId, { prompt: `Synthèse ${CONTROLS}.`, title: `Note ${CONTROLS} finale`, instructions: `ton ${CONTROLS} formel` })).documentId;
+  });
+
+  test("GET ?format=docx: word/document.xml, docProps/core.xml and every other part pass a strict XML parser", async () => {
+    const response = await server.api(`/api/v1/documents/${documentId}?format=docx`, { key });
+    expect(response.status).toBe(200);
+    const parts = await docxPartErrors(new Uint8Array(await response.arrayBuffer()));
+    expect(parts["word/document.xml"]).toBe("");
+    expect(parts["docProps/core.xml"]).toBe("");
+    expect(Object.entries(parts).filter(([, errors]) => errors)).toEqual([]);
+  });
+
+  test("the PDF's title, the document's Markdown, the transcript's formats and the export hold only XML characters", async () => {
+    const pdf = join(scratch, "controls.pdf");
+    writeFileSync(pdf, new Uint8Array(await (await server.api(`/api/v1/documents/${documentId}?format=pdf`, { key })).arrayBuffer()));
+    const texts: Record<string, string> = {
+      pdfTitle: (await runTool(["pdfinfo", "-enc", "UTF-8", pdf])).match(/^Title:\s*(.*)$/m)?.[1] ?? "",
+      pdfText: await runTool(["pdftotext", "-nopgbrk", "-enc", "UTF-8", pdf, "-"]),
+      md: await (await server.api(`/api/v1/documents/${documentId}?format=md`, { key })).text(),
+      export: await (await server.api(`/api/v1/meetings/${meetingId}/export?format=md`, { key })).text(),
+    };
+    for (const format of ["md", "txt", "srt", "vtt"]) {
+      texts[`transcript-${format}`] = await (await server.api(`/api/v1/meetings/${meetingId}/transcript?format=${format}`, { key })).text();
+    }
+    expect(texts.pdfTitle).toContain("Note");
+    expect(texts.md).toContain("ton");
+    expect(texts["transcript-txt"]).toContain("corrigés");
+    const xml = `<texts>${Object.entries(texts).map(([name, text]) => `<${name}>${asElementText(text)}</${name}>`).join("\n")}</texts>`;
+    expect(await xmlErrors(xml)).toBe("");
   });
 });

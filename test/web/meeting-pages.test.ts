@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createUserWithKey, ROOT, startServer, type TestServer } from "../helpers/server.ts";
 import { CookieClient } from "../helpers/web-client.ts";
+import { asElementText, xmlErrors } from "../support/strict-xml.ts";
 
 setDefaultTimeout(60_000);
 
@@ -69,6 +70,19 @@ describe("the meeting page", () => {
     const exported = await browser.get(`/meetings/${meetingId}/export/md`);
     expect(exported.status).toBe(200);
     expect(await exported.text()).toContain("Board meeting");
+  });
+
+  test("a title with characters XML forbids: the page and its text downloads hold none of them (issue 20, item 7)", async () => {
+    const id = await uploadMeeting(ownerKey, "Board \u0001\u0008\u0000\uFFFE\uD800 review");
+    const browser = await owner();
+    const texts: Record<string, string> = {};
+    for (const path of ["", "/transcript/md", "/transcript/txt", "/transcript/srt", "/transcript/vtt", "/report/md", "/export/md"]) {
+      const response = await browser.get(`/meetings/${id}${path}`);
+      expect(response.status).toBe(200);
+      texts[path.replace(/\//g, "-") || "page"] = await response.text();
+    }
+    expect(texts.page).toContain("Board");
+    expect(await xmlErrors(`<web>${Object.entries(texts).map(([name, text]) => `<text of="${name}">${asElementText(text)}</text>`).join("\n")}</web>`)).toBe("");
   });
 
   test("the recording is served whole or in byte ranges (206), with 416 past its end", async () => {

@@ -6,6 +6,7 @@
  */
 import { decodeHTMLStrict } from "entities";
 import { marked, type Token, type Tokens } from "marked";
+import { xmlSafeText } from "../../lib/xml-text.ts";
 
 /** A stretch of text in one style. */
 export interface Run {
@@ -54,7 +55,8 @@ function safeLink(href: string): string | undefined {
  * CommonMark says (so "&copy" stays as written). Code spans, escapes and raw HTML are literal.
  */
 function decoded(text: string): string {
-  return decodeHTMLStrict(text);
+  // A reference may name a character XML forbids (&#1;, &#xFFFE;): dropped as if written raw (lib/xml-text.ts).
+  return xmlSafeText(decodeHTMLStrict(text));
 }
 
 /** Inline tokens to runs, each inheriting the emphasis around it. */

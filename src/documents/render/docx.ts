@@ -27,7 +27,7 @@ import {
 } from "docx";
 import { markdownBlocks, taskBox, type Align, type Block, type Run } from "./blocks.ts";
 import { fontFace } from "./fonts.ts";
-import { headerDate, headerWords, type RenderInput } from "./types.ts";
+import { headerDate, headerWords, xmlSafeInput, type RenderInput } from "./types.ts";
 
 const FONT = "DejaVu Sans";
 const MONO = "DejaVu Sans Mono";
@@ -221,7 +221,8 @@ function pageNumbers(): Footer {
   });
 }
 
-export async function renderDocx(input: RenderInput): Promise<Uint8Array> {
+export async function renderDocx(unsafeInput: RenderInput): Promise<Uint8Array> {
+  const input = xmlSafeInput(unsafeInput);
   // East Asian characters take the eastAsia font (Word picks the slot per character). Named only
   // when the operator configured a CJK font; otherwise the word processor's own East Asian default
   // serves better than DejaVu Sans, which has no CJK glyphs.

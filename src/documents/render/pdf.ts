@@ -8,7 +8,7 @@
 import PDFDocument from "pdfkit";
 import { markdownBlocks, plainText, taskBox, type Align, type Block, type Run } from "./blocks.ts";
 import { fontFace } from "./fonts.ts";
-import { CJK, headerDate, headerWords, type DocumentFonts, type RenderInput } from "./types.ts";
+import { CJK, headerDate, headerWords, xmlSafeInput, type DocumentFonts, type RenderInput } from "./types.ts";
 
 type Doc = PDFKit.PDFDocument;
 
@@ -366,7 +366,8 @@ function pdfLanguage(language: string | null): string | undefined {
   return language && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/.test(language) ? language : undefined;
 }
 
-export function renderPdf(input: RenderInput): Promise<Uint8Array> {
+export function renderPdf(unsafeInput: RenderInput): Promise<Uint8Array> {
+  const input = xmlSafeInput(unsafeInput);
   const { fonts, header } = input;
   const doc = new PDFDocument({
     size: "A4",

@@ -2,6 +2,7 @@
  * What the PDF and DOCX renderers take, and the few header helpers both share (so the two formats
  * show the same words and the same date).
  */
+import { xmlSafeText } from "../../lib/xml-text.ts";
 
 /** The fonts a render uses: DejaVu Sans's faces, and the operator's CJK font when configured. */
 export interface DocumentFonts {
@@ -28,6 +29,26 @@ export interface RenderInput {
     language: string | null;
   };
   fonts: DocumentFonts;
+}
+
+/**
+ * The input with every text it shows made XML-safe (lib/xml-text.ts): the Markdown, the header's
+ * words and what becomes the file's properties (the title). Both renderers draw only this, so no
+ * character XML forbids reaches a DOCX part or a PDF, whatever the model or a client wrote.
+ */
+export function xmlSafeInput(input: RenderInput): RenderInput {
+  const { header } = input;
+  return {
+    ...input,
+    markdown: xmlSafeText(input.markdown),
+    header: {
+      title: xmlSafeText(header.title),
+      ...(header.meetingTitle === undefined ? {} : { meetingTitle: xmlSafeText(header.meetingTitle) }),
+      date: xmlSafeText(header.date),
+      participants: header.participants.map(xmlSafeText),
+      language: header.language === null ? null : xmlSafeText(header.language),
+    },
+  };
 }
 
 /**
