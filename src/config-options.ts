@@ -81,7 +81,7 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     type: "int",
     env: "VERBATIM_SIGN_IN_DELAY",
     default: "60",
-    help: "Seconds a password sign-in waits after 5 failures for one email (or 20 from one address) in 15 minutes; each further failure doubles it, up to 15 minutes.",
+    help: "Seconds a password sign-in waits after 5 failures for one email (in a day) or 20 from one client address (in an hour); each further failure doubles the wait, up to 15 minutes. Nobody is locked out: after the wait, the right password signs in.",
   },
   {
     name: "rate-limits",

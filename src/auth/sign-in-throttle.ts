@@ -1,16 +1,19 @@
 /**
- * Failed password attempts, counted per email and per client address over a sliding quarter hour.
+ * Failed password attempts, counted per email (over a day) and per client address (over an hour).
  * Past a few failures an email (or an address) must wait before its next attempt, and each further
- * failure doubles the wait, up to a quarter hour: guessing slows to a few tries an hour, yet nobody
- * is locked out: once the wait is over, the right password signs in, whoever failed before it (a
- * stranger cannot keep a named user out by failing in their name, as a hard lockout would let them).
+ * failure doubles the wait, up to a quarter hour: guessing one account slows to four tries an hour,
+ * yet nobody is locked out: once the wait is over, the right password signs in, whoever failed
+ * before it (a stranger cannot keep a named user out by failing in their name, as a hard lockout
+ * let them). An email's failures are remembered longer than the longest wait, or the waits would
+ * shrink again as the oldest failures left the window; a success forgives them.
  *
  * An attempt counts as a failure from the moment it is admitted, before its password is checked,
  * and a success takes it back: forty requests sent at once cannot all be checked before the first
  * failure is recorded. Kept in memory: a restart forgives, which an attacker cannot trigger from
  * outside.
  */
-export const SIGN_IN_WINDOW_MS = 15 * 60_000;
+export const EMAIL_FAILURES_WINDOW_MS = 24 * 3600_000;
+export const ADDRESS_FAILURES_WINDOW_MS = 3600_000;
 /** The longest wait growing delays reach. */
 export const MAX_SIGN_IN_DELAY_MS = 15 * 60_000;
 
@@ -76,13 +79,15 @@ export class SignInThrottle {
   }
 
   private recent(key: string, now: number): number[] {
-    return (this.failures.get(key) ?? []).filter((t) => t > now - SIGN_IN_WINDOW_MS);
+    const since = now - windowOf(key);
+    return (this.failures.get(key) ?? []).filter((t) => t > since);
   }
 
   private sweep(now: number): void {
-    for (const [key, times] of this.failures) if (!times.some((t) => t > now - SIGN_IN_WINDOW_MS)) this.failures.delete(key);
+    for (const [key, times] of this.failures) if (!times.some((t) => t > now - windowOf(key))) this.failures.delete(key);
   }
 }
 
 const emailKey = (email: string) => `e:${email.trim().toLowerCase()}`;
 const addressKey = (address: string) => `a:${address}`;
+const windowOf = (key: string) => (key.startsWith("e:") ? EMAIL_FAILURES_WINDOW_MS : ADDRESS_FAILURES_WINDOW_MS);
