@@ -50,3 +50,13 @@ test("an email's failures are forgotten after a day, an address's after an hour"
   expect(throttle.waitMs("a@firm.example", "ip:q", EMAIL_FAILURES_WINDOW_MS - 1)).toBe(2 * MINUTE);
   expect(throttle.waitMs("a@firm.example", "ip:q", EMAIL_FAILURES_WINDOW_MS + 1)).toBe(0);
 });
+
+test("a browser known to the account skips the wait strangers caused for its email, and has its own count", () => {
+  const throttle = new SignInThrottle();
+  for (let i = 0; i < 8; i++) throttle.begin("user@firm.example", `ip:stranger${i}`, 0);
+  expect(throttle.waitMs("user@firm.example", "ip:home", 1)).toBeGreaterThan(0);
+  expect(throttle.waitMs("user@firm.example", "ip:home", 1, "b:laptop")).toBe(0);
+  for (let i = 0; i < 5; i++) throttle.begin("user@firm.example", "ip:home", 1, "b:laptop");
+  expect(throttle.waitMs("user@firm.example", "ip:home", 2, "b:laptop")).toBe(MINUTE - 1);
+  expect(throttle.waitMs("user@firm.example", "ip:home", 2, "b:phone")).toBe(0);
+});

@@ -7,6 +7,10 @@
  * let them). An email's failures are remembered longer than the longest wait, or the waits would
  * shrink again as the oldest failures left the window; a success forgives them.
  *
+ * A browser that signed in to the account before (`known-browsers.ts`) is exempt from the email's
+ * wait and has its own count instead, with the same limit: the user's own browsers stay open
+ * whatever a stranger does in their name.
+ *
  * An attempt counts as a failure from the moment it is admitted, before its password is checked,
  * and a success takes it back: forty requests sent at once cannot all be checked before the first
  * failure is recorded. Kept in memory: a restart forgives, which an attacker cannot trigger from
@@ -43,15 +47,17 @@ export class SignInThrottle {
 
   /**
    * Milliseconds to wait before the next attempt for this email from this address, or 0 when one
-   * may be made now. `address` is the client's rate-limit key (an IPv6 /64 counts as one).
+   * may be made now. `address` is the client's rate-limit key (an IPv6 /64 counts as one);
+   * `browser` the key of a browser known to the account, or null.
    */
-  waitMs(email: string, address: string, now: number): number {
-    return Math.max(this.wait(emailKey(email), this.options.perEmail, now), this.wait(addressKey(address), this.options.perAddress, now));
+  waitMs(email: string, address: string, now: number, browser: string | null = null): number {
+    const own = browser ?? emailKey(email);
+    return Math.max(this.wait(own, this.options.perEmail, now), this.wait(addressKey(address), this.options.perAddress, now));
   }
 
   /** Counts an attempt as failed now, before its password is checked; `succeeded` takes it back. */
-  begin(email: string, address: string, now: number): SignInAttempt {
-    const keys = [emailKey(email), addressKey(address)];
+  begin(email: string, address: string, now: number, browser: string | null = null): SignInAttempt {
+    const keys = [emailKey(email), addressKey(address), ...(browser ? [browser] : [])];
     for (const key of keys) {
       const times = this.recent(key, now);
       times.push(now);
@@ -63,6 +69,7 @@ export class SignInThrottle {
       // unlock an address that guesses at everyone else's passwords.
       succeeded: () => {
         this.failures.delete(keys[0]!);
+        if (browser) this.failures.delete(browser);
         const times = this.failures.get(keys[1]!);
         const index = times?.lastIndexOf(now) ?? -1;
         if (times && index >= 0) times.splice(index, 1);
@@ -90,4 +97,4 @@ export class SignInThrottle {
 
 const emailKey = (email: string) => `e:${email.trim().toLowerCase()}`;
 const addressKey = (address: string) => `a:${address}`;
-const windowOf = (key: string) => (key.startsWith("e:") ? EMAIL_FAILURES_WINDOW_MS : ADDRESS_FAILURES_WINDOW_MS);
+const windowOf = (key: string) => (key.startsWith("a:") ? ADDRESS_FAILURES_WINDOW_MS : EMAIL_FAILURES_WINDOW_MS);

@@ -21,6 +21,9 @@ import { pickLocale, translator, type MessageKey, type Translate } from "./i18n.
 import type { PageFrame, PageNotice } from "./layout.tsx";
 
 export const SESSION_COOKIE = "verbatim_session";
+/** Kept by a browser that signed in: its next password attempts skip a wait strangers caused (auth/known-browsers.ts). */
+export const BROWSER_COOKIE = "verbatim_browser";
+export const BROWSER_COOKIE_MAX_AGE_S = 180 * 24 * 3600;
 
 /** What the web app's pages use: the same services as the API, handed over by the composition root. */
 export interface WebDeps {

@@ -15,7 +15,7 @@ import { cookie, html, redirect, respond, sameOrigin, setCookie } from "./http.t
 import { translator } from "./i18n.ts";
 import { bundleIsland } from "./islands/bundle.ts" with { type: "macro" };
 import { pathOf } from "../http/pipeline.ts";
-import { attemptRefusal, createWebKit, PageRefusal, SESSION_COOKIE, SignInRequired, type WebDeps } from "./kit.ts";
+import { attemptRefusal, BROWSER_COOKIE, BROWSER_COOKIE_MAX_AGE_S, createWebKit, PageRefusal, SESSION_COOKIE, SignInRequired, type WebDeps } from "./kit.ts";
 import { draftRoutes } from "./draft-routes.tsx";
 import { meetingPages } from "./meeting-routes.tsx";
 import { LoginPage } from "./pages/login.tsx";
@@ -124,13 +124,16 @@ export function createWebApp(deps: WebDeps) {
       const email = (form.get("email") ?? "").trim().toLowerCase().slice(0, 320);
       const password = form.get("password") ?? "";
       const user = findUserByEmail(deps.db, email);
-      const outcome = await deps.passwords.check(email, kit.clientKey(request), password, user ? passwordHashOf(deps.db, user.id) : null);
+      const outcome = await deps.passwords.check(email, kit.clientKey(request), password, user ? passwordHashOf(deps.db, user.id) : null, cookie(request, BROWSER_COOKIE));
       if (outcome.kind === "throttled" || outcome.kind === "busy") {
         const refusal = attemptRefusal(t, outcome);
         return loginPage(request, 429, refusal.text, email, next ?? undefined, refusal.headers);
       }
       if (!user || outcome.kind !== "matched") return loginPage(request, 401, t("login.failed"), email, next ?? undefined);
-      return signedIn(request, user.id, deps.clock.now(), afterSignIn(next), [setCookie(request, deps.publicUrl(), FORM_COOKIE, "", 0, "strict")]);
+      return signedIn(request, user.id, deps.clock.now(), afterSignIn(next), [
+        setCookie(request, deps.publicUrl(), FORM_COOKIE, "", 0, "strict"),
+        setCookie(request, deps.publicUrl(), BROWSER_COOKIE, outcome.browserToken, BROWSER_COOKIE_MAX_AGE_S, "strict"),
+      ]);
     })
     .get("/login/sso", async ({ request }) => {
       if (!deps.sso) throw new PageRefusal(404, "");

@@ -4,8 +4,8 @@ import { hashPassword, passwordProblem } from "../auth/passwords.ts";
 import { isScope, type Scope } from "../auth/scopes.ts";
 import { passwordHashOf, setPasswordHash, setUserLocale, type Locale } from "../auth/users.ts";
 import { createWebSession, endAllWebSessions, SESSION_MAX_MS, type WebSession } from "../auth/web-sessions.ts";
-import { html, redirect, setCookie } from "./http.ts";
-import { attemptRefusal, PageRefusal, SESSION_COOKIE, type WebKit } from "./kit.ts";
+import { cookie, html, redirect, setCookie } from "./http.ts";
+import { attemptRefusal, BROWSER_COOKIE, BROWSER_COOKIE_MAX_AGE_S, PageRefusal, SESSION_COOKIE, type WebKit } from "./kit.ts";
 import type { PageNotice } from "./layout.tsx";
 import { DevelopersPage } from "./pages/developers.tsx";
 import { SettingsPage } from "./pages/settings.tsx";
@@ -45,7 +45,13 @@ export function settingsPages(app: Elysia, kit: WebKit): void {
       const t = kit.frameFor(request, session, () => "").t;
       const password = form.get("password") ?? "";
       // Guessing the current password here is a sign-in attempt: the same throttle and bounds count it.
-      const outcome = await deps.passwords.check(session.user.email, kit.clientKey(request), form.get("current") ?? "", passwordHashOf(deps.db, session.user.id));
+      const outcome = await deps.passwords.check(
+        session.user.email,
+        kit.clientKey(request),
+        form.get("current") ?? "",
+        passwordHashOf(deps.db, session.user.id),
+        cookie(request, BROWSER_COOKIE),
+      );
       if (outcome.kind === "throttled" || outcome.kind === "busy") {
         const refusal = attemptRefusal(t, outcome);
         return settingsPage(request, session, 429, { text: refusal.text, error: true }, refusal.headers);
@@ -58,7 +64,10 @@ export function settingsPages(app: Elysia, kit: WebKit): void {
       // A new password ends every session, elsewhere and here; this browser gets a fresh one.
       endAllWebSessions(deps.db, session.user.id);
       const fresh = createWebSession(deps.db, session.user.id, now);
-      return redirect("/settings?notice=password", [setCookie(request, deps.publicUrl(), SESSION_COOKIE, fresh.token, SESSION_MAX_MS / 1000, "lax")]);
+      return redirect("/settings?notice=password", [
+        setCookie(request, deps.publicUrl(), SESSION_COOKIE, fresh.token, SESSION_MAX_MS / 1000, "lax"),
+        setCookie(request, deps.publicUrl(), BROWSER_COOKIE, outcome.browserToken, BROWSER_COOKIE_MAX_AGE_S, "strict"),
+      ]);
     })
     .post("/settings/sign-out-everywhere", async ({ request }) => {
       const { session } = await kit.readForm(request);

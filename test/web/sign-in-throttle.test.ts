@@ -14,7 +14,7 @@ let server: TestServer;
 beforeAll(async () => {
   // The test runner is the reverse proxy: it connects from 127.0.0.1 and names the client.
   server = await startServer({ args: ["--trusted-proxy", "127.0.0.1,::1", "--sign-in-delay", "2", "--rate-limits", "anonymous=3"] });
-  for (const email of ["burst@firm.example", "settings@firm.example", "victim@firm.example", "pages-a@firm.example", "pages-b@firm.example"]) {
+  for (const email of ["burst@firm.example", "settings@firm.example", "victim@firm.example", "regular@firm.example", "pages-a@firm.example", "pages-b@firm.example"]) {
     const made = await server.admin("user", "create", "--email", email, "--plan", "pro", "--password", PASSWORD);
     if (made.code !== 0) throw new Error(made.stderr);
   }
@@ -138,6 +138,23 @@ test("after 5 failures by a stranger, the right password from a new address sign
   }
   expect(signedIn.status).toBe(303);
   expect(victim.cookies.has("verbatim_session")).toBe(true);
+});
+
+test("a browser that signed in before is not held by a stranger's failures in its user's name", async () => {
+  const laptop = new ProxiedBrowser("198.51.100.90");
+  expect((await laptop.signIn("regular@firm.example", PASSWORD)).status).toBe(303);
+  expect(laptop.cookies.has("verbatim_browser")).toBe(true);
+  const stranger = new ProxiedBrowser("203.0.113.91");
+  for (let i = 0; i < 5; i++) expect((await stranger.signIn("regular@firm.example", `guess ${i} wrong`)).status).toBe(401);
+  expect((await new ProxiedBrowser("198.51.100.92").signIn("regular@firm.example", PASSWORD)).status).toBe(429);
+  // The laptop, signed out and back in: at once.
+  laptop.cookies.delete("verbatim_session");
+  expect((await laptop.signIn("regular@firm.example", PASSWORD)).status).toBe(303);
+  // A token copied to another account's attempts is worth nothing there.
+  const borrowed = new ProxiedBrowser("198.51.100.93");
+  borrowed.cookies.set("verbatim_browser", laptop.cookies.get("verbatim_browser")!);
+  for (let i = 0; i < 5; i++) expect((await borrowed.signIn("victim2@firm.example", `guess ${i} wrong`)).status).toBe(401);
+  expect((await borrowed.signIn("victim2@firm.example", "guess 6 wrong")).status).toBe(429);
 });
 
 test("signed-in pages count against the user's window, not the address's: one busy user does not use up a colleague's", async () => {
