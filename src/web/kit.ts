@@ -73,7 +73,7 @@ export type WebKit = ReturnType<typeof createWebKit>;
 /** The web app's per-request helpers: who is signed in, in which language, and the CSRF check. */
 export function createWebKit(deps: WebDeps) {
   // The session of a request is read once: the pipeline reads it first to count the request
-  // against the user's window (webRateKey), then the page.
+  // against the user's window (signedInUserOf in routes.tsx), then the page.
   const sessions = new WeakMap<Request, WebSession | null>();
   const sessionOf = (request: Request): WebSession | undefined => {
     const known = sessions.get(request);
