@@ -35,3 +35,16 @@ test("model names, speaker bounds and engine options reach the engine settings",
   expect(() => config(["--whisper-decoding", "[1]"])).toThrow(UsageError);
   expect(() => config(["--diarization-threshold", "0"])).toThrow(UsageError);
 });
+
+test("trusted proxies: none by default; addresses and CIDRs of both families from the flag or the environment; the header to read; bad entries stop the start", () => {
+  expect(config([]).trustedProxies).toBeNull();
+  expect(config([]).signInDelayMs).toBe(60_000);
+  const trusted = config(["--trusted-proxy", "127.0.0.1, ::1,10.0.0.0/8,fd00::/8"]).trustedProxies!;
+  expect(trusted.header).toBe("x-forwarded-for");
+  expect(trusted.networks).toHaveLength(4);
+  expect(config([], { VERBATIM_TRUSTED_PROXY: "192.0.2.1", VERBATIM_TRUSTED_PROXY_HEADER: "forwarded" }).trustedProxies).toMatchObject({ header: "forwarded" });
+  expect(() => config(["--trusted-proxy", "proxy.internal"])).toThrow(/--trusted-proxy: "proxy.internal" is not an IPv4 or IPv6 address or CIDR/);
+  expect(() => config(["--trusted-proxy", "127.0.0.1", "--trusted-proxy-header", "x-real-ip"])).toThrow(UsageError);
+  expect(config(["--sign-in-delay", "5"]).signInDelayMs).toBe(5000);
+  expect(() => config(["--sign-in-delay", "0"])).toThrow(UsageError);
+});

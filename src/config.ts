@@ -12,6 +12,7 @@ import { DEFAULT_BILLING, type BillingSettings } from "./usage/settings.ts";
 import { MODEL_PROFILES, selectModels, type ModelProfile } from "./models/selection.ts";
 import { DEFAULT_PARALLEL_SLOTS, type ParallelSlots } from "./jobs/slots.ts";
 import { parseEgressAllow, type EgressPolicy } from "./net/egress.ts";
+import { parseTrustedProxies, type TrustedProxies } from "./http/middleware/client-address/index.ts";
 
 /** `iss` of the access tokens the service mints itself (admin token create). */
 export const LOCAL_TOKEN_ISSUER = "verbatim-local";
@@ -52,6 +53,21 @@ export interface ServiceConfig {
   maxHeaderBytes: number;
   /** The web app's single sign-on through the firm's OpenID Connect provider, or null. */
   sso: SsoSettings | null;
+  /** Reverse proxies whose forwarding header names the client, or null: the TCP peer is the client. */
+  trustedProxies: TrustedProxies | null;
+  /** The first delay of password sign-in after repeated failures (ms); it doubles with each further one. */
+  signInDelayMs: number;
+}
+
+function trustedProxies(values: OptionValues): TrustedProxies | null {
+  const header = values["trusted-proxy-header"] as string;
+  if (header !== "x-forwarded-for" && header !== "forwarded") throw new UsageError(`--trusted-proxy-header must be x-forwarded-for or forwarded, got ${header}`);
+  try {
+    const networks = parseTrustedProxies(values["trusted-proxy"] as string);
+    return networks.length ? { networks, header } : null;
+  } catch (error) {
+    throw new UsageError(`--trusted-proxy: ${(error as Error).message}`);
+  }
 }
 
 function ssoSettings(values: OptionValues, egress: EgressPolicy): SsoSettings | null {
@@ -240,5 +256,7 @@ export function serviceConfig(values: OptionValues): ServiceConfig {
     logRequests: values["log-requests"] as boolean,
     maxHeaderBytes: 16 * 1024,
     sso: ssoSettings(values, egressPolicy(values["egress-allow"] as string)),
+    trustedProxies: trustedProxies(values),
+    signInDelayMs: atLeastOne(values, "sign-in-delay") * 1000,
   };
 }

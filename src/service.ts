@@ -52,6 +52,9 @@ import { lockDataDir } from "./storage/data-dir-lock.ts";
 import { restrictToOwner } from "./storage/permissions.ts";
 import { startRetention } from "./storage/retention.ts";
 import { SignInThrottle } from "./auth/sign-in-throttle.ts";
+import { PasswordAttempts } from "./auth/password-attempts.ts";
+import { PasswordVerifications } from "./auth/password-verifications.ts";
+import { clientAddressResolver } from "./http/middleware/client-address/index.ts";
 import { purgeExpiredWebSessions } from "./auth/web-sessions.ts";
 import { createWebApp, isWebPath } from "./web/routes.tsx";
 import { correctSegment, listCorrections } from "./meetings/corrections.ts";
@@ -180,7 +183,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const routes: RouteDef[] = [];
   routes.push(
     ...healthRoutes({ checks }),
-    ...metricsRoutes({ metrics, token: config.metricsToken }),
+    ...metricsRoutes({ metrics, token: config.metricsToken, failures: new SlidingWindowLimiter(), clock }),
     ...docsRoutes({
       get apiUrl() {
         return urls.api;
@@ -241,11 +244,12 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     onUnexpectedError: io.logError,
     onWarning: io.logWarning,
   });
-  const webApp = createWebApp({
+  const passwordVerifications = new PasswordVerifications({}, (matched) => metrics.countPasswordVerification(matched));
+  const { app: webApp, signedInUserOf } = createWebApp({
     db,
     clock,
     dataDir: config.dataDir,
-    throttle: new SignInThrottle(),
+    passwords: new PasswordAttempts(new SignInThrottle({ firstDelayMs: config.signInDelayMs }), passwordVerifications, clock),
     slots: config.parallelSlots,
     billing: config.billing,
     egress: config.egress,
@@ -277,11 +281,13 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     observeRequest: (method, route, status, seconds) => metrics.observeRequest(method, route, status, seconds),
     uncountedPaths: new Set(["/healthz", "/readyz", "/metrics", "/assets/app.css"]),
     isWebPath,
+    webUserOf: signedInUserOf,
     // Elysia's compiled fetch, not app.handle: that is only an async wrapper around it (1 µs a request).
     route: (request, pathname) => (isWebPath(pathname) ? webApp.fetch(request) : router.fetch(request)),
     onUnexpectedError: io.logError,
   });
 
+  const resolveClient = config.trustedProxies ? clientAddressResolver(config.trustedProxies) : null;
   const server = Bun.serve({
     hostname: config.host,
     port: config.port,
@@ -290,7 +296,14 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     // Bun's default of 10 s would cut off a slow uplink that pauses mid-upload; 255 s is its maximum.
     idleTimeout: 255,
     // The address is looked up only for requests without a credential (their rate-limit key).
-    fetch: (request, srv) => pipeline(request, () => srv.requestIP(request)?.address ?? "unknown"),
+    // Behind trusted proxies (--trusted-proxy) it is the one their header names, resolved at most
+    // once a request; without, the peer's address as before, with nothing more on the request path.
+    fetch: resolveClient
+      ? (request, srv) => {
+          let client: string | undefined;
+          return pipeline(request, () => (client ??= resolveClient(srv.requestIP(request)?.address ?? "unknown", request.headers)));
+        }
+      : (request, srv) => pipeline(request, () => srv.requestIP(request)?.address ?? "unknown"),
     // Built-in TLS for sites without a reverse proxy (README: Operations); the files are read once.
     ...(config.tls ? { tls: { cert: readFileSync(config.tls.cert, "utf8"), key: readFileSync(config.tls.key, "utf8") } } : {}),
   });

@@ -9,7 +9,7 @@ import type { RequestLog } from "./middleware/request-log/index.ts";
 import { problemResponse } from "./problem.ts";
 import { attachContext, type RequestContext } from "./request-context.ts";
 
-/** Web app requests per client address per 60 s window. */
+/** Web app requests per signed-in user, or per client address before sign-in, per 60 s window. */
 export const WEB_PAGES_PER_MINUTE = 600;
 
 export interface RateLimits {
@@ -36,10 +36,15 @@ export interface PipelineDeps {
   uncountedPaths: Set<string>;
   /**
    * The web app's pages: browsers send no API credential, and a person clicking through pages
-   * must not run into the API's anonymous limit; they are counted per client address against
-   * WEB_PAGES_PER_MINUTE instead (the sign-in form has its own throttle).
+   * must not run into the API's anonymous limit; they are counted per signed-in user (else per
+   * client address) against WEB_PAGES_PER_MINUTE instead (the sign-in form has its own throttle).
    */
   isWebPath?(pathname: string): boolean;
+  /**
+   * The signed-in user a web app request's session cookie names, or null: their pages count
+   * against that user's window, not the address's (behind a proxy or a NAT a whole firm shares one).
+   */
+  webUserOf?(request: Request): string | null;
   /** Routes an admitted request; `pathname` is the one the pipeline already read from its URL. */
   route(request: Request, pathname: string): Response | Promise<Response>;
   onUnexpectedError(error: unknown, requestId: string): void;
@@ -82,7 +87,7 @@ export function createPipeline(deps: PipelineDeps) {
     const principal = auth.kind === "authenticated" ? auth.principal : undefined;
     flight.credential = principal?.rateKey ?? null;
     const web = !principal && deps.isWebPath?.(pathname) === true;
-    const key = principal?.rateKey ?? `${web ? "web:" : ""}${anonymousClientKey(clientAddress())}`;
+    const key = principal?.rateKey ?? (web ? webKey(deps, request, clientAddress) : anonymousClientKey(clientAddress()));
     const limit = principal ? deps.limits[principal.user.plan as Plan] : web ? WEB_PAGES_PER_MINUTE : deps.limits.anonymous;
     const now = deps.clock.now();
     // Probes show the caller's window but are never refused: a liveness check must not fail
@@ -165,6 +170,11 @@ export function createPipeline(deps: PipelineDeps) {
 
 function commonHeaders(requestId: string, rate: RateState): Record<string, string> {
   return rateLimitHeaders(rate, { "x-request-id": requestId });
+}
+
+function webKey(deps: PipelineDeps, request: Request, clientAddress: () => string): string {
+  const user = deps.webUserOf?.(request);
+  return user ? `web:user:${user}` : `web:${anonymousClientKey(clientAddress())}`;
 }
 
 function anonymousWindow(deps: PipelineDeps, clientAddress: () => string): RateState {

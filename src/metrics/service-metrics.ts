@@ -20,6 +20,8 @@ export interface MetricsSources {
 export interface ServiceMetrics {
   observeRequest(method: string, route: string, status: number, seconds: number): void;
   observeStep(kind: string, step: string, outcome: string, seconds: number): void;
+  /** One Argon2 password verification ran (sign-in or a password change), matched or not. */
+  countPasswordVerification(matched: boolean): void;
   /** The text exposition format, and its content type. */
   render(): Promise<{ body: string; contentType: string }>;
 }
@@ -119,7 +121,19 @@ export function createServiceMetrics(sources: MetricsSources): ServiceMetrics {
     },
   });
 
+  const verifications = new Counter({
+    name: "verbatim_password_verifications_total",
+    help: "Argon2 password verifications run (web sign-in and password changes), by outcome: matched or wrong. Attempts refused by the throttle or the bounds on verifications in flight run none.",
+    labelNames: ["outcome"],
+    registers: [registry],
+  });
+  verifications.inc({ outcome: "matched" }, 0);
+  verifications.inc({ outcome: "wrong" }, 0);
+
   return {
+    countPasswordVerification(matched) {
+      verifications.inc({ outcome: matched ? "matched" : "wrong" });
+    },
     observeRequest(method, route, status, seconds) {
       requests.observe(method, route, status, seconds);
     },

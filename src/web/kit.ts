@@ -10,23 +10,28 @@ import type { Clock } from "../lib/time.ts";
 import type { EgressPolicy } from "../net/egress.ts";
 import type { DiskFloor } from "../storage/disk-space.ts";
 import type { TemplateCatalogue } from "../templates/catalogue.ts";
-import type { SignInThrottle } from "../auth/sign-in-throttle.ts";
+import type { PasswordAttemptOutcome, PasswordAttempts } from "../auth/password-attempts.ts";
 import type { UploadsInFlight } from "../uploads/in-flight.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import { contextOf } from "../http/request-context.ts";
+import { anonymousClientKey } from "../http/middleware/client-key/index.ts";
 import { readFormBody } from "./form-body.ts";
 import { cookie, sameOrigin } from "./http.ts";
 import { pickLocale, translator, type MessageKey, type Translate } from "./i18n.ts";
 import type { PageFrame, PageNotice } from "./layout.tsx";
 
 export const SESSION_COOKIE = "verbatim_session";
+/** Kept by a browser that signed in: its next password attempts skip a wait strangers caused (auth/known-browsers.ts). */
+export const BROWSER_COOKIE = "verbatim_browser";
+export const BROWSER_COOKIE_MAX_AGE_S = 180 * 24 * 3600;
 
 /** What the web app's pages use: the same services as the API, handed over by the composition root. */
 export interface WebDeps {
   db: Db;
   clock: Clock;
   dataDir: string;
-  throttle: SignInThrottle;
+  /** Password checks (sign-in, the current password in Settings): throttled and bounded before Argon2 runs. */
+  passwords: PasswordAttempts;
   slots: ParallelSlots;
   billing: BillingSettings;
   egress: EgressPolicy;
@@ -67,9 +72,16 @@ export type WebKit = ReturnType<typeof createWebKit>;
 
 /** The web app's per-request helpers: who is signed in, in which language, and the CSRF check. */
 export function createWebKit(deps: WebDeps) {
+  // The session of a request is read once: the pipeline reads it first to count the request
+  // against the user's window (signedInUserOf in routes.tsx), then the page.
+  const sessions = new WeakMap<Request, WebSession | null>();
   const sessionOf = (request: Request): WebSession | undefined => {
+    const known = sessions.get(request);
+    if (known !== undefined) return known ?? undefined;
     const token = cookie(request, SESSION_COOKIE);
-    return token ? findWebSession(deps.db, token, deps.clock.now()) : undefined;
+    const session = token ? findWebSession(deps.db, token, deps.clock.now()) : undefined;
+    sessions.set(request, session ?? null);
+    return session;
   };
   const frameFor = (request: Request, session: WebSession | undefined, title: (t: Translate) => string): PageFrame => {
     const locale = pickLocale(session?.locale ?? null, request.headers.get("accept-language"));
@@ -105,7 +117,18 @@ export function createWebKit(deps: WebDeps) {
     const key = new URL(request.url).searchParams.get("notice");
     return key !== null && known.includes(key) ? { text: t(`${prefix}${key}` as MessageKey) } : undefined;
   };
-  const clientAddress = (request: Request) => contextOf(request).clientAddress();
+  /** The client's rate-limit key (its address, behind trusted proxies the one they name; IPv6 per /64). */
+  const clientKey = (request: Request) => anonymousClientKey(contextOf(request).clientAddress());
   const account = (session: WebSession): { userId: string; plan: Plan } => ({ userId: session.user.id, plan: session.user.plan });
-  return { deps, sessionOf, frameFor, requireSession, assertCsrf, readForm, account, clientAddress, noticeOf };
+  return { deps, sessionOf, frameFor, requireSession, assertCsrf, readForm, account, clientKey, noticeOf };
+}
+
+/** What a password attempt refused before its check shows: the sentence, and the Retry-After header (seconds). */
+export function attemptRefusal(t: Translate, outcome: Extract<PasswordAttemptOutcome, { kind: "throttled" | "busy" }>): { text: string; headers: Record<string, string> } {
+  if (outcome.kind === "busy") return { text: t("login.busy"), headers: { "retry-after": "1" } };
+  const minutes = Math.max(1, Math.ceil(outcome.retryAfterMs / 60_000));
+  return {
+    text: minutes === 1 ? t("login.throttledOneMinute") : t("login.throttled", { minutes }),
+    headers: { "retry-after": String(Math.max(1, Math.ceil(outcome.retryAfterMs / 1000))) },
+  };
 }

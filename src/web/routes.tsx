@@ -1,7 +1,6 @@
 import { Elysia } from "elysia";
 import { userForIdpToken } from "../auth/external-identities.ts";
 import { SsoRefused } from "../auth/oidc-sign-in.ts";
-import { verifyPassword } from "../auth/passwords.ts";
 import { findUserByEmail, passwordHashOf } from "../auth/users.ts";
 import { createWebSession, endWebSession, endWebSessionOfToken, SESSION_MAX_MS } from "../auth/web-sessions.ts";
 import { ApiError } from "../errors/api-error.ts";
@@ -17,7 +16,7 @@ import { cookie, html, redirect, respond, sameOrigin, setCookie } from "./http.t
 import { translator } from "./i18n.ts";
 import { bundleIsland } from "./islands/bundle.ts" with { type: "macro" };
 import { pathOf } from "../http/pipeline.ts";
-import { createWebKit, PageRefusal, SESSION_COOKIE, SignInRequired, type WebDeps } from "./kit.ts";
+import { attemptRefusal, BROWSER_COOKIE, BROWSER_COOKIE_MAX_AGE_S, createWebKit, PageRefusal, SESSION_COOKIE, SignInRequired, type WebDeps } from "./kit.ts";
 import { draftRoutes } from "./draft-routes.tsx";
 import { meetingPages } from "./meeting-routes.tsx";
 import { LoginPage } from "./pages/login.tsx";
@@ -67,13 +66,13 @@ export function afterSignIn(next: string | null | undefined): string {
 export function createWebApp(deps: WebDeps) {
   const kit = createWebKit(deps);
 
-  const loginPage = (request: Request, status: number, error?: string, email?: string, next?: string) => {
+  const loginPage = (request: Request, status: number, error?: string, email?: string, next?: string, headers: Record<string, string> = {}) => {
     const formToken = cookie(request, FORM_COOKIE) ?? randomBase62(32);
     const frame = kit.frameFor(request, undefined, (t) => t("login.title"));
     const returnTo = afterSignIn(next ?? new URL(request.url).searchParams.get("next"));
     return html(<LoginPage frame={frame} formToken={formToken} error={error} email={email} ssoName={deps.sso?.name} next={returnTo} />, status, [
       setCookie(request, deps.publicUrl(), FORM_COOKIE, formToken, 3600, "strict"),
-    ]);
+    ], headers);
   };
 
   /** A new session for a user who proved who they are: a fresh token, and any session the browser brought is ended (fixation). */
@@ -125,18 +124,17 @@ export function createWebApp(deps: WebDeps) {
       const next = form.get("next");
       const email = (form.get("email") ?? "").trim().toLowerCase().slice(0, 320);
       const password = form.get("password") ?? "";
-      const address = kit.clientAddress(request);
-      const now = deps.clock.now();
-      const wait = deps.throttle.retryAfter(email, address, now);
-      if (wait > 0) return loginPage(request, 429, t("login.throttled", { seconds: wait }), email, next ?? undefined);
       const user = findUserByEmail(deps.db, email);
-      const ok = await verifyPassword(password, user ? passwordHashOf(deps.db, user.id) : null);
-      if (!user || !ok) {
-        deps.throttle.recordFailure(email, address, now);
-        return loginPage(request, 401, t("login.failed"), email, next ?? undefined);
+      const outcome = await deps.passwords.check(email, kit.clientKey(request), password, user ? passwordHashOf(deps.db, user.id) : null, cookie(request, BROWSER_COOKIE));
+      if (outcome.kind === "throttled" || outcome.kind === "busy") {
+        const refusal = attemptRefusal(t, outcome);
+        return loginPage(request, 429, refusal.text, email, next ?? undefined, refusal.headers);
       }
-      deps.throttle.recordSuccess(email);
-      return signedIn(request, user.id, now, afterSignIn(next), [setCookie(request, deps.publicUrl(), FORM_COOKIE, "", 0, "strict")]);
+      if (!user || outcome.kind !== "matched") return loginPage(request, 401, t("login.failed"), email, next ?? undefined);
+      return signedIn(request, user.id, deps.clock.now(), afterSignIn(next), [
+        setCookie(request, deps.publicUrl(), FORM_COOKIE, "", 0, "strict"),
+        setCookie(request, deps.publicUrl(), BROWSER_COOKIE, outcome.browserToken, BROWSER_COOKIE_MAX_AGE_S, "strict"),
+      ]);
     })
     .get("/login/sso", async ({ request }) => {
       if (!deps.sso) throw new PageRefusal(404, "");
@@ -217,5 +215,9 @@ export function createWebApp(deps: WebDeps) {
     const frame = kit.frameFor(request, kit.sessionOf(request), (t) => t("notFound.title"));
     return html(<NotFoundPage frame={frame} message={frame.t("notFound.body")} />, 404);
   });
-  return app;
+  return {
+    app,
+    /** The user a request's live session belongs to, or null (the pipeline's rate-limit key; the page reuses the lookup). */
+    signedInUserOf: (request: Request): string | null => kit.sessionOf(request)?.user.id ?? null,
+  };
 }

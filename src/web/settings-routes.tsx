@@ -1,11 +1,11 @@
 import type { Elysia } from "elysia";
 import { createApiKey, listApiKeys, renderApiKey, revokeApiKey } from "../auth/api-keys.ts";
-import { hashPassword, passwordProblem, verifyPassword } from "../auth/passwords.ts";
+import { hashPassword, passwordProblem } from "../auth/passwords.ts";
 import { isScope, type Scope } from "../auth/scopes.ts";
 import { passwordHashOf, setPasswordHash, setUserLocale, type Locale } from "../auth/users.ts";
 import { createWebSession, endAllWebSessions, SESSION_MAX_MS, type WebSession } from "../auth/web-sessions.ts";
-import { html, redirect, setCookie } from "./http.ts";
-import { PageRefusal, SESSION_COOKIE, type WebKit } from "./kit.ts";
+import { cookie, html, redirect, setCookie } from "./http.ts";
+import { attemptRefusal, BROWSER_COOKIE, BROWSER_COOKIE_MAX_AGE_S, PageRefusal, SESSION_COOKIE, type WebKit } from "./kit.ts";
 import type { PageNotice } from "./layout.tsx";
 import { DevelopersPage } from "./pages/developers.tsx";
 import { SettingsPage } from "./pages/settings.tsx";
@@ -16,11 +16,11 @@ const SETTINGS_NOTICES = ["language", "password"];
 export function settingsPages(app: Elysia, kit: WebKit): void {
   const { deps } = kit;
 
-  const settingsPage = (request: Request, session: WebSession, status = 200, notice?: PageNotice) => {
+  const settingsPage = (request: Request, session: WebSession, status = 200, notice?: PageNotice, headers: Record<string, string> = {}) => {
     const frame = kit.frameFor(request, session, (t) => t("nav.settings"));
     const shown = notice ?? kit.noticeOf(request, frame.t, SETTINGS_NOTICES);
     const { user } = session;
-    return html(<SettingsPage frame={frame} email={user.email} name={user.name} plan={user.plan} locale={session.locale} notice={shown} />, status);
+    return html(<SettingsPage frame={frame} email={user.email} name={user.name} plan={user.plan} locale={session.locale} notice={shown} />, status, [], headers);
   };
 
   const developersPage = (request: Request, session: WebSession, extra: { status?: number; createdKey?: { name: string; key: string }; notice?: PageNotice } = {}) => {
@@ -44,22 +44,30 @@ export function settingsPages(app: Elysia, kit: WebKit): void {
       const { session, form } = await kit.readForm(request);
       const t = kit.frameFor(request, session, () => "").t;
       const password = form.get("password") ?? "";
-      const now = deps.clock.now();
-      const address = kit.clientAddress(request);
-      // Guessing the current password here is a sign-in attempt: the same throttle counts it.
-      const wait = deps.throttle.retryAfter(session.user.email, address, now);
-      if (wait > 0) return settingsPage(request, session, 429, { text: t("login.throttled", { seconds: wait }), error: true });
-      if (!(await verifyPassword(form.get("current") ?? "", passwordHashOf(deps.db, session.user.id)))) {
-        deps.throttle.recordFailure(session.user.email, address, now);
-        return settingsPage(request, session, 400, { text: t("settings.wrongPassword"), error: true });
+      // Guessing the current password here is a sign-in attempt: the same throttle and bounds count it.
+      const outcome = await deps.passwords.check(
+        session.user.email,
+        kit.clientKey(request),
+        form.get("current") ?? "",
+        passwordHashOf(deps.db, session.user.id),
+        cookie(request, BROWSER_COOKIE),
+      );
+      if (outcome.kind === "throttled" || outcome.kind === "busy") {
+        const refusal = attemptRefusal(t, outcome);
+        return settingsPage(request, session, 429, { text: refusal.text, error: true }, refusal.headers);
       }
+      if (outcome.kind !== "matched") return settingsPage(request, session, 400, { text: t("settings.wrongPassword"), error: true });
+      const now = deps.clock.now();
       const problem = passwordProblem(password);
       if (problem) return settingsPage(request, session, 400, { text: t("settings.passwordRules", { min: 10, max: 256 }), error: true });
       setPasswordHash(deps.db, session.user.id, await hashPassword(password));
       // A new password ends every session, elsewhere and here; this browser gets a fresh one.
       endAllWebSessions(deps.db, session.user.id);
       const fresh = createWebSession(deps.db, session.user.id, now);
-      return redirect("/settings?notice=password", [setCookie(request, deps.publicUrl(), SESSION_COOKIE, fresh.token, SESSION_MAX_MS / 1000, "lax")]);
+      return redirect("/settings?notice=password", [
+        setCookie(request, deps.publicUrl(), SESSION_COOKIE, fresh.token, SESSION_MAX_MS / 1000, "lax"),
+        setCookie(request, deps.publicUrl(), BROWSER_COOKIE, outcome.browserToken, BROWSER_COOKIE_MAX_AGE_S, "strict"),
+      ]);
     })
     .post("/settings/sign-out-everywhere", async ({ request }) => {
       const { session } = await kit.readForm(request);

@@ -63,3 +63,22 @@ test("requests are counted by route pattern and status, with latency; a meeting'
   expect(value(text, "verbatim_webhook_deliveries_due")).toBe(0);
   expect(text).toContain("verbatim_process_resident_memory_bytes");
 });
+
+test("wrong metrics tokens are rate-limited per client address like any credential: 429 with Retry-After, even for the right token, until the window has room", async () => {
+  // Its own server: this test uses up 127.0.0.1's failures, which the other tests scrape from.
+  const guarded = await startServer({ args: ["--metrics-token", TOKEN, "--trusted-proxy", "127.0.0.1"] });
+  try {
+    const scrape = (token: string, client = "198.51.100.5") =>
+      guarded.api("/metrics", { headers: { Authorization: `Bearer ${token}`, "x-forwarded-for": client } });
+    for (let i = 0; i < 10; i++) await expectProblem(await scrape(`guess-${i}`), 401, "unauthorized");
+    const refused = await scrape("guess-10");
+    await expectProblem(refused.clone(), 429, "rate_limited");
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(60);
+    await expectProblem(await scrape(TOKEN), 429, "rate_limited");
+    // The scraper, from its own address, is not refused for the guesser's failures.
+    expect((await scrape(TOKEN, "192.0.2.200")).status).toBe(200);
+  } finally {
+    await guarded.stop();
+  }
+});

@@ -127,13 +127,14 @@ test("another account's meetings never show; an API key is no web session", asyn
   expect(withKey.status).toBe(303);
 });
 
-test("sign-in is throttled after repeated failures for one email, even with the right password", async () => {
+test("after repeated failures for one email, even the right password waits its delay (said in minutes)", async () => {
   await server.admin("user", "create", "--email", "target@firm.example", "--password", PASSWORD);
   const browser = new Browser();
   for (let i = 0; i < 5; i++) expect((await signIn(browser, "target@firm.example", `guess ${i} wrong`)).status).toBe(401);
   const blocked = await signIn(browser, "target@firm.example", PASSWORD);
   expect(blocked.status).toBe(429);
-  expect(await blocked.text()).toMatch(/Try again in \d+ seconds/);
+  expect(await blocked.text()).toContain("Try again in 1 minute.");
+  expect(blocked.headers.get("retry-after")).toMatch(/^\d+$/);
   expect(browser.cookies.has("verbatim_session")).toBe(false);
 });
 
