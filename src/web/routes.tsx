@@ -140,7 +140,7 @@ export function createWebApp(deps: WebDeps) {
       if (!deps.sso) throw new PageRefusal(404, "");
       try {
         const returnTo = afterSignIn(new URL(request.url).searchParams.get("next"));
-        const { url, state } = await deps.sso.start(ssoCallback(), returnTo, anonymousClientKey(kit.clientAddress(request)));
+        const { url, state } = await deps.sso.start(ssoCallback(), returnTo, kit.clientKey(request));
         // Lax: the provider sends the browser back with a top-level GET, which carries Lax cookies.
         return redirect(url, [setCookie(request, deps.publicUrl(), SSO_COOKIE, state, 600, "lax")]);
       } catch (error) {
