@@ -142,7 +142,10 @@ describe("failures and retries", () => {
     event();
     const d = dispatcher();
     await round(d);
-    for (const [i, delay] of RETRY_DELAYS_MS.entries()) {
+    // SPEC 6's waits as literals, not the constant under test: a wrong constant fails here.
+    const MINUTE = 60_000;
+    const specDelays = [1 * MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * 60 * MINUTE, 6 * 60 * MINUTE, 12 * 60 * MINUTE, 24 * 60 * MINUTE];
+    for (const [i, delay] of specDelays.entries()) {
       const [row] = deliveries();
       expect(row).toMatchObject({ status: "retrying", attempts: i + 1, responseStatus: 500, responseBodyExcerpt: "down for maintenance", error: "HTTP 500" });
       expect(row!.nextAttemptAt).toBe(now + delay);
