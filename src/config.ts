@@ -23,6 +23,8 @@ export interface ServiceConfig {
   modelsDir: string;
   publicUrl: string | undefined;
   rateLimits: RateLimits;
+  /** Active API keys one account may hold (--max-api-keys). */
+  maxApiKeys: number;
   oauth: OAuthSettings;
   ffmpegPath: string;
   egress: EgressPolicy;
@@ -216,6 +218,7 @@ export function serviceConfig(values: OptionValues): ServiceConfig {
     modelsDir: resolve(values["models-dir"] as string),
     publicUrl: publicUrl?.replace(/\/+$/, ""),
     rateLimits: parseRateLimits(values["rate-limits"] as string),
+    maxApiKeys: atLeastOne(values, "max-api-keys"),
     oauth: oauthSettings(values, egressPolicy(values["egress-allow"] as string)),
     ffmpegPath: values.ffmpeg as string,
     egress: egressPolicy(values["egress-allow"] as string),

@@ -27,6 +27,7 @@ import { documentRenderer } from "./documents/renderer.ts";
 import { documentRoutes } from "./documents/routes.ts";
 import { purgeOldDeliveries } from "./webhooks/deliveries.ts";
 import { DeliveryThread } from "./webhooks/delivery-host.ts";
+import { PingThrottle } from "./webhooks/ping.ts";
 import { usageMeter } from "./usage/meter.ts";
 import { createServiceMetrics } from "./metrics/service-metrics.ts";
 import { metricsRoutes } from "./metrics/routes.ts";
@@ -176,6 +177,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
 
   // Shared by the API and the web app: one cap on uploads in progress, one renderer.
   const uploads = new UploadsInFlight();
+  const pings = new PingThrottle();
   const renderDocumentFile = documentRenderer({ cjkFontPath: config.cjkFontPath });
   const routes: RouteDef[] = [];
   routes.push(
@@ -218,7 +220,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     ...exportRoutes({ loadOwnedExportInput: (userId, meetingId) => loadOwnedExportInput(db, userId, meetingId) }),
     ...reportRoutes({ loadOwnedReport: (userId, meetingId) => loadOwnedReport(db, userId, meetingId) }),
     ...usageRoutes({ db, clock, billing: config.billing }),
-    ...webhookRoutes({ db, clock, egress: config.egress, idempotency, dispatcher: webhooks }),
+    ...webhookRoutes({ db, clock, egress: config.egress, idempotency, dispatcher: webhooks, pings }),
     ...documentRoutes({
       db,
       dataDir: config.dataDir,
@@ -257,7 +259,9 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     render: renderDocumentFile,
     scheduler,
     webhooks,
+    pings,
     sso: config.sso ? new OidcSignIn(config.sso, { egress: config.egress, now: () => clock.now() }) : null,
+    maxApiKeys: config.maxApiKeys,
     onApiKeysChanged: () => authenticator.forgetCachedKeys(),
     publicApiUrl: () => urls.api,
     publicUrl: () => publicUrl,
