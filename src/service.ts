@@ -93,6 +93,9 @@ function bootstrapAdmin(db: Db, io: ServiceIo): void {
   io.say(`  ${key}`);
 }
 
+/** One year, the usual value; no includeSubDomains: other services of the firm may share the domain. */
+const STRICT_TRANSPORT_SECURITY = "max-age=31536000";
+
 function displayHost(host: string): string {
   if (host === "0.0.0.0" || host === "::") return "127.0.0.1";
   return host.includes(":") ? `[${host}]` : host;
@@ -284,6 +287,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     // Elysia's compiled fetch, not app.handle: that is only an async wrapper around it (1 µs a request).
     route: (request, pathname) => (isWebPath(pathname) ? webApp.fetch(request) : router.fetch(request)),
     onUnexpectedError: io.logError,
+    // Built-in TLS: this server is the https origin, so it tells browsers to keep to https (a year).
+    ...(config.tls ? { strictTransportSecurity: STRICT_TRANSPORT_SECURITY } : {}),
   });
 
   const server = Bun.serve({
