@@ -107,6 +107,14 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     help: "The From address of the service's emails.",
   },
   {
+    name: "worker-env",
+    type: "string",
+    env: "VERBATIM_WORKER_ENV",
+    default: "",
+    valueName: "NAME,...",
+    help: "Environment variables passed to the worker processes besides the built-in allowlist (PATH, HOME, LANG, LC_*, TZ, TMPDIR, LD_LIBRARY_PATH, CUDA_*, NVIDIA_*, GGML_*, HIP_*, ROCR_*, HSA_*, VK_*, OMP_*, NODE_LLAMA_CPP_*, NODE_EXTRA_CA_CERTS, SSL_CERT_*, VERBATIM_NATIVE_MODULES). Workers get nothing else of the service's environment; the service's own settings (VERBATIM_*) cannot be named.",
+  },
+  {
     name: "workers",
     type: "int",
     env: "VERBATIM_WORKERS",

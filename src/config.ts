@@ -6,6 +6,7 @@ import type { OAuthSettings } from "./auth/access-tokens.ts";
 import { jwksUrlRefusal } from "./auth/idp-keys.ts";
 import type { SsoSettings } from "./auth/oidc-sign-in.ts";
 import { UsageError, type OptionValues } from "./cli/options.ts";
+import { SERVE_OPTIONS } from "./config-options.ts";
 import { DEFAULT_BODY_PACE, type BodyPace } from "./lib/body-deadline.ts";
 import type { RateLimits } from "./http/pipeline.ts";
 import { DEFAULT_BILLING, type BillingSettings } from "./usage/settings.ts";
@@ -30,6 +31,8 @@ export interface ServiceConfig {
   egress: EgressPolicy;
   egressAllowText: string;
   workers: number;
+  /** Further environment variables the workers get (--worker-env), besides the allowlist. */
+  workerEnv: string[];
   parallelSlots: ParallelSlots;
   stageTimeoutSeconds: number;
   downloadTimeoutSeconds: number;
@@ -192,6 +195,21 @@ function engineThreads(values: OptionValues): number {
   return threads || Math.max(1, Math.floor(availableParallelism() / Math.max(1, values.workers as number)));
 }
 
+/**
+ * --worker-env: variable names, none of the service's own settings (the environment variables of
+ * its options hold its secrets: the SSO client secret, the SMTP URL, the metrics token) nor its
+ * internal ones.
+ */
+function workerEnvNames(text: string): string[] {
+  const own = new Set(SERVE_OPTIONS.map((option) => option.env).filter(Boolean));
+  const names = text.split(",").map((name) => name.trim()).filter(Boolean);
+  for (const name of names) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--worker-env: not an environment variable name: ${JSON.stringify(name)}`);
+    if (own.has(name) || name.startsWith("VERBATIM_INTERNAL_")) throw new UsageError(`--worker-env: ${name} is a setting of the service itself, never passed to workers`);
+  }
+  return names;
+}
+
 function atLeastOne(values: OptionValues, name: string): number {
   const value = values[name] as number;
   if (value < 1) throw new UsageError(`--${name} must be at least 1`);
@@ -224,6 +242,7 @@ export function serviceConfig(values: OptionValues): ServiceConfig {
     egress: egressPolicy(values["egress-allow"] as string),
     egressAllowText: values["egress-allow"] as string,
     workers: atLeastOne(values, "workers"),
+    workerEnv: workerEnvNames(values["worker-env"] as string),
     parallelSlots: parsePlanNumbers("parallel-slots", values["parallel-slots"] as string, DEFAULT_PARALLEL_SLOTS),
     stageTimeoutSeconds: atLeastOne(values, "stage-timeout"),
     downloadTimeoutSeconds: atLeastOne(values, "download-timeout"),

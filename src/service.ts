@@ -65,6 +65,7 @@ import { RequestLog, stdoutSink } from "./http/middleware/request-log/index.ts";
 import { createPipeline } from "./http/pipeline.ts";
 import type { RouteDef } from "./http/route.ts";
 import { createRouter } from "./http/router.ts";
+import { childEnvironment } from "./lib/child-env.ts";
 import { systemClock, type Clock } from "./lib/time.ts";
 
 export interface RunningService {
@@ -159,7 +160,9 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const pool = new WorkerPool({
     size: config.workers,
     command: workerCommand(),
-    env: { [WORKER_CONFIG_ENV]: JSON.stringify(workerConfig) },
+    // An allowlist of the service's environment (no SSO secret, SMTP URL, metrics token, ...),
+    // what the operator passes with --worker-env, and the worker's configuration.
+    env: childEnvironment(process.env, config.workerEnv, { [WORKER_CONFIG_ENV]: JSON.stringify(workerConfig) }),
     log: (line) => io.logError(new Error(line), "scheduler"),
   });
   const metrics = createServiceMetrics({ db, workers: () => pool.stats(), webhooks: () => webhooks.counters });
