@@ -19,6 +19,14 @@ export const TOKEN_MAX_TTL_OPTION: OptionSpec = {
   help: "Longest lifetime in seconds of a token admin token create mints; serve refuses its own tokens that live longer (exp - iat), and admin token revoke --jti keeps a revocation this long.",
 };
 
+export const MAX_API_KEYS_OPTION: OptionSpec = {
+  name: "max-api-keys",
+  type: "int",
+  env: "VERBATIM_MAX_API_KEYS",
+  default: "20",
+  help: "Active (unrevoked) API keys one account may hold; creating one more is refused until one is revoked. The rate limit counts per key, so this bounds an account's requests to this many times its plan's rate.",
+};
+
 export const OAUTH_OPTIONS: OptionSpec[] = [
   {
     name: "oauth-audience",
@@ -91,6 +99,7 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     valueName: "plan=n,...",
     help: "Requests per credential per sliding 60 s window, by plan; anonymous counts per client address.",
   },
+  MAX_API_KEYS_OPTION,
   ...OAUTH_OPTIONS,
   { name: "ffmpeg", type: "string", env: "VERBATIM_FFMPEG", default: "ffmpeg", help: "The ffmpeg executable." },
   {
@@ -119,6 +128,14 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     env: "VERBATIM_SMTP_FROM",
     default: "Verbatim <verbatim@localhost>",
     help: "The From address of the service's emails.",
+  },
+  {
+    name: "worker-env",
+    type: "string",
+    env: "VERBATIM_WORKER_ENV",
+    default: "",
+    valueName: "NAME,...",
+    help: "Environment variables passed to the worker processes besides the built-in allowlist (PATH, HOME, LANG, LC_*, TZ, TMPDIR, LD_LIBRARY_PATH, CUDA_*, NVIDIA_*, GGML_*, HIP_*, ROCR_*, HSA_*, VK_*, OMP_*, NODE_LLAMA_CPP_*, NODE_EXTRA_CA_CERTS, SSL_CERT_*, VERBATIM_NATIVE_MODULES). Workers get nothing else of the service's environment; the service's own settings (VERBATIM_*) cannot be named.",
   },
   {
     name: "workers",

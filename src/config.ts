@@ -6,6 +6,7 @@ import type { OAuthSettings } from "./auth/access-tokens.ts";
 import { jwksUrlRefusal } from "./auth/idp-keys.ts";
 import type { SsoSettings } from "./auth/oidc-sign-in.ts";
 import { UsageError, type OptionValues } from "./cli/options.ts";
+import { SERVE_OPTIONS } from "./config-options.ts";
 import { DEFAULT_BODY_PACE, type BodyPace } from "./lib/body-deadline.ts";
 import type { RateLimits } from "./http/pipeline.ts";
 import { DEFAULT_BILLING, type BillingSettings } from "./usage/settings.ts";
@@ -24,11 +25,15 @@ export interface ServiceConfig {
   modelsDir: string;
   publicUrl: string | undefined;
   rateLimits: RateLimits;
+  /** Active API keys one account may hold (--max-api-keys). */
+  maxApiKeys: number;
   oauth: OAuthSettings;
   ffmpegPath: string;
   egress: EgressPolicy;
   egressAllowText: string;
   workers: number;
+  /** Further environment variables the workers get (--worker-env), besides the allowlist. */
+  workerEnv: string[];
   parallelSlots: ParallelSlots;
   stageTimeoutSeconds: number;
   downloadTimeoutSeconds: number;
@@ -206,6 +211,21 @@ function engineThreads(values: OptionValues): number {
   return threads || Math.max(1, Math.floor(availableParallelism() / Math.max(1, values.workers as number)));
 }
 
+/**
+ * --worker-env: variable names, none of the service's own settings (the environment variables of
+ * its options hold its secrets: the SSO client secret, the SMTP URL, the metrics token) nor its
+ * internal ones.
+ */
+function workerEnvNames(text: string): string[] {
+  const own = new Set(SERVE_OPTIONS.map((option) => option.env).filter(Boolean));
+  const names = text.split(",").map((name) => name.trim()).filter(Boolean);
+  for (const name of names) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--worker-env: not an environment variable name: ${JSON.stringify(name)}`);
+    if (own.has(name) || name.startsWith("VERBATIM_INTERNAL_")) throw new UsageError(`--worker-env: ${name} is a setting of the service itself, never passed to workers`);
+  }
+  return names;
+}
+
 function atLeastOne(values: OptionValues, name: string): number {
   const value = values[name] as number;
   if (value < 1) throw new UsageError(`--${name} must be at least 1`);
@@ -232,11 +252,13 @@ export function serviceConfig(values: OptionValues): ServiceConfig {
     modelsDir: resolve(values["models-dir"] as string),
     publicUrl: publicUrl?.replace(/\/+$/, ""),
     rateLimits: parseRateLimits(values["rate-limits"] as string),
+    maxApiKeys: atLeastOne(values, "max-api-keys"),
     oauth: oauthSettings(values, egressPolicy(values["egress-allow"] as string)),
     ffmpegPath: values.ffmpeg as string,
     egress: egressPolicy(values["egress-allow"] as string),
     egressAllowText: values["egress-allow"] as string,
     workers: atLeastOne(values, "workers"),
+    workerEnv: workerEnvNames(values["worker-env"] as string),
     parallelSlots: parsePlanNumbers("parallel-slots", values["parallel-slots"] as string, DEFAULT_PARALLEL_SLOTS),
     stageTimeoutSeconds: atLeastOne(values, "stage-timeout"),
     downloadTimeoutSeconds: atLeastOne(values, "download-timeout"),

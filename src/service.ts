@@ -27,6 +27,7 @@ import { documentRenderer } from "./documents/renderer.ts";
 import { documentRoutes } from "./documents/routes.ts";
 import { purgeOldDeliveries } from "./webhooks/deliveries.ts";
 import { DeliveryThread } from "./webhooks/delivery-host.ts";
+import { PingThrottle } from "./webhooks/ping.ts";
 import { usageMeter } from "./usage/meter.ts";
 import { createServiceMetrics } from "./metrics/service-metrics.ts";
 import { metricsRoutes } from "./metrics/routes.ts";
@@ -67,6 +68,7 @@ import { RequestLog, stdoutSink } from "./http/middleware/request-log/index.ts";
 import { createPipeline } from "./http/pipeline.ts";
 import type { RouteDef } from "./http/route.ts";
 import { createRouter } from "./http/router.ts";
+import { childEnvironment } from "./lib/child-env.ts";
 import { systemClock, type Clock } from "./lib/time.ts";
 
 export interface RunningService {
@@ -94,6 +96,9 @@ function bootstrapAdmin(db: Db, io: ServiceIo): void {
   io.say(`Created user admin@localhost with an all-scopes API key. It is shown only this once:`);
   io.say(`  ${key}`);
 }
+
+/** One year, the usual value; no includeSubDomains: other services of the firm may share the domain. */
+const STRICT_TRANSPORT_SECURITY = "max-age=31536000";
 
 function displayHost(host: string): string {
   if (host === "0.0.0.0" || host === "::") return "127.0.0.1";
@@ -158,7 +163,9 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const pool = new WorkerPool({
     size: config.workers,
     command: workerCommand(),
-    env: { [WORKER_CONFIG_ENV]: JSON.stringify(workerConfig) },
+    // An allowlist of the service's environment (no SSO secret, SMTP URL, metrics token, ...),
+    // what the operator passes with --worker-env, and the worker's configuration.
+    env: childEnvironment(process.env, config.workerEnv, { [WORKER_CONFIG_ENV]: JSON.stringify(workerConfig) }),
     log: (line) => io.logError(new Error(line), "scheduler"),
   });
   const metrics = createServiceMetrics({ db, workers: () => pool.stats(), webhooks: () => webhooks.counters });
@@ -179,6 +186,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
 
   // Shared by the API and the web app: one cap on uploads in progress, one renderer.
   const uploads = new UploadsInFlight();
+  const pings = new PingThrottle();
   const renderDocumentFile = documentRenderer({ cjkFontPath: config.cjkFontPath });
   const routes: RouteDef[] = [];
   routes.push(
@@ -221,7 +229,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     ...exportRoutes({ loadOwnedExportInput: (userId, meetingId) => loadOwnedExportInput(db, userId, meetingId) }),
     ...reportRoutes({ loadOwnedReport: (userId, meetingId) => loadOwnedReport(db, userId, meetingId) }),
     ...usageRoutes({ db, clock, billing: config.billing }),
-    ...webhookRoutes({ db, clock, egress: config.egress, idempotency, dispatcher: webhooks }),
+    ...webhookRoutes({ db, clock, egress: config.egress, idempotency, dispatcher: webhooks, pings }),
     ...documentRoutes({
       db,
       dataDir: config.dataDir,
@@ -261,7 +269,9 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     render: renderDocumentFile,
     scheduler,
     webhooks,
+    pings,
     sso: config.sso ? new OidcSignIn(config.sso, { egress: config.egress, now: () => clock.now() }) : null,
+    maxApiKeys: config.maxApiKeys,
     onApiKeysChanged: () => authenticator.forgetCachedKeys(),
     publicApiUrl: () => urls.api,
     publicUrl: () => publicUrl,
@@ -285,6 +295,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     // Elysia's compiled fetch, not app.handle: that is only an async wrapper around it (1 µs a request).
     route: (request, pathname) => (isWebPath(pathname) ? webApp.fetch(request) : router.fetch(request)),
     onUnexpectedError: io.logError,
+    // Built-in TLS: this server is the https origin, so it tells browsers to keep to https (a year).
+    ...(config.tls ? { strictTransportSecurity: STRICT_TRANSPORT_SECURITY } : {}),
   });
 
   const resolveClient = config.trustedProxies ? clientAddressResolver(config.trustedProxies) : null;

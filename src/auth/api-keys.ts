@@ -1,6 +1,6 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, count, eq, isNull } from "drizzle-orm";
 import { timingSafeEqual } from "node:crypto";
-import type { Db } from "../db/client.ts";
+import type { Db, Queryable } from "../db/client.ts";
 import { randomBase62, randomId } from "../lib/ids.ts";
 import { toRfc3339 } from "../lib/time.ts";
 import type { Scope } from "./scopes.ts";
@@ -20,11 +20,35 @@ export function looksLikeApiKey(token: string): boolean {
   return token.startsWith(API_KEY_PREFIX);
 }
 
-/** Creates a key and returns its plaintext, which is never stored and cannot be shown again. */
+/**
+ * Active (unrevoked) keys one account may hold (--max-api-keys). The request rate limit is per
+ * credential (SPEC 8), so each key brings its own budget: the bound on keys is what keeps an
+ * account's total at most this many times its plan's rate.
+ */
+export const DEFAULT_MAX_ACTIVE_API_KEYS = 20;
+
+/** The account already holds its most active keys: nothing was created. */
+export class ApiKeyLimitReached extends Error {
+  constructor(readonly max: number) {
+    super(`This account already has ${max} active API keys, the most it may hold. Revoke one to create another.`);
+    this.name = "ApiKeyLimitReached";
+  }
+}
+
+export function countActiveApiKeys(db: Queryable, userId: string): number {
+  return db.select({ n: count() }).from(apiKeys).where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt))).get()?.n ?? 0;
+}
+
+/**
+ * Creates a key and returns its plaintext, which is never stored and cannot be shown again.
+ * Refused (ApiKeyLimitReached) when the account holds `maxActive` unrevoked keys already: counted
+ * and inserted in one immediate transaction, so two creations at once cannot both pass the count.
+ */
 export function createApiKey(
   db: Db,
   input: { userId: string; name: string; scopes: Scope[] },
   now = Date.now(),
+  maxActive = DEFAULT_MAX_ACTIVE_API_KEYS,
 ): { row: ApiKeyRow; key: string } {
   const key = API_KEY_PREFIX + randomBase62(KEY_RANDOM_LENGTH);
   const row: ApiKeyRow = {
@@ -38,7 +62,13 @@ export function createApiKey(
     lastUsedAt: null,
     revokedAt: null,
   };
-  db.insert(apiKeys).values(row).run();
+  db.transaction(
+    (tx) => {
+      if (countActiveApiKeys(tx, input.userId) >= maxActive) throw new ApiKeyLimitReached(maxActive);
+      tx.insert(apiKeys).values(row).run();
+    },
+    { behavior: "immediate" },
+  );
   return { row, key };
 }
 

@@ -1,5 +1,5 @@
 import { AccessTokens, identifyOwnToken } from "../auth/access-tokens.ts";
-import { createApiKey, listApiKeys, renderApiKey, revokeApiKey } from "../auth/api-keys.ts";
+import { ApiKeyLimitReached, createApiKey, listApiKeys, renderApiKey, revokeApiKey } from "../auth/api-keys.ts";
 import { isPlan, PLANS } from "../auth/plans.ts";
 import { parseScopeList } from "../auth/scopes.ts";
 import { revokeToken } from "../auth/revocations.ts";
@@ -8,7 +8,7 @@ import { createUser, findUserByEmail, listUsers, renderUser, setPasswordHash, se
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from "../auth/passwords.ts";
 import { endAllWebSessions } from "../auth/web-sessions.ts";
 import { grantCredits, setSpendCap } from "../usage/accounts.ts";
-import { DATA_DIR_OPTION, OAUTH_OPTIONS, TOKEN_MAX_TTL_OPTION } from "../config-options.ts";
+import { DATA_DIR_OPTION, MAX_API_KEYS_OPTION, OAUTH_OPTIONS, TOKEN_MAX_TTL_OPTION } from "../config-options.ts";
 import { LOCAL_TOKEN_ISSUER, oauthSettings, tokenMaxTtl } from "../config.ts";
 import { openDatabase, type Db } from "../db/client.ts";
 import { applyMigrations } from "../db/migrate.ts";
@@ -175,6 +175,7 @@ export const adminCommands: Record<string, Command> = {
       EMAIL_OPTION,
       { name: "name", type: "string", required: true, help: "A name to tell the key apart." },
       { name: "scopes", type: "string", required: true, valueName: "a,b,c|all", help: "Scopes, comma-separated, or all." },
+      MAX_API_KEYS_OPTION,
       JSON_OPTION,
     ],
     run(values, out) {
@@ -184,9 +185,16 @@ export const adminCommands: Record<string, Command> = {
       } catch (error) {
         throw new UsageError((error as Error).message);
       }
-      const { row, key } = withDb(values, (db) =>
-        createApiKey(db, { userId: requireUser(db, values.email as string).id, name: values.name as string, scopes }),
-      );
+      const max = values["max-api-keys"] as number;
+      if (max < 1) throw new UsageError("--max-api-keys must be at least 1");
+      const { row, key } = withDb(values, (db) => {
+        try {
+          return createApiKey(db, { userId: requireUser(db, values.email as string).id, name: values.name as string, scopes }, Date.now(), max);
+        } catch (error) {
+          if (error instanceof ApiKeyLimitReached) throw new UsageError(`${error.message} (--max-api-keys raises the bound)`);
+          throw error;
+        }
+      });
       if (values.json) out(JSON.stringify({ id: row.id, key, name: row.name, scopes }));
       else out(`created key ${row.id} (${row.name}; ${scopes.join(", ")}). Shown only this once:\n  ${key}`);
     },

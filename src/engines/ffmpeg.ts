@@ -1,4 +1,5 @@
 import { renameSync, rmSync, statSync } from "node:fs";
+import { childEnvironment } from "../lib/child-env.ts";
 import { readLines } from "../lib/lines.ts";
 import { restrictedInputArgs } from "./media-containers.ts";
 import { lastLines, NOT_A_RECORDING, probeMedia } from "./media-probe.ts";
@@ -52,7 +53,8 @@ export async function decodeToWav(
       "-vn", "-map", "0:a:0", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le",
       "-fflags", "+bitexact", "-flags:a", "+bitexact", "-f", "wav", "-progress", "pipe:1", "-nostats", partial,
     ],
-    { stdout: "pipe", stderr: "pipe", stdin: "ignore" },
+    // Only the allowlisted variables: not the worker's configuration, nor what --worker-env passes it.
+    { stdout: "pipe", stderr: "pipe", stdin: "ignore", env: childEnvironment(process.env) },
   );
   const abort = () => proc.kill("SIGKILL");
   context.signal.addEventListener("abort", abort, { once: true });
@@ -93,7 +95,7 @@ export async function remuxJoinedWebm(ffmpegPath: string, path: string, context:
   const partial = `${path}.remux`;
   const proc = Bun.spawn(
     [ffmpegPath, "-nostdin", "-hide_banner", "-loglevel", "error", "-y", ...restrictedInputArgs(), "-f", probe.demuxer, "-i", path, "-map", "0:a:0", "-c", "copy", "-f", "webm", partial],
-    { stdout: "ignore", stderr: "pipe", stdin: "ignore" },
+    { stdout: "ignore", stderr: "pipe", stdin: "ignore", env: childEnvironment(process.env) },
   );
   const abort = () => proc.kill("SIGKILL");
   context.signal.addEventListener("abort", abort, { once: true });

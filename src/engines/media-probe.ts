@@ -1,5 +1,6 @@
 import { restrictedInputArgs, isAllowedDemuxer } from "./media-containers.ts";
 import { EngineError } from "./types.ts";
+import { childEnvironment } from "../lib/child-env.ts";
 
 export interface MediaProbe {
   /** ffmpeg's name of the container's demuxer, e.g. "mov,mp4,m4a,3gp,3g2,mj2"; passed back as -f. */
@@ -18,6 +19,7 @@ export const NOT_A_RECORDING = "The file is not a recording ffmpeg can decode.";
  */
 export async function probeMedia(ffmpegPath: string, inputPath: string, log: (line: string) => void = () => {}): Promise<MediaProbe> {
   const proc = Bun.spawn([ffmpegPath, "-nostdin", "-hide_banner", ...restrictedInputArgs(), "-i", inputPath], {
+    env: childEnvironment(process.env),
     stdout: "ignore",
     stderr: "pipe",
     stdin: "ignore",

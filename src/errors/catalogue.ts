@@ -76,7 +76,7 @@ export const ERROR_CATALOGUE = {
     status: 429,
     title: "Rate limited",
     description:
-      "The credential used up its requests for the sliding 60-second window. Wait the `Retry-After` seconds, then back off exponentially.",
+      "The credential used up its requests for the sliding 60-second window, or a webhook endpoint its test pings (20 per 60 seconds); `detail` says which. Wait the `Retry-After` seconds, then back off exponentially.",
   },
   parallel_processing_limit: {
     status: 429,

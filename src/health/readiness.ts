@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { BuiltinEngineSettings } from "../engines/builtin.ts";
 import { configuredModelState, STAND_IN_WARNING, standInModels } from "../models/catalogue.ts";
 import { pendingMigrations } from "../db/migrate.ts";
+import { childEnvironment } from "../lib/child-env.ts";
 
 export interface CheckResult {
   ready: boolean;
@@ -72,7 +73,7 @@ export function modelsCheck(settings: BuiltinEngineSettings): ReadinessCheck {
 
 function probeVersion(command: string): string | undefined {
   try {
-    const result = Bun.spawnSync([command, "-version"], { stdout: "pipe", stderr: "ignore" });
+    const result = Bun.spawnSync([command, "-version"], { stdout: "pipe", stderr: "ignore", env: childEnvironment(process.env) });
     if (result.exitCode !== 0) return undefined;
     return result.stdout.toString().split("\n")[0]?.trim();
   } catch {

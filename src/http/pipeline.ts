@@ -48,6 +48,12 @@ export interface PipelineDeps {
   /** Routes an admitted request; `pathname` is the one the pipeline already read from its URL. */
   route(request: Request, pathname: string): Response | Promise<Response>;
   onUnexpectedError(error: unknown, requestId: string): void;
+  /**
+   * The Strict-Transport-Security value every response carries, set only when the service itself
+   * terminates TLS (--tls-cert): browsers then never try it over plain http again. Behind a
+   * reverse proxy, the proxy sends it; over plain http the header means nothing (RFC 6797 8.1).
+   */
+  strictTransportSecurity?: string;
 }
 
 /** What the pipeline knows of one request while it is handled. */
@@ -104,7 +110,7 @@ export function createPipeline(deps: PipelineDeps) {
         requestId,
       });
     }
-    const context: RequestContext = { requestId, auth, rate, bodyPace: deps.bodyPace, clientAddress, commonHeaders: commonHeaders(requestId, rate) };
+    const context: RequestContext = { requestId, auth, rate, bodyPace: deps.bodyPace, clientAddress, commonHeaders: commonHeaders(requestId, rate, deps.strictTransportSecurity) };
     flight.context = context;
     attachContext(request, context);
     return deps.route(request, pathname);
@@ -128,7 +134,7 @@ export function createPipeline(deps: PipelineDeps) {
   const finish = (response: Response, flight: InFlight): Response => {
     const { context } = flight;
     if (!context?.commonHeadersSent) {
-      for (const [name, value] of Object.entries(context?.commonHeaders ?? commonHeaders(flight.requestId, flight.rate!))) response.headers.set(name, value);
+      for (const [name, value] of Object.entries(context?.commonHeaders ?? commonHeaders(flight.requestId, flight.rate!, deps.strictTransportSecurity))) response.headers.set(name, value);
     }
     const seconds = (performance.now() - flight.started) / 1000;
     deps.observeRequest?.(flight.request.method, context?.route ?? "unmatched", response.status, seconds);
@@ -168,8 +174,10 @@ export function createPipeline(deps: PipelineDeps) {
   };
 }
 
-function commonHeaders(requestId: string, rate: RateState): Record<string, string> {
-  return rateLimitHeaders(rate, { "x-request-id": requestId });
+function commonHeaders(requestId: string, rate: RateState, strictTransportSecurity: string | undefined): Record<string, string> {
+  const headers = rateLimitHeaders(rate, { "x-request-id": requestId });
+  if (strictTransportSecurity !== undefined) headers["strict-transport-security"] = strictTransportSecurity;
+  return headers;
 }
 
 function webKey(deps: PipelineDeps, request: Request, clientAddress: () => string): string {

@@ -24,6 +24,10 @@ interface Worker {
 export interface WorkerPoolOptions {
   size: number;
   command: string[];
+  /**
+   * The worker's whole environment: nothing of the service's own is added (service.ts builds it
+   * from an allowlist, lib/child-env.ts), so no secret of the service reaches a worker.
+   */
   env: Record<string, string>;
   log(line: string): void;
 }
@@ -165,7 +169,7 @@ export class WorkerPool {
     };
     worker.ready.catch(() => {});
     worker.process = Bun.spawn(this.options.command, {
-      env: { ...process.env, ...this.options.env },
+      env: this.options.env,
       detached: true,
       stdin: "ignore",
       stdout: "inherit",

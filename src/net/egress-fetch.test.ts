@@ -62,6 +62,14 @@ const legitRoutes: Handler = (req, res) => {
     req.on("end", () => res.end(JSON.stringify({ method: req.method, body, type: req.headers["content-type"] ?? null })));
     return;
   }
+  if (url.pathname === "/credentials") {
+    const { authorization = null, cookie = null } = req.headers;
+    return void res.end(JSON.stringify({ authorization, cookie, proxyAuthorization: req.headers["proxy-authorization"] ?? null }));
+  }
+  if (url.pathname === "/to-b-credentials") return void res.writeHead(302, { location: `http://b.test:${port}/credentials` }).end();
+  if (url.pathname === "/to-same-credentials") return void res.writeHead(307, { location: "/credentials" }).end();
+  if (url.pathname === "/to-b-then-back") return void res.writeHead(302, { location: `http://b.test:${port}/to-a-credentials` }).end();
+  if (url.pathname === "/to-a-credentials") return void res.writeHead(302, { location: `http://a.test:${port}/credentials` }).end();
   if (url.pathname === "/jwks") return void res.writeHead(200, { "content-type": "application/json" }).end(jwks);
   if (url.pathname === "/stall") {
     res.writeHead(200);
@@ -327,6 +335,22 @@ describe("egressFetch requests and responses", () => {
       redirect: "follow",
     });
     expect(await redirected.json()).toEqual({ method: "GET", body: "", type: null });
+  });
+
+  test("credentials (Authorization, Cookie, Proxy-Authorization) are dropped on a redirect to another origin, kept on the same origin", async () => {
+    const resolve: Resolver = async () => ["127.0.0.2"];
+    const credentials = { authorization: "Bearer secret-token", cookie: "session=secret-cookie", "proxy-authorization": "Basic c2VjcmV0" };
+    const kept = { authorization: "Bearer secret-token", cookie: "session=secret-cookie", proxyAuthorization: "Basic c2VjcmV0" };
+    const dropped = { authorization: null, cookie: null, proxyAuthorization: null };
+    const follow = async (path: string) =>
+      (await egressFetch(`http://a.test:${port}${path}`, { policy, resolve, headers: credentials, redirect: "follow" })).json();
+    // Straight to the server, and through a same-origin redirect: the credentials arrive.
+    expect(await follow("/credentials")).toEqual(kept);
+    expect(await follow("/to-same-credentials")).toEqual(kept);
+    // To another host: none of them.
+    expect(await follow("/to-b-credentials")).toEqual(dropped);
+    // Once dropped they stay dropped, even when a later hop comes back to the first origin.
+    expect(await follow("/to-b-then-back")).toEqual(dropped);
   });
 
   test("a body cut short by the server is an error, not a shorter body", async () => {

@@ -1,5 +1,5 @@
 import type { Elysia } from "elysia";
-import { createApiKey, listApiKeys, renderApiKey, revokeApiKey } from "../auth/api-keys.ts";
+import { ApiKeyLimitReached, createApiKey, listApiKeys, renderApiKey, revokeApiKey } from "../auth/api-keys.ts";
 import { hashPassword, passwordProblem } from "../auth/passwords.ts";
 import { isScope, type Scope } from "../auth/scopes.ts";
 import { passwordHashOf, setPasswordHash, setUserLocale, type Locale } from "../auth/users.ts";
@@ -28,7 +28,7 @@ export function settingsPages(app: Elysia, kit: WebKit): void {
     const notice = extra.notice ?? kit.noticeOf(request, frame.t, ["revoked"]);
     const keys = listApiKeys(deps.db, session.user.id).map(renderApiKey);
     // The page holding a new key is never kept by a cache or shown again by the back button.
-    return html(<DevelopersPage frame={frame} keys={keys} createdKey={extra.createdKey} notice={notice} />, extra.status ?? 200, [], { "cache-control": "no-store" });
+    return html(<DevelopersPage frame={frame} keys={keys} createdKey={extra.createdKey} notice={notice} maxKeys={deps.maxApiKeys} />, extra.status ?? 200, [], { "cache-control": "no-store" });
   };
 
   app
@@ -81,7 +81,13 @@ export function settingsPages(app: Elysia, kit: WebKit): void {
       const name = (form.get("name") ?? "").trim().slice(0, 100);
       const scopes = [...new Set(form.getAll("scope").filter(isScope))] as Scope[];
       if (!name || scopes.length === 0) return developersPage(request, session, { status: 400, notice: { text: t("keys.needNameAndScope"), error: true } });
-      const { key } = createApiKey(deps.db, { userId: session.user.id, name, scopes }, deps.clock.now());
+      let key: string;
+      try {
+        ({ key } = createApiKey(deps.db, { userId: session.user.id, name, scopes }, deps.clock.now(), deps.maxApiKeys));
+      } catch (error) {
+        if (!(error instanceof ApiKeyLimitReached)) throw error;
+        return developersPage(request, session, { status: 409, notice: { text: t("keys.tooMany", { max: error.max }), error: true } });
+      }
       deps.onApiKeysChanged();
       return developersPage(request, session, { status: 201, createdKey: { name, key } });
     })

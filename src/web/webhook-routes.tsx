@@ -21,11 +21,18 @@ const pageQuery = z.object(paginationQuery(50));
 export function webhookPages(app: Elysia, kit: WebKit): void {
   const { deps } = kit;
 
-  const webhooksPage = (request: Request, session: WebSession, extra: { status?: number; secret?: { endpointUrl: string; value: string }; error?: string } = {}) => {
+  const webhooksPage = (
+    request: Request,
+    session: WebSession,
+    extra: { status?: number; secret?: { endpointUrl: string; value: string }; error?: string; headers?: Record<string, string> } = {},
+  ) => {
     const frame = kit.frameFor(request, session, (t) => t("hooks.title"));
     const notice = extra.error ? { text: extra.error, error: true } : kit.noticeOf(request, frame.t, HOOK_NOTICES, "notice.hook.");
     const endpoints = listEndpoints(deps.db, session.user.id).map(renderEndpoint);
-    return html(<WebhooksPage frame={frame} endpoints={endpoints} secret={extra.secret} notice={notice} />, extra.status ?? 200, [], { "cache-control": "no-store" });
+    return html(<WebhooksPage frame={frame} endpoints={endpoints} secret={extra.secret} notice={notice} />, extra.status ?? 200, [], {
+      "cache-control": "no-store",
+      ...extra.headers,
+    });
   };
 
   app
@@ -62,7 +69,17 @@ export function webhookPages(app: Elysia, kit: WebKit): void {
     })
     .post("/settings/webhooks/:endpointId/test", async ({ request, params }) => {
       const { session } = await kit.readForm(request);
-      const delivery = queuePing(deps.db, deps.clock, session.user.id, params.endpointId);
+      let delivery;
+      try {
+        delivery = queuePing(deps.db, deps.clock, deps.pings, session.user.id, params.endpointId);
+      } catch (error) {
+        // The endpoint had its test pings for the window (the API's .../test counts too): the list,
+        // with when to try again, and the API's Retry-After.
+        if (!(error instanceof ApiError) || error.code !== "rate_limited") throw error;
+        const seconds = error.headers?.["Retry-After"] ?? "60";
+        const t = kit.frameFor(request, session, () => "").t;
+        return webhooksPage(request, session, { status: 429, error: t("hooks.pingsThrottled", { seconds }), headers: { "retry-after": seconds } });
+      }
       deps.webhooks.sendNow(delivery.id);
       return redirect("/settings/webhooks?notice=tested");
     })

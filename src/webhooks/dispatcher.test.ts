@@ -10,6 +10,7 @@ import { verifySignature } from "../../scripts/webhook-receiver.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import { LOOPBACK_CA, startReceiver, type Receiver } from "../../test/support/webhook-receiver.ts";
 import { createEndpoint, patchEndpoint, rotateSecret } from "./endpoints.ts";
+import { PingThrottle, queuePing } from "./ping.ts";
 import { DISABLE_AFTER_FAILURES, MAX_ATTEMPTS, RETRY_DELAYS_MS, USER_AGENT, WebhookDispatcher } from "./dispatcher.ts";
 import type { CreateEndpointBody } from "./schema.ts";
 import { webhookDeliveries, webhookEndpoints } from "./table.ts";
@@ -142,7 +143,10 @@ describe("failures and retries", () => {
     event();
     const d = dispatcher();
     await round(d);
-    for (const [i, delay] of RETRY_DELAYS_MS.entries()) {
+    // SPEC 6's waits as literals, not the constant under test: a wrong constant fails here.
+    const MINUTE = 60_000;
+    const specDelays = [1 * MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * 60 * MINUTE, 6 * 60 * MINUTE, 12 * 60 * MINUTE, 24 * 60 * MINUTE];
+    for (const [i, delay] of specDelays.entries()) {
       const [row] = deliveries();
       expect(row).toMatchObject({ status: "retrying", attempts: i + 1, responseStatus: 500, responseBodyExcerpt: "down for maintenance", error: "HTTP 500" });
       expect(row!.nextAttemptAt).toBe(now + delay);
@@ -243,6 +247,27 @@ describe("failures and retries", () => {
 });
 
 describe("bounds", () => {
+  test("sendNow (test pings) starts a delivery only within the bounds; the rest go as slots free", async () => {
+    const r = receiver();
+    let open = 0;
+    let peak = 0;
+    r.answer(async () => {
+      peak = Math.max(peak, ++open);
+      await Bun.sleep(150);
+      open--;
+      return new Response("ok");
+    });
+    const created = endpoint(r.url);
+    const d = dispatcher({ maxInFlightPerEndpoint: 2 });
+    const throttle = new PingThrottle();
+    for (let i = 0; i < 7; i++) d.sendNow(queuePing(database.db, clock, throttle, userId, created.id).id);
+    await r.waitFor(7, 10_000);
+    await d.idle();
+    expect(peak).toBe(2);
+    expect(deliveries().map((row) => row.status)).toEqual(Array(7).fill("succeeded"));
+    await d.stop();
+  });
+
   test("a slow receiver holds only its own share: a healthy endpoint's deliveries go through meanwhile", async () => {
     const slow = receiver();
     slow.answer(async () => {

@@ -98,10 +98,26 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Sends this delivery now (the endpoint's test ping), within the same bounds. */
+  /**
+   * Sends this delivery now (the endpoint's test ping) when the bounds leave room for it: a slot
+   * overall and one of its endpoint's. Otherwise it stays queued, due, and goes when a slot frees
+   * (each finished delivery starts a tick), so 30 pings never open 30 connections.
+   */
   sendNow(deliveryId: string): void {
+    if (this.stopped || this.inFlight.has(deliveryId)) return;
+    if (this.inFlight.size >= this.maxInFlight) return;
     const row = this.o.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
-    if (row && !this.inFlight.has(row.id)) this.begin(row);
+    if (!row || row.nextAttemptAt === null) return;
+    if ((this.perEndpoint.get(row.endpointId) ?? 0) >= this.maxInFlightPerEndpoint) return;
+    this.begin(row);
+  }
+
+  private get maxInFlight(): number {
+    return this.o.maxInFlight ?? 8;
+  }
+
+  private get maxInFlightPerEndpoint(): number {
+    return this.o.maxInFlightPerEndpoint ?? 2;
   }
 
   /**
@@ -109,9 +125,9 @@ export class WebhookDispatcher {
    * last time, so none is always last), each up to its share of slots, oldest due first, by index.
    */
   private due(now: number): DeliveryRow[] {
-    let room = (this.o.maxInFlight ?? 8) - this.inFlight.size;
+    let room = this.maxInFlight - this.inFlight.size;
     if (room <= 0) return [];
-    const perEndpointMax = this.o.maxInFlightPerEndpoint ?? 2;
+    const perEndpointMax = this.maxInFlightPerEndpoint;
     const endpoints = this.o.db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.enabled, true)).all();
     const start = endpoints.length ? this.rotation++ % endpoints.length : 0;
     const picked: DeliveryRow[] = [];

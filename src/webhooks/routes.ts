@@ -4,7 +4,7 @@ import { hashRequest, type IdempotencyStore } from "../idempotency/service.ts";
 import type { Clock } from "../lib/time.ts";
 import type { EgressPolicy, Resolver } from "../net/egress.ts";
 import { listDeliveries, renderDelivery } from "./deliveries.ts";
-import { queuePing } from "./ping.ts";
+import { queuePing, type PingThrottle } from "./ping.ts";
 import {
   assertDeliverableUrl,
   createEndpoint,
@@ -35,6 +35,8 @@ export interface WebhookRouteDeps {
   idempotency: IdempotencyStore;
   /** The delivery thread: told to look again, or to send a ping now. */
   dispatcher: { sendNow(deliveryId: string): void; wake(): void };
+  /** Test pings per endpoint, shared with the web app's test button. */
+  pings: PingThrottle;
 }
 
 export function webhookRoutes(deps: WebhookRouteDeps) {
@@ -161,13 +163,14 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       method: "POST",
       path: "/api/v1/webhook_endpoints/:endpoint_id/test",
       operationId: "testWebhookEndpoint",
-      summary: "Send a signed ping event to this endpoint now",
+      summary:
+        "Send a signed ping event to this endpoint now: within the delivery bounds (8 in flight, 2 per endpoint; beyond them it is queued), at most 20 per endpoint per 60 s (then 429 rate_limited with Retry-After)",
       tag: "Webhooks",
       access: scope,
       params: endpointParams,
       responses: { 202: { description: "The ping's delivery, being sent", schema: deliverySchema } },
       handle: ({ principal, params }) => {
-        const delivery = queuePing(deps.db, deps.clock, principal.user.id, params.endpoint_id);
+        const delivery = queuePing(deps.db, deps.clock, deps.pings, principal.user.id, params.endpoint_id);
         deps.dispatcher.sendNow(delivery.id);
         return { status: 202, body: renderDelivery(delivery) };
       },

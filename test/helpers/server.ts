@@ -46,8 +46,10 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const { url, proc, stdout: lines, stderr: errorLines, drained } = await spawnServer({
     command: [...command, "serve", "--port", "0", "--data-dir", dataDir, ...(options.args ?? [])],
     cwd: options.cwd ?? ROOT,
-    // Tests run the development stand-ins, whatever real models this checkout may hold.
-    env: { VERBATIM_LOG_REQUESTS: "true", VERBATIM_MODELS_PROFILE: "stand-in", ...options.env },
+    // Tests run the development stand-ins, whatever real models this checkout may hold. Workers get
+    // only an allowlisted environment: the engine doubles' behaviour and the process marker are
+    // passed to them by name (--worker-env).
+    env: { VERBATIM_LOG_REQUESTS: "true", VERBATIM_MODELS_PROFILE: "stand-in", VERBATIM_WORKER_ENV: "TEST_ENGINE_BEHAVIOR,VERBATIM_TEST_MARK", ...options.env },
   });
   const adminKey = lines.map((l) => /^\s+(vb_live_\w+)$/.exec(l)?.[1]).find(Boolean) ?? "";
   const opened: Db[] = [];

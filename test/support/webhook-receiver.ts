@@ -17,6 +17,8 @@ export interface Receiver {
   received: Received[];
   /** How the receiver answers from now on (default 200 "ok"). */
   answer(respond: (request: Request) => Response | Promise<Response>): void;
+  /** The most requests it held unanswered at once: overall, and by path (one endpoint each). */
+  peakOpen: { overall: number; byPath: Map<string, number> };
   /** Resolves once `count` requests arrived (or rejects after `timeoutMs`). */
   waitFor(count: number, timeoutMs?: number): Promise<Received[]>;
   stop(): void;
@@ -25,19 +27,32 @@ export interface Receiver {
 export function startReceiver(): Receiver {
   const received: Received[] = [];
   let respond: (request: Request) => Response | Promise<Response> = () => new Response("ok");
+  const open = { overall: 0, byPath: new Map<string, number>() };
+  const peakOpen = { overall: 0, byPath: new Map<string, number>() };
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     tls: { cert: LOOPBACK_CA, key: readFileSync(join(TLS_DIR, "loopback.key.pem"), "utf8") },
     idleTimeout: 60,
     async fetch(request) {
-      received.push({ headers: request.headers, body: await request.clone().text(), path: new URL(request.url).pathname });
-      return respond(request);
+      const path = new URL(request.url).pathname;
+      open.overall++;
+      open.byPath.set(path, (open.byPath.get(path) ?? 0) + 1);
+      peakOpen.overall = Math.max(peakOpen.overall, open.overall);
+      peakOpen.byPath.set(path, Math.max(peakOpen.byPath.get(path) ?? 0, open.byPath.get(path)!));
+      try {
+        received.push({ headers: request.headers, body: await request.clone().text(), path });
+        return await respond(request);
+      } finally {
+        open.overall--;
+        open.byPath.set(path, open.byPath.get(path)! - 1);
+      }
     },
   });
   return {
     url: `https://127.0.0.1:${server.port}`,
     received,
+    peakOpen,
     answer: (next) => (respond = next),
     async waitFor(count, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;

@@ -9,6 +9,8 @@ export function DevelopersPage(props: {
   /** The key just created, shown this once. */
   createdKey?: { name: string; key: string };
   notice?: { text: string; error?: boolean };
+  /** Active keys the account may hold (--max-api-keys). */
+  maxKeys: number;
 }) {
   const { frame } = props;
   const { t } = frame;
@@ -63,6 +65,7 @@ export function DevelopersPage(props: {
       </section>
       <section aria-labelledby="new-key-title">
         <h2 id="new-key-title">{t("keys.new")}</h2>
+        <p class="muted">{t("keys.bound", { active: active.length, max: props.maxKeys })}</p>
         <form class="stack" method="post" action="/settings/developers/keys">
           <CsrfField frame={frame} />
           <label>
