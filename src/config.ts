@@ -12,6 +12,7 @@ import { DEFAULT_BILLING, type BillingSettings } from "./usage/settings.ts";
 import { MODEL_PROFILES, selectModels, type ModelProfile } from "./models/selection.ts";
 import { DEFAULT_PARALLEL_SLOTS, type ParallelSlots } from "./jobs/slots.ts";
 import { parseEgressAllow, type EgressPolicy } from "./net/egress.ts";
+import type { DraftLimits } from "./meetings/drafts.ts";
 
 /** `iss` of the access tokens the service mints itself (admin token create). */
 export const LOCAL_TOKEN_ISSUER = "verbatim-local";
@@ -52,6 +53,8 @@ export interface ServiceConfig {
   maxHeaderBytes: number;
   /** The web app's single sign-on through the firm's OpenID Connect provider, or null. */
   sso: SsoSettings | null;
+  /** What one account's drafts may hold, and how long an untouched draft is kept. */
+  drafts: DraftLimits;
 }
 
 function ssoSettings(values: OptionValues, egress: EgressPolicy): SsoSettings | null {
@@ -240,5 +243,10 @@ export function serviceConfig(values: OptionValues): ServiceConfig {
     logRequests: values["log-requests"] as boolean,
     maxHeaderBytes: 16 * 1024,
     sso: ssoSettings(values, egressPolicy(values["egress-allow"] as string)),
+    drafts: {
+      maxOpen: atLeastOne(values, "max-open-drafts"),
+      maxBytes: atLeastOne(values, "max-draft-bytes"),
+      idleMs: atLeastOne(values, "draft-idle-days") * 24 * 3600 * 1000,
+    },
   };
 }
