@@ -73,7 +73,9 @@ export function MeetingPage(props: MeetingPageProps) {
         <section aria-labelledby="draft-title" class="notice">
           <h2 id="draft-title">{t("draft.title")}</h2>
           <p>{t("draft.body", { parts: props.draft.parts, megabytes: (props.draft.bytes / 1e6).toFixed(1) })}</p>
-          <p role="alert">{t("draft.deletion", { date: date.format(new Date(props.draft.deletesAt)) })}</p>
+          <p>
+            <strong>{t("draft.deletion", { date: date.format(new Date(props.draft.deletesAt)) })}</strong>
+          </p>
           {props.draft.parts > 0 && (
             <PostButton frame={frame} action={`${base}/finish`} label={t("draft.finish")} />
           )}
