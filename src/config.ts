@@ -14,6 +14,7 @@ import { MODEL_PROFILES, selectModels, type ModelProfile } from "./models/select
 import { DEFAULT_PARALLEL_SLOTS, type ParallelSlots } from "./jobs/slots.ts";
 import { parseEgressAllow, type EgressPolicy } from "./net/egress.ts";
 import { parseTrustedProxies, type TrustedProxies } from "./http/middleware/client-address/index.ts";
+import type { DraftLimits } from "./meetings/drafts.ts";
 
 /** `iss` of the access tokens the service mints itself (admin token create). */
 export const LOCAL_TOKEN_ISSUER = "verbatim-local";
@@ -58,6 +59,8 @@ export interface ServiceConfig {
   maxHeaderBytes: number;
   /** The web app's single sign-on through the firm's OpenID Connect provider, or null. */
   sso: SsoSettings | null;
+  /** What one account's drafts may hold, and how long an untouched draft is kept. */
+  drafts: DraftLimits;
   /** Reverse proxies whose forwarding header names the client, or null: the TCP peer is the client. */
   trustedProxies: TrustedProxies | null;
   /** The first delay of password sign-in after repeated failures (ms); it doubles with each further one. */
@@ -280,5 +283,10 @@ export function serviceConfig(values: OptionValues): ServiceConfig {
     sso: ssoSettings(values, egressPolicy(values["egress-allow"] as string)),
     trustedProxies: trustedProxies(values),
     signInDelayMs: atLeastOne(values, "sign-in-delay") * 1000,
+    drafts: {
+      maxOpen: atLeastOne(values, "max-open-drafts"),
+      maxBytes: atLeastOne(values, "max-draft-bytes"),
+      idleMs: atLeastOne(values, "draft-idle-days") * 24 * 3600 * 1000,
+    },
   };
 }

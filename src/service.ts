@@ -61,6 +61,7 @@ import { createWebApp, isWebPath } from "./web/routes.tsx";
 import { correctSegment, listCorrections } from "./meetings/corrections.ts";
 import { OidcSignIn } from "./auth/oidc-sign-in.ts";
 import { renameLegacyRecordings, sweepOrphans } from "./storage/sweep.ts";
+import { recordUntrackedDraftParts, sweepIdleDrafts } from "./meetings/draft-upkeep.ts";
 import { workerCommand } from "./worker/command.ts";
 import { WORKER_CONFIG_ENV, type WorkerConfig } from "./worker/config.ts";
 import { SlidingWindowLimiter } from "./http/middleware/rate-limit/index.ts";
@@ -118,6 +119,9 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const meetingIds = allMeetingIds(db);
   const swept = sweepOrphans(config.dataDir, (id) => meetingIds.has(id));
   if (swept.tmpFiles || swept.meetingDirs) io.say(`Removed ${swept.tmpFiles} partial upload(s) and ${swept.meetingDirs} orphan meeting folder(s)`);
+  // Drafts begun before the draft_parts table: their parts are recorded from their folders, once.
+  const draftParts = await recordUntrackedDraftParts(db, config.dataDir, clock.now());
+  if (draftParts) io.say(`Recorded ${draftParts} part(s) of drafts stored before this version`);
   const signingKey = await loadOrCreateSigningKey(config.dataDir);
   // The IdP's JWKS is fetched under the same egress guard as audio_url; why a fetch failed goes to the log.
   const accessTokens = new AccessTokens(config.oauth, signingKey, { egress: config.egress, log: (error) => io.logError(error, "oauth-jwks") });
@@ -263,6 +267,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     egress: config.egress,
     minFreeDisk: config.minFreeDisk,
     maxUploadBytes: MAX_UPLOAD_BYTES,
+    drafts: config.drafts,
     uploads,
     templates,
     loadMaterial: loadMeetingMaterial,
@@ -331,6 +336,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       purgeExpiredRevocations: (now) => purgeExpiredRevocations(db, now),
       purgeOldDeliveries: (now) => purgeOldDeliveries(db, now),
       purgeExpiredWebSessions: (now) => purgeExpiredWebSessions(db, now),
+      purgeIdleDrafts: (now) => sweepIdleDrafts({ db, dataDir: config.dataDir, cancelJobs: (ids) => scheduler.cancel(ids) }, config.drafts, now),
       log: io.say,
     },
     config.sweepIntervalSeconds * 1000,

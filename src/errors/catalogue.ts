@@ -138,6 +138,12 @@ export const ERROR_CATALOGUE = {
     description:
       "The web app asked to finish a draft whose recording has gaps: `missing` lists the part numbers the server does not have. Send them, then finish again; what arrived is kept.",
   },
+  draft_limit_reached: {
+    status: 409,
+    title: "Too many unfinished recordings",
+    description:
+      "The account already keeps as many open drafts (recordings and resumable uploads not yet finished) as it may, or their parts already hold as many bytes as it may (the operator's --max-open-drafts and --max-draft-bytes). Nothing was stored. Finish or delete a draft, then try again.",
+  },
   not_ready: {
     status: 503,
     title: "Not ready",

@@ -220,11 +220,19 @@ export function createDraftMeeting(
   account: { userId: string },
   fields: CreateMeetingFields,
   origin: { source: "upload" | "live_recording"; fileName: string | null },
+  /** Refuses the draft (the account's open drafts, say), checked in the transaction that creates it. */
+  admit: (tx: Queryable) => void = () => {},
 ): string {
   const now = clock.now();
   const meetingId = crypto.randomUUID();
   assertLabelsUnique(fields.participants, "participants");
   const fallback = origin.fileName ? fallbackTitle({ kind: "upload", tmpPath: "", fileName: origin.fileName }, now) : `Recording of ${new Date(now).toISOString().slice(0, 16).replace("T", " ")}`;
-  db.transaction((tx) => insertMeeting(tx, meetingId, account, fields, { ...origin, audioUrl: null, fallbackTitle: fallback }, "draft", now), { behavior: "immediate" });
+  db.transaction(
+    (tx) => {
+      admit(tx);
+      insertMeeting(tx, meetingId, account, fields, { ...origin, audioUrl: null, fallbackTitle: fallback }, "draft", now);
+    },
+    { behavior: "immediate" },
+  );
   return meetingId;
 }

@@ -121,3 +121,23 @@ export const transcriptCorrections = sqliteTable(
   },
   (t) => [index("transcript_corrections_meeting").on(t.meetingId, t.segmentIndex, t.id)],
 );
+
+/**
+ * The parts of a draft's recording that arrived (web app recorder and resumable uploader): one
+ * row per part, written in the transaction that renames the part's file into place, so what a
+ * draft holds is read here and never by listing its folder. `sha256` lets finishing check each
+ * file is the one received. Removed when the draft is finished (the parts are joined) or deleted.
+ */
+export const draftParts = sqliteTable(
+  "draft_parts",
+  {
+    meetingId: text("meeting_id")
+      .notNull()
+      .references(() => meetings.id, { onDelete: "cascade" }),
+    partIndex: integer("part_index").notNull(),
+    bytes: integer("bytes").notNull(),
+    sha256: text("sha256").notNull(),
+    receivedAt: integer("received_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.meetingId, t.partIndex] })],
+);

@@ -17,16 +17,18 @@ export interface RetentionDeps {
   purgeOldDeliveries(now: number): number;
   /** Web app sessions past their end or idle too long. */
   purgeExpiredWebSessions(now: number): number;
+  /** Deletes drafts left untouched too long, like meetings; answers how many. */
+  purgeIdleDrafts(now: number): number;
   log(line: string): void;
 }
 
 /**
  * What the service keeps only for a while, removed on a timer while it runs (not only at
  * start, since an appliance may run for months): idempotency keys after 24 h, partial uploads
- * nobody writes to any more, revoked-token rows whose token has expired anyway, and webhook
- * deliveries after 30 days.
+ * nobody writes to any more, revoked-token rows whose token has expired anyway, webhook
+ * deliveries after 30 days, and drafts nobody continued (--draft-idle-days).
  */
-export function sweepExpired(deps: RetentionDeps): { tmpFiles: number; revocations: number; deliveries: number; webSessions: number } {
+export function sweepExpired(deps: RetentionDeps): { tmpFiles: number; revocations: number; deliveries: number; webSessions: number; drafts: number } {
   deps.sweepIdempotencyKeys();
   const now = deps.clock.now();
   let tmpFiles = 0;
@@ -52,6 +54,7 @@ export function sweepExpired(deps: RetentionDeps): { tmpFiles: number; revocatio
     revocations: deps.purgeExpiredRevocations(now),
     deliveries: deps.purgeOldDeliveries(now),
     webSessions: deps.purgeExpiredWebSessions(now),
+    drafts: deps.purgeIdleDrafts(now),
   };
 }
 
@@ -61,6 +64,7 @@ export function startRetention(deps: RetentionDeps, intervalMs: number): { stop(
     try {
       const swept = sweepExpired(deps);
       if (swept.tmpFiles) deps.log(`retention: removed ${swept.tmpFiles} stale partial upload(s)`);
+      if (swept.drafts) deps.log(`retention: deleted ${swept.drafts} draft(s) nobody continued`);
     } catch (error) {
       deps.log(`retention sweep failed: ${(error as Error).message}`);
     }

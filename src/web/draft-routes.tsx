@@ -3,7 +3,7 @@ import { ApiError } from "../errors/api-error.ts";
 import { readBounded } from "../http/body.ts";
 import { parseOrThrow } from "../http/validation.ts";
 import { createDraftMeeting } from "../meetings/create.ts";
-import { draftParts, finishDraft, MAX_PART_BYTES, storeDraftPart } from "../meetings/drafts.ts";
+import { assertDraftAdmitted, finishDraft, listDraftParts, MAX_PART_BYTES, MIN_PART_BYTES, storeDraftPart } from "../meetings/drafts.ts";
 import { getOwnedMeetingRow } from "../meetings/render.ts";
 import { createMeetingUpload } from "../meetings/schema.ts";
 import { assertWebappQuota } from "../usage/webapp-quota.ts";
@@ -42,14 +42,16 @@ export function draftRoutes(app: Elysia, kit: WebKit): void {
         tags: (form.get("tags") ?? "").split(",").map((tag) => tag.trim()).filter(Boolean),
       });
       const fileName = kind === "upload" ? (form.get("file_name") ?? "").slice(0, 255) || null : null;
-      const id = createDraftMeeting(deps.db, deps.clock, { userId: session.user.id }, fields, { source: kind, fileName });
-      return json({ id, part_bytes: PART_BYTES }, 201);
+      const id = createDraftMeeting(deps.db, deps.clock, { userId: session.user.id }, fields, { source: kind, fileName }, (tx) =>
+        assertDraftAdmitted(tx, session.user.id, deps.drafts),
+      );
+      return json({ id, part_bytes: PART_BYTES, min_part_bytes: MIN_PART_BYTES }, 201);
     })
     .get("/meetings/:id/parts", ({ request, params }) => {
       const session = kit.requireSession(request);
       const owned = getOwnedMeetingRow(deps.db, session.user.id, params.id);
       if (!owned) throw ApiError.notFound(`Meeting ${params.id}`);
-      const { indexes, bytes } = draftParts(deps.dataDir, owned.id);
+      const { indexes, bytes } = listDraftParts(deps.db, owned.id);
       return json({ status: owned.status, received: indexes, bytes });
     })
     .put("/meetings/:id/parts/:index", async ({ request, params }) => {
@@ -59,7 +61,7 @@ export function draftRoutes(app: Elysia, kit: WebKit): void {
       const release = deps.uploads.acquire(session.user.id, deps.slots[session.user.plan] ?? 1);
       try {
         const bytes = await readBounded(request, MAX_PART_BYTES);
-        storeDraftPart(deps, session.user.id, params.id, /^\d{1,6}$/.test(params.index) ? Number(params.index) : -1, bytes);
+        await storeDraftPart(deps, session.user.id, params.id, /^\d{1,6}$/.test(params.index) ? Number(params.index) : -1, bytes);
       } finally {
         release();
       }

@@ -3,6 +3,7 @@ import type { Plan } from "../auth/plans.ts";
 import { findWebSession, type WebSession } from "../auth/web-sessions.ts";
 import type { Db } from "../db/client.ts";
 import type { LoadMeetingMaterial } from "../documents/material.ts";
+import type { DraftLimits } from "../meetings/drafts.ts";
 import type { RenderDocument } from "../documents/render-cache.ts";
 import type { ParallelSlots } from "../jobs/slots.ts";
 import { sameSecret } from "../lib/same-secret.ts";
@@ -38,6 +39,8 @@ export interface WebDeps {
   egress: EgressPolicy;
   minFreeDisk: DiskFloor;
   maxUploadBytes: number;
+  /** Bounds on each account's drafts, and how long an untouched one is kept. */
+  drafts: DraftLimits;
   uploads: UploadsInFlight;
   templates: TemplateCatalogue;
   loadMaterial: LoadMeetingMaterial;

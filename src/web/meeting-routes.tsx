@@ -14,7 +14,8 @@ import { loadOwnedExportInput } from "../meetings/export-input.ts";
 import { listParticipants, patchMeeting } from "../meetings/patch.ts";
 import { pendingDocumentCount, processingState } from "../meetings/progress.ts";
 import { correctedSegments, correctSegment } from "../meetings/corrections.ts";
-import { draftParts } from "../meetings/drafts.ts";
+import { draftPartsSummary } from "../meetings/drafts.ts";
+import { draftDeletionTime } from "../meetings/draft-upkeep.ts";
 import { regenerateReport } from "../meetings/regenerate-report.ts";
 import { discardReceived, receiveMeeting } from "../meetings/receive.ts";
 import { getOwnedMeetingRow, renderMeeting } from "../meetings/render.ts";
@@ -82,7 +83,7 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
         hasRecording={existsSync(recordingPath(deps.dataDir, row.id))}
         pendingDocuments={pendingDocumentCount(deps.db, row.id)}
         corrected={correctedSegments(deps.db, row.id)}
-        draft={row.status === "draft" ? (({ indexes, bytes }) => ({ parts: indexes.length, bytes }))(draftParts(deps.dataDir, row.id)) : undefined}
+        draft={row.status === "draft" ? { ...draftPartsSummary(deps.db, row.id), deletesAt: draftDeletionTime(row.updatedAt, deps.drafts) } : undefined}
         notice={notice}
       />,
       status,

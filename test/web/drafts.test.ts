@@ -3,24 +3,34 @@
 // size), the joined recording is the original's bytes, and only the owner with the session's
 // CSRF token can add to a draft.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createUserWithKey, ROOT, startServer, type TestServer } from "../helpers/server.ts";
 import { CookieClient } from "../helpers/web-client.ts";
 
-setDefaultTimeout(60_000);
+setDefaultTimeout(120_000);
 type Json = any;
 
 const FIXTURE = new Uint8Array(readFileSync(join(ROOT, "..", "shared", "fixtures", "meeting-fr-2spk.wav")));
 const PASSWORD = "correct horse battery";
+const OTHER_USERS = ["stranger@firm.example", "tiny@firm.example", "lost@firm.example", "bounds@firm.example", "idle@firm.example"];
+/** The least a part holds unless it is the last (meetings/drafts.ts). */
+const MIN_PART = 256 * 1024;
 let server: TestServer;
 let key: string;
 
 beforeAll(async () => {
-  server = await startServer({ args: ["--engines", "test/doubles/engines.ts", "--rate-limits", "pro=100000,anonymous=100000", "--parallel-slots", "pro=10"] });
+  server = await startServer({
+    args: [
+      "--engines", "test/doubles/engines.ts", "--rate-limits", "pro=100000,anonymous=100000", "--parallel-slots", "pro=10",
+      // Per-account draft bounds small enough to reach, and a sweep every second.
+      "--max-open-drafts", "3", "--max-draft-bytes", "3000000", "--sweep-interval", "1",
+    ],
+  });
   key = await createUserWithKey(server, "recorder@firm.example");
-  await createUserWithKey(server, "stranger@firm.example");
-  for (const email of ["recorder@firm.example", "stranger@firm.example"]) await server.admin("user", "password", "--email", email, "--password", PASSWORD);
+  await server.admin("user", "password", "--email", "recorder@firm.example", "--password", PASSWORD);
+  // One admin command per user, side by side: each is a process start, slow on a busy machine.
+  await Promise.all(OTHER_USERS.map((email) => server.admin("user", "create", "--email", email, "--plan", "pro", "--password", PASSWORD)));
 });
 afterAll(() => server.stop());
 
@@ -49,7 +59,8 @@ test("an upload in parts, out of order and one sent twice, finishes only when wh
   const third = Math.ceil(FIXTURE.length / 3);
   const parts = [FIXTURE.subarray(0, third), FIXTURE.subarray(third, 2 * third), FIXTURE.subarray(2 * third)];
   expect((await put(client, csrf, id, 2, parts[2]!)).status).toBe(204);
-  expect((await put(client, csrf, id, 0, new Uint8Array(10))).status).toBe(204); // a first try, cut short
+  expect((await put(client, csrf, id, 0, new Uint8Array(10))).status).toBe(400); // under the minimum, and not the last part
+  expect((await put(client, csrf, id, 0, parts[1]!)).status).toBe(204); // a first copy, wrong
   expect((await put(client, csrf, id, 0, parts[0]!)).status).toBe(204); // sent again: this copy wins
   const state = (await (await client.get(`/meetings/${id}/parts`)).json()) as Json;
   expect(state).toEqual({ status: "draft", received: [0, 2], bytes: parts[0]!.length + parts[2]!.length });
@@ -89,6 +100,7 @@ test("parts need the session's CSRF token and the owner; bounds on number and si
   expect((await put(client, "forged", id, 0, new Uint8Array(10))).status).toBe(403);
   expect((await put(client, csrf, id, "x", new Uint8Array(10))).status).toBe(400);
   expect((await put(client, csrf, id, 100000, new Uint8Array(10))).status).toBe(400); // past the last part number
+  expect((await put(client, csrf, id, 8192, new Uint8Array(10))).status).toBe(400); // 2 GiB / 256 KiB parts: 0 to 8191
   expect((await put(client, csrf, id, 0, new Uint8Array(0))).status).toBe(400);
   expect((await put(client, csrf, id, 0, new Uint8Array(16 * 1024 * 1024 + 1))).status).toBe(413);
   const stranger = await signedIn("stranger@firm.example");
@@ -101,4 +113,118 @@ test("parts need the session's CSRF token and the owner; bounds on number and si
   const page = await (await client.get(`/meetings/${id}`)).text();
   expect(page).toContain("Parts of the recording received: 0");
   expect(page).not.toContain(`action="/meetings/${id}/finish"`);
+});
+
+async function newDraft(client: CookieClient, csrf: string, kind = "upload"): Promise<string> {
+  const created = await client.post("/meetings/drafts", { kind, file_name: "call.wav" }, { "x-csrf-token": csrf });
+  expect(created.status).toBe(201);
+  return ((await created.json()) as { id: string }).id;
+}
+
+async function receivedOf(client: CookieClient, id: string): Promise<{ received: number[]; bytes: number }> {
+  return (await (await client.get(`/meetings/${id}/parts`)).json()) as { received: number[]; bytes: number };
+}
+
+test("a part under the minimum is taken only as the last one: a recording cannot be thousands of tiny parts", async () => {
+  const { client, csrf } = await signedIn("tiny@firm.example");
+  const created = await client.post("/meetings/drafts", { kind: "recording" }, { "x-csrf-token": csrf });
+  const { id, min_part_bytes } = (await created.json()) as { id: string; min_part_bytes: number };
+  expect(min_part_bytes).toBe(MIN_PART);
+  // One byte may be the whole recording (its last part)…
+  expect((await put(client, csrf, id, 0, new Uint8Array(1))).status).toBe(204);
+  // …but then nothing may follow it: neither more tiny parts nor a whole one.
+  let stored = 0;
+  for (let index = 1; index <= 200; index++) if ((await put(client, csrf, id, index, new Uint8Array(1))).status === 204) stored++;
+  expect(stored).toBe(0);
+  const after = await put(client, csrf, id, 1, new Uint8Array(MIN_PART));
+  expect(after.status).toBe(400);
+  expect(await after.text()).toContain("send it again whole");
+  expect((await receivedOf(client, id)).received).toEqual([0]);
+  // Part 0 sent again whole: now a last, small part may follow, and a small part never goes before another.
+  expect((await put(client, csrf, id, 0, new Uint8Array(MIN_PART))).status).toBe(204);
+  expect((await put(client, csrf, id, 1, new Uint8Array(MIN_PART - 1))).status).toBe(204);
+  expect((await put(client, csrf, id, 2, new Uint8Array(MIN_PART))).status).toBe(400);
+  expect((await put(client, csrf, id, 0, new Uint8Array(10))).status).toBe(400); // part 1 lies after it
+  expect(await receivedOf(client, id)).toEqual({ status: "draft", received: [0, 1], bytes: 2 * MIN_PART - 1 } as never);
+  // Part numbers stop at 2 GiB / 256 KiB.
+  expect((await put(client, csrf, id, 8191, new Uint8Array(10))).status).toBe(400);
+  expect((await put(client, csrf, id, 8192, new Uint8Array(MIN_PART))).status).toBe(400);
+});
+
+test("what a draft holds is read from its part rows, never by listing its folder; a part lost on disk is asked for again", async () => {
+  const { client, csrf } = await signedIn("lost@firm.example");
+  const id = await newDraft(client, csrf);
+  const cut = FIXTURE.length - 1000;
+  expect((await put(client, csrf, id, 0, FIXTURE.slice(0, cut))).status).toBe(204);
+  expect((await put(client, csrf, id, 1, FIXTURE.slice(cut))).status).toBe(204);
+  const folder = join(server.dataDir, "meetings", id, "parts");
+  // Thousands of part files planted behind the server's back are not seen (a folder listing would show them).
+  for (let index = 2; index < 3002; index++) writeFileSync(join(folder, String(index).padStart(6, "0")), "x");
+  expect(await receivedOf(client, id)).toEqual({ status: "draft", received: [0, 1], bytes: FIXTURE.length } as never);
+  expect(await (await client.get(`/meetings/${id}`)).text()).toContain("Parts of the recording received: 2");
+  // A part file removed, then one changed behind its back: each is dropped at finish and asked for again.
+  rmSync(join(folder, "000000"));
+  expect((await receivedOf(client, id)).received).toEqual([0, 1]);
+  const lost = await client.post(`/meetings/${id}/finish`, { expected_bytes: String(FIXTURE.length) }, { "x-csrf-token": csrf });
+  expect(lost.status).toBe(409);
+  expect(await lost.text()).toContain("Missing parts: 0");
+  expect((await receivedOf(client, id)).received).toEqual([1]);
+  expect((await put(client, csrf, id, 0, FIXTURE.slice(0, cut))).status).toBe(204);
+  writeFileSync(join(folder, "000001"), new Uint8Array(1000).fill(0x55)); // same size, other bytes
+  const changed = await client.post(`/meetings/${id}/finish`, { expected_bytes: String(FIXTURE.length) }, { "x-csrf-token": csrf });
+  expect(changed.status).toBe(409);
+  expect(await changed.text()).toContain("Missing parts: 1");
+  expect((await put(client, csrf, id, 1, FIXTURE.slice(cut))).status).toBe(204);
+  const finished = await client.post(`/meetings/${id}/finish`, { expected_bytes: String(FIXTURE.length) }, { "x-csrf-token": csrf });
+  expect(finished.status).toBe(303);
+  expect(Buffer.from(await (await client.get(`/meetings/${id}/audio`)).arrayBuffer()).equals(FIXTURE)).toBe(true);
+  expect(existsSync(folder)).toBe(false);
+  expect(server.db().$client.query("SELECT count(*) AS n FROM draft_parts WHERE meeting_id = ?").get(id)).toEqual({ n: 0 });
+});
+
+test("an account's open drafts are bounded in number and in bytes, with a clear refusal", async () => {
+  const { client, csrf } = await signedIn("bounds@firm.example");
+  const drafts = [await newDraft(client, csrf), await newDraft(client, csrf), await newDraft(client, csrf)];
+  const fourth = await client.post("/meetings/drafts", { kind: "recording" }, { "x-csrf-token": csrf });
+  expect(fourth.status).toBe(409);
+  expect(await fourth.text()).toContain("You have 3 unfinished recordings or uploads");
+  // 3,000,000 bytes in all: two drafts fill it, a part past it is refused, a part sent again replaces its first copy.
+  const mb = new Uint8Array(1_000_000);
+  expect((await put(client, csrf, drafts[0]!, 0, mb)).status).toBe(204);
+  expect((await put(client, csrf, drafts[0]!, 1, mb)).status).toBe(204);
+  expect((await put(client, csrf, drafts[1]!, 0, mb)).status).toBe(204);
+  const over = await put(client, csrf, drafts[1]!, 1, new Uint8Array(MIN_PART));
+  expect(over.status).toBe(409);
+  expect(await over.text()).toContain("hold 3000000 bytes; an account may keep 3000000");
+  expect((await put(client, csrf, drafts[0]!, 1, mb)).status).toBe(204);
+  // Deleting a draft gives its room back.
+  expect((await client.post(`/meetings/${drafts[1]}/delete`, { confirm: "yes" }, { "x-csrf-token": csrf })).status).toBe(303);
+  expect((await put(client, csrf, drafts[2]!, 0, mb)).status).toBe(204);
+  expect((await client.post("/meetings/drafts", { kind: "recording" }, { "x-csrf-token": csrf })).status).toBe(201);
+});
+
+test("a draft nobody continues is deleted like a meeting after the idle days; its page says when, before", async () => {
+  const { client, csrf } = await signedIn("idle@firm.example");
+  const id = await newDraft(client, csrf);
+  expect((await put(client, csrf, id, 0, new Uint8Array(1000))).status).toBe(204);
+  const db = server.db();
+  const touched = (at: number) => db.$client.query("UPDATE meetings SET updated_at = ? WHERE id = ?").run(at, id);
+  const sixDaysAgo = Date.now() - 6 * 24 * 3600_000;
+  touched(sixDaysAgo);
+  const date = (locale: string) => new Intl.DateTimeFormat(locale, { dateStyle: "long", timeStyle: "short", timeZone: "UTC" }).format(new Date(sixDaysAgo + 7 * 24 * 3600_000));
+  const page = await (await client.get(`/meetings/${id}`)).text();
+  expect(page).toContain(`This draft will be deleted on ${date("en")} (UTC) unless you continue or finish it.`);
+  const french = await (await client.get(`/meetings/${id}`, { "accept-language": "fr" })).text();
+  expect(french).toContain(`Ce brouillon sera supprimé le ${date("fr")} (UTC)`);
+  // Several sweeps (one a second) pass it by: it is not idle for 7 days yet.
+  await Bun.sleep(2500);
+  expect((await client.get(`/meetings/${id}`)).status).toBe(200);
+  expect((await receivedOf(client, id)).received).toEqual([0]);
+  touched(Date.now() - 8 * 24 * 3600_000);
+  const deadline = Date.now() + 30_000;
+  while ((await client.get(`/meetings/${id}`)).status !== 404 && Date.now() < deadline) await Bun.sleep(200);
+  expect((await client.get(`/meetings/${id}`)).status).toBe(404);
+  expect(existsSync(join(server.dataDir, "meetings", id))).toBe(false);
+  expect(db.$client.query("SELECT count(*) AS n FROM draft_parts WHERE meeting_id = ?").get(id)).toEqual({ n: 0 });
+  expect(server.lines.some((line) => line.includes("deleted 1 draft(s) nobody continued"))).toBe(true);
 });

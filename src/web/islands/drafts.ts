@@ -39,9 +39,10 @@ async function call(url: string, init: RequestInit): Promise<Response> {
   return response;
 }
 
-export async function createDraft(csrf: string, fields: Record<string, string>): Promise<{ id: string; part_bytes: number }> {
+/** A new draft: its id, the part size an upload slices by, and the least a part but the last holds. */
+export async function createDraft(csrf: string, fields: Record<string, string>): Promise<{ id: string; part_bytes: number; min_part_bytes: number }> {
   const response = await call("/meetings/drafts", { method: "POST", headers: { "x-csrf-token": csrf }, body: new URLSearchParams(fields) });
-  return (await response.json()) as { id: string; part_bytes: number };
+  return (await response.json()) as { id: string; part_bytes: number; min_part_bytes: number };
 }
 
 export async function sendPart(csrf: string, draftId: string, index: number, part: Blob): Promise<void> {

@@ -1,12 +1,14 @@
 import { createDraft, finishDraft, Refused, sendPart, withRetry } from "./drafts.ts";
 import { openPartStore, type StoredPart } from "./part-store.ts";
 
-/** How often MediaRecorder hands over a part: a cut loses at most this much that is not yet stored. */
-const PART_MS = 4000;
+/** How often MediaRecorder hands over a chunk: a cut loses at most this much that is not yet stored. */
+const CHUNK_MS = 4000;
 
 /**
- * The Record page: the microphone through MediaRecorder (WebM/Opus), a part every few seconds,
- * each kept in IndexedDB until the server has it; a level meter and the elapsed time; Stop sends
+ * The Record page: the microphone through MediaRecorder (WebM/Opus), a chunk every few seconds,
+ * kept in IndexedDB until the server has it; chunks are gathered into one part until it holds the
+ * server's minimum part size (a quiet room at a low bitrate gives small chunks), so only the last
+ * part is ever smaller; a level meter and the elapsed time; Stop sends
  * what is left and finishes the draft, which queues the meeting. Parts of an earlier recording
  * that never reached the server (tab closed, network cut) are sent when the page opens again,
  * and its draft is then finished from its meeting page.
@@ -69,7 +71,7 @@ export function enhanceRecorder(): void {
       return;
     }
     const fields = Object.fromEntries([...new FormData(form)].map(([name, value]) => [name, String(value)]));
-    let draft: { id: string };
+    let draft: { id: string; min_part_bytes: number };
     try {
       draft = await withRetry(() => createDraft(csrf, { ...fields, kind: "recording" }));
     } catch (error) {
@@ -83,12 +85,22 @@ export function enhanceRecorder(): void {
     const recorder = new MediaRecorder(stream, mimeType ? { mimeType } : {});
     const store = await storePromise;
     let index = 0;
-    // Each part is stored, then sent; the chain is extended when the part arrives, so Stop can wait for all of it.
+    // The chunks of the part being gathered, stored in IndexedDB under its number as it grows.
+    let chunks: Blob[] = [];
+    let gathering: StoredPart | undefined;
+    // Each part is stored, then sent once whole; the chain is extended as chunks arrive, so Stop can wait for all of it.
     let storing = Promise.resolve();
     recorder.addEventListener("dataavailable", (event) => {
       if (event.data.size === 0) return;
-      const part = { draft: draft.id, index: index++, blob: event.data };
-      storing = storing.then(() => store.put(part)).then(() => void send(part));
+      chunks.push(event.data);
+      const part = { draft: draft.id, index, blob: new Blob(chunks, { type: event.data.type }) };
+      const whole = part.blob.size >= draft.min_part_bytes;
+      if (whole) {
+        index++;
+        chunks = [];
+        gathering = undefined;
+      } else gathering = part;
+      storing = storing.then(() => store.put(part)).then(() => void (whole && send(part)));
     });
 
     const audio = new AudioContext();
@@ -108,7 +120,7 @@ export function enhanceRecorder(): void {
       elapsed.value = `${String(Math.floor(seconds / 60)).padStart(2, "0")}:${String(seconds % 60).padStart(2, "0")}`;
       requestAnimationFrame(tick);
     };
-    recorder.start(PART_MS);
+    recorder.start(CHUNK_MS);
     tick();
     status.textContent = say("recording");
     stopButton.disabled = false;
@@ -124,8 +136,10 @@ export function enhanceRecorder(): void {
         running = false;
         for (const track of stream.getTracks()) track.stop();
         void audio.close();
-        // The last part's dataavailable came before stop: once stored, every part is on its way.
+        // The last chunk's dataavailable came before stop: once stored, the part still gathering
+        // is the recording's last, which may be smaller than the minimum.
         await storing;
+        if (gathering) void send(gathering);
         await sending;
         try {
           location.href = await withRetry(() => finishDraft(csrf, draft.id), () => (status.textContent = say("offline")));

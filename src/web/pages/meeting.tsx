@@ -29,8 +29,8 @@ export interface MeetingPageProps {
   pendingDocuments: number;
   /** Indexes of the segments a person corrected. */
   corrected: ReadonlySet<number>;
-  /** For a draft: the parts of its recording received so far. */
-  draft?: { parts: number; bytes: number };
+  /** For a draft: the parts of its recording received so far, and when the idle sweep deletes it. */
+  draft?: { parts: number; bytes: number; deletesAt: number };
   /** A sentence after a change ("Saved."), or a refusal of the last form. */
   notice?: PageNotice;
 }
@@ -73,6 +73,9 @@ export function MeetingPage(props: MeetingPageProps) {
         <section aria-labelledby="draft-title" class="notice">
           <h2 id="draft-title">{t("draft.title")}</h2>
           <p>{t("draft.body", { parts: props.draft.parts, megabytes: (props.draft.bytes / 1e6).toFixed(1) })}</p>
+          <p>
+            <strong>{t("draft.deletion", { date: date.format(new Date(props.draft.deletesAt)) })}</strong>
+          </p>
           {props.draft.parts > 0 && (
             <PostButton frame={frame} action={`${base}/finish`} label={t("draft.finish")} />
           )}

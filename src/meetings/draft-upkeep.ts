@@ -1,0 +1,77 @@
+import { and, eq, lt } from "drizzle-orm";
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Db, Queryable } from "../db/client.ts";
+import { draftPartsDir } from "../storage/paths.ts";
+import { deleteMeeting } from "./delete.ts";
+import { sha256Hex, type DraftLimits } from "./drafts.ts";
+import { draftParts, meetings } from "./table.ts";
+
+/**
+ * Drafts need looking after outside requests: the parts of drafts a server stored before the
+ * draft_parts table existed are recorded in it once, and drafts nobody continues are deleted.
+ */
+
+/**
+ * At start: a draft whose parts folder holds files but which has no part rows was begun before
+ * the upgrade that added draft_parts (or its last part was renamed into place by a transaction
+ * that never committed). Its parts are recorded from the folder, so it can be continued and
+ * finished like any other. Later starts find nothing to do: every draft with files has rows.
+ */
+export async function recordUntrackedDraftParts(db: Db, dataDir: string, now: number): Promise<number> {
+  const drafts = db.select({ id: meetings.id }).from(meetings).where(eq(meetings.status, "draft")).all();
+  let recorded = 0;
+  for (const { id } of drafts) {
+    if (db.select({ id: draftParts.meetingId }).from(draftParts).where(eq(draftParts.meetingId, id)).limit(1).get()) continue;
+    const dir = draftPartsDir(dataDir, id);
+    let names: string[];
+    try {
+      names = (await readdir(dir)).filter((name) => /^\d{6}$/.test(name));
+    } catch {
+      continue; // no part arrived
+    }
+    const rows: (typeof draftParts.$inferInsert)[] = [];
+    for (const name of names) {
+      const content = await readFile(join(dir, name));
+      const sha256 = await sha256Hex(content);
+      rows.push({ meetingId: id, partIndex: Number(name), bytes: content.length, sha256, receivedAt: now });
+    }
+    if (rows.length === 0) continue;
+    db.transaction((tx) => {
+      for (const row of rows) tx.insert(draftParts).values(row).onConflictDoNothing().run();
+    });
+    recorded += rows.length;
+  }
+  return recorded;
+}
+
+/** The drafts nobody touched (created, or sent a part) since `before`. */
+function idleDrafts(db: Queryable, before: number): { id: string; userId: string }[] {
+  return db
+    .select({ id: meetings.id, userId: meetings.userId })
+    .from(meetings)
+    .where(and(eq(meetings.status, "draft"), lt(meetings.updatedAt, before)))
+    .all();
+}
+
+/**
+ * Deletes the drafts left untouched for `limits.idleMs`, each as a meeting is deleted (rows,
+ * parts, folder); answers how many. Their pages said when, from draftDeletionTime.
+ */
+export function sweepIdleDrafts(deps: { db: Db; dataDir: string; cancelJobs(jobIds: string[]): void }, limits: Pick<DraftLimits, "idleMs">, now: number): number {
+  let deleted = 0;
+  for (const draft of idleDrafts(deps.db, now - limits.idleMs)) {
+    try {
+      deleteMeeting(deps, draft.userId, draft.id);
+      deleted++;
+    } catch {
+      // Deleted by its owner meanwhile.
+    }
+  }
+  return deleted;
+}
+
+/** When the idle sweep deletes a draft last touched at `updatedAt`, unless it is continued before. */
+export function draftDeletionTime(updatedAt: number, limits: Pick<DraftLimits, "idleMs">): number {
+  return updatedAt + limits.idleMs;
+}
