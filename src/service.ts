@@ -10,6 +10,7 @@ import { accountRoutes } from "./account/routes.ts";
 import { clientRoutes } from "./clients/routes.ts";
 import type { ServiceConfig } from "./config.ts";
 import { openDatabase, type Db } from "./db/client.ts";
+import { WalTruncator } from "./db/wal-truncation.ts";
 import { applyMigrations } from "./db/migrate.ts";
 import { databasePath } from "./db/paths.ts";
 import { docsRoutes } from "./docs/routes.ts";
@@ -103,6 +104,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   if (loosened) io.say(`warning: ${loosened} file(s) or folder(s) of the data dir were readable by other users; made owner-only`);
   const db = openDatabase(databasePath(config.dataDir));
   applyMigrations(db.$client);
+  // Deletions truncate the WAL, which keeps the deleted content's earlier frames otherwise.
+  const wal = new WalTruncator(db.$client, io.say);
   bootstrapAdmin(db, io);
   const idempotency = new IdempotencyStore(db, clock);
   idempotency.recover();
@@ -196,6 +199,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     ...jobRoutes({ db }),
     ...meetingRoutes({
       db,
+      wal,
       dataDir: config.dataDir,
       clock,
       slots: config.parallelSlots,
@@ -218,7 +222,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     ...exportRoutes({ loadOwnedExportInput: (userId, meetingId) => loadOwnedExportInput(db, userId, meetingId) }),
     ...reportRoutes({ loadOwnedReport: (userId, meetingId) => loadOwnedReport(db, userId, meetingId) }),
     ...usageRoutes({ db, clock, billing: config.billing }),
-    ...webhookRoutes({ db, clock, egress: config.egress, idempotency, dispatcher: webhooks }),
+    ...webhookRoutes({ db, wal, clock, egress: config.egress, idempotency, dispatcher: webhooks }),
     ...documentRoutes({
       db,
       dataDir: config.dataDir,
@@ -243,6 +247,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   });
   const webApp = createWebApp({
     db,
+    wal,
     clock,
     dataDir: config.dataDir,
     throttle: new SignInThrottle(),
@@ -327,6 +332,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
         // Workers are killed; their jobs stay in processing and resume from their step at next start.
         await scheduler.stop();
         await requestLog?.stop();
+        wal.stop();
         db.$client.close();
         lock.release();
       })();
