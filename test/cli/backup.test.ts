@@ -4,7 +4,7 @@
 // OAuth token issued before the backup still works) all there; restore is all or nothing: hostile
 // archives (links, devices, `..`, absolute paths, setuid, databases that are not ours) are refused
 // with one line and leave the target exactly as it was, and a running server's data dir is refused.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -216,76 +216,84 @@ function changedDatabase(change: (db: Database) => void): Uint8Array {
   return bytes;
 }
 
-test("hostile archives are refused with one line, and leave the target exactly as it was", async () => {
-  const archive = join(scratch, "for-hostile.tar.gz");
-  expect((await runCli(["backup", "--to", archive, "--data-dir", original.dataDir])).code).toBe(0);
-  const unpacked = mkdtempSync(join(scratch, "unpacked-"));
-  await extract({ file: archive, cwd: unpacked });
-  validDatabase = readFileSync(join(unpacked, "verbatim.db"));
-  target = join(scratch, "target");
-  expect((await runCli(["restore", "--from", archive, "--data-dir", target])).code).toBe(0);
-  writeFileSync(join(target, "notes-of-the-operator.txt"), "kept unless a restore succeeds");
-  targetBefore = treeState(target);
-  const scratchBefore = readdirSync(scratch).sort();
+describe("hostile archives are refused with one line, and leave the target exactly as it was", () => {
+  let scratchBefore: string[];
+  beforeAll(async () => {
+    const archive = join(scratch, "for-hostile.tar.gz");
+    expect((await runCli(["backup", "--to", archive, "--data-dir", original.dataDir])).code).toBe(0);
+    const unpacked = mkdtempSync(join(scratch, "unpacked-"));
+    await extract({ file: archive, cwd: unpacked });
+    validDatabase = readFileSync(join(unpacked, "verbatim.db"));
+    rmSync(unpacked, { recursive: true, force: true });
+    target = join(scratch, "target");
+    expect((await runCli(["restore", "--from", archive, "--data-dir", target])).code).toBe(0);
+    rmSync(archive);
+    writeFileSync(join(target, "notes-of-the-operator.txt"), "kept unless a restore succeeds");
+    targetBefore = treeState(target);
+    scratchBefore = readdirSync(scratch).sort();
+  }, 60_000);
 
-  const cases: { name: string; entry: ArchiveEntry; reason: string }[] = [
-    { name: "symlink", entry: { path: "meetings/m1/transcript.json", type: "SymbolicLink", linkpath: "/etc/passwd" }, reason: "symbolic link" },
-    { name: "hardlink", entry: { path: "meetings/m1/report.json", type: "Link", linkpath: "verbatim.db" }, reason: "hard link" },
-    { name: "device", entry: { path: "meetings/m1/null", type: "CharacterDevice" }, reason: "device file" },
-    { name: "fifo", entry: { path: "meetings/m1/pipe", type: "FIFO" }, reason: "FIFO" },
-    { name: "dotdot", entry: { path: "meetings/../../escaped.txt", type: "File", body: new TextEncoder().encode("escaped") }, reason: "leaving the data dir" },
-    { name: "absolute", entry: { path: join(scratch, "absolute.txt"), type: "File", body: new TextEncoder().encode("absolute") }, reason: "absolute path" },
-    { name: "setuid", entry: { path: "meetings/m1/tool", type: "File", mode: 0o4755, body: new TextEncoder().encode("#!/bin/sh\n") }, reason: "setuid" },
-    { name: "outside", entry: { path: "etc/cron.d/job", type: "File", body: new TextEncoder().encode("* * * * * root true") }, reason: "outside a backup's layout" },
-  ];
-  for (const { name, entry, reason } of cases) {
-    const hostile = buildArchive(join(scratch, `hostile-${name}.tar.gz`), [...backupEntries(), entry]);
-    const result = await runCli(["restore", "--from", hostile, "--data-dir", target, "--force"]);
-    expect({ name, code: result.code }).toEqual({ name, code: 1 });
-    expectRefusal(result, reason);
-    expect({ name, tree: treeState(target) }).toEqual({ name, tree: targetBefore });
-    rmSync(hostile);
-    expect({ name, beside: readdirSync(scratch).sort() }).toEqual({ name, beside: scratchBefore });
+  async function expectRefusedUnchanged(name: string, entries: ArchiveEntry[], reason: string) {
+    const hostile = buildArchive(join(scratch, `hostile-${name}.tar.gz`), entries);
+    try {
+      const result = await runCli(["restore", "--from", hostile, "--data-dir", target, "--force"]);
+      expectRefusal(result, reason);
+    } finally {
+      rmSync(hostile);
+    }
+    expect(treeState(target)).toEqual(targetBefore);
+    expect(readdirSync(scratch).sort()).toEqual(scratchBefore); // nothing staged or escaped beside it
   }
-  expect(existsSync(join(scratch, "escaped.txt"))).toBe(false);
-  expect(existsSync(join(scratch, "absolute.txt"))).toBe(false);
-  rmSync(unpacked, { recursive: true, force: true });
-}, 120_000);
 
-test("an archive whose database is not ours is refused: not SQLite, corrupt, foreign, from a newer build, with an extra trigger", async () => {
-  const corrupt = Buffer.from(validDatabase);
-  corrupt.fill(0xa5, 4096 * 3, 4096 * 3 + 2048); // the middle of a b-tree page
-  const cases: { name: string; database: Uint8Array; reason: string }[] = [
-    { name: "junk", database: new TextEncoder().encode("SQLite format 3 but not really".padEnd(8192, "x")), reason: "database" },
-    { name: "corrupt", database: corrupt, reason: "database" },
+  const text = (words: string) => new TextEncoder().encode(words);
+  const entryCases: { name: string; entry: () => ArchiveEntry; reason: string }[] = [
+    { name: "a symbolic link", entry: () => ({ path: "meetings/m1/transcript.json", type: "SymbolicLink", linkpath: "/etc/passwd" }), reason: "symbolic link" },
+    { name: "a hard link", entry: () => ({ path: "meetings/m1/report.json", type: "Link", linkpath: "verbatim.db" }), reason: "hard link" },
+    { name: "a character device", entry: () => ({ path: "meetings/m1/null", type: "CharacterDevice" }), reason: "device file" },
+    { name: "a FIFO", entry: () => ({ path: "meetings/m1/pipe", type: "FIFO" }), reason: "FIFO" },
+    { name: "a .. path", entry: () => ({ path: "meetings/../../escaped.txt", type: "File", body: text("escaped") }), reason: "leaving the data dir" },
+    { name: "an absolute path", entry: () => ({ path: join(scratch, "absolute.txt"), type: "File", body: text("absolute") }), reason: "absolute path" },
+    { name: "a setuid file", entry: () => ({ path: "meetings/m1/tool", type: "File", mode: 0o4755, body: text("#!/bin/sh\n") }), reason: "setuid" },
+    { name: "a file outside a backup's layout", entry: () => ({ path: "etc/cron.d/job", type: "File", body: text("* * * * * root true") }), reason: "outside a backup's layout" },
+  ];
+  for (const { name, entry, reason } of entryCases) {
+    test(`${name}, after valid entries`, async () => {
+      await expectRefusedUnchanged(name.replaceAll(/\W+/g, "-"), [...backupEntries(), entry()], reason);
+      expect(existsSync(join(scratch, "escaped.txt"))).toBe(false);
+      expect(existsSync(join(scratch, "absolute.txt"))).toBe(false);
+    }, 60_000);
+  }
+
+  const databaseCases: { name: string; database: () => Uint8Array; reason: string }[] = [
+    { name: "a file that is not SQLite", database: () => text("SQLite format 3 but not really".padEnd(8192, "x")), reason: "database" },
     {
-      name: "foreign",
-      database: changedDatabase((db) => {
-        for (const { name } of db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").all() as { name: string }[]) db.exec(`DROP TABLE ${name}`);
-      }),
-      reason: "not a Verbatim database",
+      name: "a corrupt database",
+      database: () => {
+        const corrupt = Buffer.from(validDatabase);
+        corrupt.fill(0xa5, 4096 * 3, 4096 * 3 + 2048); // the middle of a b-tree page
+        return corrupt;
+      },
+      reason: "database",
     },
-    { name: "newer", database: changedDatabase((db) => db.exec("INSERT INTO schema_migrations (tag, applied_at) VALUES ('9999_from_the_future', 0)")), reason: "newer Verbatim" },
+    { name: "a database that is not Verbatim's", database: () => changedDatabase((db) => db.exec("DROP TABLE schema_migrations")), reason: "not a Verbatim database" },
+    { name: "a database from a newer build", database: () => changedDatabase((db) => db.exec("INSERT INTO schema_migrations (tag, applied_at) VALUES ('9999_from_the_future', 0)")), reason: "newer Verbatim" },
     {
-      name: "trigger",
-      database: changedDatabase((db) => db.exec("CREATE TABLE kept_aside (title TEXT); CREATE TRIGGER keep_titles BEFORE DELETE ON meetings BEGIN INSERT INTO kept_aside VALUES (old.title); END;")),
+      name: "a database with a trigger added",
+      database: () => changedDatabase((db) => db.exec("CREATE TABLE kept_aside (title TEXT); CREATE TRIGGER keep_titles BEFORE DELETE ON meetings BEGIN INSERT INTO kept_aside VALUES (old.title); END;")),
       reason: "schema",
     },
     {
-      name: "no secure-delete",
-      database: changedDatabase((db) => db.exec("INSERT INTO meetings_fts(meetings_fts, rank) VALUES('secure-delete', 0)")),
+      name: "a database whose index keeps deleted words",
+      database: () => changedDatabase((db) => db.exec("INSERT INTO meetings_fts(meetings_fts, rank) VALUES('secure-delete', 0)")),
       reason: "settings",
     },
   ];
-  for (const { name, database, reason } of cases) {
-    const hostile = buildArchive(join(scratch, `db-${name}.tar.gz`), backupEntries(database));
-    const result = await runCli(["restore", "--from", hostile, "--data-dir", target, "--force"]);
-    expect({ name, code: result.code }).toEqual({ name, code: 1 });
-    expectRefusal(result, reason);
-    expect({ name, tree: treeState(target) }).toEqual({ name, tree: targetBefore });
-    rmSync(hostile);
+  for (const { name, database, reason } of databaseCases) {
+    test(name, async () => {
+      await expectRefusedUnchanged(name.replaceAll(/\W+/g, "-"), backupEntries(database()), reason);
+    }, 60_000);
   }
-}, 120_000);
+});
 
 test("modes are stripped: what the archive says 0644, 0755 or 0777 is restored 0600 and 0700", async () => {
   const loose = buildArchive(join(scratch, "loose.tar.gz"), [
