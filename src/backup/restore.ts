@@ -32,7 +32,7 @@ export async function restoreDataDir(archive: string, dataDir: string, options: 
   const target = resolve(dataDir);
   if (!existsSync(archive) || !statSync(archive).isFile()) throw new RestoreRefused(`no such backup file: ${archive}`);
   const exists = existsSync(target);
-  if (exists && !lstatSync(target).isDirectory()) throw new RestoreRefused(`${target} is not a folder`);
+  if (exists && !statSync(target).isDirectory()) throw new RestoreRefused(`${target} is not a folder`);
   if (exists && readdirSync(target).length > 0 && !options.force) {
     throw new RestoreRefused(`${target} is not empty; restore into an empty folder, or pass --force to replace its contents`);
   }

@@ -73,8 +73,14 @@ test("backup while the server runs, restore into a fresh folder, and a fresh ser
   expect(restore.code).toBe(0);
   expect(statSync(join(restoredDir, "verbatim.db")).mode & 0o077).toBe(0);
 
+  // What a killed restore or backup leaves in a data dir (a staging folder) is swept at start.
+  for (const leftover of [".restore-killed", ".backup-killed"]) {
+    mkdirSync(join(restoredDir, leftover));
+    writeFileSync(join(restoredDir, leftover, "verbatim.db"), "staged copy");
+  }
   const restored = await startServer({ args: ARGS, env: { TEST_ENGINE_BEHAVIOR: "" }, dataDir: restoredDir });
   try {
+    expect(readdirSync(restoredDir).filter((name) => name.startsWith("."))).toEqual([]);
     const meeting = (await (await restored.api(`/api/v1/meetings/${meetingId}`, { key })).json()) as any;
     expect(meeting).toMatchObject({ id: meetingId, title: "Conseil d'administration", status: "completed", has_transcript: true, has_summary: true });
     expect(meeting.documents.map((d: any) => d.id)).toEqual([documentId]);
