@@ -43,9 +43,10 @@ export async function restoreDataDir(archive: string, dataDir: string, options: 
     if (error instanceof DataDirInUse) throw new RestoreRefused(`${target} is in use by a running Verbatim server; stop it before restoring into it`);
     throw error;
   }
-  if (!exists) mkdirSync(dirname(target), { recursive: true, mode: DIR_MODE });
-  const staging = exists ? mkdtempSync(join(target, RESTORE_STAGING_PREFIX)) : mkdtempSync(join(dirname(target), `.${basename(target)}${RESTORE_STAGING_PREFIX}`));
+  let staging: string | undefined;
   try {
+    if (!exists) mkdirSync(dirname(target), { recursive: true, mode: DIR_MODE });
+    staging = exists ? mkdtempSync(join(target, RESTORE_STAGING_PREFIX)) : mkdtempSync(join(dirname(target), `.${basename(target)}${RESTORE_STAGING_PREFIX}`));
     const entries = await extractChecked(archive, staging);
     const problem = databaseProblem(join(staging, ARCHIVE_DATABASE));
     if (problem) throw new RestoreRefused(`${archive} cannot be restored: ${problem}; nothing was changed`);
@@ -60,7 +61,7 @@ export async function restoreDataDir(archive: string, dataDir: string, options: 
     swapContents(target, staging);
     return { entries };
   } finally {
-    rmSync(staging, { recursive: true, force: true });
+    if (staging) rmSync(staging, { recursive: true, force: true });
     lock?.release();
   }
 }
