@@ -14,7 +14,6 @@ export function entryProblem(rawPath: string, type: string, mode: number | undef
   if (rawPath.startsWith("/") || /^[a-zA-Z]:/.test(rawPath) || rawPath.includes("\\")) return `an absolute path (${rawPath})`;
   const parts = rawPath.split("/").filter((part) => part !== "" && part !== ".");
   if (parts.includes("..")) return `a path leaving the data dir (${rawPath})`;
-  if (parts.length === 0) return "an entry without a name";
   if (type === "SymbolicLink") return `a symbolic link (${rawPath})`;
   if (type === "Link") return `a hard link (${rawPath})`;
   if (type === "CharacterDevice" || type === "BlockDevice") return `a device file (${rawPath})`;
@@ -22,6 +21,7 @@ export function entryProblem(rawPath: string, type: string, mode: number | undef
   const isFile = REGULAR_FILE_TYPES.has(type);
   if (!isFile && type !== "Directory") return `an entry of type ${type} (${rawPath})`;
   if (mode !== undefined && (mode & SPECIAL_MODE_BITS) !== 0) return `a setuid, setgid or sticky mode (${rawPath}, ${mode.toString(8)})`;
+  if (parts.length === 0) return type === "Directory" ? undefined : `an entry without a name (${rawPath})`; // "./": the root itself
   const [top] = parts as [string];
   if (top === ARCHIVE_DATABASE) return parts.length === 1 && isFile ? undefined : `an unexpected ${ARCHIVE_DATABASE} (${rawPath})`;
   if (!TOP_FOLDERS.has(top)) return `an entry outside a backup's layout (${rawPath})`;
