@@ -124,15 +124,16 @@ function lockOrRefuse(target: string): DataDirLock {
 /**
  * Moves the target's current entries into a folder of its own, then the staged entries up into
  * the target, each a rename on one filesystem; then removes the previous contents. When a rename
- * fails midway, the moves made are undone, so the target keeps its previous contents.
+ * fails midway, the moves made are undone, so the target keeps its previous contents. (`rename`
+ * is a parameter for the test that makes one fail.)
  */
-function swapContents(target: string, staging: string): void {
+export function swapContents(target: string, staging: string, rename: (from: string, to: string) => void = renameSync): void {
   const replaced = mkdtempSync(join(target, REPLACED_PREFIX));
   const stagingName = basename(staging);
   const replacedName = basename(replaced);
   const moved: [from: string, to: string][] = [];
   const move = (from: string, to: string) => {
-    renameSync(from, to);
+    rename(from, to);
     moved.push([from, to]);
   };
   try {
