@@ -10,6 +10,7 @@ import { accountRoutes } from "./account/routes.ts";
 import { clientRoutes } from "./clients/routes.ts";
 import type { ServiceConfig } from "./config.ts";
 import { openDatabase, type Db } from "./db/client.ts";
+import { WalTruncator } from "./db/wal-truncation.ts";
 import { applyMigrations } from "./db/migrate.ts";
 import { databasePath } from "./db/paths.ts";
 import { docsRoutes } from "./docs/routes.ts";
@@ -112,6 +113,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   if (loosened) io.say(`warning: ${loosened} file(s) or folder(s) of the data dir were readable by other users; made owner-only`);
   const db = openDatabase(databasePath(config.dataDir));
   applyMigrations(db.$client);
+  // Deletions truncate the WAL, which keeps the deleted content's earlier frames otherwise.
+  const wal = new WalTruncator(db.$client, io.say);
   bootstrapAdmin(db, io);
   const idempotency = new IdempotencyStore(db, clock);
   idempotency.recover();
@@ -211,6 +214,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     ...jobRoutes({ db }),
     ...meetingRoutes({
       db,
+      wal,
       dataDir: config.dataDir,
       clock,
       slots: config.parallelSlots,
@@ -233,7 +237,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     ...exportRoutes({ loadOwnedExportInput: (userId, meetingId) => loadOwnedExportInput(db, userId, meetingId) }),
     ...reportRoutes({ loadOwnedReport: (userId, meetingId) => loadOwnedReport(db, userId, meetingId) }),
     ...usageRoutes({ db, clock, billing: config.billing }),
-    ...webhookRoutes({ db, clock, egress: config.egress, idempotency, dispatcher: webhooks, pings }),
+    ...webhookRoutes({ db, wal, clock, egress: config.egress, idempotency, dispatcher: webhooks, pings }),
     ...documentRoutes({
       db,
       dataDir: config.dataDir,
@@ -259,6 +263,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const passwordVerifications = new PasswordVerifications({}, (matched) => metrics.countPasswordVerification(matched));
   const { app: webApp, signedInUserOf } = createWebApp({
     db,
+    wal,
     clock,
     dataDir: config.dataDir,
     passwords: new PasswordAttempts(new SignInThrottle({ firstDelayMs: config.signInDelayMs }), passwordVerifications, clock),
@@ -336,7 +341,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       purgeExpiredRevocations: (now) => purgeExpiredRevocations(db, now),
       purgeOldDeliveries: (now) => purgeOldDeliveries(db, now),
       purgeExpiredWebSessions: (now) => purgeExpiredWebSessions(db, now),
-      purgeIdleDrafts: (now) => sweepIdleDrafts({ db, dataDir: config.dataDir, cancelJobs: (ids) => scheduler.cancel(ids) }, config.drafts, now),
+      purgeIdleDrafts: (now) => sweepIdleDrafts({ db, wal, dataDir: config.dataDir, cancelJobs: (ids) => scheduler.cancel(ids) }, config.drafts, now),
       log: io.say,
     },
     config.sweepIntervalSeconds * 1000,
@@ -358,6 +363,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
         // Workers are killed; their jobs stay in processing and resume from their step at next start.
         await scheduler.stop();
         await requestLog?.stop();
+        wal.stop();
         db.$client.close();
         lock.release();
       })();

@@ -1,50 +1,151 @@
 /**
- * Restores a backup made by backup.ts into a data dir: refused when the dir holds anything unless
- * `force` (then emptied first); only regular files and folders are extracted, never links, device
- * files or paths leaving the dir; everything is made owner-only. The server started on the dir
+ * Restores a backup made by backup.ts, all or nothing. The archive is extracted into a fresh
+ * staging folder (beside a new target; inside an existing one, so that a mount point such as a
+ * Docker volume, or a target whose parent the service user cannot write, works too), checked
+ * there, and only then swapped in by renames. Checked: every entry (entryProblem: regular files
+ * and folders of a backup's layout only; no link, device, FIFO, absolute or `..` path, setuid or
+ * setgid mode), then the database (databaseProblem: integrity, this build's migrations and
+ * schema). Every restored file is made 0600 and every folder 0700, whatever the archive says. A
+ * data dir a running server holds (its serve.lock) is refused, and the lock is held until the swap
+ * is done, so no server starts on it meanwhile. A refused archive leaves the target exactly as it
+ * was: the staging folder is removed and nothing else was touched. The server started on the dir
  * then applies any newer migrations and sweeps folders whose meeting is not in the snapshot.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
-import { list, x as extract } from "tar";
-import { restrictToOwner } from "../storage/permissions.ts";
-import { ARCHIVE_DATABASE, ARCHIVE_FOLDERS } from "./backup.ts";
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { x as extract } from "tar";
+import { DataDirInUse, lockDataDir, lockExistingDataDir, type DataDirLock } from "../storage/data-dir-lock.ts";
+import { entryKey, entryProblem } from "./archive-entries.ts";
+import { ARCHIVE_DATABASE } from "./backup.ts";
+import { databaseProblem } from "./database-check.ts";
 
 export class RestoreRefused extends Error {}
 
-/** Whether the archive holds a Verbatim database at its root (read before anything is touched). */
-async function holdsDatabase(archive: string): Promise<boolean> {
-  let found = false;
-  try {
-    await list({ file: archive, onReadEntry: (entry) => void (found ||= entry.path.replace(/^\.\//, "") === ARCHIVE_DATABASE) });
-  } catch {
-    return false;
-  }
-  return found;
-}
+/** Staging folders inside a data dir start so; the server's start-up sweep (storage/sweep.ts) removes any a killed restore left. */
+export const RESTORE_STAGING_PREFIX = ".restore-";
+/** The previous contents of an existing data dir, for the moment of the swap; removed once it is done. */
+const REPLACED_PREFIX = ".replaced-";
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
 
 export async function restoreDataDir(archive: string, dataDir: string, options: { force: boolean }): Promise<{ entries: number }> {
-  if (!existsSync(archive)) throw new RestoreRefused(`no such backup file: ${archive}`);
-  if (!(await holdsDatabase(archive))) throw new RestoreRefused(`${archive} is not a Verbatim backup (it holds no ${ARCHIVE_DATABASE})`);
-  if (existsSync(dataDir) && readdirSync(dataDir).length > 0) {
-    if (!options.force) throw new RestoreRefused(`${dataDir} is not empty; restore into an empty folder, or pass --force to replace its contents`);
-    for (const name of readdirSync(dataDir)) rmSync(`${dataDir}/${name}`, { recursive: true, force: true });
+  const target = resolve(dataDir);
+  if (!existsSync(archive) || !statSync(archive).isFile()) throw new RestoreRefused(`no such backup file: ${archive}`);
+  const exists = existsSync(target);
+  if (exists && !statSync(target).isDirectory()) throw new RestoreRefused(`${target} is not a folder`);
+  if (exists && readdirSync(target).length > 0 && !options.force) {
+    throw new RestoreRefused(`${target} is not empty; restore into an empty folder, or pass --force to replace its contents`);
   }
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const allowed = new Set<string>([ARCHIVE_DATABASE, ...ARCHIVE_FOLDERS]);
-  let entries = 0;
-  await extract({
-    file: archive,
-    cwd: dataDir,
-    strict: true,
-    preservePaths: false, // no absolute paths, no "..": node-tar refuses them
-    filter: (path, entry) => {
-      const type = "type" in entry ? entry.type : undefined;
-      const top = path.replace(/^\.\//, "").split("/")[0]!;
-      const ok = allowed.has(top) && (type === "File" || type === "Directory");
-      if (ok) entries++;
-      return ok;
-    },
-  });
-  restrictToOwner(dataDir);
-  return { entries };
+  let lock: DataDirLock | undefined;
+  try {
+    lock = exists ? lockExistingDataDir(target) : undefined;
+  } catch (error) {
+    if (error instanceof DataDirInUse) throw new RestoreRefused(`${target} is in use by a running Verbatim server; stop it before restoring into it`);
+    throw error;
+  }
+  let staging: string | undefined;
+  try {
+    if (!exists) mkdirSync(dirname(target), { recursive: true, mode: DIR_MODE });
+    staging = exists ? mkdtempSync(join(target, RESTORE_STAGING_PREFIX)) : mkdtempSync(join(dirname(target), `.${basename(target)}${RESTORE_STAGING_PREFIX}`));
+    const entries = await extractChecked(archive, staging);
+    const problem = databaseProblem(join(staging, ARCHIVE_DATABASE));
+    if (problem) throw new RestoreRefused(`${archive} cannot be restored: ${problem}; nothing was changed`);
+    restrictModes(staging);
+    if (!exists) {
+      renameSync(staging, target);
+      return { entries };
+    }
+    // An existing dir that had no lock file: take the lock now (creating it in the contents about
+    // to be replaced), so that no server starts on the dir during the swap.
+    lock ??= lockOrRefuse(target);
+    swapContents(target, staging);
+    return { entries };
+  } finally {
+    if (staging) rmSync(staging, { recursive: true, force: true });
+    lock?.release();
+  }
+}
+
+/**
+ * Extracts into `staging`, refusing the archive at its first entry that is not a backup's; answers
+ * how many entries it holds. Entries are checked in tar's filter, before anything of them is
+ * written: a refused entry is never on disk, and a refused archive leaves only the staging folder.
+ */
+async function extractChecked(archive: string, staging: string): Promise<number> {
+  let problem: string | undefined;
+  let sawDatabase = false;
+  const seen = new Set<string>();
+  try {
+    await extract({
+      file: archive,
+      cwd: staging,
+      strict: true, // a damaged header or a gzip error rejects instead of being skipped
+      preservePaths: false,
+      preserveOwner: false, // root restoring gets files of its own, not the archive's owners
+      filter: (path, entry) => {
+        if (problem) return false;
+        const type = "type" in entry ? entry.type : "Unknown";
+        const key = entryKey(path);
+        problem = entryProblem(path, type, entry.mode ?? undefined) ?? (seen.has(key) ? `the same path twice (${path})` : undefined);
+        seen.add(key);
+        if (key === ARCHIVE_DATABASE) sawDatabase = true;
+        return problem === undefined;
+      },
+    });
+  } catch (error) {
+    throw new RestoreRefused(`${archive} is not a readable Verbatim backup (${(error as Error).message}); nothing was changed`);
+  }
+  if (problem) throw new RestoreRefused(`${archive} is not a Verbatim backup: it holds ${problem}; nothing was changed`);
+  if (!sawDatabase) throw new RestoreRefused(`${archive} is not a Verbatim backup (it holds no ${ARCHIVE_DATABASE}); nothing was changed`);
+  return seen.size;
+}
+
+/** Exactly 0600 for files and 0700 for folders: no setuid, setgid, sticky, group or other bit survives. */
+function restrictModes(dir: string): void {
+  chmodSync(dir, DIR_MODE);
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    const stat = lstatSync(path);
+    if (stat.isDirectory()) restrictModes(path);
+    else if (stat.isFile()) chmodSync(path, FILE_MODE);
+    else throw new RestoreRefused(`the restored tree holds something that is neither file nor folder (${name}); nothing was changed`);
+  }
+}
+
+function lockOrRefuse(target: string): DataDirLock {
+  try {
+    return lockDataDir(target);
+  } catch (error) {
+    if (error instanceof DataDirInUse) throw new RestoreRefused(`${target} is in use by a running Verbatim server; stop it before restoring into it`);
+    throw error;
+  }
+}
+
+/**
+ * Moves the target's current entries into a folder of its own, then the staged entries up into
+ * the target, each a rename on one filesystem; then removes the previous contents. When a rename
+ * fails midway, the moves made are undone, so the target keeps its previous contents. (`rename`
+ * is a parameter for the test that makes one fail.)
+ */
+export function swapContents(target: string, staging: string, rename: (from: string, to: string) => void = renameSync): void {
+  const replaced = mkdtempSync(join(target, REPLACED_PREFIX));
+  const stagingName = basename(staging);
+  const replacedName = basename(replaced);
+  const moved: [from: string, to: string][] = [];
+  const move = (from: string, to: string) => {
+    rename(from, to);
+    moved.push([from, to]);
+  };
+  try {
+    for (const name of readdirSync(target)) {
+      if (name !== stagingName && name !== replacedName) move(join(target, name), join(replaced, name));
+    }
+    for (const name of readdirSync(staging)) move(join(staging, name), join(target, name));
+  } catch (error) {
+    for (const [from, to] of moved.reverse()) renameSync(to, from);
+    rmSync(replaced, { recursive: true, force: true });
+    throw error;
+  }
+  rmSync(replaced, { recursive: true, force: true });
+  chmodSync(target, DIR_MODE);
 }

@@ -23,11 +23,12 @@ export const backupCommand: Command = {
 
 export const restoreCommand: Command = {
   usage: "verbatim restore --from FILE --data-dir DIR [--force]",
-  summary: "Restore a backup into DIR (an empty or new folder; --force replaces what DIR holds). Start the server on DIR afterwards.",
+  summary:
+    "Restore a backup into DIR (an empty or new folder; --force replaces what DIR holds), all or nothing: the archive is extracted and checked (entries, modes, the database's integrity, schema and migrations) before it replaces anything; refused while a server runs on DIR. Start the server on DIR afterwards.",
   options: [
     { ...DATA_DIR_OPTION, default: undefined, required: true },
     { name: "from", type: "string", required: true, help: "The backup file." },
-    { name: "force", type: "bool", help: "Replace the contents of a non-empty DIR." },
+    { name: "force", type: "bool", help: "Replace the contents of a non-empty DIR (never while a server runs on it)." },
   ],
   async run(values, out) {
     const dataDir = resolve(values["data-dir"] as string);
@@ -35,8 +36,13 @@ export const restoreCommand: Command = {
       const { entries } = await restoreDataDir(resolve(values.from as string), dataDir, { force: values.force === true });
       out(`restored ${entries} entries into ${dataDir}; start the server with --data-dir ${dataDir}`);
     } catch (error) {
+      // One line, never a stack: a refusal says why; anything else (a full disk, a permission) says what failed.
       if (error instanceof RestoreRefused) throw new CommandFailed(error.message);
-      throw error;
+      throw new CommandFailed(`restore failed, ${dataDir} unchanged: ${oneLine((error as Error).message)}`);
     }
   },
 };
+
+function oneLine(text: string): string {
+  return text.split("\n")[0]!.trim();
+}

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { rmSync } from "node:fs";
 import type { Db, Queryable } from "../db/client.ts";
+import type { WalTruncation } from "../db/wal-truncation.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { deleteMeetingDocuments } from "../documents/query.ts";
 import { purgeMeetingEvents } from "../events/service.ts";
@@ -19,10 +20,11 @@ import { meetings } from "./table.ts";
  * Job rows stay (ids, states, times), as ledger lines will. Unfinished jobs are canceled first
  * (their worker is killed). Rows go before files, so a crash in between leaves only an orphan
  * folder, which the next start removes. With secure_delete on (db/client.ts, and the index's
- * own secure-delete option) the freed bytes are overwritten, not left in the file.
+ * own secure-delete option) the freed bytes are overwritten, not left in the file; `wal` then
+ * truncates the write-ahead log, which still holds the content's earlier frames.
  */
 export function deleteMeeting(
-  deps: { db: Db; dataDir: string; cancelJobs(jobIds: string[]): void },
+  deps: { db: Db; dataDir: string; wal: WalTruncation; cancelJobs(jobIds: string[]): void },
   userId: string,
   meetingId: string,
 ): void {
@@ -40,6 +42,7 @@ export function deleteMeeting(
     deleteMeetingDocuments(tx, meeting.id);
     tx.delete(meetings).where(eq(meetings.id, meeting.id)).run();
   });
+  deps.wal.afterDeletion();
   rmSync(meetingDir(deps.dataDir, meeting.id), { recursive: true, force: true });
 }
 

@@ -58,7 +58,7 @@ function idleDrafts(db: Queryable, before: number): { id: string; userId: string
  * Deletes the drafts left untouched for `limits.idleMs`, each as a meeting is deleted (rows,
  * parts, folder); answers how many. Their pages said when, from draftDeletionTime.
  */
-export function sweepIdleDrafts(deps: { db: Db; dataDir: string; cancelJobs(jobIds: string[]): void }, limits: Pick<DraftLimits, "idleMs">, now: number): number {
+export function sweepIdleDrafts(deps: Parameters<typeof deleteMeeting>[0], limits: Pick<DraftLimits, "idleMs">, now: number): number {
   let deleted = 0;
   for (const draft of idleDrafts(deps.db, now - limits.idleMs)) {
     try {

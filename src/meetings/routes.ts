@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Db } from "../db/client.ts";
+import type { WalTruncation } from "../db/wal-truncation.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { access, defineRoute } from "../http/route.ts";
 import type { IdempotencyStore } from "../idempotency/service.ts";
@@ -31,6 +32,8 @@ import {
 
 export interface MeetingRouteDeps {
   db: Db;
+  /** Truncates the database's WAL after a deletion (db/wal-truncation.ts). */
+  wal: WalTruncation;
   dataDir: string;
   clock: Clock;
   slots: ParallelSlots;
@@ -175,7 +178,7 @@ export function meetingRoutes(deps: MeetingRouteDeps) {
       params: meetingParams,
       responses: { 204: { description: "Deleted" } },
       handle: ({ principal, params }) => {
-        deleteMeeting({ db: deps.db, dataDir: deps.dataDir, cancelJobs: (ids) => deps.scheduler.cancel(ids) }, principal.user.id, params.meeting_id);
+        deleteMeeting({ db: deps.db, dataDir: deps.dataDir, wal: deps.wal, cancelJobs: (ids) => deps.scheduler.cancel(ids) }, principal.user.id, params.meeting_id);
         return { status: 204 };
       },
     }),

@@ -1,8 +1,8 @@
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DataDirInUse, lockDataDir } from "./data-dir-lock.ts";
+import { DataDirInUse, lockDataDir, lockExistingDataDir } from "./data-dir-lock.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "verbatim-lock-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -26,4 +26,20 @@ test("in the same process a second lock is refused too", () => {
   const lock = lockDataDir(dir);
   expect(() => lockDataDir(dir)).toThrow(DataDirInUse);
   lock.release();
+});
+
+test("the lock of an existing data dir is taken without creating anything, and refused while a server holds it", () => {
+  const fresh = mkdtempSync(join(tmpdir(), "verbatim-lock-fresh-"));
+  try {
+    expect(lockExistingDataDir(fresh)).toBeUndefined();
+    expect(readdirSync(fresh)).toEqual([]);
+    const held = lockDataDir(fresh);
+    expect(() => lockExistingDataDir(fresh)).toThrow(DataDirInUse);
+    held.release();
+    const again = lockExistingDataDir(fresh)!;
+    expect(() => lockDataDir(fresh)).toThrow(DataDirInUse);
+    again.release();
+  } finally {
+    rmSync(fresh, { recursive: true, force: true });
+  }
 });

@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 
 export class DataDirInUse extends Error {}
@@ -17,7 +17,23 @@ export interface DataDirLock {
  */
 export function lockDataDir(dataDir: string): DataDirLock {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const lock = new Database(join(dataDir, "serve.lock"), { create: true });
+  return holdLock(dataDir, true);
+}
+
+/**
+ * The same lock, taken without creating anything: for `restore`, which must refuse a data dir a
+ * server is running on and leave a refused target exactly as it was. Undefined when the dir has
+ * no lock file (no server ever ran on it).
+ */
+export function lockExistingDataDir(dataDir: string): DataDirLock | undefined {
+  if (!existsSync(join(dataDir, LOCK_FILE))) return undefined;
+  return holdLock(dataDir, false);
+}
+
+const LOCK_FILE = "serve.lock";
+
+function holdLock(dataDir: string, create: boolean): DataDirLock {
+  const lock = new Database(join(dataDir, LOCK_FILE), create ? { create: true } : { readwrite: true });
   try {
     lock.exec("PRAGMA busy_timeout = 0");
     lock.exec("PRAGMA locking_mode = EXCLUSIVE");

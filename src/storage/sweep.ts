@@ -15,9 +15,10 @@ export function sweepOrphans(dataDir: string, isMeeting: (meetingId: string) => 
       tmpFiles++;
     }
   }
-  // A backup killed midway leaves its staging folder of hard links (backup/backup.ts).
+  // A backup killed midway leaves its staging folder of hard links (backup/backup.ts), a restore
+  // its staging folder of extracted files (backup/restore.ts).
   for (const name of existsSync(dataDir) ? readdirSync(dataDir) : []) {
-    if (name.startsWith(".backup-")) rmSync(join(dataDir, name), { recursive: true, force: true });
+    if (name.startsWith(".backup-") || name.startsWith(".restore-")) rmSync(join(dataDir, name), { recursive: true, force: true });
   }
   let meetingDirs = 0;
   const root = join(dataDir, "meetings");

@@ -2,6 +2,7 @@ import type { OidcSignIn } from "../auth/oidc-sign-in.ts";
 import type { Plan } from "../auth/plans.ts";
 import { findWebSession, type WebSession } from "../auth/web-sessions.ts";
 import type { Db } from "../db/client.ts";
+import type { WalTruncation } from "../db/wal-truncation.ts";
 import type { LoadMeetingMaterial } from "../documents/material.ts";
 import type { DraftLimits } from "../meetings/drafts.ts";
 import type { RenderDocument } from "../documents/render-cache.ts";
@@ -30,6 +31,8 @@ export const BROWSER_COOKIE_MAX_AGE_S = 180 * 24 * 3600;
 /** What the web app's pages use: the same services as the API, handed over by the composition root. */
 export interface WebDeps {
   db: Db;
+  /** Truncates the database's WAL after a deletion (db/wal-truncation.ts). */
+  wal: WalTruncation;
   clock: Clock;
   dataDir: string;
   /** Password checks (sign-in, the current password in Settings): throttled and bounded before Argon2 runs. */

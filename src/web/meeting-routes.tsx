@@ -290,7 +290,7 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
       const { session, form } = await kit.readForm(request);
       const row = ownedMeeting(session.user.id, params.id);
       if (form.get("confirm") !== "yes") return meetingPage(request, row.id, 400, kit.frameFor(request, session, () => "").t("meeting.deleteConfirmMissing"));
-      deleteMeeting({ db: deps.db, dataDir: deps.dataDir, cancelJobs: (ids) => deps.scheduler.cancel(ids) }, session.user.id, row.id);
+      deleteMeeting({ db: deps.db, dataDir: deps.dataDir, wal: deps.wal, cancelJobs: (ids) => deps.scheduler.cancel(ids) }, session.user.id, row.id);
       return redirect("/meetings?notice=deleted");
     });
 }

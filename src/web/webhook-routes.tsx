@@ -96,7 +96,7 @@ export function webhookPages(app: Elysia, kit: WebKit): void {
     })
     .post("/settings/webhooks/:endpointId/delete", async ({ request, params }) => {
       const { session } = await kit.readForm(request);
-      deleteEndpoint(deps.db, session.user.id, params.endpointId);
+      deleteEndpoint(deps.db, deps.wal, session.user.id, params.endpointId);
       return redirect("/settings/webhooks?notice=deleted");
     })
     .get("/settings/usage", ({ request }) => {

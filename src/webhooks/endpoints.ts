@@ -1,5 +1,6 @@
 import { and, desc, eq } from "drizzle-orm";
 import type { Db, Queryable } from "../db/client.ts";
+import type { WalTruncation } from "../db/wal-truncation.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { randomId } from "../lib/ids.ts";
 import type { Clock } from "../lib/time.ts";
@@ -121,9 +122,15 @@ export function rotateSecret(db: Queryable, clock: Clock, userId: string, endpoi
   return getOwnedEndpoint(db, userId, endpointId);
 }
 
-/** Deletes the endpoint and its delivery log; undelivered events are not sent to it any more. */
-export function deleteEndpoint(db: Queryable, userId: string, endpointId: string): void {
+/**
+ * Deletes the endpoint (its URL, description and secrets) and its delivery log; undelivered events
+ * are not sent to it any more. `wal` then truncates the write-ahead log, which still holds them.
+ */
+export function deleteEndpoint(db: Queryable, wal: WalTruncation, userId: string, endpointId: string): void {
   const row = getOwnedEndpoint(db, userId, endpointId);
-  db.delete(webhookDeliveries).where(eq(webhookDeliveries.endpointId, row.id)).run();
-  db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, row.id)).run();
+  db.transaction((tx) => {
+    tx.delete(webhookDeliveries).where(eq(webhookDeliveries.endpointId, row.id)).run();
+    tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, row.id)).run();
+  });
+  wal.afterDeletion();
 }

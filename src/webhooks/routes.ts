@@ -1,4 +1,5 @@
 import type { Db } from "../db/client.ts";
+import type { WalTruncation } from "../db/wal-truncation.ts";
 import { access, defineRoute } from "../http/route.ts";
 import { hashRequest, type IdempotencyStore } from "../idempotency/service.ts";
 import type { Clock } from "../lib/time.ts";
@@ -29,6 +30,8 @@ import {
 
 export interface WebhookRouteDeps {
   db: Db;
+  /** Truncates the database's WAL after a deletion (db/wal-truncation.ts). */
+  wal: WalTruncation;
   clock: Clock;
   egress: EgressPolicy;
   resolve?: Resolver;
@@ -126,7 +129,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       params: endpointParams,
       responses: { 204: { description: "Deleted" } },
       handle: ({ principal, params }) => {
-        deleteEndpoint(deps.db, principal.user.id, params.endpoint_id);
+        deleteEndpoint(deps.db, deps.wal, principal.user.id, params.endpoint_id);
         return { status: 204 };
       },
     }),

@@ -1,11 +1,14 @@
-// Deletion deletes (issue 8, item 5): after DELETE /v1/meetings/{id} no row of any table, and no
-// byte of the database file, holds the meeting's title, transcript, report, participants, emails,
-// tags or metadata. Real server, real SQLite file, engine doubles for a transcript and a report.
+// Deletion deletes (issue 8, item 5; issue 20, item 1): after DELETE /v1/meetings/{id} no row of any
+// table, and no byte of any file of the data dir (the database, its WAL and shared-memory index, and
+// every other file), holds the meeting's title, transcript, a correction, report, participants,
+// emails, tags, metadata, a document's prompt or its metadata, while the server keeps running; the
+// same for a deleted webhook endpoint. Real server, real SQLite files, engine doubles for a
+// transcript and a report.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { createUserWithKey, startServer, type TestServer, SHARED_FIXTURES } from "../helpers/server.ts";
 
 const FIXTURE = `${SHARED_FIXTURES}/meeting-fr-2spk.wav`;
@@ -20,7 +23,12 @@ const MARKERS = {
   tag: "tagzanzibar",
   transcript: "number3 spoken",
   report: "Replace the doubles with real engines",
+  correction: "Vellichor amendment",
+  documentPrompt: "Ombrelune instructions",
+  documentMetadata: "Quetzal-8812",
 };
+// The full-text index keeps words one by one, lowercased.
+const INDEXED_WORDS = ["zanzibar", "quorum", "vellichor"];
 
 const dataDir = mkdtempSync(join(tmpdir(), "verbatim-deletion-"));
 let server: TestServer;
@@ -28,9 +36,37 @@ let key: string;
 let meetingId: string;
 let jobId: string;
 
+async function waitJob(id: string): Promise<any> {
+  for (let i = 0; i < 600; i++) {
+    const job = (await (await server.api(`/api/v1/jobs/${id}`, { key })).json()) as any;
+    if (job.status === "completed" || job.status === "failed") return job;
+    await Bun.sleep(100);
+  }
+  throw new Error(`job ${id} did not finish`);
+}
+
+/** Moves every frame of the WAL into the main file and empties the WAL (retried while the server reads). */
+async function checkpointIntoMainFile(): Promise<void> {
+  const db = new Database(join(dataDir, "verbatim.db"));
+  try {
+    for (let i = 0; i < 200; i++) {
+      const { busy } = db.query("PRAGMA wal_checkpoint(TRUNCATE)").get() as { busy: number };
+      if (busy === 0) return;
+      await Bun.sleep(50);
+    }
+    throw new Error("the WAL could not be checkpointed");
+  } finally {
+    db.close();
+  }
+}
+
 beforeAll(async () => {
-  // A data dir of the test's own: the server's file is read after it stops.
-  server = await startServer({ dataDir, args: ["--engines", "test/doubles/engines.ts"], env: { TEST_ENGINE_BEHAVIOR: "" } });
+  // A data dir of the test's own: its files are read while the server runs, and after it stops.
+  server = await startServer({
+    dataDir,
+    args: ["--engines", "test/doubles/engines.ts", "--egress-allow", "127.0.0.1"],
+    env: { TEST_ENGINE_BEHAVIOR: "" },
+  });
   key = await createUserWithKey(server, "deleter@example.com");
   const form = new FormData();
   form.append("file", Bun.file(FIXTURE), "meeting.wav");
@@ -48,11 +84,19 @@ beforeAll(async () => {
   const created = (await response.json()) as any;
   meetingId = created.id;
   jobId = created.job.id;
-  for (let i = 0; i < 300; i++) {
-    const job = (await (await server.api(`/api/v1/jobs/${jobId}`, { key })).json()) as any;
-    if (job.status === "completed") break;
-    await Bun.sleep(100);
-  }
+  expect((await waitJob(jobId)).status).toBe("completed");
+  // The meeting so far goes into the main file: deletion must clean that file...
+  await checkpointIntoMainFile();
+  // ...and what comes next stays in the WAL, which deletion must clean as well.
+  const corrected = await server.api(`/api/v1/meetings/${meetingId}/transcript/segments/0`, { method: "PATCH", key, json: { text: `${MARKERS.correction} of the first segment` } });
+  expect(corrected.status).toBe(200);
+  const requested = await server.api(`/api/v1/meetings/${meetingId}/documents`, {
+    method: "POST",
+    key,
+    json: { prompt: `${MARKERS.documentPrompt} for the client note.`, title: "Note", metadata: { matter: MARKERS.documentMetadata } },
+  });
+  expect(requested.status).toBe(202);
+  expect((await waitJob(((await requested.json()) as any).id)).status).toBe("completed");
   // A bystander meeting that stays: its rows share pages with the deleted one's, where deleted
   // bytes would linger without secure_delete. (Junk audio: it fails, so it has no transcript that
   // would repeat the doubles' words.)
@@ -65,11 +109,49 @@ beforeAll(async () => {
   expect((await server.api("/api/v1/meetings", { method: "POST", key, body: bystander })).status).toBe(202);
   const transcript = (await (await server.api(`/api/v1/meetings/${meetingId}/transcript?format=txt`, { key })).text()) as string;
   expect(transcript).toContain(MARKERS.transcript);
-});
+}, 120_000);
 afterAll(async () => {
   await server.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });
+
+/** Every regular file under the data dir (the database, `-wal`, `-shm`, the lock, meetings' files...). */
+function filesOf(dir: string): string[] {
+  const files: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    const stat = lstatSync(path);
+    if (stat.isDirectory()) files.push(...filesOf(path));
+    else if (stat.isFile()) files.push(path);
+  }
+  return files;
+}
+
+/** "file: needle" for each needle found in a file of the data dir, as raw bytes (any case). */
+function needlesInFiles(needles: string[]): string[] {
+  const found: string[] = [];
+  for (const file of filesOf(dataDir)) {
+    let bytes: string;
+    try {
+      bytes = readFileSync(file).toString("latin1").toLowerCase();
+    } catch {
+      continue; // removed between the listing and the read
+    }
+    for (const needle of needles) if (bytes.includes(needle.toLowerCase())) found.push(`${relative(dataDir, file)}: ${needle}`);
+  }
+  return found;
+}
+
+/** Polls until no file holds any needle (cleaning may finish just after the response); answers what is left. */
+async function needlesLeftAfter(needles: string[], deadlineMs = 20_000): Promise<string[]> {
+  const deadline = Date.now() + deadlineMs;
+  let found = needlesInFiles(needles);
+  while (found.length && Date.now() < deadline) {
+    await Bun.sleep(100);
+    found = needlesInFiles(needles);
+  }
+  return found;
+}
 
 /** Every text and blob value of every row of every table (FTS shadow tables included). */
 function markersInRows(db: Database): string[] {
@@ -100,29 +182,33 @@ function indexedTerms(db: Database): string[] {
   return (db.query("SELECT term FROM temp.fts_terms").all() as { term: string }[]).map((r) => r.term);
 }
 
+const CONTENT = [...Object.values(MARKERS), ...INDEXED_WORDS];
+
 test("before deletion the scans do find every kind of content (so they can fail)", () => {
   const db = new Database(join(server.dataDir, "verbatim.db"));
   try {
-    // Into the main file: what deletion leaves behind must be looked for there, not only in the WAL.
-    db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-    const bytes = readFileSync(join(server.dataDir, "verbatim.db")).toString("latin1");
-    expect(bytes).toContain(MARKERS.title);
-    for (const word of ["zanzibar", "quorum"]) expect(bytes).toContain(word);
     const kinds = new Set(markersInRows(db).map((f) => f.split(": ")[1]));
     expect([...kinds].sort()).toEqual(Object.keys(MARKERS).sort());
     expect(indexedTerms(db)).toContain("zanzibar");
+    expect(indexedTerms(db)).toContain("vellichor");
   } finally {
     db.close();
   }
+  // In the main file (checkpointed before the correction), and in the WAL (written since).
+  const found = needlesInFiles(CONTENT);
+  expect(found).toContain(`verbatim.db: ${MARKERS.title}`);
+  expect(found).toContain("verbatim.db: zanzibar");
+  for (const marker of [MARKERS.correction, MARKERS.documentPrompt, MARKERS.documentMetadata]) expect(found).toContain(`verbatim.db-wal: ${marker}`);
+  for (const needle of CONTENT) expect(found.some((f) => f.endsWith(`: ${needle}`))).toBe(true);
 });
 
 test("after DELETE no row of any table holds the meeting's content, and the index has no term of it", async () => {
   const response = await server.api(`/api/v1/meetings/${meetingId}`, { method: "DELETE", key });
   expect(response.status).toBe(204);
-  const db = new Database(join(server.dataDir, "verbatim.db"));
+  const db = new Database(join(server.dataDir, "verbatim.db"), { readonly: true });
   try {
     expect(markersInRows(db)).toEqual([]);
-    for (const term of ["zanzibar", "quorum", "number3", "spoken"]) expect(indexedTerms(db)).not.toContain(term);
+    for (const term of ["zanzibar", "quorum", "number3", "spoken", "vellichor"]) expect(indexedTerms(db)).not.toContain(term);
     // The job row stays (ids, states, times), without the client's metadata.
     const job = db.query("SELECT meeting_id, status, metadata FROM jobs WHERE id = ?").get(jobId) as any;
     expect(job).toEqual({ meeting_id: meetingId, status: "completed", metadata: null });
@@ -136,18 +222,42 @@ test("after DELETE no row of any table holds the meeting's content, and the inde
   expect(job).toMatchObject({ id: jobId, meeting_id: meetingId, metadata: null });
 });
 
-test("after the server stops, no byte of the database file holds the deleted content", async () => {
-  await server.stop();
-  const path = join(server.dataDir, "verbatim.db");
-  const files = [path, `${path}-wal`].filter(existsSync);
-  expect(files).toContain(path);
-  // The content was in this file before the deletion (checkpointed by the first test).
-  for (const file of files) {
-    const bytes = readFileSync(file).toString("latin1");
-    for (const [kind, marker] of Object.entries(MARKERS)) {
-      expect({ file, kind, found: bytes.includes(marker) || bytes.includes(marker.toLowerCase()) }).toEqual({ file, kind, found: false });
-    }
-    // The full-text index keeps words one by one, lowercased: look for the title's words too.
-    for (const word of ["zanzibar", "quorum"]) expect({ file, word, found: bytes.includes(word) }).toEqual({ file, word, found: false });
+test("while the server runs, no file of the data dir (database, -wal, -shm, any other) holds the deleted meeting's content", async () => {
+  expect(server.process.exitCode).toBeNull();
+  expect(existsSync(join(dataDir, "verbatim.db-wal"))).toBe(true);
+  expect(await needlesLeftAfter(CONTENT)).toEqual([]);
+  // Later writes do not bring anything back (a WAL only rewound would still hold old frames past them).
+  expect((await server.api("/api/v1/webhook_endpoints", { method: "POST", key, json: { url: "http://127.0.0.1:9/later", events: ["document.failed"] } })).status).toBe(201);
+  expect(needlesInFiles(CONTENT)).toEqual([]);
+}, 30_000);
+
+test("a deleted webhook endpoint leaves no file of the data dir holding its URL, description or secret, while the server runs", async () => {
+  const url = "http://127.0.0.1:9/hook-umbrafoxtrot";
+  const created = await server.api("/api/v1/webhook_endpoints", { method: "POST", key, json: { url, events: ["document.failed"], description: "Yarrowmere CRM" } });
+  expect(created.status).toBe(201);
+  const endpoint = (await created.json()) as any;
+  expect(endpoint.secret).toMatch(/^whsec_/);
+  const needles = ["hook-umbrafoxtrot", "Yarrowmere CRM", endpoint.secret];
+  const before = needlesInFiles(needles);
+  for (const needle of needles) expect(before.some((f) => f.endsWith(`: ${needle}`))).toBe(true);
+  // Another connection (as the admin CLI or a backup would) reads an older snapshot during the
+  // deletion: the server cannot truncate the WAL then, and must try again once the reader is done.
+  const reader = new Database(join(dataDir, "verbatim.db"), { readonly: true });
+  try {
+    reader.exec("BEGIN");
+    expect(reader.query("SELECT count(*) AS n FROM webhook_endpoints WHERE id = ?").get(endpoint.id)).toEqual({ n: 1 });
+    expect((await server.api(`/api/v1/webhook_endpoints/${endpoint.id}`, { method: "DELETE", key })).status).toBe(204);
+    await Bun.sleep(200);
+    expect(needlesInFiles(needles).length).toBeGreaterThan(0);
+    reader.exec("COMMIT");
+  } finally {
+    reader.close();
   }
+  expect(await needlesLeftAfter(needles)).toEqual([]);
+}, 30_000);
+
+test("after the server stops, no file of the data dir holds the deleted content", async () => {
+  await server.stop();
+  expect(existsSync(join(dataDir, "verbatim.db"))).toBe(true);
+  expect(needlesInFiles(CONTENT)).toEqual([]);
 });

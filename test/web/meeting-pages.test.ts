@@ -3,7 +3,7 @@
 // another account's meeting as a 404 on every route, keys revoked in Settings refused at once,
 // a password change that signs out every other session.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createUserWithKey, ROOT, startServer, type TestServer } from "../helpers/server.ts";
 import { CookieClient } from "../helpers/web-client.ts";
@@ -235,8 +235,9 @@ describe("the meeting page", () => {
     expect((await post(empty)).status).toBe(400);
   });
 
-  test("delete needs the confirmation box; then the meeting is gone from the API too", async () => {
-    const id = await uploadMeeting(ownerKey, "To delete");
+  test("delete needs the confirmation box; then the meeting is gone from the API too, and from every file of the data dir", async () => {
+    const id = await uploadMeeting(ownerKey, "To delete Wolframite");
+    expect(filesHolding("Wolframite").length).toBeGreaterThan(0);
     const browser = await owner();
     const token = await browser.csrfToken(`/meetings/${id}`);
     expect((await browser.post(`/meetings/${id}/delete`, { _csrf: token })).status).toBe(400);
@@ -246,8 +247,32 @@ describe("the meeting page", () => {
     expect(deleted.headers.get("location")).toBe("/meetings?notice=deleted");
     expect((await server.api(`/api/v1/meetings/${id}`, { key: ownerKey })).status).toBe(404);
     expect((await browser.get(`/meetings/${id}`)).status).toBe(404);
+    // The server truncates its WAL after the deletion (db/wal-truncation.ts); polled, as a retry may be due.
+    const deadline = Date.now() + 20_000;
+    while (filesHolding("Wolframite").length && Date.now() < deadline) await Bun.sleep(100);
+    expect(filesHolding("Wolframite")).toEqual([]);
   });
 });
+
+/** Files of the server's data dir (database, -wal, -shm and the rest) whose bytes hold `word`. */
+function filesHolding(word: string): string[] {
+  const found: string[] = [];
+  const visit = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) visit(path);
+      else if (entry.isFile()) {
+        try {
+          if (readFileSync(path).toString("latin1").toLowerCase().includes(word.toLowerCase())) found.push(path);
+        } catch {
+          // removed between the listing and the read
+        }
+      }
+    }
+  };
+  visit(server.dataDir);
+  return found;
+}
 
 describe("the meetings list", () => {
   test("pages through older meetings with the next link, and filters by status", async () => {

@@ -3,6 +3,7 @@
 // rotation shows the new secret and both sign for a day, the delivery log lists the ping, another
 // account reaches none of it, and the usage page lists the month's ledger of both channels.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { verifySignature } from "../../scripts/webhook-receiver.ts";
 import { createUserWithKey, ROOT, startServer, type TestServer } from "../helpers/server.ts";
@@ -81,10 +82,38 @@ describe("webhooks in Settings", () => {
     expect((await nosy.client.post(`/settings/webhooks/${endpoint.id}/rotate`, { _csrf: nosy.csrf })).status).toBe(404);
     expect(await (await nosy.client.get("/settings/webhooks")).text()).not.toContain("from-settings");
 
+    const traces = [secret, newSecret, `${receiver.url}/from-settings`];
+    expect(filesHolding(traces).length).toBeGreaterThan(0);
     expect((await client.post(`/settings/webhooks/${endpoint.id}/delete`, { _csrf: csrf })).status).toBe(303);
     expect(((await (await server.api("/api/v1/webhook_endpoints", { key })).json()) as Json).data).toEqual([]);
+    // Nor does any file of the data dir keep its secrets or URL (the WAL is truncated after a deletion).
+    const deadline = Date.now() + 20_000;
+    while (filesHolding(traces).length && Date.now() < deadline) await Bun.sleep(100);
+    expect(filesHolding(traces)).toEqual([]);
   });
 });
+
+/** "file: needle" for each needle found in the bytes of a file of the server's data dir. */
+function filesHolding(needles: string[]): string[] {
+  const found: string[] = [];
+  const visit = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) visit(path);
+      else if (entry.isFile()) {
+        let bytes = "";
+        try {
+          bytes = readFileSync(path).toString("latin1");
+        } catch {
+          continue; // removed between the listing and the read
+        }
+        for (const needle of needles) if (bytes.includes(needle)) found.push(`${path}: ${needle}`);
+      }
+    }
+  };
+  visit(server.dataDir);
+  return found;
+}
 
 describe("usage in Settings", () => {
   test("the month's ledger lists the API's and the web app's lines, each on its own channel", async () => {

@@ -1,0 +1,81 @@
+import { afterEach, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openDatabase } from "./client.ts";
+import { truncateWal, WalTruncator } from "./wal-truncation.ts";
+
+const SECRET = "Privileged-Marker-7731";
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function setUp() {
+  const dir = mkdtempSync(join(tmpdir(), "verbatim-wal-"));
+  dirs.push(dir);
+  const path = join(dir, "verbatim.db");
+  const db = openDatabase(path);
+  db.$client.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)");
+  db.$client.query("INSERT INTO notes (body) VALUES (?)").run(SECRET.repeat(20));
+  const walHolds = () => readFileSync(`${path}-wal`).toString("latin1").includes(SECRET);
+  return { db, path, walHolds };
+}
+
+test("a truncation after a deletion leaves no byte of the content in the WAL or the main file", () => {
+  const { db, path, walHolds } = setUp();
+  expect(walHolds()).toBe(true);
+  db.$client.exec("DELETE FROM notes");
+  const lines: string[] = [];
+  const wal = new WalTruncator(db.$client, (line) => lines.push(line));
+  wal.afterDeletion();
+  expect(wal.pending).toBe(false);
+  expect(statSync(`${path}-wal`).size).toBe(0);
+  expect(readFileSync(path).toString("latin1")).not.toContain(SECRET);
+  expect(lines).toEqual([]);
+  // The connection's own busy timeout is put back.
+  expect(db.$client.query("PRAGMA busy_timeout").get()).toEqual({ timeout: 5000 });
+  db.$client.close();
+});
+
+test("a reader on an older snapshot: the try does not wait for it, and a retry truncates once it is done", async () => {
+  const { db, path, walHolds } = setUp();
+  const reader = new Database(path);
+  reader.exec("BEGIN");
+  reader.query("SELECT count(*) FROM notes").get(); // holds the snapshot that still has the row
+  db.$client.exec("DELETE FROM notes");
+  const wal = new WalTruncator(db.$client, () => {});
+  const started = performance.now();
+  wal.afterDeletion();
+  // Not the connection's 5 s busy timeout: the event loop is not held while the reader reads.
+  expect(performance.now() - started).toBeLessThan(1000);
+  expect(wal.pending).toBe(true);
+  expect(walHolds()).toBe(true);
+  expect(truncateWal(db.$client)).toBe(false);
+  reader.exec("COMMIT");
+  reader.close();
+  const deadline = Date.now() + 20_000;
+  while (wal.pending && Date.now() < deadline) await Bun.sleep(20);
+  expect(wal.pending).toBe(false);
+  expect(statSync(`${path}-wal`).size).toBe(0);
+  expect(readFileSync(path).toString("latin1")).not.toContain(SECRET);
+  wal.stop();
+  db.$client.close();
+});
+
+test("stop cancels a waiting retry", async () => {
+  const { db, path } = setUp();
+  const reader = new Database(path);
+  reader.exec("BEGIN");
+  reader.query("SELECT count(*) FROM notes").get();
+  db.$client.exec("DELETE FROM notes");
+  const wal = new WalTruncator(db.$client, () => {});
+  wal.afterDeletion();
+  expect(wal.pending).toBe(true);
+  wal.stop();
+  expect(wal.pending).toBe(false);
+  reader.exec("COMMIT");
+  reader.close();
+  db.$client.close();
+});
