@@ -11,6 +11,7 @@ import m8 from "../../migrations/0008_webhooks.sql" with { type: "text" };
 import m9 from "../../migrations/0009_usage.sql" with { type: "text" };
 import m10 from "../../migrations/0010_web_sessions.sql" with { type: "text" };
 import m11 from "../../migrations/0011_transcript_corrections.sql" with { type: "text" };
+import m12 from "../../migrations/0012_usage_reservations.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 },
@@ -25,4 +26,5 @@ export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0009_usage", sql: m9 },
   { tag: "0010_web_sessions", sql: m10 },
   { tag: "0011_transcript_corrections", sql: m11 },
+  { tag: "0012_usage_reservations", sql: m12 },
 ];

@@ -35,6 +35,8 @@ export interface DraftDeps {
   billing: BillingSettings;
   minFreeDisk: DiskFloor;
   maxUploadBytes: number;
+  /** The joined recording's announced duration, reserved at admission (meetings/create.ts). */
+  measureRecording(path: string): Promise<number | null>;
 }
 
 function ownedDraft(deps: Pick<DraftDeps, "db">, userId: string, meetingId: string) {
@@ -119,9 +121,10 @@ export async function finishDraft(deps: DraftDeps, account: { userId: string; pl
   } finally {
     rmSync(joining, { force: true });
   }
-  const now = deps.clock.now();
   let jobId = "";
   try {
+    const audioSeconds = await deps.measureRecording(target).catch(() => null);
+    const now = deps.clock.now();
     deps.db.transaction(
       (tx) => {
         const opened = tx
@@ -131,7 +134,7 @@ export async function finishDraft(deps: DraftDeps, account: { userId: string; pl
           .returning({ id: meetings.id })
           .all();
         if (opened.length === 0) throw new ApiError("draft_closed", "This meeting's recording was finished already.");
-        jobId = enqueueProcessing(tx, deps, account, draft.id, { firstStep: "decode", transcribeOnly: draft.transcribeOnly, documentTemplates: null, metadata: null }, "webapp", now);
+        jobId = enqueueProcessing(tx, deps, account, draft.id, { firstStep: "decode", transcribeOnly: draft.transcribeOnly, documentTemplates: null, metadata: null, audioSeconds }, "webapp", now);
       },
       { behavior: "immediate" },
     );

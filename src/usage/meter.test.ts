@@ -18,6 +18,7 @@ const settings: BillingSettings = {
   // 360 per hour: one minor unit per 10 s of audio. 1,000,000 per million tokens: one per token.
   rates: { transcriptionPerHour: 360, reportPerMillionTokens: 1_000_000, documentPerMillionTokens: 1_000_000 },
   holdPerOperation: 5,
+  estimates: { reportTokens: 3000 },
   webappQuotas: DEFAULT_BILLING.webappQuotas,
 };
 const NOV = Date.parse("2026-11-10T12:00:00Z");

@@ -33,6 +33,8 @@ export interface WebDeps {
   minFreeDisk: DiskFloor;
   maxUploadBytes: number;
   uploads: UploadsInFlight;
+  /** A recording's announced duration, reserved at admission (meetings/create.ts). */
+  measureRecording(path: string): Promise<number | null>;
   templates: TemplateCatalogue;
   loadMaterial: LoadMeetingMaterial;
   render: RenderDocument;

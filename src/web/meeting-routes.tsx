@@ -12,7 +12,7 @@ import { deleteMeeting } from "../meetings/delete.ts";
 import { assertDiskAdmitsRecordings } from "../meetings/disk-admission.ts";
 import { loadOwnedExportInput } from "../meetings/export-input.ts";
 import { listParticipants, patchMeeting } from "../meetings/patch.ts";
-import { pendingDocumentCount, processingState } from "../meetings/progress.ts";
+import { pendingDocumentCount, processingState, reportBeingRewritten } from "../meetings/progress.ts";
 import { correctedSegments, correctSegment } from "../meetings/corrections.ts";
 import { draftParts } from "../meetings/drafts.ts";
 import { regenerateReport } from "../meetings/regenerate-report.ts";
@@ -81,6 +81,7 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
         reportHtml={meeting.summary ? markdownToSafeHtml(meeting.summary.markdown) : null}
         hasRecording={existsSync(recordingPath(deps.dataDir, row.id))}
         pendingDocuments={pendingDocumentCount(deps.db, row.id)}
+        rewritingReport={reportBeingRewritten(deps.db, row.id)}
         corrected={correctedSegments(deps.db, row.id)}
         draft={row.status === "draft" ? (({ indexes, bytes }) => ({ parts: indexes.length, bytes }))(draftParts(deps.dataDir, row.id)) : undefined}
         notice={notice}
@@ -126,7 +127,7 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
           throw new PageRefusal(400, kit.frameFor(request, session, (t) => t("upload.title")).t("upload.fileRequired"));
         }
         try {
-          const { meetingId } = createMeeting(deps, account, parsed.fields, parsed.recording, undefined, "webapp");
+          const { meetingId } = await createMeeting(deps, account, parsed.fields, parsed.recording, undefined, "webapp");
           deps.scheduler.wake();
           return redirect(`/meetings/${meetingId}`);
         } catch (error) {
@@ -164,6 +165,7 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
         stage_text: job?.stage ? frame.t(`stage.${job.stage}` as never) : null,
         progress: job?.progress ?? null,
         pending_documents: pendingDocumentCount(deps.db, row.id),
+        rewriting_report: reportBeingRewritten(deps.db, row.id),
       };
       return respond(JSON.stringify(body), 200, { "content-type": "application/json", "cache-control": "no-store" });
     })
