@@ -57,18 +57,17 @@ export function assertWebappQuota(
 ): void {
   const usage = webappUsage(db, settings, account, now, exceptJobId);
   const want = expected === "audio" ? { audioSeconds: 0, documents: 0 } : expected === "document" ? { audioSeconds: 0, documents: 1 } : expected;
-  const audioQuota = usage.audioMinutes.quota * 60;
-  const audioHeld = usage.audioSeconds.used + usage.audioSeconds.reserved;
+  // In whole minutes begun, as the usage page shows them: 29 s used of a 1-minute quota is 1 / 1.
+  const heldMinutes = Math.ceil((usage.audioSeconds.used + usage.audioSeconds.reserved) / 60);
+  const neededMinutes = Math.ceil((usage.audioSeconds.used + usage.audioSeconds.reserved + want.audioSeconds) / 60);
+  const quota = usage.audioMinutes.quota;
   // Work that writes no document is audio: some minutes must be left, and the recording fit in them.
-  const checksAudio = want.documents === 0;
-  if (checksAudio && (audioHeld >= audioQuota || audioHeld + want.audioSeconds > audioQuota)) {
-    const minutes = usage.audioMinutes.quota;
-    const left = Math.max(0, Math.floor((audioQuota - audioHeld) / 60));
+  if (want.documents === 0 && (heldMinutes >= quota || neededMinutes > quota)) {
     throw new ApiError(
       "webapp_quota_reached",
-      audioHeld >= audioQuota
-        ? `This month's web app quota of ${minutes} minutes of audio is used up, counting the recordings in progress. Nothing was created; it renews on the first of next month.`
-        : `This recording needs ${Math.ceil(want.audioSeconds / 60)} minutes of audio and this month's web app quota of ${minutes} minutes has ${left} left, counting the recordings in progress. Nothing was created; it renews on the first of next month.`,
+      heldMinutes >= quota
+        ? `This month's web app quota of ${quota} minutes of audio is used up, counting the recordings in progress. Nothing was created; it renews on the first of next month.`
+        : `This recording needs ${Math.ceil(want.audioSeconds / 60)} minutes of audio and this month's web app quota of ${quota} minutes has ${quota - heldMinutes} left, counting the recordings in progress. Nothing was created; it renews on the first of next month.`,
     );
   }
   if (want.documents > 0 && usage.documents.used + usage.documents.reserved + want.documents > usage.documents.quota) {
