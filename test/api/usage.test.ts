@@ -202,8 +202,10 @@ describe("reservations: what jobs in flight are expected to cost counts at once 
   const HOUR = join(tmp, "hour.flac");
   // 360 per hour of audio, 100 per million tokens: a one-hour recording is expected to cost
   // 360 + ceil((3600 × 4 + 600) × 100 / 1e6) = 362; the wallet of 400 pays for one, not two.
-  const ARGS = ["--engines", "test/doubles/engines.ts", "--rate-limits", "standard=100000", "--parallel-slots", "standard=5", "--allowances", "standard=400", "--rates", "transcription_hour=360,report_mtok=100,document_mtok=100", "--admission-hold", "5", "--llm-estimate-tokens", "600"];
+  // A free account's wallet of 100 pays for 16 minutes: an audio_url learns it is an hour only once decoded.
+  const ARGS = ["--engines", "test/doubles/engines.ts", "--rate-limits", "standard=100000,free=100000", "--parallel-slots", "standard=5", "--allowances", "standard=400,free=100", "--egress-allow", "127.0.0.1", "--rates", "transcription_hour=360,report_mtok=100,document_mtok=100", "--admission-hold", "5", "--llm-estimate-tokens", "600"];
   let hours: TestServer;
+  let files: ReturnType<typeof Bun.serve>;
 
   async function send(on: TestServer, key: string, path: string, name: string): Promise<Response> {
     const form = new FormData();
@@ -216,10 +218,12 @@ describe("reservations: what jobs in flight are expected to cost counts at once 
     // An hour of silence: FLAC holds it in under a megabyte, and the container says how long it is.
     const made = Bun.spawnSync(["ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "anullsrc=r=8000:cl=mono", "-t", "3600", "-c:a", "flac", HOUR]);
     expect(made.exitCode).toBe(0);
+    files = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(Bun.file(HOUR)) });
     hours = await startServer({ args: ARGS, env: { TEST_ENGINE_BEHAVIOR: "transcribe:slow=5000;summarize:fail" } });
   });
   afterAll(async () => {
     await hours.stop();
+    files.stop(true);
     rmSync(tmp, { recursive: true, force: true });
   });
 
@@ -254,6 +258,18 @@ describe("reservations: what jobs in flight are expected to cost counts at once 
     expect((await usageOf(hours, key)).wallet).toMatchObject({ used: 3, remaining: 397, reserved: 0 });
     expect(hours.db().$client.query("SELECT count(*) AS n FROM usage_reservations").get()).toEqual({ n: 0 });
   }, 60_000);
+
+  test("an audio_url is re-estimated once decoded: an hour the wallet cannot pay fails before anything is transcribed or debited", async () => {
+    const key = await createUserWithKey(hours, "url-hour@firm.example", "all", "free");
+    const created = await hours.api("/api/v1/meetings", { method: "POST", key, json: { audio_url: `http://127.0.0.1:${files.port}/hour.flac` } });
+    expect(created.status).toBe(202);
+    // Its length is unknown at admission: it holds the least reservation.
+    expect((await usageOf(hours, key)).wallet.reserved).toBe(5);
+    const job = await finished(key, ((await created.json()) as any).job.id, hours);
+    expect(job).toMatchObject({ status: "failed", error: { code: "insufficient_balance" } });
+    expect((await usageOf(hours, key)).wallet).toMatchObject({ used: 0, remaining: 100, reserved: 0 });
+    expect(((await (await hours.api("/api/v1/usage/ledger", { key })).json()) as any).data).toEqual([]);
+  }, 90_000);
 
   test("kill -9 mid-job and restart: the reservation still holds (the next recording is refused) and settles when the job completes", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "verbatim-crash-"));
