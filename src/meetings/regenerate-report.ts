@@ -14,7 +14,7 @@ import { expectedReport } from "../usage/estimate.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import type { Channel } from "./create.ts";
 import { getOwnedMeetingRow, participantsOf } from "./render.ts";
-import { meetings, transcripts } from "./table.ts";
+import { transcripts } from "./table.ts";
 
 /**
  * Writes a meeting's AI report again from its transcript as it is now (with its corrections and
