@@ -274,7 +274,7 @@ describe("reservations: what jobs in flight are expected to cost counts at once 
   test("kill -9 mid-job and restart: the reservation still holds (the next recording is refused) and settles when the job completes", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "verbatim-crash-"));
     const args = ["--engines", "test/doubles/engines.ts", "--rate-limits", "standard=100000", "--parallel-slots", "standard=5", "--allowances", "standard=15", ...BILLING.slice(2)];
-    const env = { TEST_ENGINE_BEHAVIOR: "transcribe:slow=6000" };
+    const env = { TEST_ENGINE_BEHAVIOR: "transcribe:slow=10000" };
     let crashing = await startServer({ args, env, dataDir });
     try {
       const key = await createUserWithKey(crashing, "crash@firm.example", "all", "standard");

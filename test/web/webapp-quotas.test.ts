@@ -24,7 +24,7 @@ beforeAll(async () => {
       "--engines", "test/doubles/engines.ts",
       "--rate-limits", "pro=100000,anonymous=100000",
       "--allowances", "pro=0",
-      "--webapp-audio-minutes", "pro=1,standard=60",
+      "--webapp-audio-minutes", "pro=1",
       "--webapp-documents", "pro=1",
     ],
   });
@@ -33,11 +33,11 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-async function webUpload(browser: CookieClient, path = FIXTURE): Promise<Response> {
+async function webUpload(browser: CookieClient, path = FIXTURE, on = server): Promise<Response> {
   const token = await browser.csrfToken("/meetings/new");
   const body = new FormData();
   body.append("file", Bun.file(path), path === FIXTURE ? "quota.wav" : "long.flac");
-  return fetch(`${server.url}/meetings/new?_csrf=${encodeURIComponent(token)}`, { method: "POST", redirect: "manual", headers: { cookie: browser.header(), origin: server.url }, body });
+  return fetch(`${on.url}/meetings/new?_csrf=${encodeURIComponent(token)}`, { method: "POST", redirect: "manual", headers: { cookie: browser.header(), origin: on.url }, body });
 }
 
 test("an empty API wallet does not stop the web app; its own minutes and documents do, with a page that says so", async () => {
@@ -87,32 +87,39 @@ test("an empty API wallet does not stop the web app; its own minutes and documen
 test("60 minutes left take one 45-minute recording, not two at once: the first reserves its minutes until it ends", async () => {
   const tmp = mkdtempSync(join(tmpdir(), "verbatim-45min-"));
   const long = join(tmp, "long.flac");
+  // Its own server, where transcription takes 20 s: the first recording is still in progress when
+  // the second arrives, and its deletion cancels it before anything is counted.
+  const minutes = await startServer({
+    args: ["--engines", "test/doubles/engines.ts", "--rate-limits", "standard=100000,anonymous=100000", "--parallel-slots", "standard=5", "--webapp-audio-minutes", "standard=60"],
+    env: { TEST_ENGINE_BEHAVIOR: "transcribe:slow=20000" },
+  });
   try {
     // 45 minutes of silence: FLAC holds it in a few hundred kilobytes, and says how long it is.
     const made = Bun.spawnSync(["ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "anullsrc=r=8000:cl=mono", "-t", "2700", "-c:a", "flac", long]);
     expect(made.exitCode).toBe(0);
     const email = "minutes@firm.example";
-    const minutesKey = await createUserWithKey(server, email, "all", "standard");
-    await server.admin("user", "password", "--email", email, "--password", PASSWORD);
-    const browser = new CookieClient(server.url);
+    const minutesKey = await createUserWithKey(minutes, email, "all", "standard");
+    await minutes.admin("user", "password", "--email", email, "--password", PASSWORD);
+    const browser = new CookieClient(minutes.url);
     await browser.signIn(email, PASSWORD);
 
-    const first = await webUpload(browser, long);
+    const first = await webUpload(browser, long, minutes);
     expect(first.status).toBe(303);
     const firstId = first.headers.get("location")!.split("/").pop()!;
-    const second = await webUpload(browser, long);
+    const second = await webUpload(browser, long, minutes);
     expect(second.status).toBe(402);
     expect(await second.text()).toContain("This recording needs 45 minutes of audio");
-    expect(((await (await server.api("/api/v1/meetings", { key: minutesKey })).json()) as Json).data).toHaveLength(1);
+    expect(((await (await minutes.api("/api/v1/meetings", { key: minutesKey })).json()) as Json).data).toHaveLength(1);
     expect(await (await browser.get("/settings/usage")).text()).toContain("45 in progress");
 
     // Deleting the first releases its minutes at once.
-    expect((await server.api(`/api/v1/meetings/${firstId}`, { method: "DELETE", key: minutesKey })).status).toBe(204);
-    const third = await webUpload(browser, long);
+    expect((await minutes.api(`/api/v1/meetings/${firstId}`, { method: "DELETE", key: minutesKey })).status).toBe(204);
+    const third = await webUpload(browser, long, minutes);
     expect(third.status).toBe(303);
     const thirdId = third.headers.get("location")!.split("/").pop()!;
-    expect((await server.api(`/api/v1/meetings/${thirdId}`, { method: "DELETE", key: minutesKey })).status).toBe(204);
+    expect((await minutes.api(`/api/v1/meetings/${thirdId}`, { method: "DELETE", key: minutesKey })).status).toBe(204);
   } finally {
+    await minutes.stop();
     rmSync(tmp, { recursive: true, force: true });
   }
 });
