@@ -1,11 +1,11 @@
-import { count, eq } from "drizzle-orm";
+import { and, count, eq, inArray } from "drizzle-orm";
 import { existsSync, readFileSync } from "node:fs";
 import { findUserById } from "../auth/users.ts";
 import type { Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { isJobErrorCode, JOB_ERROR_CATALOGUE } from "../errors/job-codes.ts";
 import { admitJob } from "../usage/admission.ts";
-import { expectedProcessing } from "../usage/estimate.ts";
+import { expectedDocument, expectedProcessing } from "../usage/estimate.ts";
 import type { Consumption, UsageMeter } from "../usage/meter.ts";
 import { reservationOf, reserve } from "../usage/reservations.ts";
 import type { BillingSettings } from "../usage/settings.ts";
@@ -190,7 +190,8 @@ export function meetingProcessing(deps: {
       if (meeting && job.transcribeOnly !== true && job.reportOnly !== true) {
         // Before processing.completed, which carries their ids (document_job_ids).
         const templateIds = templatesRequested(deps.templates, meeting.documentTemplates ? (JSON.parse(meeting.documentTemplates) as string[]) : null, meeting.persona);
-        spawnDocumentJobs(tx, deps.templates, { id: job.id, userId: job.userId, meetingId: meeting.id, metadata: job.metadata }, templateIds, now);
+        const spawned = spawnDocumentJobs(tx, deps.templates, { id: job.id, userId: job.userId, meetingId: meeting.id, metadata: job.metadata }, templateIds, now);
+        reserveSpawnedDocuments(tx, deps.billing, meeting.id, spawned, now);
       }
       emit(tx, "processing.completed", job, now);
     },
@@ -201,6 +202,22 @@ export function meetingProcessing(deps: {
       emit(tx, transcribed ? "processing.failed" : "transcription.failed", job, now);
     },
   };
+}
+
+/**
+ * Documents a meeting asked for at creation were admitted with it (SPEC 8 rule 2): they are not
+ * refused now, but each reserves its expected cost while it runs (written from the report), so
+ * what they will spend counts against the next admissions as the meeting's reservation is released.
+ */
+function reserveSpawnedDocuments(tx: Queryable, billing: BillingSettings, meetingId: string, jobIds: string[], now: number): void {
+  if (!jobIds.length) return;
+  const reportChars = tx.select({ markdown: reports.markdown }).from(reports).where(eq(reports.meetingId, meetingId)).get()?.markdown.length ?? 0;
+  const queued = tx
+    .select({ id: jobs.id, userId: jobs.userId, source: jobs.source })
+    .from(jobs)
+    .where(and(inArray(jobs.id, jobIds), eq(jobs.status, "queued")))
+    .all();
+  for (const row of queued) reserve(tx, { jobId: row.id, userId: row.userId, channel: row.source }, expectedDocument(billing, reportChars), now);
 }
 
 /** The diarize step's transcript file into the transcripts table, and the search index. */

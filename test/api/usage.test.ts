@@ -24,7 +24,8 @@ let server: TestServer;
 beforeAll(async () => {
   server = await startServer({
     args: ["--engines", "test/doubles/engines.ts", "--rate-limits", "free=100000,standard=100000,pro=100000", "--parallel-slots", "free=60,standard=60,pro=60", ...BILLING],
-    env: { TEST_ENGINE_BEHAVIOR: "" },
+    // Documents take 4 s: long enough to see what they reserve while they are written.
+    env: { TEST_ENGINE_BEHAVIOR: "generate:slow=4000" },
   });
 });
 afterAll(() => server.stop());
@@ -134,6 +135,21 @@ describe("metering", () => {
     expect(job.usage).toMatchObject({ models: ["double-llm"], prompt_tokens: 300, completion_tokens: 150, cost: 5 });
     const lines = (await get(pro, "/api/v1/usage/ledger")).data.filter((l: any) => l.operation === "document");
     expect(lines).toEqual([expect.objectContaining({ job_id: queued.id, meeting_id: meeting.id, cost: 5, unit: "per_million_tokens" })]);
+  });
+});
+
+describe("documents asked for at creation", () => {
+  test("are admitted with their meeting, and each reserves its expected cost while it is written", async () => {
+    const pro = await createUserWithKey(server, "spawned@firm.example", "all", "pro");
+    const { meeting, job } = await processed(pro, { document_templates: "tpl_minutes" });
+    expect(job.status).toBe("completed");
+    const [documentJobId] = job.document_job_ids as string[];
+    // (report characters ÷ 3 + 600) tokens at 10,000 per million, never under the hold of 5.
+    const report = (await get(pro, `/api/v1/meetings/${meeting.id}/summary`)).markdown as string;
+    const expected = Math.max(5, Math.ceil(((Math.ceil(report.length / 3) + 600) * 10_000) / 1_000_000));
+    expect((await get(pro, "/api/v1/usage")).wallet.reserved).toBe(expected);
+    expect((await finished(pro, documentJobId!)).status).toBe("completed");
+    expect((await get(pro, "/api/v1/usage")).wallet).toMatchObject({ used: 9 + 5, reserved: 0 });
   });
 });
 
