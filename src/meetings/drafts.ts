@@ -60,6 +60,8 @@ export interface DraftDeps {
   minFreeDisk: DiskFloor;
   maxUploadBytes: number;
   drafts: DraftLimits;
+  /** The joined recording's announced duration, reserved at admission (meetings/create.ts). */
+  measureRecording(path: string): Promise<number | null>;
 }
 
 function ownedDraft(db: Queryable, userId: string, meetingId: string) {
@@ -280,9 +282,10 @@ export async function finishDraft(deps: DraftDeps, account: { userId: string; pl
   } finally {
     await rm(joining, { force: true });
   }
-  const now = deps.clock.now();
   let jobId = "";
   try {
+    const audioSeconds = await deps.measureRecording(target).catch(() => null);
+    const now = deps.clock.now();
     deps.db.transaction(
       (tx) => {
         const opened = tx
@@ -293,7 +296,7 @@ export async function finishDraft(deps: DraftDeps, account: { userId: string; pl
           .all();
         if (opened.length === 0) throw new ApiError("draft_closed", "This meeting's recording was finished already.");
         tx.delete(draftParts).where(eq(draftParts.meetingId, draft.id)).run();
-        jobId = enqueueProcessing(tx, deps, account, draft.id, { firstStep: "decode", transcribeOnly: draft.transcribeOnly, documentTemplates: null, metadata: null }, "webapp", now);
+        jobId = enqueueProcessing(tx, deps, account, draft.id, { firstStep: "decode", transcribeOnly: draft.transcribeOnly, documentTemplates: null, metadata: null, audioSeconds }, "webapp", now);
       },
       { behavior: "immediate" },
     );

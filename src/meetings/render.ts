@@ -62,11 +62,12 @@ function loadExtras(db: Queryable, rows: readonly MeetingRow[]): Map<string, Mee
     const client = row.clientId === null ? undefined : clientsById.get(row.clientId);
     extras.get(row.id)!.client = client && client.userId === row.userId ? client : undefined;
   }
-  // The newest meeting_processing job per meeting: jobs come newest first, the first seen wins.
+  // The newest API meeting_processing job per meeting: jobs come newest first, the first seen wins.
+  // A web app job (a report written again in the web app) is never the one an API meeting shows.
   const jobRows = db
     .select()
     .from(jobs)
-    .where(and(inArray(jobs.meetingId, ids), eq(jobs.kind, "meeting_processing")))
+    .where(and(inArray(jobs.meetingId, ids), eq(jobs.kind, "meeting_processing"), eq(jobs.source, "api")))
     .orderBy(desc(jobs.createdAt))
     .all();
   for (const job of jobRows) {
@@ -112,7 +113,7 @@ function renderWith(row: MeetingRow, extras: MeetingExtras, publicApiUrl: string
     participants: extras.participants.map(renderParticipant),
     documents: extras.documents,
     // The latest processing job for meetings created via the API; null for the web app's (SPEC 2).
-    job: job && job.source === "api" ? renderJob(job) : null,
+    job: job ? renderJob(job) : null,
     metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
   };
 }

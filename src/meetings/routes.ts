@@ -45,6 +45,8 @@ export interface MeetingRouteDeps {
   templates: KnownTemplates;
   /** Uploads being received per account, capped at the plan's processing slots. */
   uploads: UploadsInFlight;
+  /** A recording's announced duration, reserved at admission. */
+  measureRecording(path: string): Promise<number | null>;
   /** The data disk's reserve: below it, new recordings are refused (507). */
   minFreeDisk: DiskFloor;
   publicApiUrl(): string;
@@ -111,7 +113,7 @@ export function meetingRoutes(deps: MeetingRouteDeps) {
             },
             execute: async ({ fields, recording }, complete) => {
               let body: unknown;
-              createMeeting(deps, account, fields, recording, (tx, meetingId) => {
+              await createMeeting(deps, account, fields, recording, (tx, meetingId) => {
                 // Rendered in the creating transaction, before the scheduler wakes: the meeting as accepted, queued.
                 body = renderMeeting(tx, getOwnedMeetingRow(tx, account.userId, meetingId)!, deps.publicApiUrl());
                 complete(tx, { status: 202, body }, meetingId);

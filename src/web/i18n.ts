@@ -221,7 +221,9 @@ const en = {
   "login.ssoUnknown": "Your identity provider signed you in, but no Verbatim account has your verified email. Ask your administrator to create your account.",
   "usage.webappTitle": "Web app quotas, {period}",
   "usage.webappAudio": "Audio processed",
-  "usage.webappDocuments": "Documents written",
+  "usage.webappDocuments": "Documents written (and reports written again)",
+  "usage.reserved": "Held by work in progress",
+  "usage.inProgress": "{count} in progress",
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -446,7 +448,9 @@ const fr: Record<MessageKey, string> = {
   "login.ssoUnknown": "Votre fournisseur d'identité vous a authentifié, mais aucun compte Verbatim ne porte votre adresse vérifiée. Demandez à votre administrateur de créer votre compte.",
   "usage.webappTitle": "Quotas de l'application web, {period}",
   "usage.webappAudio": "Audio traité",
-  "usage.webappDocuments": "Documents rédigés",
+  "usage.webappDocuments": "Documents rédigés (et comptes rendus réécrits)",
+  "usage.reserved": "Réservé par les traitements en cours",
+  "usage.inProgress": "{count} en cours",
 };
 
 const catalogues: Record<Locale, Record<MessageKey, string>> = { en, fr };

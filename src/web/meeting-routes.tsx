@@ -12,7 +12,7 @@ import { deleteMeeting } from "../meetings/delete.ts";
 import { assertDiskAdmitsRecordings } from "../meetings/disk-admission.ts";
 import { loadOwnedExportInput } from "../meetings/export-input.ts";
 import { listParticipants, patchMeeting } from "../meetings/patch.ts";
-import { pendingDocumentCount, processingState } from "../meetings/progress.ts";
+import { pendingDocumentCount, processingState, reportBeingRewritten } from "../meetings/progress.ts";
 import { correctedSegments, correctSegment } from "../meetings/corrections.ts";
 import { draftPartsSummary } from "../meetings/drafts.ts";
 import { draftDeletionTime } from "../meetings/draft-upkeep.ts";
@@ -82,6 +82,7 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
         reportHtml={meeting.summary ? markdownToSafeHtml(meeting.summary.markdown) : null}
         hasRecording={existsSync(recordingPath(deps.dataDir, row.id))}
         pendingDocuments={pendingDocumentCount(deps.db, row.id)}
+        rewritingReport={reportBeingRewritten(deps.db, row.id)}
         corrected={correctedSegments(deps.db, row.id)}
         draft={row.status === "draft" ? { ...draftPartsSummary(deps.db, row.id), deletesAt: draftDeletionTime(row.updatedAt, deps.drafts) } : undefined}
         notice={notice}
@@ -127,7 +128,7 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
           throw new PageRefusal(400, kit.frameFor(request, session, (t) => t("upload.title")).t("upload.fileRequired"));
         }
         try {
-          const { meetingId } = createMeeting(deps, account, parsed.fields, parsed.recording, undefined, "webapp");
+          const { meetingId } = await createMeeting(deps, account, parsed.fields, parsed.recording, undefined, "webapp");
           deps.scheduler.wake();
           return redirect(`/meetings/${meetingId}`);
         } catch (error) {
@@ -165,6 +166,7 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
         stage_text: job?.stage ? frame.t(`stage.${job.stage}` as never) : null,
         progress: job?.progress ?? null,
         pending_documents: pendingDocumentCount(deps.db, row.id),
+        rewriting_report: reportBeingRewritten(deps.db, row.id),
       };
       return respond(JSON.stringify(body), 200, { "content-type": "application/json", "cache-control": "no-store" });
     })
