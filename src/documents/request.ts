@@ -23,7 +23,7 @@ export interface RequestDocumentDeps {
 
 /**
  * Queues a document_generation job for one of the user's meetings (POST /v1/meetings/{id}/documents):
- * the meeting must have its AI report (409 summary_not_ready otherwise, transcribe_only included)
+ * the meeting must be completed with its AI report (409 summary_not_ready otherwise, transcribe_only included)
  * the account a free processing slot (429) and a balance that can pay (402). The request (the template's prompt as it is now, or
  * the client's) is stored with the job, in one transaction with it; `inTransaction` runs last in it
  * (the idempotency key is recorded there).
@@ -54,6 +54,10 @@ export function requestDocument(
       }
       if (!material.report) {
         throw new ApiError("summary_not_ready", "The AI report is not ready yet. Wait for processing.completed, then ask again.");
+      }
+      // SPEC 4: a completed meeting. A report being written again (queued or processing) is not ready.
+      if (material.status !== "completed") {
+        throw new ApiError("summary_not_ready", `The meeting is ${material.status}, not completed: its AI report is not ready. Wait for processing.completed, then ask again.`);
       }
       assertFreeSlot(tx, account.userId, account.plan, deps.slots);
       if (channel === "api") assertCanPay(tx, deps.billing, account, now);

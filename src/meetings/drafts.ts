@@ -9,6 +9,8 @@ import type { ParallelSlots } from "../jobs/slots.ts";
 import { randomBase62 } from "../lib/ids.ts";
 import type { Clock } from "../lib/time.ts";
 import { headroom, type DiskFloor } from "../storage/disk-space.ts";
+import { looksLikeRecording, MEDIA_HEAD_BYTES, NOT_A_RECORDING_MESSAGE } from "../uploads/media-sniff.ts";
+import { describeBytes } from "../uploads/multipart.ts";
 import { draftPartsDir, recordingPath } from "../storage/paths.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import { enqueueProcessing } from "./create.ts";
@@ -66,6 +68,8 @@ export function storeDraftPart(deps: DraftDeps, userId: string, meetingId: strin
     throw ApiError.validation([{ field: "part", code: "invalid_value", message: `A part number is an integer from 0 to ${MAX_PARTS - 1}.` }]);
   }
   if (bytes.length === 0) throw ApiError.validation([{ field: "part", code: "too_short", message: "A part is never empty." }]);
+  // The recording's first bytes say what it is: a file that is no recording is refused at its first part, not after the whole upload.
+  if (index === 0 && !looksLikeRecording(bytes.subarray(0, MEDIA_HEAD_BYTES))) throw new ApiError("unsupported_media", NOT_A_RECORDING_MESSAGE);
   assertDiskAdmitsRecordings(deps.dataDir, deps.minFreeDisk);
   const dir = draftPartsDir(deps.dataDir, draft.id);
   const path = join(dir, partName(index));
@@ -76,7 +80,7 @@ export function storeDraftPart(deps: DraftDeps, userId: string, meetingId: strin
     // a new part
   }
   if (draftParts(deps.dataDir, draft.id).bytes - previous + bytes.length > deps.maxUploadBytes) {
-    throw new ApiError("file_too_large", `A recording is at most ${deps.maxUploadBytes} bytes.`);
+    throw new ApiError("file_too_large", `A recording is at most ${describeBytes(deps.maxUploadBytes)}.`);
   }
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   // Written whole to a temporary name, then renamed: a part on disk is always complete.
