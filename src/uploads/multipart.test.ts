@@ -409,11 +409,11 @@ describe("size limits", () => {
     );
     expect(status).toBe(413);
     expect(text).toContain('"code":"file_too_large"');
-    expect(text).toContain("1 MB (1048576 bytes)");
+    expect(text).toContain("1,048,576 bytes");
     expect(await settledLeftIn(dir)).toEqual([]);
   });
 
-  test("a sparse file of maxFileBytes + overhead + 1 (2 GiB limit) is refused at once via fetch(Bun.file)", async () => {
+  test("a sparse file of maxFileBytes + overhead + 1 (2 GB limit) is refused at once via fetch(Bun.file)", async () => {
     const sparse = join(root, "sparse.bin");
     writeFileSync(sparse, "");
     truncateSync(sparse, MAX_UPLOAD_FILE_BYTES + FORM_OVERHEAD_BYTES + 1);
@@ -423,7 +423,7 @@ describe("size limits", () => {
     const result = await answer(response, 413);
     expect(performance.now() - started).toBeLessThan(3000);
     expect(result.code).toBe("file_too_large");
-    expect(result.detail).toContain("2 GB (2147483648 bytes)");
+    expect(result.detail).toContain("2 GB (2,000,000,000 bytes)");
     expect(await settledLeftIn(dir)).toEqual([]);
     expect(existsSync(join(root, dir))).toBe(false); // not even the tmp dir was created
     rmSync(sparse);
