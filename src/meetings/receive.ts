@@ -100,8 +100,12 @@ async function receiveUpload(request: Request, deps: ReceiveDeps): Promise<{ par
     fileField: "file",
     pace: bodyPaceOf(request),
     beforeFile: (fieldsSoFar) => {
-      validate(fieldsSoFar);
-      deps.admit();
+      try {
+        validate(fieldsSoFar);
+        deps.admit();
+      } catch (error) {
+        throw closingConnection(error);
+      }
     },
     checkFileHead: {
       headBytes: MEDIA_HEAD_BYTES,
@@ -128,6 +132,12 @@ async function receiveUpload(request: Request, deps: ReceiveDeps): Promise<{ par
     if (form.file) rmSync(form.file.path, { force: true });
     throw error;
   }
+}
+
+/** A refusal while the client is still sending its file: answered with Connection: close, so the rest is not read. */
+function closingConnection(error: unknown): unknown {
+  if (!(error instanceof ApiError)) return error;
+  return new ApiError(error.code, error.message, { errors: error.errors, headers: { ...error.headers, ...CLOSE_AFTER }, warning: error.warning });
 }
 
 /** A browser form's empty inputs left out. */
