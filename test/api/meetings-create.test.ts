@@ -67,7 +67,8 @@ beforeAll(async () => {
     startServer({ args: [...NO_LIMITS, ...DOUBLES, "--workers", "2", "--parallel-slots", "pro=1000"] }),
     startServer({ args: [...NO_LIMITS, ...DOUBLES, "--egress-allow", "127.0.0.1"] }),
     startServer({ args: [...NO_LIMITS, ...DOUBLES] }),
-    startServer({ args: [...NO_LIMITS, ...DOUBLES, "--parallel-slots", "free=1"], env: { TEST_ENGINE_BEHAVIOR: "transcribe:slow=60000" } }),
+    // --egress-allow: its JSON request must be valid (a reachable audio_url) to meet the slot check, which comes after validation.
+    startServer({ args: [...NO_LIMITS, ...DOUBLES, "--parallel-slots", "free=1", "--egress-allow", "127.0.0.1"], env: { TEST_ENGINE_BEHAVIOR: "transcribe:slow=60000" } }),
   ]);
   [owner, other, invalid] = await Promise.all([
     createUserWithKey(main, "owner@example.com"),
@@ -860,7 +861,10 @@ describe("upload limits and aborted uploads", () => {
       ),
     );
     const chunk = Buffer.alloc(256 * 1024, 7);
-    for (let sent = 0; sent < fileBytes / 2; sent += chunk.byteLength) await socket.send(chunk);
+    // The file starts like a WAV: its first bytes are checked (a recording, or 415 at once).
+    const first = Buffer.from(chunk);
+    first.set(wavSizedBytes(12));
+    for (let sent = 0; sent < fileBytes / 2; sent += chunk.byteLength) await socket.send(sent === 0 ? first : chunk);
     // The server is streaming the file to its temp folder...
     await eventually(() => expect(entries(clean, "tmp").length).toBe(1), 5000);
     // ...when the client goes away.
@@ -941,8 +945,8 @@ describe("parallel processing limit", () => {
     const refused = await upload(slots, free, { title: "Second" });
     expect(refused.headers.get("retry-after")).toBe("30");
     await expectProblem(refused, 429, "parallel_processing_limit");
-    // Refused the same way for JSON, and with another Idempotency-Key (which is not burnt).
-    const json = await postJson(slots, free, jsonBase);
+    // Refused the same way for a valid JSON request, and with another Idempotency-Key (which is not burnt).
+    const json = await postJson(slots, free, { audio_url: `http://127.0.0.1:${files.port}/meeting.wav` });
     expect(json.headers.get("retry-after")).toBe("30");
     await expectProblem(json, 429, "parallel_processing_limit");
     const idem = crypto.randomUUID();
