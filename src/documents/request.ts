@@ -23,7 +23,7 @@ export interface RequestDocumentDeps {
 
 /**
  * Queues a document_generation job for one of the user's meetings (POST /v1/meetings/{id}/documents):
- * the meeting must have its AI report (409 summary_not_ready otherwise, transcribe_only included)
+ * the meeting must be completed with its AI report (409 summary_not_ready otherwise, transcribe_only included)
  * the account a free processing slot (429) and a balance, or for the web app a documents quota, that can pay its expected cost beside what its jobs in flight hold (402, usage/admission.ts). The request (the template's prompt as it is now, or
  * the client's) is stored with the job, in one transaction with it; `inTransaction` runs last in it
  * (the idempotency key is recorded there).
@@ -55,6 +55,10 @@ export function requestDocument(
       }
       if (!material.report) {
         throw new ApiError("summary_not_ready", "The AI report is not ready yet. Wait for processing.completed, then ask again.");
+      }
+      // SPEC 4: a completed meeting. A report being written again (queued or processing) is not ready.
+      if (material.status !== "completed") {
+        throw new ApiError("summary_not_ready", `The meeting is ${material.status}, not completed: its AI report is not ready. Wait for processing.completed, then ask again.`);
       }
       assertFreeSlot(tx, account.userId, account.plan, deps.slots);
       jobId = enqueueJob(tx, {

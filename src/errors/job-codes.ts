@@ -61,7 +61,7 @@ export const JOB_ERROR_CATALOGUE = {
   download_too_large: {
     retryable: false,
     message: "The file at the audio_url is larger than the upload limit.",
-    description: "The file at the audio_url is larger than the upload limit (2 GB), announced or counted while downloading.",
+    description: "The file at the audio_url is larger than the upload limit (2 GB: 2,000,000,000 bytes), announced or counted while downloading.",
   },
   download_timeout: {
     retryable: true,

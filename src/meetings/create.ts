@@ -1,7 +1,7 @@
 import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Plan } from "../auth/plans.ts";
-import { findOrCreateClient, getClient } from "../clients/service.ts";
+import { findOrCreateClient, requireClient } from "../clients/service.ts";
 import type { Db, Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
@@ -9,7 +9,6 @@ import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
 import { admitJob } from "../usage/admission.ts";
 import { expectedProcessing } from "../usage/estimate.ts";
 import type { BillingSettings } from "../usage/settings.ts";
-import { parseNumericId } from "../lib/ids.ts";
 import type { Clock } from "../lib/time.ts";
 import { meetingDir, recordingPath } from "../storage/paths.ts";
 import type { CreateMeetingFields } from "./schema.ts";
@@ -53,7 +52,7 @@ function fallbackTitle(recording: Recording, recordedAt: number): string {
   return base || `Meeting of ${new Date(recordedAt).toISOString().slice(0, 10)}`;
 }
 
-function assertLabelsUnique(list: { speaker_labels: string[] }[], path: string): void {
+export function assertLabelsUnique(list: { speaker_labels: string[] }[], path: string): void {
   const seen = new Map<string, number>();
   list.forEach((p, i) =>
     p.speaker_labels.forEach((label) => {
@@ -86,9 +85,7 @@ export function insertMeeting(
   const recordedAt = fields.recorded_at ? Date.parse(fields.recorded_at) : now;
   let clientId: number | null = null;
   if (fields.client_id !== undefined) {
-    const client = getClient(tx, account.userId, parseNumericId("cli", fields.client_id)!);
-    if (!client) throw ApiError.notFound(`Client ${fields.client_id}`);
-    clientId = client.id;
+    clientId = requireClient(tx, account.userId, fields.client_id).id;
   } else if (fields.client) {
     clientId = findOrCreateClient(tx, account.userId, fields.client, now).id;
   }

@@ -17,10 +17,16 @@ export type ReportRow = typeof reports.$inferSelect;
 export function renderParticipant(row: ParticipantRow) {
   return {
     id: numericId("par", row.id),
+    object: "participant" as const,
     name: row.name,
     email: row.email,
     speaker_labels: JSON.parse(row.speakerLabels) as string[],
   };
+}
+
+/** A transcript speaker attributed to no one (the participants listing): id null, named by its label. */
+export function renderUnattributedSpeaker(label: string) {
+  return { id: null, object: "participant" as const, name: label, email: null, speaker_labels: [label] };
 }
 
 export function participantsOf(db: Queryable, meetingId: string): ParticipantRow[] {

@@ -109,12 +109,8 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
       const session = kit.requireSession(request);
       kit.assertCsrf(request, session, new URL(request.url).searchParams.get("_csrf") ?? undefined);
       const account = kit.account(session);
-      // Fail fast before a long upload; checked again when creating. The web app's usage never
-      // draws on the API allowance, so there is no balance check.
-      assertFreeSlot(deps.db, account.userId, account.plan, deps.slots);
-      assertWebappQuota(deps.db, deps.billing, account, deps.clock.now(), "audio");
       assertDiskAdmitsRecordings(deps.dataDir, deps.minFreeDisk);
-      const release = deps.uploads.acquire(account.userId, deps.slots[account.plan] ?? 1);
+      let release: (() => void) | undefined;
       try {
         const { parsed } = await receiveMeeting(request, {
           tmpDir: uploadsTmpDir(deps.dataDir),
@@ -122,6 +118,15 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
           maxUploadBytes: deps.maxUploadBytes,
           templates: { has: (id) => deps.templates.get(id) !== undefined, hasPersona: (id) => deps.templates.personas.some((p) => p.id === id) },
           dropEmptyFields: true,
+          owner: { db: deps.db, userId: account.userId },
+          // Once the form's fields are valid, before its file: fail fast before a long upload; checked
+          // again when creating. The web app's usage never draws on the API allowance, so there is
+          // no balance check.
+          admit: () => {
+            assertFreeSlot(deps.db, account.userId, account.plan, deps.slots);
+            assertWebappQuota(deps.db, deps.billing, account, deps.clock.now(), "audio");
+            release = deps.uploads.acquire(account.userId, deps.slots[account.plan] ?? 1);
+          },
         });
         if (parsed.recording.kind !== "upload") {
           discardReceived(parsed);
@@ -136,7 +141,7 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
           throw error;
         }
       } finally {
-        release();
+        release?.();
       }
     })
     .post("/meetings/text", async ({ request }) => {
