@@ -7,6 +7,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createUserWithKey, ROOT, startServer, type TestServer } from "../helpers/server.ts";
 import { CookieClient } from "../helpers/web-client.ts";
+import { wavSizedBytes } from "../helpers/recordings.ts";
 
 setDefaultTimeout(120_000);
 type Json = any;
@@ -132,8 +133,8 @@ test("a part under the minimum is taken only as the last one: a recording cannot
   const created = await client.post("/meetings/drafts", { kind: "recording" }, { "x-csrf-token": csrf });
   const { id, min_part_bytes } = (await created.json()) as { id: string; min_part_bytes: number };
   expect(min_part_bytes).toBe(MIN_PART);
-  // One byte may be the whole recording (its last part)…
-  expect((await put(client, csrf, id, 0, new Uint8Array(1))).status).toBe(204);
+  // A few bytes may be the whole recording (its last part)…
+  expect((await put(client, csrf, id, 0, wavSizedBytes(12))).status).toBe(204);
   // …but then nothing may follow it: neither more tiny parts nor a whole one.
   let stored = 0;
   for (let index = 1; index <= 200; index++) if ((await put(client, csrf, id, index, new Uint8Array(1))).status === 204) stored++;
@@ -143,10 +144,10 @@ test("a part under the minimum is taken only as the last one: a recording cannot
   expect(await after.text()).toContain("send it again whole");
   expect((await receivedOf(client, id)).received).toEqual([0]);
   // Part 0 sent again whole: now a last, small part may follow, and a small part never goes before another.
-  expect((await put(client, csrf, id, 0, new Uint8Array(MIN_PART))).status).toBe(204);
+  expect((await put(client, csrf, id, 0, wavSizedBytes(MIN_PART))).status).toBe(204);
   expect((await put(client, csrf, id, 1, new Uint8Array(MIN_PART - 1))).status).toBe(204);
   expect((await put(client, csrf, id, 2, new Uint8Array(MIN_PART))).status).toBe(400);
-  expect((await put(client, csrf, id, 0, new Uint8Array(10))).status).toBe(400); // part 1 lies after it
+  expect((await put(client, csrf, id, 0, wavSizedBytes(12))).status).toBe(400); // part 1 lies after it
   expect(await receivedOf(client, id)).toEqual({ status: "draft", received: [0, 1], bytes: 2 * MIN_PART - 1 } as never);
   // Part numbers stop at 2 GB / 256 KiB.
   expect((await put(client, csrf, id, 7629, new Uint8Array(10))).status).toBe(400);
@@ -191,7 +192,7 @@ test("an account's open drafts are bounded in number and in bytes, with a clear 
   expect(fourth.status).toBe(409);
   expect(await fourth.text()).toContain("You have 3 unfinished recordings or uploads");
   // 3,000,000 bytes in all: two drafts fill it, a part past it is refused, a part sent again replaces its first copy.
-  const mb = new Uint8Array(1_000_000);
+  const mb = wavSizedBytes(1_000_000);
   expect((await put(client, csrf, drafts[0]!, 0, mb)).status).toBe(204);
   expect((await put(client, csrf, drafts[0]!, 1, mb)).status).toBe(204);
   expect((await put(client, csrf, drafts[1]!, 0, mb)).status).toBe(204);
@@ -208,7 +209,7 @@ test("an account's open drafts are bounded in number and in bytes, with a clear 
 test("a draft nobody continues is deleted like a meeting after the idle days; its page says when, before", async () => {
   const { client, csrf } = await signedIn("idle@firm.example");
   const id = await newDraft(client, csrf);
-  expect((await put(client, csrf, id, 0, new Uint8Array(1000))).status).toBe(204);
+  expect((await put(client, csrf, id, 0, wavSizedBytes(1000))).status).toBe(204);
   const db = server.db();
   const touched = (at: number) => db.$client.query("UPDATE meetings SET updated_at = ? WHERE id = ?").run(at, id);
   const sixDaysAgo = Date.now() - 6 * 24 * 3600_000;
