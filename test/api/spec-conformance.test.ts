@@ -212,20 +212,19 @@ describe("participants", () => {
 });
 
 describe("documents", () => {
-  test("are requested only of a completed meeting: 409 summary_not_ready while its report is written again, 202 once completed", async () => {
-    const browser = await signedIn(main, "owner@firm.example");
-    const page = await (await browser.get(`/meetings/${meetingId}`)).text();
-    const csrf = /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
-    const regenerate = await browser.post(`/meetings/${meetingId}/report/regenerate`, { _csrf: csrf });
-    expect(regenerate.status).toBe(303);
-    expect((await getMeeting(owner, meetingId)).status).not.toBe("completed");
+  test("are requested only of a completed meeting: 409 summary_not_ready while it is not, 202 once completed", async () => {
+    // A report written again leaves its meeting completed (the old report readable meanwhile), so no
+    // request of a client's makes a meeting with a report that is not completed today: the test sets
+    // the status itself, as a processing that failed after its report, or a later kind of step, would.
+    const status = (value: string) => main.db().$client.query("UPDATE meetings SET status = ? WHERE id = ?").run(value, meetingId);
+    status("processing");
     const refused = await expectProblem(
       await main.api(`/api/v1/meetings/${meetingId}/documents`, { method: "POST", key: owner, json: { prompt: "Write the minutes." } }),
       409,
       "summary_not_ready",
     );
     expect(refused.detail).toContain("not completed");
-    await completed(owner, meetingId);
+    status("completed");
     const accepted = await main.api(`/api/v1/meetings/${meetingId}/documents`, { method: "POST", key: owner, json: { prompt: "Write the minutes." } });
     expect(accepted.status).toBe(202);
   });
