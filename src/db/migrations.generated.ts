@@ -12,6 +12,7 @@ import m9 from "../../migrations/0009_usage.sql" with { type: "text" };
 import m10 from "../../migrations/0010_web_sessions.sql" with { type: "text" };
 import m11 from "../../migrations/0011_transcript_corrections.sql" with { type: "text" };
 import m12 from "../../migrations/0012_draft_parts.sql" with { type: "text" };
+import m13 from "../../migrations/0013_account_deletion.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 },
@@ -27,4 +28,5 @@ export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0010_web_sessions", sql: m10 },
   { tag: "0011_transcript_corrections", sql: m11 },
   { tag: "0012_draft_parts", sql: m12 },
+  { tag: "0013_account_deletion", sql: m13 },
 ];
