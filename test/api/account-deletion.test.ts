@@ -42,6 +42,7 @@ let server: TestServer;
 let key: string;
 let userId: string;
 let secret: string;
+let accessToken: string;
 let browser: CookieClient;
 let otherKey: string;
 let otherMeetingId: string;
@@ -108,6 +109,10 @@ beforeAll(async () => {
   expect(endpoint.status).toBe(201);
   secret = ((await endpoint.json()) as any).secret;
   expect(secret).toMatch(/^whsec_/);
+  const minted = await server.admin("token", "create", "--email", EMAIL, "--scopes", "all", "--json");
+  expect(minted.code).toBe(0);
+  accessToken = (JSON.parse(minted.stdout) as { access_token: string }).access_token;
+  expect((await server.api("/api/v1/me", { key: accessToken })).status).toBe(200);
   browser = new CookieClient(server.url);
   expect((await browser.signIn(EMAIL, PASSWORD)).status).toBe(303);
   expect((await browser.get("/meetings")).status).toBe(200);
@@ -258,8 +263,9 @@ describe("admin user delete, while the server runs", () => {
     }
   });
 
-  test("its API key answers 401, its web session is over, and it cannot sign in again", async () => {
+  test("its API key and access token answer 401, its web session is over, and it cannot sign in again", async () => {
     expect((await server.api("/api/v1/me", { key })).status).toBe(401);
+    expect((await server.api("/api/v1/me", { key: accessToken })).status).toBe(401);
     const page = await browser.get("/meetings");
     expect(page.status).toBe(303);
     expect(page.headers.get("location")).toBe("/login?next=%2Fmeetings");
