@@ -72,8 +72,14 @@ const WAL_TRUNCATION_WITHIN_MS = 30_000;
 /** Asks on the terminal (stderr) for the email again; true when the line read from stdin is that email. */
 async function confirmedByTyping(email: string): Promise<boolean> {
   process.stderr.write(`This deletes ${email} and everything of the account, for good. Type the email to confirm: `);
-  for await (const line of console) return line.trim().toLowerCase() === email;
-  return false;
+  let typed = "";
+  for await (const line of console) {
+    typed = line;
+    break;
+  }
+  // Piped in, the answer is not echoed: end the prompt's line.
+  if (!process.stdin.isTTY) process.stderr.write("\n");
+  return typed.trim().toLowerCase() === email;
 }
 
 export const adminCommands: Record<string, Command> = {
