@@ -212,7 +212,14 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     type: "int",
     env: "VERBATIM_ADMISSION_HOLD",
     default: "5",
-    help: "Minor units each admitted, unfinished processing holds of the balance: a new one is admitted only when the balance covers one more hold.",
+    help: "The least, in minor units, an admitted operation reserves of the balance until it ends, whatever its estimate (an audio_url before its download).",
+  },
+  {
+    name: "llm-estimate-tokens",
+    type: "int",
+    env: "VERBATIM_LLM_ESTIMATE_TOKENS",
+    default: "3000",
+    help: "Tokens a report or document is expected to take beyond its transcript (instructions and answer), in the estimate reserved when it is admitted.",
   },
   {
     name: "stage-timeout",

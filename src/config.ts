@@ -148,6 +148,7 @@ function billingSettings(values: OptionValues): BillingSettings {
     allowances: parsePlanNumbers("allowances", values.allowances as string, { ...DEFAULT_BILLING.allowances }, { allowZero: true }),
     rates: { transcriptionPerHour: rates.transcription_hour, reportPerMillionTokens: rates.report_mtok, documentPerMillionTokens: rates.document_mtok },
     holdPerOperation: Math.max(0, Number(values["admission-hold"])),
+    estimates: { reportTokens: Math.max(0, Number(values["llm-estimate-tokens"])) },
     webappQuotas: {
       audioMinutes: parsePlanNumbers("webapp-audio-minutes", values["webapp-audio-minutes"] as string, { ...DEFAULT_BILLING.webappQuotas.audioMinutes }, { allowZero: true }),
       documents: parsePlanNumbers("webapp-documents", values["webapp-documents"] as string, { ...DEFAULT_BILLING.webappQuotas.documents }, { allowZero: true }),

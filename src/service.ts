@@ -15,6 +15,7 @@ import { applyMigrations } from "./db/migrate.ts";
 import { databasePath } from "./db/paths.ts";
 import { docsRoutes } from "./docs/routes.ts";
 import { feedbackRoutes } from "./feedback/routes.ts";
+import { announcedDuration } from "./engines/recording-duration.ts";
 import { databaseCheck, ffmpegCheck, migrationsCheck, modelsCheck } from "./health/readiness.ts";
 import { healthRoutes } from "./health/routes.ts";
 import { jobRoutes } from "./jobs/routes.ts";
@@ -180,7 +181,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     db,
     pool,
     kinds: [
-      meetingProcessing({ dataDir: config.dataDir, publicApiUrl: () => urls.api, templates, meter }),
+      meetingProcessing({ dataDir: config.dataDir, publicApiUrl: () => urls.api, templates, meter, billing: config.billing }),
       documentGeneration({ dataDir: config.dataDir, loadMaterial: loadMeetingMaterial, meter }),
     ],
     clock,
@@ -191,9 +192,10 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     onStepFinished: (kind, step, outcome, seconds) => metrics.observeStep(kind, step, outcome, seconds),
   });
 
-  // Shared by the API and the web app: one cap on uploads in progress, one renderer.
+  // Shared by the API and the web app: one cap on uploads in progress, one renderer, one probe.
   const uploads = new UploadsInFlight();
   const pings = new PingThrottle();
+  const measureRecording = announcedDuration(config.ffmpegPath);
   const renderDocumentFile = documentRenderer({ cjkFontPath: config.cjkFontPath });
   const routes: RouteDef[] = [];
   routes.push(
@@ -224,6 +226,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       maxUploadBytes: MAX_UPLOAD_BYTES,
       minFreeDisk: config.minFreeDisk,
       uploads,
+      measureRecording,
       templates: { has: (id) => templates.get(id) !== undefined, hasPersona: (id) => templates.personas.some((p) => p.id === id) },
       publicApiUrl: () => urls.api,
       scheduler,
@@ -274,6 +277,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     maxUploadBytes: MAX_UPLOAD_BYTES,
     drafts: config.drafts,
     uploads,
+    measureRecording,
     templates,
     loadMaterial: loadMeetingMaterial,
     render: renderDocumentFile,

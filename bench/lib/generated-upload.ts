@@ -10,9 +10,14 @@ export const MiB = 1024 * 1024;
 export function generatedUpload(fileMiB: number, fields: Record<string, string> = {}, fileName = "bench.wav") {
   const pool = new Uint8Array(64 * MiB);
   for (let i = 0; i < pool.length; i += 65536) crypto.getRandomValues(pool.subarray(i, i + 65536));
+  // The file starts like a WAV (RIFF....WAVE): the service checks an upload's first bytes and refuses what is no recording.
+  const first = new Uint8Array(MiB);
   const chunk = (i: number) => {
     const offset = (Math.imul(i + 1, 2654435761) >>> 0) % (pool.length - MiB);
-    return pool.subarray(offset, offset + MiB);
+    if (i !== 0) return pool.subarray(offset, offset + MiB);
+    first.set(pool.subarray(offset, offset + MiB));
+    first.set(new TextEncoder().encode("RIFF\0\0\0\0WAVE"));
+    return first;
   };
   const boundary = "----VerbatimBench" + Math.random().toString(36).slice(2);
   const head = Buffer.from(

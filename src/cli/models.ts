@@ -8,7 +8,7 @@ import { basename, join, resolve } from "node:path";
 import { x as extract } from "tar";
 import { SERVE_OPTIONS } from "../config-options.ts";
 import { serviceConfig } from "../config.ts";
-import { readCatalogue, SHIPPED_CATALOGUE, verifyModelFile, configuredModelState, type CatalogueEntry } from "../models/catalogue.ts";
+import { expectedFor, readCatalogue, SHIPPED_CATALOGUE, verifyModelFile, configuredModelState, type CatalogueEntry } from "../models/catalogue.ts";
 import { installModel, InstallFailed } from "../models/install.ts";
 import type { Command } from "./admin.ts";
 import { CommandFailed, UsageError, type OptionSpec, type OptionValues } from "./options.ts";
@@ -38,19 +38,29 @@ function progressPrinter(name: string, out: (line: string) => void) {
 export const modelCommands: Record<string, Command> = {
   "models list": {
     usage: "verbatim models list [--models-dir DIR] [--json]",
-    summary: "The catalogue's models: kind, profiles, size, licence, whether a development stand-in, and whether installed.",
+    summary:
+      "The catalogue's models: kind, profiles, size, licence, whether a development stand-in, and whether installed. With --json, each also gives what fetching it on another machine needs: its source url (and the archive member to take out of it), its size and sha256 (the catalogue's, else the one lock.json recorded), to check it and bring it in with `models import`.",
     options: [MODELS_DIR, CATALOGUE, JSON_OPTION],
     async run(values, out) {
       const dir = modelsDirOf(values);
       const rows = [];
       for (const entry of await catalogueOf(values)) {
+        const expected = expectedFor(dir, entry);
         rows.push({
           name: entry.name,
           kind: entry.kind,
           path: entry.path,
           profiles: entry.profiles,
-          bytes: entry.bytes,
+          bytes: expected.bytes,
+          sha256: expected.sha256,
+          // Where sha256 comes from: the catalogue (a public source), lock.json (the first verified download here), or nowhere yet.
+          sha256_from: entry.sha256 ? "catalogue" : expected.sha256 ? "lock" : null,
+          sha1: entry.sha1 ?? null,
+          url: entry.url,
+          archive_member: entry.archive_member ?? null,
+          archive_bytes: entry.archive_bytes ?? null,
           licence: entry.licence ?? null,
+          source: entry.source ?? null,
           stand_in: entry.stand_in,
           installed: (await verifyModelFile(dir, entry)) === "ok",
         });

@@ -1,5 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
+import { ApiError } from "../errors/api-error.ts";
 import { numericId, parseNumericId } from "../lib/ids.ts";
 import { clients } from "./table.ts";
 
@@ -57,6 +58,34 @@ export function getClient(db: Queryable, userId: string, id: number): ClientRow 
     .from(clients)
     .where(and(eq(clients.userId, userId), eq(clients.id, id)))
     .get();
+}
+
+/**
+ * Archives or unarchives one of the account's clients; undefined when it has no such client.
+ * An archived client keeps its meetings and can still be named by id; it is only left out of
+ * lists (GET /v1/clients without include_archived).
+ */
+export function setClientArchived(db: Queryable, userId: string, id: number, archived: boolean): ClientRow | undefined {
+  return db
+    .update(clients)
+    .set({ isArchived: archived })
+    .where(and(eq(clients.userId, userId), eq(clients.id, id)))
+    .returning()
+    .get();
+}
+
+/**
+ * The account's client named by a body's `client_id` (cli_<n>). One that is not the account's, or
+ * does not exist, is a wrong value of that field: 400 validation_error with `unknown_client`, like
+ * an unknown template, not a 404 (the request's path names no client).
+ */
+export function requireClient(db: Queryable, userId: string, clientId: string, field = "client_id"): ClientRow {
+  const id = parseNumericId("cli", clientId);
+  const client = id === null ? undefined : getClient(db, userId, id);
+  if (!client) {
+    throw ApiError.validation([{ field, code: "unknown_client", message: `There is no client ${clientId} in your account; GET /v1/clients lists them.` }]);
+  }
+  return client;
 }
 
 /**

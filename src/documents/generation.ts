@@ -87,7 +87,9 @@ export function documentGeneration(deps: { dataDir: string; loadMaterial: LoadMe
         now,
       );
     },
+    // Events name the job: only the API's jobs emit them (a web app job is not the API's to read).
     onCompleted(tx, job, now) {
+      if (job.source !== "api") return;
       const row = current(tx, job);
       const document = tx.select().from(documents).where(eq(documents.id, row.documentId!)).get()!;
       emitEvent(tx, {
@@ -99,6 +101,7 @@ export function documentGeneration(deps: { dataDir: string; loadMaterial: LoadMe
       });
     },
     onFailed(tx, job, now) {
+      if (job.source !== "api") return;
       emitEvent(tx, { userId: job.userId, type: "document.failed", now, meetingId: job.meetingId, object: renderJob(current(tx, job)) });
     },
   };

@@ -12,6 +12,8 @@ export interface MeetingMaterial {
   date: string;
   language: string | null;
   transcribeOnly: boolean;
+  /** The meeting's status: documents are requested only of a completed meeting. */
+  status: string;
   /** The participants' names. */
   participants: string[];
   /** Transcript speakers attributed to no participant (SPEAKER_01 ...). */

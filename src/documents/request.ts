@@ -3,8 +3,8 @@ import type { Db, Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
 import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
-import { assertCanPay } from "../usage/admission.ts";
-import { assertWebappQuota } from "../usage/webapp-quota.ts";
+import { admitJob } from "../usage/admission.ts";
+import { expectedDocument } from "../usage/estimate.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import type { Clock } from "../lib/time.ts";
 import type { TemplateCatalogue } from "../templates/catalogue.ts";
@@ -23,8 +23,8 @@ export interface RequestDocumentDeps {
 
 /**
  * Queues a document_generation job for one of the user's meetings (POST /v1/meetings/{id}/documents):
- * the meeting must have its AI report (409 summary_not_ready otherwise, transcribe_only included)
- * the account a free processing slot (429) and a balance that can pay (402). The request (the template's prompt as it is now, or
+ * the meeting must be completed with its AI report (409 summary_not_ready otherwise, transcribe_only included)
+ * the account a free processing slot (429) and a balance, or for the web app a documents quota, that can pay its expected cost beside what its jobs in flight hold (402, usage/admission.ts). The request (the template's prompt as it is now, or
  * the client's) is stored with the job, in one transaction with it; `inTransaction` runs last in it
  * (the idempotency key is recorded there).
  */
@@ -41,7 +41,8 @@ export function requestDocument(
   let jobId = "";
   deps.db.transaction(
     (tx) => {
-      const material = deps.loadMaterial(tx, meetingId, false);
+      // The transcript only when the document reads it: its size is part of the expected cost.
+      const material = deps.loadMaterial(tx, meetingId, body.include_transcript === true);
       if (!material || material.userId !== account.userId) throw ApiError.notFound(`Meeting ${meetingId}`);
       const template = body.template_id === undefined ? undefined : deps.templates.get(body.template_id);
       if (body.template_id !== undefined && !template) {
@@ -55,9 +56,11 @@ export function requestDocument(
       if (!material.report) {
         throw new ApiError("summary_not_ready", "The AI report is not ready yet. Wait for processing.completed, then ask again.");
       }
+      // SPEC 4: a completed meeting. A report being written again (queued or processing) is not ready.
+      if (material.status !== "completed") {
+        throw new ApiError("summary_not_ready", `The meeting is ${material.status}, not completed: its AI report is not ready. Wait for processing.completed, then ask again.`);
+      }
       assertFreeSlot(tx, account.userId, account.plan, deps.slots);
-      if (channel === "api") assertCanPay(tx, deps.billing, account, now);
-      else assertWebappQuota(tx, deps.billing, account, now, "document");
       jobId = enqueueJob(tx, {
         userId: account.userId,
         kind: "document_generation",
@@ -67,6 +70,8 @@ export function requestDocument(
         meetingId: material.meetingId,
         metadata: body.metadata ?? null,
       });
+      const readChars = material.report.markdown.length + (material.transcript ?? []).reduce((sum, s) => sum + s.text.length + s.speaker.length + 2, 0);
+      admitJob(tx, deps.billing, account, { jobId, channel }, expectedDocument(deps.billing, readChars), now);
       tx.insert(documentRequests)
         .values({
           jobId,

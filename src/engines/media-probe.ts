@@ -17,16 +17,28 @@ export const NOT_A_RECORDING = "The file is not a recording ffmpeg can decode.";
  * are stored under a neutral name. Raw ffmpeg output never leaves this function in a message:
  * it can name server paths; `log` receives it for the operator.
  */
-export async function probeMedia(ffmpegPath: string, inputPath: string, log: (line: string) => void = () => {}): Promise<MediaProbe> {
+export async function probeMedia(
+  ffmpegPath: string,
+  inputPath: string,
+  log: (line: string) => void = () => {},
+  timeoutMs?: number,
+): Promise<MediaProbe> {
   const proc = Bun.spawn([ffmpegPath, "-nostdin", "-hide_banner", ...restrictedInputArgs(), "-i", inputPath], {
     env: childEnvironment(process.env),
     stdout: "ignore",
     stderr: "pipe",
     stdin: "ignore",
   });
-  // Only the head of the banner matters; a hostile file cannot make this read unbounded.
-  const text = (await new Response(proc.stderr).text()).slice(0, 64 * 1024);
-  await proc.exited;
+  // A probe that outlasts its time is killed: what it printed by then decides, usually a refusal.
+  const timer = timeoutMs === undefined ? undefined : setTimeout(() => proc.kill("SIGKILL"), timeoutMs);
+  let text: string;
+  try {
+    // Only the head of the banner matters; a hostile file cannot make this read unbounded.
+    text = (await new Response(proc.stderr).text()).slice(0, 64 * 1024);
+    await proc.exited;
+  } finally {
+    clearTimeout(timer);
+  }
   const input = /^Input #0, (.+?), from '/m.exec(text);
   if (!input || !isAllowedDemuxer(input[1]!)) {
     log(`probe refused the recording: ${lastLines(text)}`);

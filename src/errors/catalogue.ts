@@ -55,7 +55,7 @@ export const ERROR_CATALOGUE = {
   file_too_large: {
     status: 413,
     title: "File too large",
-    description: "The uploaded file is larger than 2 GB. Nothing was kept.",
+    description: "The uploaded file is larger than 2 GB (2,000,000,000 bytes). Nothing was kept.",
   },
   request_too_large: {
     status: 413,
@@ -66,6 +66,12 @@ export const ERROR_CATALOGUE = {
     status: 415,
     title: "Unsupported media type",
     description: "The Content-Type is not one this operation accepts; `detail` names the ones it does.",
+  },
+  unsupported_media: {
+    status: 415,
+    title: "Not a recording",
+    description:
+      "The uploaded file does not start like an audio or video recording in a container the service decodes (WAV, MP3, FLAC, Ogg, M4A/MP4/MOV, WebM/Matroska, AAC, AMR, AIFF, WMA/ASF, AVI, MPEG...): a PDF or a text file renamed .mp3, for example. Its first bytes are checked while it is uploaded; nothing was kept.",
   },
   idempotency_key_reused: {
     status: 422,

@@ -61,7 +61,7 @@ export const JOB_ERROR_CATALOGUE = {
   download_too_large: {
     retryable: false,
     message: "The file at the audio_url is larger than the upload limit.",
-    description: "The file at the audio_url is larger than the upload limit (2 GB), announced or counted while downloading.",
+    description: "The file at the audio_url is larger than the upload limit (2 GB: 2,000,000,000 bytes), announced or counted while downloading.",
   },
   download_timeout: {
     retryable: true,
@@ -168,6 +168,24 @@ export const JOB_ERROR_CATALOGUE = {
     retryable: true,
     message: "The processing failed unexpectedly.",
     description: "An engine failed in a way it does not report with a code. The step was tried again before the job failed; the operator finds the cause in the server log.",
+  },
+  // Paying for it: a recording longer than its container announced, or an audio_url once downloaded
+  insufficient_balance: {
+    retryable: false,
+    message: "The recording is longer than the account's balance can pay for, counting its other processing in progress.",
+    description:
+      "Its decoded length was learned only after it was accepted (an audio_url, or a container that did not say or understated it), and the wallet, beside what the account's other operations in progress hold, cannot pay for transcribing it, with no on-demand billing. Nothing was transcribed or debited.",
+  },
+  spend_cap_reached: {
+    retryable: false,
+    message: "The recording is longer than the account's spend cap allows, counting its other processing in progress.",
+    description:
+      "As insufficient_balance, with on-demand billing on: what is left under its spend cap cannot pay for transcribing the recording. Nothing was transcribed or debited.",
+  },
+  webapp_quota_reached: {
+    retryable: false,
+    message: "The recording is longer than what is left of this month's web app quota of audio.",
+    description: "A web app recording's decoded length does not fit in the month's minutes left, counting the other recordings in progress. Nothing was transcribed or counted.",
   },
   // The scheduler and its worker processes
   stage_timeout: {

@@ -103,9 +103,20 @@ export function queryObject(url: URL): Record<string, string | string[]> {
 
 /** Validates the path params and query of one request against the route's schemas. */
 export function parseParamsAndQuery(route: RouteDef, request: Request, rawParams: Record<string, string>) {
-  const params = route.params ? parseOrThrow(route.params, rawParams) : rawParams;
+  const params = route.params ? parsePathParams(route.params, rawParams) : rawParams;
   const query = route.query ? parseOrThrow(route.query, queryObject(new URL(request.url))) : {};
   return { params, query };
+}
+
+/**
+ * A path whose ids cannot name anything (a meeting id that is no UUID, an id far too long) names
+ * nothing the caller owns: 404 like any id of another account (SPEC 1: never tell the two apart),
+ * not a 400 about the id's form.
+ */
+function parsePathParams(schema: z.ZodType, rawParams: Record<string, string>): unknown {
+  const result = schema.safeParse(rawParams);
+  if (!result.success) throw ApiError.notFound("The resource this path names");
+  return result.data;
 }
 
 /** Reads the JSON body and validates it against the route's body schema. */

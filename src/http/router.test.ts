@@ -76,13 +76,13 @@ describe("router", () => {
     expect(await settled.json()).toEqual({ answered: "at once" });
   });
 
-  test("a handler's promise is awaited, with its path params validated", async () => {
+  test("a handler's promise is awaited, with its path params validated: one that cannot name anything is 404", async () => {
     const response = await router.fetch(requestTo("/api/v1/later/x_7"));
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ id: "x_7" });
     const refused = await router.fetch(requestTo("/api/v1/later/y"));
-    expect(refused.status).toBe(400);
-    expect(((await refused.json()) as { code: string }).code).toBe("validation_error");
+    expect(refused.status).toBe(404);
+    expect(((await refused.json()) as { code: string }).code).toBe("not_found");
   });
 
   test("a body the handler serialized is sent as it is, as JSON", async () => {

@@ -30,6 +30,13 @@ export interface JobKind {
   stepInput(db: Queryable, job: JobRow, step: string, runId: string): StepInput | null;
   /** A step starts (or resumes). */
   onStepStarted(tx: Queryable, job: JobRow, step: string, now: number): void;
+  /**
+   * A step finished and its result shows what the job will really cost (a recording's decoded
+   * length): the kind re-estimates what the job reserves, or answers why it cannot go on (the
+   * account cannot pay that much); the job then fails with that error, before its next step.
+   * Runs first in the transaction that would move the job on.
+   */
+  admitResult?(tx: Queryable, job: JobRow, result: StepResult, now: number): { code: string; message: string } | null;
   /** A step finished: store its result. */
   onStepDone(tx: Queryable, job: JobRow, result: StepResult, now: number): void;
   /** The last step finished; the job row already says completed. */

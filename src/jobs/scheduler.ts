@@ -187,7 +187,14 @@ export class Scheduler {
   private advance(kind: JobKind, job: JobRow, step: string, outcome: Extract<StepOutcome, { kind: "done" }>): "continue" | "finished" {
     const now = this.o.clock.now();
     let next: string | null = null;
+    let refused: { code: string; message: string } | null = null;
     this.o.db.transaction((tx) => {
+      refused = kind.admitResult?.(tx, job, outcome.result, now) ?? null;
+      if (refused) {
+        tx.update(jobs).set({ status: "failed", nextStep: null, errorCode: refused.code, errorMessage: refused.message, finishedAt: now }).where(eq(jobs.id, job.id)).run();
+        kind.onFailed(tx, job, now);
+        return;
+      }
       next = kind.stepAfter(tx, job, step);
       tx.update(jobs)
         .set({
@@ -203,6 +210,11 @@ export class Scheduler {
       kind.onStepDone(tx, job, outcome.result, now);
       if (!next) kind.onCompleted(tx, job, now);
     });
+    if (refused) {
+      const { code, message } = refused as { code: string; message: string };
+      this.o.log(`job ${job.id} failed: ${code}: ${message}`);
+      return "finished";
+    }
     return next ? "continue" : "finished";
   }
 }

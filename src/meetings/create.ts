@@ -1,15 +1,14 @@
 import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Plan } from "../auth/plans.ts";
-import { findOrCreateClient, getClient } from "../clients/service.ts";
+import { findOrCreateClient, requireClient } from "../clients/service.ts";
 import type { Db, Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
 import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
-import { assertCanPay } from "../usage/admission.ts";
-import { assertWebappQuota } from "../usage/webapp-quota.ts";
+import { admitJob } from "../usage/admission.ts";
+import { expectedProcessing } from "../usage/estimate.ts";
 import type { BillingSettings } from "../usage/settings.ts";
-import { parseNumericId } from "../lib/ids.ts";
 import type { Clock } from "../lib/time.ts";
 import { meetingDir, recordingPath } from "../storage/paths.ts";
 import type { CreateMeetingFields } from "./schema.ts";
@@ -27,6 +26,11 @@ export interface CreateMeetingDeps {
   clock: Clock;
   slots: ParallelSlots;
   billing: BillingSettings;
+  /**
+   * A recording's duration in seconds as its container announces it (a probe, not a decode), or
+   * null when it does not say or cannot be read: what admission reserves before processing starts.
+   */
+  measureRecording(path: string): Promise<number | null>;
 }
 
 /** A URL path segment decoded; kept as sent when its percent-escapes are not valid UTF-8 ("%zz", "%E9"). */
@@ -48,7 +52,7 @@ function fallbackTitle(recording: Recording, recordedAt: number): string {
   return base || `Meeting of ${new Date(recordedAt).toISOString().slice(0, 10)}`;
 }
 
-function assertLabelsUnique(list: { speaker_labels: string[] }[], path: string): void {
+export function assertLabelsUnique(list: { speaker_labels: string[] }[], path: string): void {
   const seen = new Map<string, number>();
   list.forEach((p, i) =>
     p.speaker_labels.forEach((label) => {
@@ -81,9 +85,7 @@ export function insertMeeting(
   const recordedAt = fields.recorded_at ? Date.parse(fields.recorded_at) : now;
   let clientId: number | null = null;
   if (fields.client_id !== undefined) {
-    const client = getClient(tx, account.userId, parseNumericId("cli", fields.client_id)!);
-    if (!client) throw ApiError.notFound(`Client ${fields.client_id}`);
-    clientId = client.id;
+    clientId = requireClient(tx, account.userId, fields.client_id).id;
   } else if (fields.client) {
     clientId = findOrCreateClient(tx, account.userId, fields.client, now).id;
   }
@@ -123,51 +125,58 @@ export function insertMeeting(
 
 /**
  * The processing job of a meeting whose recording is in place (or, for audio_url, to be
- * downloaded), after checking the account's processing slots and, for the API, that its balance
- * can pay (402); for the web app, that its own monthly quota of audio has minutes left (402
- * webapp_quota_reached): its usage never draws on the API's allowance (SPEC 8, rule 5).
+ * downloaded), after checking the account's processing slots, then admitted (usage/admission.ts):
+ * for the API, its balance must pay the expected cost beside what its jobs in flight reserve (402);
+ * for the web app, its own monthly minutes of audio must hold the recording (402
+ * webapp_quota_reached): its usage never draws on the API's allowance (SPEC 8, rule 5). The
+ * expected cost comes from `audioSeconds`, the duration probed before (null when not known yet:
+ * audio_url, a container that does not say; the decode step then re-estimates it, meetings/processing.ts).
  */
 export function enqueueProcessing(
   tx: Queryable,
   deps: Pick<CreateMeetingDeps, "slots" | "billing">,
   account: { userId: string; plan: Plan },
   meetingId: string,
-  job: { firstStep: ReturnType<typeof firstMeetingStep>; transcribeOnly: boolean; documentTemplates: string[] | null; metadata: Record<string, unknown> | null },
+  job: { firstStep: ReturnType<typeof firstMeetingStep>; transcribeOnly: boolean; documentTemplates: string[] | null; metadata: Record<string, unknown> | null; audioSeconds: number | null },
   channel: Channel,
   now: number,
 ): string {
   assertFreeSlot(tx, account.userId, account.plan, deps.slots);
-  if (channel === "api") assertCanPay(tx, deps.billing, account, now);
-  else assertWebappQuota(tx, deps.billing, account, now, "audio");
-  return enqueueJob(tx, { userId: account.userId, kind: "meeting_processing", now, meetingId, source: channel, ...job });
+  const { audioSeconds, ...queued } = job;
+  const jobId = enqueueJob(tx, { userId: account.userId, kind: "meeting_processing", now, meetingId, source: channel, ...queued });
+  admitJob(tx, deps.billing, account, { jobId, channel }, expectedProcessing(deps.billing, { audioSeconds, report: !job.transcribeOnly }), now);
+  return jobId;
 }
 
 /**
  * Creates a meeting and its processing job in one transaction, after checking the account's
- * processing slots and that its balance can pay (402). An upload's file is moved into the meeting's folder first, so a committed
- * meeting always has its recording; if the transaction fails the folder goes with it.
+ * processing slots and that it can pay what the recording is expected to cost (402). An upload's
+ * file is moved into the meeting's folder first and its duration probed, so a committed meeting
+ * always has its recording; if the transaction fails the folder goes with it.
  * `inTransaction` runs last inside that transaction (the request's idempotency key is recorded
  * there, so the meeting and its key commit together).
  */
-export function createMeeting(
+export async function createMeeting(
   deps: CreateMeetingDeps,
   account: { userId: string; plan: Plan },
   fields: CreateMeetingFields,
   recording: Recording,
   inTransaction: (tx: Queryable, meetingId: string) => void = () => {},
   channel: Channel = "api",
-): { meetingId: string; jobId: string } {
-  const now = deps.clock.now();
+): Promise<{ meetingId: string; jobId: string }> {
   const meetingId = crypto.randomUUID();
   let jobId = "";
-  const recordedAt = fields.recorded_at ? Date.parse(fields.recorded_at) : now;
   assertLabelsUnique(fields.participants, "participants");
 
+  let audioSeconds: number | null = null;
   if (recording.kind === "upload") {
     const target = recordingPath(deps.dataDir, meetingId);
     mkdirSync(dirname(target), { recursive: true });
     renameSync(recording.tmpPath, target);
+    audioSeconds = await deps.measureRecording(target).catch(() => null);
   }
+  const now = deps.clock.now();
+  const recordedAt = fields.recorded_at ? Date.parse(fields.recorded_at) : now;
   try {
     deps.db.transaction(
       (tx) => {
@@ -195,6 +204,7 @@ export function createMeeting(
             transcribeOnly: fields.transcribe_only,
             documentTemplates: fields.document_templates ?? null,
             metadata: fields.metadata ?? null,
+            audioSeconds,
           },
           channel,
           now,

@@ -30,6 +30,7 @@ export function loadMeetingMaterial(db: Queryable, meetingId: string, withTransc
     date: toRfc3339(meeting.recordedAt),
     language: meeting.language,
     transcribeOnly: meeting.transcribeOnly,
+    status: meeting.status,
     participants: named.map((p) => p.name),
     unattributedSpeakers: unattributed,
     report: report ?? null,

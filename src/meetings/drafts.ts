@@ -10,6 +10,8 @@ import type { ParallelSlots } from "../jobs/slots.ts";
 import { randomBase62 } from "../lib/ids.ts";
 import type { Clock } from "../lib/time.ts";
 import { headroom, type DiskFloor } from "../storage/disk-space.ts";
+import { looksLikeRecording, MEDIA_HEAD_BYTES, NOT_A_RECORDING_MESSAGE } from "../uploads/media-sniff.ts";
+import { describeBytes } from "../uploads/multipart.ts";
 import { draftPartsDir, recordingPath } from "../storage/paths.ts";
 import { MAX_UPLOAD_FILE_BYTES } from "../uploads/limits.ts";
 import type { BillingSettings } from "../usage/settings.ts";
@@ -36,7 +38,7 @@ export const MAX_PART_BYTES = 16 * 1024 * 1024;
  * client could store a recording as a million one-byte files.
  */
 export const MIN_PART_BYTES = 256 * 1024;
-/** As many parts as a recording at the upload limit needs at the minimum size (8,192 for 2 GiB). */
+/** As many parts as a recording at the upload limit needs at the minimum size (7,630 for 2 GB). */
 export const MAX_PARTS = Math.ceil(MAX_UPLOAD_FILE_BYTES / MIN_PART_BYTES);
 
 /** Bounds on one account's drafts (--max-open-drafts, --max-draft-bytes, --draft-idle-days). */
@@ -60,6 +62,8 @@ export interface DraftDeps {
   minFreeDisk: DiskFloor;
   maxUploadBytes: number;
   drafts: DraftLimits;
+  /** The joined recording's announced duration, reserved at admission (meetings/create.ts). */
+  measureRecording(path: string): Promise<number | null>;
 }
 
 function ownedDraft(db: Queryable, userId: string, meetingId: string) {
@@ -141,7 +145,7 @@ function admitPart(tx: Queryable, deps: DraftDeps, userId: string, meetingId: st
     );
   }
   if (Number(draft.bytes ?? 0) - (previous ?? 0) + size > deps.maxUploadBytes) {
-    throw new ApiError("file_too_large", `A recording is at most ${deps.maxUploadBytes} bytes.`);
+    throw new ApiError("file_too_large", `A recording is at most ${describeBytes(deps.maxUploadBytes)}.`);
   }
   const held = Number(
     tx
@@ -185,6 +189,8 @@ export async function storeDraftPart(deps: DraftDeps, userId: string, meetingId:
     throw partRefused("invalid_value", `A part number is an integer from 0 to ${MAX_PARTS - 1}.`);
   }
   if (bytes.length === 0) throw partRefused("too_short", "A part is never empty.");
+  // The recording's first bytes say what it is: a file that is no recording is refused at its first part, not after the whole upload.
+  if (index === 0 && !looksLikeRecording(bytes.subarray(0, MEDIA_HEAD_BYTES))) throw new ApiError("unsupported_media", NOT_A_RECORDING_MESSAGE);
   admitPart(deps.db, deps, userId, draft.id, index, bytes.length);
   assertDiskAdmitsRecordings(deps.dataDir, deps.minFreeDisk);
   const dir = draftPartsDir(deps.dataDir, draft.id);
@@ -280,9 +286,10 @@ export async function finishDraft(deps: DraftDeps, account: { userId: string; pl
   } finally {
     await rm(joining, { force: true });
   }
-  const now = deps.clock.now();
   let jobId = "";
   try {
+    const audioSeconds = await deps.measureRecording(target).catch(() => null);
+    const now = deps.clock.now();
     deps.db.transaction(
       (tx) => {
         const opened = tx
@@ -293,7 +300,7 @@ export async function finishDraft(deps: DraftDeps, account: { userId: string; pl
           .all();
         if (opened.length === 0) throw new ApiError("draft_closed", "This meeting's recording was finished already.");
         tx.delete(draftParts).where(eq(draftParts.meetingId, draft.id)).run();
-        jobId = enqueueProcessing(tx, deps, account, draft.id, { firstStep: "decode", transcribeOnly: draft.transcribeOnly, documentTemplates: null, metadata: null }, "webapp", now);
+        jobId = enqueueProcessing(tx, deps, account, draft.id, { firstStep: "decode", transcribeOnly: draft.transcribeOnly, documentTemplates: null, metadata: null, audioSeconds }, "webapp", now);
       },
       { behavior: "immediate" },
     );

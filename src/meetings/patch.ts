@@ -1,5 +1,5 @@
 import { and, eq, inArray } from "drizzle-orm";
-import { findOrCreateClient, getClient } from "../clients/service.ts";
+import { findOrCreateClient, requireClient } from "../clients/service.ts";
 import type { Db, Queryable } from "../db/client.ts";
 import { ApiError, type FieldError } from "../errors/api-error.ts";
 import { parseNumericId } from "../lib/ids.ts";
@@ -32,9 +32,7 @@ export function patchMeeting(db: Queryable, clock: Clock, userId: string, meetin
       if (patch.recorded_at !== undefined) changes.recordedAt = Date.parse(patch.recorded_at);
       if (patch.client_id === null || patch.client === null) changes.clientId = null;
       else if (patch.client_id !== undefined) {
-        const client = getClient(tx, userId, parseNumericId("cli", patch.client_id)!);
-        if (!client) throw ApiError.notFound(`Client ${patch.client_id}`);
-        changes.clientId = client.id;
+        changes.clientId = requireClient(tx, userId, patch.client_id).id;
       } else if (patch.client !== undefined) {
         changes.clientId = findOrCreateClient(tx, userId, patch.client, now).id;
       }

@@ -1,8 +1,14 @@
-import { count, eq } from "drizzle-orm";
+import { and, count, eq, inArray } from "drizzle-orm";
 import { existsSync, readFileSync } from "node:fs";
 import { findUserById } from "../auth/users.ts";
 import type { Queryable } from "../db/client.ts";
+import { ApiError } from "../errors/api-error.ts";
+import { isJobErrorCode, JOB_ERROR_CATALOGUE } from "../errors/job-codes.ts";
+import { admitJob } from "../usage/admission.ts";
+import { expectedDocument, expectedProcessing } from "../usage/estimate.ts";
 import type { Consumption, UsageMeter } from "../usage/meter.ts";
+import { reservationOf, reserve } from "../usage/reservations.ts";
+import type { BillingSettings } from "../usage/settings.ts";
 import { spawnDocumentJobs, templatesRequested } from "../documents/spawn.ts";
 import type { TemplateCatalogue } from "../templates/catalogue.ts";
 import { emitEvent, type EventType } from "../events/service.ts";
@@ -54,6 +60,10 @@ export function overallProgress(step: MeetingStep, fraction: number, steps: read
  * (unless transcribe_only). The meeting's status follows its job, the transcript and the report
  * are stored as their steps finish, and the events of SPEC 6 are emitted in the same transactions.
  * The document jobs a meeting asked for at creation are queued when the report is stored.
+ *
+ * Events name the job, so only the API's jobs emit them: a web app job is one GET /v1/jobs/{id}
+ * does not answer. A report written again (report_only on a completed meeting) leaves the
+ * meeting completed, its report readable until replaced and its API job the one shown.
  */
 export function meetingProcessing(deps: {
   dataDir: string;
@@ -61,6 +71,8 @@ export function meetingProcessing(deps: {
   templates: Pick<TemplateCatalogue, "get" | "templates">;
   /** Debits what a finished step consumed (usage/meter.ts). */
   meter: UsageMeter;
+  /** Re-estimates what a job reserves once its recording is decoded (usage/admission.ts). */
+  billing: BillingSettings;
 }): JobKind {
   const meetingOf = (db: Queryable, job: JobRow): MeetingRow | undefined =>
     job.meetingId === null ? undefined : db.select().from(meetings).where(eq(meetings.id, job.meetingId)).get();
@@ -68,6 +80,7 @@ export function meetingProcessing(deps: {
   const hasDownload = (db: Queryable, job: JobRow) => meetingOf(db, job)?.audioUrl != null;
 
   const emit = (tx: Queryable, type: EventType, job: JobRow, now: number) => {
+    if (job.source !== "api") return;
     const current = tx.select().from(jobs).where(eq(jobs.id, job.id)).get()!;
     const meeting = meetingOf(tx, job)!;
     emitEvent(tx, {
@@ -80,6 +93,8 @@ export function meetingProcessing(deps: {
   };
   const setMeeting = (tx: Queryable, job: JobRow, values: Partial<typeof meetings.$inferInsert>) =>
     tx.update(meetings).set(values).where(eq(meetings.id, job.meetingId!)).run();
+  // A report written again: the meeting stays completed whatever becomes of the new report.
+  const rewritesReport = (tx: Queryable, job: JobRow) => job.reportOnly === true && meetingOf(tx, job)?.status === "completed";
 
   const stepsOfJob = (db: Queryable, job: JobRow) => stepsOf(job, hasDownload(db, job));
   const meter = (tx: Queryable, job: JobRow, meetingId: string, now: number, what: Pick<Consumption, "operation" | "audioSeconds" | "promptTokens" | "completionTokens" | "model">) =>
@@ -124,7 +139,23 @@ export function meetingProcessing(deps: {
       };
     },
     onStepStarted(tx, job, _step, now) {
-      setMeeting(tx, job, { status: "processing", updatedAt: now });
+      if (!rewritesReport(tx, job)) setMeeting(tx, job, { status: "processing", updatedAt: now });
+    },
+    admitResult(tx, job, result, now) {
+      if (result.step !== "decode") return null;
+      // The decoded length, not the container's word: what the job really is expected to cost.
+      const account = { userId: job.userId, plan: findUserById(tx, job.userId)?.plan ?? "free" };
+      const expected = expectedProcessing(deps.billing, { audioSeconds: result.durationSeconds, report: job.transcribeOnly !== true });
+      const held = reservationOf(tx, job.id);
+      const grows = !held || (job.source === "api" ? expected.cost > held.amountMinor : Math.ceil(expected.audioSeconds) > held.audioSeconds);
+      try {
+        if (grows) admitJob(tx, deps.billing, account, { jobId: job.id, channel: job.source }, expected, now);
+        else reserve(tx, { jobId: job.id, userId: job.userId, channel: job.source }, expected, now);
+        return null;
+      } catch (error) {
+        if (!(error instanceof ApiError) || !isJobErrorCode(error.code)) throw error;
+        return { code: error.code, message: JOB_ERROR_CATALOGUE[error.code].message };
+      }
     },
     onStepDone(tx, job, result, now) {
       const meeting = meetingOf(tx, job);
@@ -159,17 +190,34 @@ export function meetingProcessing(deps: {
       if (meeting && job.transcribeOnly !== true && job.reportOnly !== true) {
         // Before processing.completed, which carries their ids (document_job_ids).
         const templateIds = templatesRequested(deps.templates, meeting.documentTemplates ? (JSON.parse(meeting.documentTemplates) as string[]) : null, meeting.persona);
-        spawnDocumentJobs(tx, deps.templates, { id: job.id, userId: job.userId, meetingId: meeting.id, metadata: job.metadata }, templateIds, now);
+        const spawned = spawnDocumentJobs(tx, deps.templates, { id: job.id, userId: job.userId, meetingId: meeting.id, metadata: job.metadata }, templateIds, now);
+        reserveSpawnedDocuments(tx, deps.billing, meeting.id, spawned, now);
       }
       emit(tx, "processing.completed", job, now);
     },
     onFailed(tx, job, now) {
-      if (!meetingOf(tx, job)) return;
+      if (!meetingOf(tx, job) || rewritesReport(tx, job)) return;
       setMeeting(tx, job, { status: "failed", updatedAt: now });
       const transcribed = tx.select({ id: transcripts.meetingId }).from(transcripts).where(eq(transcripts.meetingId, job.meetingId!)).get();
       emit(tx, transcribed ? "processing.failed" : "transcription.failed", job, now);
     },
   };
+}
+
+/**
+ * Documents a meeting asked for at creation were admitted with it (SPEC 8 rule 2): they are not
+ * refused now, but each reserves its expected cost while it runs (written from the report), so
+ * what they will spend counts against the next admissions as the meeting's reservation is released.
+ */
+function reserveSpawnedDocuments(tx: Queryable, billing: BillingSettings, meetingId: string, jobIds: string[], now: number): void {
+  if (!jobIds.length) return;
+  const reportChars = tx.select({ markdown: reports.markdown }).from(reports).where(eq(reports.meetingId, meetingId)).get()?.markdown.length ?? 0;
+  const queued = tx
+    .select({ id: jobs.id, userId: jobs.userId, source: jobs.source })
+    .from(jobs)
+    .where(and(inArray(jobs.id, jobIds), eq(jobs.status, "queued")))
+    .all();
+  for (const row of queued) reserve(tx, { jobId: row.id, userId: row.userId, channel: row.source }, expectedDocument(billing, reportChars), now);
 }
 
 /** The diarize step's transcript file into the transcripts table, and the search index. */

@@ -23,3 +23,14 @@ export function processingState(db: Queryable, meetingId: string): { stage: stri
     .limit(1)
     .get();
 }
+
+/** Whether the meeting's report is being written again (a report_only job queued or running). */
+export function reportBeingRewritten(db: Queryable, meetingId: string): boolean {
+  return (
+    db
+      .select({ id: jobs.id })
+      .from(jobs)
+      .where(and(eq(jobs.meetingId, meetingId), eq(jobs.kind, "meeting_processing"), eq(jobs.reportOnly, true), inArray(jobs.status, ["queued", "processing"])))
+      .get() !== undefined
+  );
+}

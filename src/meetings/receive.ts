@@ -1,13 +1,16 @@
 import { rmSync } from "node:fs";
 import { ApiError } from "../errors/api-error.ts";
-import { bodyIncomplete } from "../errors/body-errors.ts";
+import { bodyIncomplete, CLOSE_AFTER } from "../errors/body-errors.ts";
 import { bodyPaceOf } from "../http/request-context.ts";
 import { readJsonBody } from "../http/body.ts";
 import { parseOrThrow } from "../http/validation.ts";
 import { hashRequest } from "../idempotency/service.ts";
 import { checkEgress, EgressRefused, type EgressPolicy } from "../net/egress.ts";
+import { requireClient } from "../clients/service.ts";
+import type { Queryable } from "../db/client.ts";
+import { looksLikeRecording, MEDIA_HEAD_BYTES, NOT_A_RECORDING_MESSAGE } from "../uploads/media-sniff.ts";
 import { receiveMultipart, UploadAborted } from "../uploads/multipart.ts";
-import type { Recording } from "./create.ts";
+import { assertLabelsUnique, type Recording } from "./create.ts";
 import { createMeetingJson, createMeetingUpload, multipartToObject, type CreateMeetingFields } from "./schema.ts";
 
 export { MAX_UPLOAD_FILE_BYTES as MAX_UPLOAD_BYTES } from "../uploads/limits.ts";
@@ -25,11 +28,26 @@ export interface ReceiveDeps {
   templates: KnownTemplates;
   /** A browser form sends its empty inputs too: left out, they mean "not given" (the web app). */
   dropEmptyFields?: boolean;
+  /** Whose request it is: fields naming the account's things (client_id) are checked against it. */
+  owner: { db: Queryable; userId: string };
+  /**
+   * The account's admission (free processing slot, balance or quota, uploads in flight), run once
+   * what can be validated is valid and before a file is stored or a URL is queued: a malformed
+   * request is a 400 whatever the account's slots and balance. May throw (429, 402).
+   */
+  admit: () => void;
 }
 
 export interface KnownTemplates {
   has(templateId: string): boolean;
   hasPersona(personaId: string): boolean;
+}
+
+/** Checks beyond the schema: the catalogue's templates and personas, the account's client, labels used once. */
+function assertValidFields(fields: CreateMeetingFields, deps: ReceiveDeps): void {
+  assertKnownTemplates(fields, deps.templates);
+  if (fields.client_id !== undefined) requireClient(deps.owner.db, deps.owner.userId, fields.client_id);
+  assertLabelsUnique(fields.participants, "participants");
 }
 
 /** document_templates and persona must name templates and a persona of the catalogue. */
@@ -58,7 +76,22 @@ export async function receiveMeeting(request: Request, deps: ReceiveDeps): Promi
   );
 }
 
+/**
+ * Validation before admission, as far as the multipart order allows: the text fields sent before
+ * the file are validated when the file part begins, then the account is admitted, then the file
+ * streams to disk (its first bytes checked: a recording, or 415). Fields sent after the file can
+ * only be validated once it has arrived (docs/api-notes.md, "order of checks").
+ */
 async function receiveUpload(request: Request, deps: ReceiveDeps): Promise<{ parsed: ReceivedMeeting; hash: string }> {
+  const validate = (fields: Map<string, string[]>) => {
+    const raw = multipartToObject(deps.dropEmptyFields ? withoutEmpty(fields) : fields);
+    if ("audio_url" in raw) {
+      throw ApiError.validation([{ field: "audio_url", code: "conflict", message: "Send either a file or an audio_url, not both." }]);
+    }
+    const parsed = parseOrThrow(createMeetingUpload, raw);
+    assertValidFields(parsed, deps);
+    return { raw, parsed };
+  };
   const form = await receiveMultipart(request, {
     tmpDir: deps.tmpDir,
     maxFileBytes: deps.maxUploadBytes,
@@ -66,24 +99,31 @@ async function receiveUpload(request: Request, deps: ReceiveDeps): Promise<{ par
     maxFields: 40,
     fileField: "file",
     pace: bodyPaceOf(request),
+    beforeFile: (fieldsSoFar) => {
+      try {
+        validate(fieldsSoFar);
+        deps.admit();
+      } catch (error) {
+        throw closingConnection(error);
+      }
+    },
+    checkFileHead: {
+      headBytes: MEDIA_HEAD_BYTES,
+      // An empty file is left to the clearer 400 below.
+      check: (head) => {
+        if (head.length > 0 && !looksLikeRecording(head)) throw new ApiError("unsupported_media", NOT_A_RECORDING_MESSAGE, { headers: CLOSE_AFTER });
+      },
+    },
   }).catch((error: unknown) => {
     // The client went away: a 4xx it will not read, and a warning, not an internal error.
     throw error instanceof UploadAborted ? bodyIncomplete() : error;
   });
   try {
-    if (deps.dropEmptyFields) {
-      for (const [name, values] of form.fields) if (values.every((value) => value.trim() === "")) form.fields.delete(name);
-    }
-    const raw = multipartToObject(form.fields);
-    if ("audio_url" in raw) {
-      throw ApiError.validation([{ field: "audio_url", code: "conflict", message: "Send either a file or an audio_url, not both." }]);
-    }
+    const { raw, parsed: fields } = validate(form.fields);
     if (!form.file) {
       throw ApiError.validation([{ field: "file", code: "required", message: "A multipart request needs the recording in the field file." }]);
     }
     if (form.file.bytes === 0) throw ApiError.validation([{ field: "file", code: "too_short", message: "The file is empty." }]);
-    const fields = parseOrThrow(createMeetingUpload, raw);
-    assertKnownTemplates(fields, deps.templates);
     return {
       parsed: { fields, recording: { kind: "upload", tmpPath: form.file.path, fileName: form.file.filename } },
       hash: hashRequest({ fields: raw, file: { sha256: form.file.sha256, bytes: form.file.bytes, name: form.file.filename } }),
@@ -94,16 +134,28 @@ async function receiveUpload(request: Request, deps: ReceiveDeps): Promise<{ par
   }
 }
 
+/** A refusal while the client is still sending its file: answered with Connection: close, so the rest is not read. */
+function closingConnection(error: unknown): unknown {
+  if (!(error instanceof ApiError)) return error;
+  return new ApiError(error.code, error.message, { errors: error.errors, headers: { ...error.headers, ...CLOSE_AFTER }, warning: error.warning });
+}
+
+/** A browser form's empty inputs left out. */
+function withoutEmpty(fields: Map<string, string[]>): Map<string, string[]> {
+  return new Map([...fields].filter(([, values]) => !values.every((value) => value.trim() === "")));
+}
+
 async function receiveUrl(request: Request, deps: ReceiveDeps): Promise<{ parsed: ReceivedMeeting; hash: string }> {
   const body = await readJsonBody(request);
   const { audio_url, ...fields } = parseOrThrow(createMeetingJson, body);
-  assertKnownTemplates(fields, deps.templates);
+  assertValidFields(fields, deps);
   try {
     await checkEgress(audio_url, deps.egress);
   } catch (error) {
     if (error instanceof EgressRefused) throw ApiError.validation([{ field: "audio_url", code: error.code, message: error.message }]);
     throw error;
   }
+  deps.admit();
   return { parsed: { fields, recording: { kind: "url", url: audio_url } }, hash: hashRequest(body) };
 }
 

@@ -9,18 +9,22 @@ import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
 import type { Clock } from "../lib/time.ts";
 import { stepOutputPath } from "../storage/paths.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
-import { assertCanPay } from "../usage/admission.ts";
+import { admitJob } from "../usage/admission.ts";
+import { expectedReport } from "../usage/estimate.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import type { Channel } from "./create.ts";
 import { getOwnedMeetingRow, participantsOf } from "./render.ts";
-import { meetings, transcripts } from "./table.ts";
+import { transcripts } from "./table.ts";
 
 /**
  * Writes a meeting's AI report again from its transcript as it is now (with its corrections and
  * speaker names): a processing job of the summarize step only (report_only), which replaces the
  * report and spawns no documents. The transcript goes to the step's input file first, so the
  * worker reads exactly what the database holds. The meeting must be completed, with a transcript,
- * and the account have a free processing slot (and, for the API, a balance that can pay).
+ * and the account have a free processing slot and pay for it like any language-model work
+ * (enqueueReportOnly). The meeting stays completed meanwhile, with its report and its job as they
+ * are until the new report replaces the old one (an API client sees no second processing: the
+ * web app's job is not the API's).
  */
 export function regenerateReport(
   deps: { db: Db; dataDir: string; clock: Clock; slots: ParallelSlots; billing: BillingSettings },
@@ -50,8 +54,7 @@ export function regenerateReport(
   let jobId = "";
   deps.db.transaction(
     (tx) => {
-      tx.update(meetings).set({ status: "queued", updatedAt: now }).where(eq(meetings.id, meeting.id)).run();
-      jobId = enqueueReportOnly(tx, deps, account, meeting.id, channel, now);
+      jobId = enqueueReportOnly(tx, deps, account, meeting.id, channel, transcriptChars(stored), now);
     },
     { behavior: "immediate" },
   );
@@ -65,16 +68,27 @@ export function writeSummarizeInput(dataDir: string, meetingId: string, transcri
   writeFileSync(input, JSON.stringify(transcript), { mode: 0o600 });
 }
 
-/** A processing job of the summarize step only, after the slot check (and, for the API, the balance check). */
+/** Characters the model reads of a transcript: its words and who said them. */
+export function transcriptChars(transcript: Pick<StoredTranscript, "segments">): number {
+  return transcript.segments.reduce((sum, segment) => sum + segment.text.length + segment.speaker.length + 2, 0);
+}
+
+/**
+ * A processing job of the summarize step only, after the slot check, admitted with the expected
+ * cost of a report over `chars` characters of transcript (usage/admission.ts): from the API
+ * wallet, or for the web app one writing of its monthly documents quota (402 when it cannot pay).
+ */
 export function enqueueReportOnly(
   tx: Queryable,
   deps: { slots: ParallelSlots; billing: BillingSettings },
   account: { userId: string; plan: Plan },
   meetingId: string,
   channel: Channel,
+  chars: number,
   now: number,
 ): string {
   assertFreeSlot(tx, account.userId, account.plan, deps.slots);
-  if (channel === "api") assertCanPay(tx, deps.billing, account, now);
-  return enqueueJob(tx, { userId: account.userId, kind: "meeting_processing", firstStep: "summarize", now, meetingId, source: channel, reportOnly: true, transcribeOnly: false });
+  const jobId = enqueueJob(tx, { userId: account.userId, kind: "meeting_processing", firstStep: "summarize", now, meetingId, source: channel, reportOnly: true, transcribeOnly: false });
+  admitJob(tx, deps.billing, account, { jobId, channel }, expectedReport(deps.billing, chars), now);
+  return jobId;
 }

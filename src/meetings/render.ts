@@ -17,10 +17,16 @@ export type ReportRow = typeof reports.$inferSelect;
 export function renderParticipant(row: ParticipantRow) {
   return {
     id: numericId("par", row.id),
+    object: "participant" as const,
     name: row.name,
     email: row.email,
     speaker_labels: JSON.parse(row.speakerLabels) as string[],
   };
+}
+
+/** A transcript speaker attributed to no one (the participants listing): id null, named by its label. */
+export function renderUnattributedSpeaker(label: string) {
+  return { id: null, object: "participant" as const, name: label, email: null, speaker_labels: [label] };
 }
 
 export function participantsOf(db: Queryable, meetingId: string): ParticipantRow[] {
@@ -62,11 +68,12 @@ function loadExtras(db: Queryable, rows: readonly MeetingRow[]): Map<string, Mee
     const client = row.clientId === null ? undefined : clientsById.get(row.clientId);
     extras.get(row.id)!.client = client && client.userId === row.userId ? client : undefined;
   }
-  // The newest meeting_processing job per meeting: jobs come newest first, the first seen wins.
+  // The newest API meeting_processing job per meeting: jobs come newest first, the first seen wins.
+  // A web app job (a report written again in the web app) is never the one an API meeting shows.
   const jobRows = db
     .select()
     .from(jobs)
-    .where(and(inArray(jobs.meetingId, ids), eq(jobs.kind, "meeting_processing")))
+    .where(and(inArray(jobs.meetingId, ids), eq(jobs.kind, "meeting_processing"), eq(jobs.source, "api")))
     .orderBy(desc(jobs.createdAt))
     .all();
   for (const job of jobRows) {
@@ -112,7 +119,7 @@ function renderWith(row: MeetingRow, extras: MeetingExtras, publicApiUrl: string
     participants: extras.participants.map(renderParticipant),
     documents: extras.documents,
     // The latest processing job for meetings created via the API; null for the web app's (SPEC 2).
-    job: job && job.source === "api" ? renderJob(job) : null,
+    job: job ? renderJob(job) : null,
     metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
   };
 }

@@ -18,7 +18,7 @@ import { assertDiskAdmitsRecordings } from "./disk-admission.ts";
 import { listParticipants, patchMeeting } from "./patch.ts";
 import { listMeetings } from "./query.ts";
 import { discardReceived, receiveMeeting, type KnownTemplates } from "./receive.ts";
-import { getOwnedMeetingRow, renderMeeting, renderParticipant } from "./render.ts";
+import { getOwnedMeetingRow, renderMeeting, renderParticipant, renderUnattributedSpeaker } from "./render.ts";
 import {
   createMeetingJson,
   createMeetingUpload,
@@ -45,6 +45,8 @@ export interface MeetingRouteDeps {
   templates: KnownTemplates;
   /** Uploads being received per account, capped at the plan's processing slots. */
   uploads: UploadsInFlight;
+  /** A recording's announced duration, reserved at admission. */
+  measureRecording(path: string): Promise<number | null>;
   /** The data disk's reserve: below it, new recordings are refused (507). */
   minFreeDisk: DiskFloor;
   publicApiUrl(): string;
@@ -66,12 +68,13 @@ export function meetingRoutes(deps: MeetingRouteDeps) {
       tag: "Meetings",
       access: access.allOf("write:meetings"),
       requestBodyDoc: {
-        "multipart/form-data": createMeetingUpload.and(z.object({ file: z.string().meta({ format: "binary" }) })),
+        "multipart/form-data": createMeetingUpload.and(z.object({ file: z.string().meta({ format: "binary", description: "The recording: audio or video, at most 2 GB (2,000,000,000 bytes); checked by its first bytes (415 unsupported_media otherwise)" }) })),
         "application/json": createMeetingJson,
       },
       responses: { 202: { description: "Accepted: the meeting (status queued) with its job", schema: meetingSchema } },
       errors: [
         "file_too_large",
+        "unsupported_media",
         "parallel_processing_limit",
         "insufficient_balance",
         "spend_cap_reached",
@@ -92,26 +95,31 @@ export function meetingRoutes(deps: MeetingRouteDeps) {
             operation: "POST /v1/meetings",
             key: request.headers.get("idempotency-key"),
             parse: async ({ replay }) => {
-              // Fail fast when every slot is busy, before a long upload; checked again when creating.
-              // Not for a replay: the retry of an accepted request gets its answer even while its own job holds the slot.
-              if (!replay) {
-                assertFreeSlot(deps.db, account.userId, account.plan, deps.slots);
-                assertCanPay(deps.db, deps.billing, account, deps.clock.now());
-              }
               // Receiving an upload writes it to disk, a replay's too (to compare it); a JSON replay writes nothing.
               if (!replay || isMultipart(request)) assertDiskAdmitsRecordings(deps.dataDir, deps.minFreeDisk);
-              // Each upload in progress holds a growing temp file: at most the plan's slots at once.
-              if (isMultipart(request)) releaseUpload = deps.uploads.acquire(account.userId, deps.slots[account.plan] ?? 1);
               return receiveMeeting(request, {
                 tmpDir: uploadsTmpDir(deps.dataDir),
                 egress: deps.egress,
                 maxUploadBytes: deps.maxUploadBytes,
                 templates: deps.templates,
+                owner: { db: deps.db, userId: account.userId },
+                // Once the request is known valid (its fields, before the file of an upload): a malformed
+                // request is a 400 whatever the account's slots and balance.
+                admit: () => {
+                  // Fail fast when every slot is busy, before a long upload; checked again when creating.
+                  // Not for a replay: the retry of an accepted request gets its answer even while its own job holds the slot.
+                  if (!replay) {
+                    assertFreeSlot(deps.db, account.userId, account.plan, deps.slots);
+                    assertCanPay(deps.db, deps.billing, account, deps.clock.now());
+                  }
+                  // Each upload in progress holds a growing temp file: at most the plan's slots at once.
+                  if (isMultipart(request)) releaseUpload = deps.uploads.acquire(account.userId, deps.slots[account.plan] ?? 1);
+                },
               });
             },
             execute: async ({ fields, recording }, complete) => {
               let body: unknown;
-              createMeeting(deps, account, fields, recording, (tx, meetingId) => {
+              await createMeeting(deps, account, fields, recording, (tx, meetingId) => {
                 // Rendered in the creating transaction, before the scheduler wakes: the meeting as accepted, queued.
                 body = renderMeeting(tx, getOwnedMeetingRow(tx, account.userId, meetingId)!, deps.publicApiUrl());
                 complete(tx, { status: 202, body }, meetingId);
@@ -199,7 +207,7 @@ export function meetingRoutes(deps: MeetingRouteDeps) {
           body: {
             data: [
               ...rows.map(renderParticipant),
-              ...unattributed.map((label) => ({ id: null, name: label, email: null, speaker_labels: [label] })),
+              ...unattributed.map(renderUnattributedSpeaker),
             ],
           },
         };

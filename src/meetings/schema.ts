@@ -165,6 +165,7 @@ export type PatchMeeting = z.output<typeof patchMeetingBody>;
 // Response shapes, for the OpenAPI document.
 export const participantSchema = z.object({
   id: z.string().nullable(),
+  object: z.literal("participant"),
   name: z.string(),
   email: z.string().nullable(),
   speaker_labels: z.array(z.string()),

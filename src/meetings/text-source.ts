@@ -7,7 +7,7 @@ import type { Clock } from "../lib/time.ts";
 import { meetingDir } from "../storage/paths.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import { insertMeeting, type Channel } from "./create.ts";
-import { enqueueReportOnly, writeSummarizeInput } from "./regenerate-report.ts";
+import { enqueueReportOnly, transcriptChars, writeSummarizeInput } from "./regenerate-report.ts";
 import type { CreateMeetingFields } from "./schema.ts";
 import { reindexMeeting } from "./search-index.ts";
 import { participants, transcripts } from "./table.ts";
@@ -16,7 +16,8 @@ import { parseTextTranscript } from "./text-transcript.ts";
 /**
  * A meeting from a text transcript (source text, web app): no audio, so no decoding or
  * transcription: the transcript is stored as the text gives it, its named speakers become
- * participants, and a report-only job writes the AI report.
+ * participants, and a report-only job writes the AI report, admitted like any language-model
+ * work (for the web app, one writing of its documents quota).
  */
 export function createTextMeeting(
   deps: { db: Db; dataDir: string; clock: Clock; slots: ParallelSlots; billing: BillingSettings },
@@ -46,7 +47,7 @@ export function createTextMeeting(
           tx.insert(participants).values({ meetingId, name: speaker.name, email: null, speakerLabels: JSON.stringify([speaker.label]) }).run();
         }
         reindexMeeting(tx, meetingId);
-        enqueueReportOnly(tx, deps, account, meetingId, channel, now);
+        enqueueReportOnly(tx, deps, account, meetingId, channel, transcriptChars(parsed), now);
       },
       { behavior: "immediate" },
     );

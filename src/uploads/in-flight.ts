@@ -1,7 +1,7 @@
 import { ApiError } from "../errors/api-error.ts";
 
 /**
- * Uploads being received right now, per account. Each holds a temp file that grows up to 2 GiB,
+ * Uploads being received right now, per account. Each holds a temp file that grows up to 2 GB,
  * so an account may run only as many at once as its plan has processing slots: fifty parallel
  * uploads from one key cannot fill the data disk before any of them is refused.
  */

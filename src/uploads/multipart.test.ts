@@ -409,11 +409,11 @@ describe("size limits", () => {
     );
     expect(status).toBe(413);
     expect(text).toContain('"code":"file_too_large"');
-    expect(text).toContain("1 MB (1048576 bytes)");
+    expect(text).toContain("1,048,576 bytes");
     expect(await settledLeftIn(dir)).toEqual([]);
   });
 
-  test("a sparse file of maxFileBytes + overhead + 1 (2 GiB limit) is refused at once via fetch(Bun.file)", async () => {
+  test("a sparse file of maxFileBytes + overhead + 1 (2 GB limit) is refused at once via fetch(Bun.file)", async () => {
     const sparse = join(root, "sparse.bin");
     writeFileSync(sparse, "");
     truncateSync(sparse, MAX_UPLOAD_FILE_BYTES + FORM_OVERHEAD_BYTES + 1);
@@ -423,7 +423,7 @@ describe("size limits", () => {
     const result = await answer(response, 413);
     expect(performance.now() - started).toBeLessThan(3000);
     expect(result.code).toBe("file_too_large");
-    expect(result.detail).toContain("2 GB (2147483648 bytes)");
+    expect(result.detail).toContain("2 GB (2,000,000,000 bytes)");
     expect(await settledLeftIn(dir)).toEqual([]);
     expect(existsSync(join(root, dir))).toBe(false); // not even the tmp dir was created
     rmSync(sparse);
@@ -590,3 +590,55 @@ async function rawExchange(request: string): Promise<{ status: number; text: str
   socket.end();
   return { status: Number(/^HTTP\/1\.1 (\d+)/.exec(text)?.[1] ?? 0), text };
 }
+
+describe("hooks before the file and on its first bytes", () => {
+  const request = (body: Uint8Array, chunk = 7) =>
+    new Request("http://local/", {
+      method: "POST",
+      headers: { "content-type": CONTENT_TYPE },
+      // Small chunks: the head arrives in pieces, as over a slow line.
+      body: new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let at = 0; at < body.length; at += chunk) controller.enqueue(body.slice(at, at + chunk));
+          controller.close();
+        },
+      }),
+    });
+  const base = (dir: string): ReceiveOptions => ({ tmpDir: join(root, dir), maxFileBytes: MiB, maxFieldBytes: 1024, maxFields: 10, fileField: "file" });
+  const content = randomBytes(50_000, 11);
+
+  test("beforeFile sees the fields sent before the file, and its throw refuses the upload with nothing stored", async () => {
+    const dir = freshDir();
+    const seen: [string, string[]][][] = [];
+    const body = multipart([{ name: "a", value: "1" }, { name: "file", filename: "f.bin", value: content }, { name: "b", value: "2" }]);
+    const form = await receiveMultipart(request(body), { ...base(dir), beforeFile: (fields) => void seen.push([...fields]) });
+    expect(seen).toEqual([[["a", ["1"]]]]);
+    expect([...form.fields]).toEqual([["a", ["1"]], ["b", ["2"]]]);
+    await unlink(form.file!.path);
+    const refusal = new ApiError("parallel_processing_limit", "No slot.");
+    const refused = await receiveMultipart(request(body), { ...base(dir), beforeFile: () => { throw refusal; } }).catch((e: unknown) => e);
+    expect(refused).toBe(refusal);
+    expect(await settledLeftIn(dir)).toEqual([]);
+  });
+
+  test("checkFileHead gets exactly the first headBytes once, however the bytes arrive; a short file whole at its end; its throw removes the file", async () => {
+    const dir = freshDir();
+    const heads: Uint8Array[] = [];
+    const check = { headBytes: 4096, check: (head: Uint8Array) => void heads.push(head.slice()) };
+    const form = await receiveMultipart(request(multipart([{ name: "file", filename: "f.bin", value: content }])), { ...base(dir), checkFileHead: check });
+    expect(heads).toEqual([content.subarray(0, 4096)]);
+    expect(form.file!.sha256).toBe(sha256(content));
+    await unlink(form.file!.path);
+    heads.length = 0;
+    const short = content.subarray(0, 100);
+    await unlink((await receiveMultipart(request(multipart([{ name: "file", filename: "s.bin", value: short }])), { ...base(dir), checkFileHead: check })).file!.path);
+    expect(heads).toEqual([short]);
+    const refusal = new ApiError("unsupported_media", "Not a recording.");
+    const refused = await receiveMultipart(request(multipart([{ name: "file", filename: "f.bin", value: content }]), 1000), {
+      ...base(dir),
+      checkFileHead: { headBytes: 4096, check: () => { throw refusal; } },
+    }).catch((e: unknown) => e);
+    expect(refused).toBe(refusal);
+    expect(await settledLeftIn(dir)).toEqual([]);
+  });
+});

@@ -41,6 +41,16 @@ export interface ReceiveOptions {
   signal?: AbortSignal;
   /** How slowly the body may arrive before the upload is given up (408 request_timeout). */
   pace?: BodyPace;
+  /**
+   * Called when the file part begins, with the text fields received before it: a throw refuses
+   * the request before any of the file is stored (validation, then admission: the caller's).
+   */
+  beforeFile?: (fieldsSoFar: Map<string, string[]>) => void;
+  /**
+   * Called once with the file's first `headBytes` bytes (all of a shorter file), as soon as they
+   * have arrived: a throw refuses the upload there (e.g. not a recording), without the rest.
+   */
+  checkFileHead?: { headBytes: number; check(head: Uint8Array): void };
 }
 
 /** Bytes a form may add around its file (boundaries, part headers, text fields) before Content-Length alone means 413. */
@@ -125,6 +135,8 @@ interface FileInProgress {
   hasher: Bun.CryptoHasher;
   bytes: number;
   sha256: string | undefined;
+  /** The first bytes, until checkFileHead has seen them; undefined once checked (or with no check). */
+  head: Uint8Array[] | undefined;
 }
 
 // ignoreBOM: a field value keeps every character it was sent with.
@@ -146,6 +158,7 @@ class FormCollector implements PartSink {
         throw invalid(headers.name, "invalid_type", `Only ${fileField} may be a file; send ${headers.name} as a text field.`);
       }
       if (this.file) throw invalid(fileField, "invalid_value", "Only one file may be uploaded per request.");
+      this.options.beforeFile?.(this.fields);
       this.file = {
         tmp: new TmpFile(this.options.tmpDir),
         filename: headers.filename,
@@ -153,6 +166,7 @@ class FormCollector implements PartSink {
         hasher: new Bun.CryptoHasher("sha256"),
         bytes: 0,
         sha256: undefined,
+        head: this.options.checkFileHead ? [] : undefined,
       };
       this.current = { kind: "file" };
       return;
@@ -172,6 +186,10 @@ class FormCollector implements PartSink {
       const file = this.file!;
       file.bytes += bytes.byteLength;
       if (file.bytes > this.options.maxFileBytes) throw fileTooLarge(this.options.maxFileBytes);
+      if (file.head) {
+        file.head.push(bytes.slice(0, this.options.checkFileHead!.headBytes));
+        if (file.bytes >= this.options.checkFileHead!.headBytes) this.checkHead(file);
+      }
       file.hasher.update(bytes);
       file.tmp.write(bytes);
     } else if (current?.kind === "field") {
@@ -187,6 +205,7 @@ class FormCollector implements PartSink {
     const current = this.current;
     this.current = undefined;
     if (current?.kind === "file") {
+      if (this.file!.head) this.checkHead(this.file!);
       this.file!.sha256 = this.file!.hasher.digest("hex");
     } else if (current?.kind === "field") {
       let value: string;
@@ -199,6 +218,13 @@ class FormCollector implements PartSink {
       if (values) values.push(value);
       else this.fields.set(current.name, [value]);
     }
+  }
+
+  private checkHead(file: FileInProgress): void {
+    const { headBytes, check } = this.options.checkFileHead!;
+    const head = Buffer.concat(file.head!).subarray(0, headBytes);
+    file.head = undefined;
+    check(head);
   }
 
   /** Backpressure: waits for the disk when the file's write queue is full. */
@@ -243,16 +269,11 @@ function fileTooLarge(maxBytes: number): ApiError {
   });
 }
 
-/** "2 GB (2147483648 bytes)": the spec calls the limit 2 GB; the exact figure removes any doubt. */
+/** "2 GB (2,000,000,000 bytes)": the unit the spec uses (SI), and the exact figure to remove any doubt. */
 export function describeBytes(bytes: number): string {
-  const units: [number, string][] = [
-    [1024 ** 3, "GB"],
-    [1e9, "GB"],
-    [1024 ** 2, "MB"],
-    [1e6, "MB"],
-  ];
-  for (const [size, unit] of units) {
-    if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit} (${bytes} bytes)`;
+  const exact = `${bytes.toLocaleString("en-US")} bytes`;
+  for (const [size, unit] of [[1e9, "GB"], [1e6, "MB"]] as const) {
+    if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit} (${exact})`;
   }
-  return `${bytes} bytes`;
+  return exact;
 }

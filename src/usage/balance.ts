@@ -1,6 +1,6 @@
-import { and, count, eq, inArray, sql, sum } from "drizzle-orm";
+import { and, eq, sql, sum } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
-import { jobs } from "../jobs/table.ts";
+import { reservedBy } from "./reservations.ts";
 import { periodOf, type BillingSettings } from "./settings.ts";
 import { creditGrants, ledgerLines, spendCaps } from "./table.ts";
 
@@ -15,12 +15,12 @@ export interface Balance {
   onDemandUsed: number;
   onDemandRemaining: number;
   writtenOff: number;
-  /** Operations admitted and not yet finished, each holding settings.holdPerOperation. */
-  running: number;
+  /** Minor units the account's jobs still queued or running have reserved (usage/reservations.ts). */
+  reserved: number;
 }
 
-/** The account's API wallet and on-demand state for the month of `now`. */
-export function balanceOf(db: Queryable, settings: BillingSettings, account: { userId: string; plan: string }, now: number): Balance {
+/** The account's API wallet and on-demand state for the month of `now`; `exceptJobId`'s reservation left out. */
+export function balanceOf(db: Queryable, settings: BillingSettings, account: { userId: string; plan: string }, now: number, exceptJobId?: string): Balance {
   const period = periodOf(now);
   const allowance = settings.allowances[account.plan] ?? 0;
   const credits = Number(
@@ -40,12 +40,6 @@ export function balanceOf(db: Queryable, settings: BillingSettings, account: { u
     .where(and(eq(ledgerLines.userId, account.userId), eq(ledgerLines.period, period), eq(ledgerLines.channel, "api")))
     .get()!;
   const cap = db.select({ capMinor: spendCaps.capMinor }).from(spendCaps).where(eq(spendCaps.userId, account.userId)).get()?.capMinor ?? null;
-  const running =
-    db
-      .select({ n: count() })
-      .from(jobs)
-      .where(and(eq(jobs.userId, account.userId), eq(jobs.source, "api"), inArray(jobs.status, ["queued", "processing"])))
-      .get()?.n ?? 0;
   const wallet = allowance + credits;
   return {
     period,
@@ -57,6 +51,6 @@ export function balanceOf(db: Queryable, settings: BillingSettings, account: { u
     onDemandUsed: spent.onDemand,
     onDemandRemaining: cap === null ? 0 : Math.max(0, cap - spent.onDemand),
     writtenOff: spent.writtenOff,
-    running,
+    reserved: reservedBy(db, account.userId, "api", exceptJobId).amountMinor,
   };
 }

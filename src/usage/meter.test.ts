@@ -7,8 +7,9 @@ import { ApiError } from "../errors/api-error.ts";
 import { jobs } from "../jobs/table.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import { grantCredits, setSpendCap } from "./accounts.ts";
-import { assertCanPay } from "./admission.ts";
+import { admitJob, assertCanPay } from "./admission.ts";
 import { balanceOf } from "./balance.ts";
+import { expectedProcessing, expectedReport } from "./estimate.ts";
 import { costOf, usageMeter, type Consumption } from "./meter.ts";
 import { DEFAULT_BILLING, type BillingSettings } from "./settings.ts";
 
@@ -18,6 +19,7 @@ const settings: BillingSettings = {
   // 360 per hour: one minor unit per 10 s of audio. 1,000,000 per million tokens: one per token.
   rates: { transcriptionPerHour: 360, reportPerMillionTokens: 1_000_000, documentPerMillionTokens: 1_000_000 },
   holdPerOperation: 5,
+  estimates: { reportTokens: 3000 },
   webappQuotas: DEFAULT_BILLING.webappQuotas,
 };
 const NOV = Date.parse("2026-11-10T12:00:00Z");
@@ -103,21 +105,42 @@ describe("a month's lifecycle", () => {
     ]);
   });
 
-  test("admitted operations still running hold the balance: a wallet of 20 admits 4 at a hold of 5", () => {
-    const insertJob = (i: number) =>
-      database.db
-        .insert(jobs)
-        .values({ id: `job_${i}`, userId, kind: "meeting_processing", status: "queued", stage: "queued", source: "api", nextStep: "decode", createdAt: NOV })
-        .run();
-    consume(800, NOV); // 80 of 100 used: 20 left
-    let admitted = 0;
-    for (let i = 0; i < 10; i++) {
-      if (refusal(NOV) === null) {
-        insertJob(i);
-        admitted++;
+  test("admitted operations reserve their expected cost: a wallet of 20 admits 2 of 8, and a debited or ended job releases it", () => {
+    const admit = (i: number, cost: number): boolean => {
+      try {
+        database.db.transaction((tx) => {
+          tx.insert(jobs).values({ id: `job_${i}`, userId, kind: "meeting_processing", status: "queued", stage: "queued", source: "api", nextStep: "decode", createdAt: NOV }).run();
+          admitJob(tx, settings, account(), { jobId: `job_${i}`, channel: "api" }, { cost, audioSeconds: 0, documents: 0 }, NOV);
+        });
+        return true;
+      } catch (error) {
+        expect((error as ApiError).code).toBe("insufficient_balance");
+        return false;
       }
-    }
-    expect(admitted).toBe(4);
+    };
+    consume(800, NOV); // 80 of 100 used: 20 left
+    const admitted = Array.from({ length: 5 }, (_, i) => admit(i, 8));
+    expect(admitted).toEqual([true, true, false, false, false]);
+    expect(balanceOf(database.db, settings, account(), NOV)).toMatchObject({ walletRemaining: 20, reserved: 16 });
+    // job_0 transcribes 50 s (5 units): its line is debited and its reservation lowered by as much.
+    consume(50, NOV, "job_0");
+    expect(balanceOf(database.db, settings, account(), NOV)).toMatchObject({ walletRemaining: 15, reserved: 11 });
+    // It ends (failed, canceled or completed alike): the rest is released in the same statement.
+    database.db.$client.run("UPDATE jobs SET status = 'failed' WHERE id = 'job_0'");
+    expect(balanceOf(database.db, settings, account(), NOV)).toMatchObject({ reserved: 8 });
+    expect(database.db.$client.query("SELECT job_id FROM usage_reservations").all()).toEqual([{ job_id: "job_1" }]);
+    expect(admit(9, 8)).toBe(false); // 15 - 8 = 7 left
+    expect(admit(10, 7)).toBe(true);
+  });
+
+  test("estimates: audio by its duration at the rate, a report by its transcript, never under the hold", () => {
+    const hour = expectedProcessing(settings, { audioSeconds: 3600, report: false });
+    expect(hour).toEqual({ cost: 360, audioSeconds: 3600, documents: 0 });
+    const withReport = expectedProcessing(settings, { audioSeconds: 3600, report: true });
+    // 3600 s × 4 tokens + 3000 tokens of instructions and answer, at one unit per token.
+    expect(withReport.cost).toBe(360 + 3600 * 4 + 3000);
+    expect(expectedProcessing(settings, { audioSeconds: null, report: false }).cost).toBe(settings.holdPerOperation);
+    expect(expectedReport(settings, 300)).toEqual({ cost: 100 + 3000, audioSeconds: 0, documents: 1 });
   });
 });
 

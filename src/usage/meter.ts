@@ -4,6 +4,7 @@ import { emitEvent } from "../events/service.ts";
 import { jobs } from "../jobs/table.ts";
 import { randomId } from "../lib/ids.ts";
 import { balanceOf } from "./balance.ts";
+import { settleDebited } from "./reservations.ts";
 import { ALERT_THRESHOLDS_PERCENT, periodOf, SPEND_CAP_THRESHOLDS_PERCENT, type BillingSettings } from "./settings.ts";
 import { ledgerLines, usageAlerts, type OPERATIONS } from "./table.ts";
 
@@ -36,7 +37,8 @@ export type UsageMeter = (tx: Queryable, consumption: Consumption, now: number) 
 /**
  * Debits one finished operation, inside the transaction that stores its result: the ledger line
  * (paid from the wallet first, then on demand up to the spend cap, the rest written off and
- * recorded as such), the job's usage, and the threshold alerts it crosses. API usage never counts
+ * recorded as such), the job's usage, its reservation lowered by what was debited, and the
+ * threshold alerts it crosses. API usage never counts
  * against the web app's quota and the reverse (channel).
  */
 export function usageMeter(settings: BillingSettings): UsageMeter {
@@ -71,6 +73,7 @@ export function usageMeter(settings: BillingSettings): UsageMeter {
       })
       .run();
     addToJobUsage(tx, c, { id, cost, currency: settings.currency });
+    settleDebited(tx, c.jobId, { cost, audioSeconds: c.audioSeconds ?? 0 }, now);
     if (before) announceThresholds(tx, settings, account, now);
   };
 }

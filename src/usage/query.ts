@@ -36,6 +36,8 @@ export function renderUsage(db: Queryable, settings: BillingSettings, account: {
       credits: balance.credits,
       used: balance.walletUsed,
       remaining: balance.walletRemaining,
+      // Held by the account's operations still queued or running, until each ends (not yet used).
+      reserved: balance.reserved,
     },
     on_demand: {
       enabled: balance.spendCap !== null,

@@ -18,7 +18,16 @@ export const usageSchema = z.object({
   period_end: z.string(),
   currency: z.string(),
   plan: z.string(),
-  wallet: z.object({ allowance: money, credits: money, used: money, remaining: money }),
+  wallet: z.object({
+    allowance: money,
+    credits: money,
+    used: money,
+    remaining: money,
+    reserved: money.meta({
+      description:
+        "Minor units the account's operations still queued or running hold until each ends (their expected cost); a new operation is admitted only when remaining plus on-demand remaining, less reserved, covers its own expected cost.",
+    }),
+  }),
   on_demand: z.object({ enabled: z.boolean(), spend_cap: money.nullable(), used: money, remaining: money.nullable(), written_off: money }),
   totals: z.object({
     operations: z.number().int(),

@@ -12,11 +12,15 @@ export interface BillingSettings {
     documentPerMillionTokens: number;
   };
   /**
-   * What each admitted operation still running holds of the balance (minor units): a new
-   * processing is admitted only when the balance covers one more hold, so many requests at once
-   * cannot all be admitted against a wallet that pays for a few.
+   * The least an admitted operation reserves of the balance (minor units), whatever its estimate:
+   * an operation whose size is not known yet (an audio_url before its download) still holds this.
    */
   holdPerOperation: number;
+  /** How admission estimates an operation's cost before it runs (usage/estimate.ts). */
+  estimates: {
+    /** Tokens a report or document takes beyond its transcript: its instructions and its answer. */
+    reportTokens: number;
+  };
   /**
    * The web app's own monthly quotas per plan (SPEC 8 rule 5: API usage never consumes them, and
    * the web app never draws on the API wallet): minutes of audio processed and documents written.
@@ -32,6 +36,7 @@ export const DEFAULT_BILLING: BillingSettings = {
   allowances: { free: 500, standard: 5000, pro: 20000 },
   rates: { transcriptionPerHour: 60, reportPerMillionTokens: 200, documentPerMillionTokens: 200 },
   holdPerOperation: 5,
+  estimates: { reportTokens: 3000 },
   webappQuotas: {
     audioMinutes: { free: 120, standard: 1200, pro: 6000 },
     documents: { free: 10, standard: 100, pro: 500 },

@@ -1,5 +1,6 @@
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { users } from "../auth/table.ts";
+import { jobs } from "../jobs/table.ts";
 
 export const OPERATIONS = ["transcription", "report", "document"] as const;
 
@@ -78,4 +79,34 @@ export const usageAlerts = sqliteTable(
     createdAt: integer("created_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.userId, t.period, t.alert] })],
+);
+
+/**
+ * What an admitted job is expected to cost, held against the account until the job ends (issue
+ * 20): the API wallet's minor units, or the web app's seconds of audio and documents. Written in
+ * the transaction that admits the job; lowered as each of its operations is debited (usage/meter.ts);
+ * removed by triggers (migrations/0012_usage_reservations.sql) in the very transaction that
+ * ends the job (completed, failed, canceled) or deletes it, so a crash never leaves one behind and
+ * a restart finds every reservation of a job still running. Not ledger lines: those are immutable.
+ */
+export const usageReservations = sqliteTable(
+  "usage_reservations",
+  {
+    jobId: text("job_id")
+      .primaryKey()
+      .references(() => jobs.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    channel: text("channel", { enum: ["api", "webapp"] }).notNull(),
+    /** API: minor units still expected (wallet first, then on demand). 0 for the web app. */
+    amountMinor: integer("amount_minor").notNull().default(0),
+    /** Web app: seconds of audio still expected. */
+    audioSeconds: integer("audio_seconds").notNull().default(0),
+    /** Web app: documents (and reports written on demand) still expected. */
+    documents: integer("documents").notNull().default(0),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("usage_reservations_user").on(t.userId, t.channel)],
 );

@@ -45,6 +45,8 @@ export interface WebDeps {
   /** Bounds on each account's drafts, and how long an untouched one is kept. */
   drafts: DraftLimits;
   uploads: UploadsInFlight;
+  /** A recording's announced duration, reserved at admission (meetings/create.ts). */
+  measureRecording(path: string): Promise<number | null>;
   templates: TemplateCatalogue;
   loadMaterial: LoadMeetingMaterial;
   render: RenderDocument;

@@ -12,7 +12,7 @@ import { deleteMeeting } from "../meetings/delete.ts";
 import { assertDiskAdmitsRecordings } from "../meetings/disk-admission.ts";
 import { loadOwnedExportInput } from "../meetings/export-input.ts";
 import { listParticipants, patchMeeting } from "../meetings/patch.ts";
-import { pendingDocumentCount, processingState } from "../meetings/progress.ts";
+import { pendingDocumentCount, processingState, reportBeingRewritten } from "../meetings/progress.ts";
 import { correctedSegments, correctSegment } from "../meetings/corrections.ts";
 import { draftPartsSummary } from "../meetings/drafts.ts";
 import { draftDeletionTime } from "../meetings/draft-upkeep.ts";
@@ -82,6 +82,7 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
         reportHtml={meeting.summary ? markdownToSafeHtml(meeting.summary.markdown) : null}
         hasRecording={existsSync(recordingPath(deps.dataDir, row.id))}
         pendingDocuments={pendingDocumentCount(deps.db, row.id)}
+        rewritingReport={reportBeingRewritten(deps.db, row.id)}
         corrected={correctedSegments(deps.db, row.id)}
         draft={row.status === "draft" ? { ...draftPartsSummary(deps.db, row.id), deletesAt: draftDeletionTime(row.updatedAt, deps.drafts) } : undefined}
         notice={notice}
@@ -108,12 +109,8 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
       const session = kit.requireSession(request);
       kit.assertCsrf(request, session, new URL(request.url).searchParams.get("_csrf") ?? undefined);
       const account = kit.account(session);
-      // Fail fast before a long upload; checked again when creating. The web app's usage never
-      // draws on the API allowance, so there is no balance check.
-      assertFreeSlot(deps.db, account.userId, account.plan, deps.slots);
-      assertWebappQuota(deps.db, deps.billing, account, deps.clock.now(), "audio");
       assertDiskAdmitsRecordings(deps.dataDir, deps.minFreeDisk);
-      const release = deps.uploads.acquire(account.userId, deps.slots[account.plan] ?? 1);
+      let release: (() => void) | undefined;
       try {
         const { parsed } = await receiveMeeting(request, {
           tmpDir: uploadsTmpDir(deps.dataDir),
@@ -121,13 +118,22 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
           maxUploadBytes: deps.maxUploadBytes,
           templates: { has: (id) => deps.templates.get(id) !== undefined, hasPersona: (id) => deps.templates.personas.some((p) => p.id === id) },
           dropEmptyFields: true,
+          owner: { db: deps.db, userId: account.userId },
+          // Once the form's fields are valid, before its file: fail fast before a long upload; checked
+          // again when creating. The web app's usage never draws on the API allowance, so there is
+          // no balance check.
+          admit: () => {
+            assertFreeSlot(deps.db, account.userId, account.plan, deps.slots);
+            assertWebappQuota(deps.db, deps.billing, account, deps.clock.now(), "audio");
+            release = deps.uploads.acquire(account.userId, deps.slots[account.plan] ?? 1);
+          },
         });
         if (parsed.recording.kind !== "upload") {
           discardReceived(parsed);
           throw new PageRefusal(400, kit.frameFor(request, session, (t) => t("upload.title")).t("upload.fileRequired"));
         }
         try {
-          const { meetingId } = createMeeting(deps, account, parsed.fields, parsed.recording, undefined, "webapp");
+          const { meetingId } = await createMeeting(deps, account, parsed.fields, parsed.recording, undefined, "webapp");
           deps.scheduler.wake();
           return redirect(`/meetings/${meetingId}`);
         } catch (error) {
@@ -135,7 +141,7 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
           throw error;
         }
       } finally {
-        release();
+        release?.();
       }
     })
     .post("/meetings/text", async ({ request }) => {
@@ -165,6 +171,7 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
         stage_text: job?.stage ? frame.t(`stage.${job.stage}` as never) : null,
         progress: job?.progress ?? null,
         pending_documents: pendingDocumentCount(deps.db, row.id),
+        rewriting_report: reportBeingRewritten(deps.db, row.id),
       };
       return respond(JSON.stringify(body), 200, { "content-type": "application/json", "cache-control": "no-store" });
     })

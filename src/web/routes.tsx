@@ -17,6 +17,7 @@ import { translator } from "./i18n.ts";
 import { bundleIsland } from "./islands/bundle.ts" with { type: "macro" };
 import { pathOf } from "../http/pipeline.ts";
 import { attemptRefusal, BROWSER_COOKIE, BROWSER_COOKIE_MAX_AGE_S, createWebKit, PageRefusal, SESSION_COOKIE, SignInRequired, type WebDeps } from "./kit.ts";
+import { clientPages } from "./client-routes.tsx";
 import { draftRoutes } from "./draft-routes.tsx";
 import { meetingPages } from "./meeting-routes.tsx";
 import { LoginPage } from "./pages/login.tsx";
@@ -36,7 +37,7 @@ const SSO_COOKIE = "verbatim_sso";
 /** The client script of every page (web/islands/app.ts), bundled into the executable when it is built. */
 export const APP_SCRIPT: string = bundleIsland("./app.ts");
 
-const WEB_ROOTS = ["/meetings", "/record", "/settings", "/assets", "/login"];
+const WEB_ROOTS = ["/meetings", "/record", "/settings", "/clients", "/assets", "/login"];
 
 /**
  * The paths the web app answers; everything else is the API's. Asked for every request, so an
@@ -210,6 +211,7 @@ export function createWebApp(deps: WebDeps) {
   draftRoutes(app as unknown as Elysia, kit);
   meetingPages(app as unknown as Elysia, kit);
   settingsPages(app as unknown as Elysia, kit);
+  clientPages(app as unknown as Elysia, kit);
   webhookPages(app as unknown as Elysia, kit);
   app.all("*", ({ request }) => {
     const frame = kit.frameFor(request, kit.sessionOf(request), (t) => t("notFound.title"));

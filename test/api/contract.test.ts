@@ -9,6 +9,7 @@ import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { join } from "node:path";
 import { createUserWithKey, ROOT, startServer, type TestServer } from "../helpers/server.ts";
+import { undecodableRecording } from "../helpers/recordings.ts";
 import { LOOPBACK_CA_FILE, startReceiver } from "../support/webhook-receiver.ts";
 
 const FIXTURE = join(ROOT, "..", "shared", "fixtures", "meeting-fr-2spk.wav");
@@ -216,12 +217,12 @@ describe("problems match the Problem schema, for each status the API answers wit
   test("409 transcript_not_ready, 422 idempotency_key_reused, 429 rate_limited", async () => {
     // 409: a meeting still queued has no transcript yet (the doubles are slowed by nothing else, so stop its job first).
     const form = new FormData();
-    form.append("file", new Blob([crypto.getRandomValues(new Uint8Array(2048))]), "junk.bin");
+    form.append("file", new Blob([undecodableRecording(2048)]), "junk.bin");
     const idem = crypto.randomUUID();
     const junk = (await check("POST", "/v1/meetings", await server.api("/api/v1/meetings", { method: "POST", key, body: form, headers: { "Idempotency-Key": idem } }), 202)) as { id: string };
     await check("GET", "/v1/meetings/{meeting_id}/transcript", await server.api(`/api/v1/meetings/${junk.id}/transcript`, { key }), 409);
     const other = new FormData();
-    other.append("file", new Blob([new Uint8Array(10)]), "other.bin");
+    other.append("file", new Blob([undecodableRecording(10)]), "other.bin");
     await check("POST", "/v1/meetings", await server.api("/api/v1/meetings", { method: "POST", key, body: other, headers: { "Idempotency-Key": idem } }), 422);
     const free = await createUserWithKey(server, "free-contract@example.com", "all", "free");
     let limited: Response | undefined;

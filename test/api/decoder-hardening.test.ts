@@ -8,19 +8,24 @@ import { join } from "node:path";
 import { createUserWithKey, startServer, type TestServer, SHARED_FIXTURES } from "../helpers/server.ts";
 
 const FIXTURE = `${SHARED_FIXTURES}/meeting-fr-2spk.wav`;
-const ARGS = ["--rate-limits", "pro=100000,anonymous=100000", "--parallel-slots", "pro=50", "--engines", "test/doubles/engines.ts"];
+// --egress-allow: the playlists also come by audio_url from a loopback file server (a download is not checked at upload).
+const ARGS = ["--rate-limits", "pro=100000,anonymous=100000", "--parallel-slots", "pro=50", "--engines", "test/doubles/engines.ts", "--egress-allow", "127.0.0.1"];
 const scratch = mkdtempSync(join(tmpdir(), "verbatim-decoder-"));
 
 let server: TestServer;
+let files: ReturnType<typeof Bun.serve>; // serves /<name> = served[name], for audio_url
+const served = new Map<string, string>();
 let victimKey: string;
 let attackerKey: string;
 
 beforeAll(async () => {
   server = await startServer({ args: ARGS, env: { TEST_ENGINE_BEHAVIOR: "" } });
+  files = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => new Response(served.get(new URL(request.url).pathname.slice(1)) ?? "", { status: 200 }) });
   victimKey = await createUserWithKey(server, "victim@example.com");
   attackerKey = await createUserWithKey(server, "attacker@example.com");
 });
 afterAll(async () => {
+  files?.stop(true);
   await server.stop();
   rmSync(scratch, { recursive: true, force: true });
 });
@@ -78,9 +83,19 @@ describe("another account's recording cannot be read through the decoder", () =>
     ["an ffconcat list named .wav", "call.wav", (p) => `ffconcat version 1.0\nfile '${p}'\n`],
   ];
   for (const [what, fileName, content] of attacks) {
-    test(`${what} fails with unsupported_media and yields no transcript`, async () => {
-      const attack = await upload(attackerKey, new Blob([content(victimRecording)]), fileName);
-      const job = await finished(attackerKey, attack.jobId);
+    test(`${what}: refused at upload (415, not a recording); by audio_url it fails with unsupported_media and yields no transcript`, async () => {
+      // Uploaded, its first bytes are no recording's: refused before anything is stored.
+      const form = new FormData();
+      form.append("file", new Blob([content(victimRecording)]), fileName);
+      const refused = await server.api("/api/v1/meetings", { method: "POST", key: attackerKey, body: form });
+      expect(refused.status).toBe(415);
+      expect(((await refused.json()) as { code: string }).code).toBe("unsupported_media");
+      // Downloaded from an audio_url, nothing checks it before the worker: the decoder's allowlists refuse it.
+      served.set(fileName, content(victimRecording));
+      const created = await server.api("/api/v1/meetings", { method: "POST", key: attackerKey, json: { audio_url: `http://127.0.0.1:${files.port}/${fileName}` } });
+      expect(created.status).toBe(202);
+      const attack = (await created.json()) as { id: string; job: { id: string } };
+      const job = await finished(attackerKey, attack.job.id);
       // Before the allowlists, the playlist decoded the victim's meeting as the attacker's: completed.
       expect(job.status).toBe("failed");
       expect(job.error).toEqual({ code: "unsupported_media", message: "The file is not a recording ffmpeg can decode." });

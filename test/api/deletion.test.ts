@@ -10,6 +10,7 @@ import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { createUserWithKey, startServer, type TestServer, SHARED_FIXTURES } from "../helpers/server.ts";
+import { undecodableRecording } from "../helpers/recordings.ts";
 
 const FIXTURE = `${SHARED_FIXTURES}/meeting-fr-2spk.wav`;
 
@@ -101,7 +102,7 @@ beforeAll(async () => {
   // bytes would linger without secure_delete. (Junk audio: it fails, so it has no transcript that
   // would repeat the doubles' words.)
   const bystander = new FormData();
-  bystander.append("file", new Blob([crypto.getRandomValues(new Uint8Array(4096))]), "junk.bin");
+  bystander.append("file", new Blob([undecodableRecording()]), "junk.bin");
   bystander.append("title", "Bystander kept meeting");
   bystander.append("metadata", JSON.stringify({ matter: "kept" }));
   bystander.append("participants", JSON.stringify([{ name: "Kept Person", email: "kept@firm.example" }]));

@@ -2,6 +2,7 @@
 // formats, limits, scopes and refusals. Engines are the test doubles.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createUserWithKey, expectProblem, startServer, type TestServer, SHARED_FIXTURES } from "../helpers/server.ts";
+import { undecodableRecording } from "../helpers/recordings.ts";
 
 const FIXTURE = `${SHARED_FIXTURES}/meeting-fr-2spk.wav`;
 let server: TestServer;
@@ -79,7 +80,7 @@ describe("GET /v1/meetings/{id}/export", () => {
     const bundle = (await (await server.api(`/api/v1/meetings/${transcribeOnly.id}/export`, { key })).json()) as any;
     expect(bundle.parts[0].content).not.toContain("## Compte rendu IA");
     expect(bundle.parts[0].content).toContain("## Transcription");
-    const junk = await processed({}, new Blob([crypto.getRandomValues(new Uint8Array(4096))]));
+    const junk = await processed({}, new Blob([undecodableRecording()]));
     expect(junk.status).toBe("failed");
     await expectProblem(await server.api(`/api/v1/meetings/${junk.id}/export`, { key }), 409, "transcript_not_ready");
   });

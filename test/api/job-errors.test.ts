@@ -5,6 +5,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { undecodableRecording } from "../helpers/recordings.ts";
 import { createUserWithKey, ROOT, startServer, type TestServer, SHARED_FIXTURES } from "../helpers/server.ts";
 
 const FIXTURE = `${SHARED_FIXTURES}/meeting-fr-2spk.wav`;
@@ -53,8 +54,8 @@ function expectNoServerDetails(job: any, server: TestServer, extra: string[] = [
 }
 
 describe("job errors name no server path", () => {
-  test("a text file uploaded as .wav fails with unsupported_media in plain words", async () => {
-    const { job, server, log } = await failedJob(DOUBLES, new Blob(["these are my meeting notes, not a recording\n"]), "notes.wav");
+  test("a file that starts like a WAV but is none fails with unsupported_media in plain words", async () => {
+    const { job, server, log } = await failedJob(DOUBLES, new Blob([undecodableRecording()]), "notes.wav");
     expect(job.error).toEqual({ code: "unsupported_media", message: "The file is not a recording ffmpeg can decode." });
     expectNoServerDetails(job, server);
     expect(log).toContain(`job ${job.id} failed: unsupported_media`);

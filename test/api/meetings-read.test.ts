@@ -522,7 +522,7 @@ describe("GET /v1/meetings/{id}", () => {
     });
     expect(m.client).toMatchObject({ object: "client", name: "Acme Corp", email: "acme@example.com", is_archived: false });
     expect(m.client.id).toMatch(/^cli_\d+$/);
-    expect(m.participants).toEqual([{ id: expect.stringMatching(/^par_\d+$/), name: "Zoe", email: "zoe@example.com", speaker_labels: [] }]);
+    expect(m.participants).toEqual([{ id: expect.stringMatching(/^par_\d+$/), object: "participant", name: "Zoe", email: "zoe@example.com", speaker_labels: [] }]);
     expect(m.summary).toMatchObject({ object: "summary", meeting_id: up.full.id, title: "Double report of 7 segments", model: "double-llm" });
     expect(typeof m.summary.markdown).toBe("string");
     expect(m.job).toMatchObject({ id: up.full.jobId, object: "job", kind: "meeting_processing", status: "completed", stage: "done", meeting_id: up.full.id, metadata: { ref: 1 } });
@@ -544,9 +544,9 @@ describe("GET /v1/meetings/{id}", () => {
     expect(m).toMatchObject({ status: "processing", has_transcript: false, has_summary: false, summary: null, job: null, participants: [], documents: [], client: null });
   });
 
-  test("an unknown meeting is 404, a malformed id 400", async () => {
+  test("an unknown meeting is 404, and so is a malformed id (like any id that is not the caller's)", async () => {
     await expectProblem(await server.api(`/api/v1/meetings/${crypto.randomUUID()}`, { key: ownerKey }), 404, "not_found");
-    await expectProblem(await server.api("/api/v1/meetings/not-a-uuid", { key: ownerKey }), 400, "validation_error");
+    await expectProblem(await server.api("/api/v1/meetings/not-a-uuid", { key: ownerKey }), 404, "not_found");
   });
 });
 
@@ -624,7 +624,7 @@ describe("PATCH /v1/meetings/{id}", () => {
     expect(m.participants).toHaveLength(2);
     const alice = m.participants.find((p: Json) => p.name === "Alice");
     const bob = m.participants.find((p: Json) => p.name === "Bob");
-    expect(alice).toEqual({ id: expect.stringMatching(/^par_\d+$/), name: "Alice", email: "alice@example.com", speaker_labels: ["SPEAKER_00"] });
+    expect(alice).toEqual({ id: expect.stringMatching(/^par_\d+$/), object: "participant", name: "Alice", email: "alice@example.com", speaker_labels: ["SPEAKER_00"] });
     expect(bob).toMatchObject({ email: null, speaker_labels: [] });
 
     // Bob takes SPEAKER_00: Alice loses it.
@@ -682,7 +682,7 @@ describe("PATCH /v1/meetings/{id}", () => {
     expect((problem.errors as Json[]).map((e) => e.field)).toEqual(["participants.add[0].speaker_labels[0]"]);
     // Without labels a participant can be added.
     const m = await patchOk(pendingId, { participants: { add: [{ name: "Early" }] } });
-    expect(m.participants).toEqual([{ id: expect.stringMatching(/^par_\d+$/), name: "Early", email: null, speaker_labels: [] }]);
+    expect(m.participants).toEqual([{ id: expect.stringMatching(/^par_\d+$/), object: "participant", name: "Early", email: null, speaker_labels: [] }]);
   });
 
   test("unknown fields and wrong values answer 400 naming the field", async () => {
@@ -727,8 +727,8 @@ describe("GET /v1/meetings/{id}/participants", () => {
     const initial = await getJson(server, `/api/v1/meetings/${up.speakers.id}/participants`, ownerKey);
     expect(Object.keys(initial)).toEqual(["data"]);
     expect(initial.data).toEqual([
-      { id: null, name: "SPEAKER_00", email: null, speaker_labels: ["SPEAKER_00"] },
-      { id: null, name: "SPEAKER_01", email: null, speaker_labels: ["SPEAKER_01"] },
+      { id: null, object: "participant", name: "SPEAKER_00", email: null, speaker_labels: ["SPEAKER_00"] },
+      { id: null, object: "participant", name: "SPEAKER_01", email: null, speaker_labels: ["SPEAKER_01"] },
     ]);
     const before = await getJson(server, `/api/v1/meetings/${up.speakers.id}/transcript`, ownerKey);
     expect(before.segments.every((s: Json) => s.speaker_name === null)).toBe(true);
@@ -738,9 +738,9 @@ describe("GET /v1/meetings/{id}/participants", () => {
     const sam = m.participants.find((p: Json) => p.name === "Silent Sam");
     const after = await getJson(server, `/api/v1/meetings/${up.speakers.id}/participants`, ownerKey);
     expect(after.data).toEqual([
-      { id: alice.id, name: "Alice Dupont", email: null, speaker_labels: ["SPEAKER_00"] },
-      { id: sam.id, name: "Silent Sam", email: null, speaker_labels: [] },
-      { id: null, name: "SPEAKER_01", email: null, speaker_labels: ["SPEAKER_01"] },
+      { id: alice.id, object: "participant", name: "Alice Dupont", email: null, speaker_labels: ["SPEAKER_00"] },
+      { id: sam.id, object: "participant", name: "Silent Sam", email: null, speaker_labels: [] },
+      { id: null, object: "participant", name: "SPEAKER_01", email: null, speaker_labels: ["SPEAKER_01"] },
     ]);
 
     const json = await getJson(server, `/api/v1/meetings/${up.speakers.id}/transcript?format=json`, ownerKey);

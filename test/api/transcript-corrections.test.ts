@@ -87,11 +87,18 @@ test("the web app's report button writes the report again from the corrected wor
   await server.admin("user", "password", "--email", "editor@firm.example", "--password", "correct horse battery");
   const browser = new CookieClient(server.url);
   await browser.signIn("editor@firm.example", "correct horse battery");
+  const before = (await (await server.api(`/api/v1/meetings/${meetingId}`, { key })).json()) as Json;
   const regenerate = await browser.post(`/meetings/${meetingId}/report/regenerate`, { _csrf: await browser.csrfToken(`/meetings/${meetingId}`) });
   expect(regenerate.status).toBe(303);
-  const meeting = await waitCompleted(meetingId);
-  expect(meeting.status).toBe("completed");
-  const report = (await (await server.api(`/api/v1/meetings/${meetingId}/summary`, { key })).json()) as Json;
+  // The meeting stays completed with its report while the new one is written: wait for the new report.
+  let report: Json;
+  const deadline = Date.now() + 30_000;
+  do {
+    const during = (await (await server.api(`/api/v1/meetings/${meetingId}`, { key })).json()) as Json;
+    expect(during.status).toBe("completed");
+    report = (await (await server.api(`/api/v1/meetings/${meetingId}/summary`, { key })).json()) as Json;
+    if (report.structured.minutes[0] !== "Claire: Bonjour à tous, parlons du budget") await Bun.sleep(100);
+  } while (report.structured.minutes[0] !== "Claire: Bonjour à tous, parlons du budget" && Date.now() < deadline);
   expect(report.structured.minutes[0]).toBe("Claire: Bonjour à tous, parlons du budget");
   expect(report.structured.minutes[1]).toContain("the zeppelin budget was approved in March");
   // Only the report was written again: the transcript and its corrections stay.
@@ -103,4 +110,15 @@ test("the web app's report button writes the report again from the corrected wor
     { channel: "api", n: 1 },
     { channel: "webapp", n: 1 },
   ]);
+
+  // The API-created meeting keeps its own job (issue 20 item 10): not null, not the web app's.
+  const after = (await (await server.api(`/api/v1/meetings/${meetingId}`, { key })).json()) as Json;
+  expect(after.status).toBe("completed");
+  expect(after.job).toMatchObject({ id: before.job.id, status: "completed" });
+  // Every event about the meeting names a job the API answers for this key: the web app's job emitted none.
+  const payloads = server.db().$client.query("SELECT payload FROM events WHERE meeting_id = ?").all(meetingId) as { payload: string }[];
+  const jobIds = payloads.map((row) => JSON.parse(row.payload).data.object).filter((object) => object.object === "job").map((object) => object.id as string);
+  expect(jobIds.length).toBeGreaterThan(0);
+  expect(payloads.filter((row) => JSON.parse(row.payload).type === "processing.completed")).toHaveLength(1);
+  for (const jobId of new Set(jobIds)) expect((await server.api(`/api/v1/jobs/${jobId}`, { key })).status).toBe(200);
 });

@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createUserWithKey, startServer, type TestServer } from "../helpers/server.ts";
+import { wavSizedBytes } from "../helpers/recordings.ts";
 import { stalledRequest } from "../helpers/stalled-request.ts";
 
 // Uploads, admin commands and a second server: slow on a busy 2-core machine.
@@ -57,7 +58,7 @@ function heldUpload(of: TestServer, key: string) {
     signal: controller.signal,
   }).catch((error: unknown) => error as Error);
   push(encoder.encode(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\n`));
-  push(new Uint8Array(64 * 1024));
+  push(wavSizedBytes(64 * 1024)); // starts like a recording, or the upload would be refused at its first bytes
   return {
     response,
     more: () => push(new Uint8Array(64 * 1024)),
@@ -83,7 +84,7 @@ describe("uploads in progress per account", () => {
     try {
       await eventually(() => tmpFiles(server).length === 3);
       const form = new FormData();
-      form.append("file", new Blob([new Uint8Array(1000)]), "third.wav");
+      form.append("file", new Blob([wavSizedBytes(1000)]), "third.wav");
       const third = await server.api("/api/v1/meetings", { method: "POST", key, body: form });
       expect(third.status).toBe(429);
       expect(third.headers.get("retry-after")).toBe("30");
@@ -137,7 +138,7 @@ describe("bodies that stall", () => {
     const { reply, afterMs } = await stalled(
       "/api/v1/meetings",
       `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 10000000\r\n`,
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\n${"x".repeat(5000)}`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\nRIFFxxxxWAVE${"x".repeat(5000)}`,
     );
     expect(reply).toStartWith("HTTP/1.1 408");
     expect(reply).toContain('"code":"request_timeout"');
@@ -202,7 +203,7 @@ describe("a disk that fills up mid-upload", () => {
     const full = await startServer({ dataDir, args: ["--min-free-disk-percent", "0", "--min-free-disk-gb", "0"] });
     try {
       const form = new FormData();
-      form.append("file", new Blob([new Uint8Array(40 * 1024 * 1024)]), "big.wav");
+      form.append("file", new Blob([wavSizedBytes(40 * 1024 * 1024)]), "big.wav");
       const response = await full.api("/api/v1/meetings", { method: "POST", key: full.adminKey, body: form });
       expect(response.status).toBe(507);
       expect(((await response.json()) as { code: string }).code).toBe("insufficient_storage");

@@ -203,3 +203,46 @@ test("import from a flat folder and from a tar.gz carried in: checked and instal
   expect(refused.code).toBe(1);
   expect(refused.stdout).toContain("FAILED    test-bad");
 });
+
+test("list --json gives what an air-gapped install needs: each entry's source url, size and sha256 (the lock's when the catalogue has none)", async () => {
+  const target = join(dir, "m6");
+  const listed = async () => JSON.parse((await models("list", "--json", "--models-dir", target)).stdout) as Record<string, unknown>[];
+  const before = await listed();
+  const good = before.find((m) => m.name === "test-good")!;
+  expect(good).toMatchObject({
+    path: "whisper/good.bin",
+    url: `http://127.0.0.1:${server.port}/good`,
+    bytes: FILES.good.length,
+    sha256: digest(FILES.good, "sha256"),
+    sha256_from: "catalogue",
+    archive_member: null,
+    installed: false,
+  });
+  expect(before.find((m) => m.name === "test-archived")).toMatchObject({ archive_member: "model/file.onnx", archive_bytes: 100_000 });
+  // No public sha256: listed as unknown, with the publisher's sha1, until a verified download locks one.
+  expect(before.find((m) => m.name === "test-sha1only")).toMatchObject({ sha256: null, sha256_from: null, bytes: null, sha1: digest(FILES.sha1only, "sha1") });
+  expect((await models("install", "test-sha1only", "--models-dir", target)).code).toBe(0);
+  const after = (await listed()).find((m) => m.name === "test-sha1only")!;
+  expect(after).toMatchObject({ sha256: digest(FILES.sha1only, "sha256"), sha256_from: "lock", bytes: FILES.sha1only.length, installed: true });
+
+  // What the list says is enough: fetched by its url on "another machine", checked against its sha256, imported here.
+  const fetched = new Uint8Array(await (await fetch(good.url as string)).arrayBuffer());
+  expect(fetched.length).toBe(good.bytes as number);
+  expect(digest(fetched, "sha256")).toBe(good.sha256 as string);
+  const carried = join(dir, "carried");
+  mkdirSync(carried);
+  writeFileSync(join(carried, "good.bin"), fetched);
+  expect((await models("import", carried, "--models-dir", target)).code).toBe(0);
+  expect((await listed()).find((m) => m.name === "test-good")?.installed).toBe(true);
+}, 60_000);
+
+test("list --json of the shipped catalogue: every real model has an https url, a size and a sha256", async () => {
+  const listed = JSON.parse((await runCli(["models", "list", "--json", "--models-dir", join(dir, "empty")])).stdout) as Record<string, any>[];
+  const real = listed.filter((m) => !m.stand_in && m.url !== null);
+  expect(real.length).toBeGreaterThan(3);
+  for (const model of real) {
+    expect(model.url).toStartWith("https://");
+    expect(model.bytes).toBeGreaterThan(0);
+    expect(model.sha256).toMatch(/^[0-9a-f]{64}$/);
+  }
+}, 30_000);

@@ -86,7 +86,7 @@ describe("the web app in chromium", () => {
     let dropped = 0;
     await page.route(/\/parts\/1$/, (route) => (dropped++ === 0 ? route.abort("connectionreset") : route.continue()));
     const form = page.locator("form#upload");
-    await form.getByLabel("Recording (audio or video, up to 2 GB)").setInputFiles(LONG_RECORDING);
+    await form.getByLabel("Recording (audio or video, up to 2 GB: 2,000,000,000 bytes)").setInputFiles(LONG_RECORDING);
     await form.getByLabel("Title").fill("Quarterly review");
     await form.getByRole("button", { name: "Upload" }).click();
     await form.locator("progress").waitFor();

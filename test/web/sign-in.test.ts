@@ -2,6 +2,7 @@
 // throttling, sign-out, the security headers, and the meetings list behind the session.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createUserWithKey, startServer, type TestServer } from "../helpers/server.ts";
+import { wavSizedBytes } from "../helpers/recordings.ts";
 import { CookieClient } from "../helpers/web-client.ts";
 
 let server: TestServer;
@@ -116,7 +117,7 @@ test("sign-out ends the session", async () => {
 test("another account's meetings never show; an API key is no web session", async () => {
   const key = await createUserWithKey(server, "other@firm.example");
   const form = new FormData();
-  form.append("file", new Blob([new Uint8Array(2048)]), "x.wav");
+  form.append("file", new Blob([wavSizedBytes(2048)]), "x.wav");
   form.append("title", "Other firm's secret meeting");
   const created = await server.api("/api/v1/meetings", { method: "POST", key, body: form });
   expect(created.status).toBe(202);

@@ -10,6 +10,7 @@ import { longMarkdown } from "../../../test/support/long-document.ts";
 import { renderDocx } from "./docx.ts";
 import { loadDocumentFonts } from "./fonts.ts";
 import type { RenderInput } from "./types.ts";
+import { runCommand } from "../../../test/support/run-command.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "verbatim-docx-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -50,20 +51,13 @@ const header: RenderInput["header"] = {
   language: "fr",
 };
 
-async function run(command: string[]): Promise<string> {
-  const proc = Bun.spawn(command, { stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  if (code !== 0) throw new Error(`${command[0]} failed (${code}): ${err}`);
-  return out;
-}
-
 /** The DOCX's parts, by name: unzip -p for each asked, unzip -Z1 for the list. */
 async function read(bytes: Uint8Array, name: string, parts: string[]): Promise<{ entries: string[]; xml: Record<string, string>; text: string }> {
   const path = join(scratch, name);
   writeFileSync(path, bytes);
-  const entries = (await run(["unzip", "-Z1", path])).trim().split("\n");
+  const entries = (await runCommand(["unzip", "-Z1", path])).trim().split("\n");
   const xml: Record<string, string> = {};
-  for (const part of ["word/document.xml", ...parts]) xml[part] = await run(["unzip", "-p", path, part]);
+  for (const part of ["word/document.xml", ...parts]) xml[part] = await runCommand(["unzip", "-p", path, part]);
   // Paragraphs on lines of their own, then the tags out and the entities decoded: the text a reader sees.
   const text = decodeXML(xml["word/document.xml"]!.replace(/<\/w:p>/g, "\n").replace(/<[^>]+>/g, ""));
   return { entries, xml, text };

@@ -9,6 +9,7 @@ import { longMarkdown } from "../../../test/support/long-document.ts";
 import { loadDocumentFonts } from "./fonts.ts";
 import { renderPdf } from "./pdf.ts";
 import type { RenderInput } from "./types.ts";
+import { runCommand } from "../../../test/support/run-command.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "verbatim-pdf-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -53,18 +54,11 @@ const header: RenderInput["header"] = {
   language: "fr",
 };
 
-async function run(command: string[]): Promise<string> {
-  const proc = Bun.spawn(command, { stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  if (code !== 0) throw new Error(`${command[0]} failed (${code}): ${err}`);
-  return out;
-}
-
 /** The PDF written to the scratch folder, and what poppler reads in it. */
 async function read(bytes: Uint8Array, name: string): Promise<{ text: string; info: string; fonts: string[]; raw: string }> {
   const path = join(scratch, name);
   writeFileSync(path, bytes);
-  const [text, info, fontList] = await Promise.all([run(["pdftotext", "-layout", path, "-"]), run(["pdfinfo", path]), run(["pdffonts", path])]);
+  const [text, info, fontList] = await Promise.all([runCommand(["pdftotext", "-layout", path, "-"]), runCommand(["pdfinfo", path]), runCommand(["pdffonts", path])]);
   // pdffonts: two header lines, then one font a line, its name first ("ABCDEF+DejaVuSans").
   const fonts = fontList.trim().split("\n").slice(2).map((line) => line.split(/\s+/)[0]!.replace(/^[A-Z]{6}\+/, ""));
   return { text, info, fonts, raw: Buffer.from(bytes).toString("latin1") };

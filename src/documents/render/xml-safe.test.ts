@@ -12,6 +12,7 @@ import { renderDocx } from "./docx.ts";
 import { loadDocumentFonts } from "./fonts.ts";
 import { renderPdf } from "./pdf.ts";
 import type { RenderInput } from "./types.ts";
+import { runCommand } from "../../../test/support/run-command.ts";
 
 const CONTROLS = "\u0001 \u0008 \u0000 \u000B \u000C \u001F \uFFFE \uFFFF \uD800 \uDC00";
 
@@ -26,13 +27,6 @@ function randomInput(random: () => number): Omit<RenderInput, "fonts"> {
       language: "fr",
     },
   };
-}
-
-async function run(command: string[]): Promise<string> {
-  const proc = Bun.spawn(command, { stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  if (code !== 0) throw new Error(`${command[0]} failed (${code}): ${err}`);
-  return out;
 }
 
 describe("documents with characters XML forbids", async () => {
@@ -60,8 +54,8 @@ describe("documents with characters XML forbids", async () => {
         const input = randomInput(random);
         const path = join(scratch, `${i}.pdf`);
         writeFileSync(path, await renderPdf({ ...input, fonts }));
-        const title = (await run(["pdfinfo", "-enc", "UTF-8", path])).match(/^Title:\s*(.*)$/m)?.[1] ?? "";
-        const text = await run(["pdftotext", "-nopgbrk", "-enc", "UTF-8", path, "-"]);
+        const title = (await runCommand(["pdfinfo", "-enc", "UTF-8", path])).match(/^Title:\s*(.*)$/m)?.[1] ?? "";
+        const text = await runCommand(["pdftotext", "-nopgbrk", "-enc", "UTF-8", path, "-"]);
         expect(title.length).toBeGreaterThan(0);
         expect(await xmlErrors(`<pdf seed="${seed}"><title>${asElementText(title)}</title><text>${asElementText(text)}</text></pdf>`)).toBe("");
       }

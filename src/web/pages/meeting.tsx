@@ -27,6 +27,8 @@ export interface MeetingPageProps {
   hasRecording: boolean;
   /** Documents asked for and not written yet. */
   pendingDocuments: number;
+  /** The report is being written again: the meeting stays completed meanwhile. */
+  rewritingReport: boolean;
   /** Indexes of the segments a person corrected. */
   corrected: ReadonlySet<number>;
   /** For a draft: the parts of its recording received so far, and when the idle sweep deletes it. */
@@ -44,7 +46,7 @@ export function MeetingPage(props: MeetingPageProps) {
   const { t } = frame;
   const base = `/meetings/${meeting.id}`;
   const date = new Intl.DateTimeFormat(frame.locale, { dateStyle: "long", timeStyle: "short", timeZone: "UTC" });
-  const busy = meeting.status === "queued" || meeting.status === "processing" || props.pendingDocuments > 0;
+  const busy = meeting.status === "queued" || meeting.status === "processing" || props.pendingDocuments > 0 || props.rewritingReport;
   return (
     <Layout frame={frame}>
       <h1>{meeting.title}</h1>
@@ -57,7 +59,7 @@ export function MeetingPage(props: MeetingPageProps) {
       <Notice notice={props.notice} />
       {busy && (
         <section id="progress" data-progress-url={`${base}/progress`} aria-live="polite">
-          <h2>{t(props.pendingDocuments > 0 && meeting.status === "completed" ? "meeting.writing" : "meeting.processing")}</h2>
+          <h2>{t(props.pendingDocuments > 0 && !props.rewritingReport && meeting.status === "completed" ? "meeting.writing" : "meeting.processing")}</h2>
           <progress max={100} value={0} aria-label={t("meeting.processing")} />
           <p class="muted" data-stage>
             {t(`status.${meeting.status}` as MessageKey)}

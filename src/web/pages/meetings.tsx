@@ -38,9 +38,14 @@ export function MeetingsPage(props: { frame: PageFrame; rows: MeetingRow[]; filt
     <Layout frame={frame}>
       <div class="title-row">
         <h1>{t("meetings.title")}</h1>
-        <a class="button" href="/meetings/new">
-          {t("upload.title")}
-        </a>
+        <span class="actions">
+          <a class="button secondary" href="/clients">
+            {t("clients.title")}
+          </a>{" "}
+          <a class="button" href="/meetings/new">
+            {t("upload.title")}
+          </a>
+        </span>
       </div>
       <Notice notice={props.notice} />
       <form class="filters" method="get" action="/meetings" role="search">

@@ -30,6 +30,8 @@ export function UsagePage(props: { frame: PageFrame; usage: Usage; webapp: Webap
           <dd>{amount(usage.wallet.used)}</dd>
           <dt>{t("usage.remaining")}</dt>
           <dd>{amount(usage.wallet.remaining)}</dd>
+          <dt>{t("usage.reserved")}</dt>
+          <dd>{amount(usage.wallet.reserved)}</dd>
           <dt>{t("usage.onDemand")}</dt>
           <dd>{usage.on_demand.enabled ? `${amount(usage.on_demand.used)} / ${amount(usage.on_demand.spend_cap)}` : t("usage.off")}</dd>
         </dl>
@@ -40,10 +42,12 @@ export function UsagePage(props: { frame: PageFrame; usage: Usage; webapp: Webap
           <dt>{t("usage.webappAudio")}</dt>
           <dd>
             <meter min={0} max={props.webapp.audioMinutes.quota} value={props.webapp.audioMinutes.used} /> {props.webapp.audioMinutes.used} / {props.webapp.audioMinutes.quota} min
+            {props.webapp.audioMinutes.reserved > 0 && ` · ${t("usage.inProgress", { count: props.webapp.audioMinutes.reserved })}`}
           </dd>
           <dt>{t("usage.webappDocuments")}</dt>
           <dd>
             <meter min={0} max={props.webapp.documents.quota} value={props.webapp.documents.used} /> {props.webapp.documents.used} / {props.webapp.documents.quota}
+            {props.webapp.documents.reserved > 0 && ` · ${t("usage.inProgress", { count: props.webapp.documents.reserved })}`}
           </dd>
         </dl>
         <p class="muted">{t("usage.webappNote")}</p>

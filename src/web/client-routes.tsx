@@ -1,0 +1,29 @@
+import type { Elysia } from "elysia";
+import { listClients, renderClient, setClientArchived } from "../clients/service.ts";
+import { parseNumericId } from "../lib/ids.ts";
+import { html, redirect } from "./http.ts";
+import { PageRefusal, type WebKit } from "./kit.ts";
+import { ClientsPage } from "./pages/clients.tsx";
+
+/** Client folders: the list (archived ones too) and archiving, the web app's side of PATCH /v1/clients/{id}. */
+export function clientPages(app: Elysia, kit: WebKit): void {
+  const { deps } = kit;
+
+  const setArchived = async (request: Request, id: string, archived: boolean) => {
+    const { session } = await kit.readForm(request);
+    const clientId = parseNumericId("cli", id);
+    // Another account's client, or no client, is the 404 page.
+    if (clientId === null || !setClientArchived(deps.db, session.user.id, clientId, archived)) throw new PageRefusal(404, "");
+    return redirect(`/clients?notice=${archived ? "archived" : "unarchived"}`);
+  };
+
+  app
+    .get("/clients", ({ request }) => {
+      const session = kit.requireSession(request);
+      const frame = kit.frameFor(request, session, (t) => t("clients.title"));
+      const clients = listClients(deps.db, session.user.id, { includeArchived: true }).map(renderClient);
+      return html(<ClientsPage frame={frame} clients={clients} notice={kit.noticeOf(request, frame.t, ["archived", "unarchived"])} />);
+    })
+    .post("/clients/:id/archive", ({ request, params }) => setArchived(request, params.id, true))
+    .post("/clients/:id/unarchive", ({ request, params }) => setArchived(request, params.id, false));
+}
