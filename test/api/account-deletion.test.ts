@@ -10,6 +10,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { undecodableRecording } from "../helpers/recordings.ts";
 import { CookieClient } from "../helpers/web-client.ts";
 import { SHARED_FIXTURES, startServer, type TestServer } from "../helpers/server.ts";
 
@@ -123,7 +124,7 @@ beforeAll(async () => {
   // that would repeat the doubles' words.)
   ({ key: otherKey } = await createAccount(OTHER_EMAIL, "Kept Keeper"));
   const other = new FormData();
-  other.append("file", new Blob([crypto.getRandomValues(new Uint8Array(4096))]), "junk.bin");
+  other.append("file", new Blob([undecodableRecording()]), "junk.bin");
   other.append("title", OTHER_TITLE);
   const otherCreated = await server.api("/api/v1/meetings", { method: "POST", key: otherKey, body: other });
   expect(otherCreated.status).toBe(202);
