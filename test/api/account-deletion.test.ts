@@ -7,12 +7,13 @@
 // Real server, real SQLite files, the admin CLI as a separate process, engine doubles.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { undecodableRecording } from "../helpers/recordings.ts";
 import { CookieClient } from "../helpers/web-client.ts";
 import { SHARED_FIXTURES, startServer, type TestServer } from "../helpers/server.ts";
+import { needlesInFiles } from "../support/data-dir-scan.ts";
 
 const FIXTURE = `${SHARED_FIXTURES}/meeting-fr-2spk.wav`;
 const PASSWORD = "correct horse battery staple";
@@ -138,33 +139,6 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Every regular file under a directory (the database, `-wal`, `-shm`, the lock, meetings' files...). */
-function filesOf(dir: string): string[] {
-  const files: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    const stat = lstatSync(path);
-    if (stat.isDirectory()) files.push(...filesOf(path));
-    else if (stat.isFile()) files.push(path);
-  }
-  return files;
-}
-
-/** "file: needle" for each needle found in a file of the data dir, as raw bytes (any case). */
-function needlesInFiles(needles: string[]): string[] {
-  const found: string[] = [];
-  for (const file of filesOf(dataDir)) {
-    let bytes: string;
-    try {
-      bytes = readFileSync(file).toString("latin1").toLowerCase();
-    } catch {
-      continue; // removed between the listing and the read
-    }
-    for (const needle of needles) if (bytes.includes(needle.toLowerCase())) found.push(`${relative(dataDir, file)}: ${needle}`);
-  }
-  return found;
-}
-
 /** "table: needle" for each needle in any text or blob value of any row (FTS shadow tables included). */
 function needlesInRows(db: Database, needles: string[]): string[] {
   const found: string[] = [];
@@ -201,7 +175,7 @@ function needles(): string[] {
 
 describe("admin user delete, while the server runs", () => {
   test("before the deletion the scans find every marker, in the main file and in the WAL (so they can fail)", () => {
-    const found = needlesInFiles(needles());
+    const found = needlesInFiles(dataDir, needles());
     for (const needle of needles()) expect(found.some((f) => f.endsWith(`: ${needle}`))).toBe(true);
     expect(found).toContain(`verbatim.db: ${MARKERS.title}`);
     // The last writes (an automatic checkpoint may have moved earlier ones into the main file).
@@ -227,7 +201,7 @@ describe("admin user delete, while the server runs", () => {
       for (let i = 0; i < 600 && !deletedInDatabase(); i++) await Bun.sleep(50);
       expect(deletedInDatabase()).toBe(true);
       await Bun.sleep(300);
-      expect(needlesInFiles(needles()).length).toBeGreaterThan(0);
+      expect(needlesInFiles(dataDir, needles()).length).toBeGreaterThan(0);
     } finally {
       reader.exec("COMMIT");
       reader.close();
@@ -240,7 +214,7 @@ describe("admin user delete, while the server runs", () => {
     expect(answer.ledger_lines_kept).toBeGreaterThan(0);
     // Still running: the files are read as they are now, WAL and shared memory included.
     expect(server.process.exitCode).toBeNull();
-    expect(needlesInFiles(needles())).toEqual([]);
+    expect(needlesInFiles(dataDir, needles())).toEqual([]);
     expect(existsSync(join(dataDir, "meetings"))).toBe(true);
   }, 60_000);
 
@@ -296,12 +270,12 @@ describe("admin user delete, while the server runs", () => {
     expect(((await meeting.json()) as any).title).toBe(OTHER_TITLE);
     const endpoints = (await (await server.api("/api/v1/webhook_endpoints", { key: otherKey })).json()) as any;
     expect(endpoints.data.map((e: any) => e.url)).toEqual(["http://127.0.0.1:9/kept-hook"]);
-    expect(needlesInFiles([OTHER_EMAIL, OTHER_TITLE]).length).toBeGreaterThan(0);
+    expect(needlesInFiles(dataDir, [OTHER_EMAIL, OTHER_TITLE]).length).toBeGreaterThan(0);
   });
 
   test("after the server stops, no file of the data dir holds the account's content either", async () => {
     await server.stop();
-    expect(needlesInFiles(needles())).toEqual([]);
+    expect(needlesInFiles(dataDir, needles())).toEqual([]);
   }, 30_000);
 });
 
