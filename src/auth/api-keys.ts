@@ -119,7 +119,7 @@ export function createApiKeyLookup(db: Db) {
   const keyByHash = sqlite.prepare<RawKey, [string]>(
     "SELECT id, user_id, name, scopes, key_hash, key_hint, created_at, last_used_at, revoked_at FROM api_keys WHERE key_hash = ?",
   );
-  const userById = sqlite.prepare<RawUser, [string]>("SELECT id, email, name, plan, created_at FROM users WHERE id = ?");
+  const userById = sqlite.prepare<RawUser, [string]>("SELECT id, email, name, plan, created_at FROM users WHERE id = ? AND deleted_at IS NULL");
   const touch = sqlite.prepare<unknown, [number, string]>("UPDATE api_keys SET last_used_at = ? WHERE id = ?");
   // Valid keys seen, while the database has not changed. PRAGMA data_version moves whenever another
   // connection commits (the admin CLI revoking a key or moving a user to another plan, the delivery

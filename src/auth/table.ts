@@ -12,6 +12,12 @@ export const users = sqliteTable(
     passwordHash: text("password_hash"),
     /** The web app's language for this user: en or fr; null: from the browser's Accept-Language. */
     locale: text("locale", { enum: ["en", "fr"] }),
+    /**
+     * Set when the account was deleted (admin user delete) but its ledger lines, which are
+     * immutable and name it, keep the row: email, name and password are gone, and nothing signs in
+     * as it or writes for it (triggers of migration 0013 refuse new rows of its).
+     */
+    deletedAt: integer("deleted_at"),
   },
   (t) => [uniqueIndex("users_email_unique").on(t.email)],
 );

@@ -1,12 +1,15 @@
-import { count, eq } from "drizzle-orm";
+import { and, count, eq, isNull } from "drizzle-orm";
 import type { Db, Queryable } from "../db/client.ts";
 import { randomId } from "../lib/ids.ts";
 import { toRfc3339 } from "../lib/time.ts";
 import type { Plan } from "./plans.ts";
 import { users } from "./table.ts";
 
-/** A user as the service passes it around: never with the password hash (see passwordHashOf). */
-export type User = Omit<typeof users.$inferSelect, "passwordHash" | "locale">;
+/**
+ * A user as the service passes it around: never with the password hash (see passwordHashOf). A
+ * deleted account's row kept for its ledger (deleted_at set) is no user: no lookup finds it.
+ */
+export type User = Omit<typeof users.$inferSelect, "passwordHash" | "locale" | "deletedAt">;
 
 /** The columns of a User: every one but the password hash and the web app language. */
 export const userColumns = { id: users.id, email: users.email, name: users.name, plan: users.plan, createdAt: users.createdAt };
@@ -32,11 +35,19 @@ export function setPasswordHash(db: Queryable, userId: string, hash: string): vo
 export type Locale = "en" | "fr";
 
 export function findUserByEmail(db: Queryable, email: string): User | undefined {
-  return db.select(userColumns).from(users).where(eq(users.email, email.trim().toLowerCase())).get();
+  return db
+    .select(userColumns)
+    .from(users)
+    .where(and(eq(users.email, email.trim().toLowerCase()), isNull(users.deletedAt)))
+    .get();
 }
 
 export function findUserById(db: Queryable, id: string): User | undefined {
-  return db.select(userColumns).from(users).where(eq(users.id, id)).get();
+  return db
+    .select(userColumns)
+    .from(users)
+    .where(and(eq(users.id, id), isNull(users.deletedAt)))
+    .get();
 }
 
 /** Moves a user to another plan (its allowance, slots and rate limits apply from the next request). */
@@ -45,9 +56,10 @@ export function setUserPlan(db: Queryable, userId: string, plan: Plan): void {
 }
 
 export function listUsers(db: Db): User[] {
-  return db.select(userColumns).from(users).orderBy(users.createdAt).all();
+  return db.select(userColumns).from(users).where(isNull(users.deletedAt)).orderBy(users.createdAt).all();
 }
 
+/** Every row, deleted accounts kept for their ledger included: a data dir that had users never gets the first-run admin again. */
 export function countUsers(db: Db): number {
   return db.select({ n: count() }).from(users).get()?.n ?? 0;
 }

@@ -1,4 +1,4 @@
-import { and, eq, gt, lt, or } from "drizzle-orm";
+import { and, eq, gt, isNull, lt, or } from "drizzle-orm";
 import { createHash } from "node:crypto";
 import type { Queryable } from "../db/client.ts";
 import { randomBase62 } from "../lib/ids.ts";
@@ -46,7 +46,7 @@ export function findWebSession(db: Queryable, token: string, now: number): WebSe
     })
     .from(webSessions)
     .innerJoin(users, eq(users.id, webSessions.userId))
-    .where(and(eq(webSessions.tokenHash, tokenHash), gt(webSessions.expiresAt, now), gt(webSessions.lastSeenAt, now - SESSION_IDLE_MS)))
+    .where(and(eq(webSessions.tokenHash, tokenHash), gt(webSessions.expiresAt, now), gt(webSessions.lastSeenAt, now - SESSION_IDLE_MS), isNull(users.deletedAt)))
     .get();
   if (!row) return undefined;
   if (now - row.lastSeenAt >= TOUCH_INTERVAL_MS) db.update(webSessions).set({ lastSeenAt: now }).where(eq(webSessions.tokenHash, tokenHash)).run();

@@ -1,3 +1,4 @@
+import { AccountBusy, deleteAccount } from "../account/delete.ts";
 import { AccessTokens, identifyOwnToken } from "../auth/access-tokens.ts";
 import { ApiKeyLimitReached, createApiKey, listApiKeys, renderApiKey, revokeApiKey } from "../auth/api-keys.ts";
 import { isPlan, PLANS } from "../auth/plans.ts";
@@ -13,10 +14,12 @@ import { LOCAL_TOKEN_ISSUER, oauthSettings, tokenMaxTtl } from "../config.ts";
 import { openDatabase, type Db } from "../db/client.ts";
 import { applyMigrations } from "../db/migrate.ts";
 import { databasePath } from "../db/paths.ts";
+import { truncateWalWithin } from "../db/wal-truncation.ts";
+import { DataDirInUse, lockDataDir, type DataDirLock } from "../storage/data-dir-lock.ts";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { toRfc3339 } from "../lib/time.ts";
-import { UsageError, type OptionSource, type OptionSpec, type OptionValues } from "./options.ts";
+import { CommandFailed, UsageError, type OptionSource, type OptionSpec, type OptionValues } from "./options.ts";
 
 export interface Command {
   usage: string;
@@ -63,6 +66,22 @@ async function passwordHashFrom(value: string): Promise<string> {
   return hashPassword(password);
 }
 
+/** How long `user delete` keeps trying to empty the WAL while the running server's connections read. */
+const WAL_TRUNCATION_WITHIN_MS = 30_000;
+
+/** Asks on the terminal (stderr) for the email again; true when the line read from stdin is that email. */
+async function confirmedByTyping(email: string): Promise<boolean> {
+  process.stderr.write(`This deletes ${email} and everything of the account, for good. Type the email to confirm: `);
+  let typed = "";
+  for await (const line of console) {
+    typed = line;
+    break;
+  }
+  // Piped in, the answer is not echoed: end the prompt's line.
+  if (!process.stdin.isTTY) process.stderr.write("\n");
+  return typed.trim().toLowerCase() === email;
+}
+
 export const adminCommands: Record<string, Command> = {
   "user create": {
     usage: "verbatim admin user create --email E [--name N] [--plan free|standard|pro] [--password P|-] [--json]",
@@ -104,6 +123,60 @@ export const adminCommands: Record<string, Command> = {
         return found;
       });
       out(`password set for ${user.email}; every session of this user has ended`);
+    },
+  },
+  "user delete": {
+    usage: "verbatim admin user delete --email E [--yes] [--json]",
+    summary:
+      "Delete a user (an account) and everything of it, for good: meetings with their recordings, transcripts, reports and documents, webhook endpoints, API keys, sessions. Its ledger lines stay, without its email or name. Refused while a running server has the account's jobs queued or processing.",
+    options: [
+      DATA_DIR_OPTION,
+      EMAIL_OPTION,
+      { name: "yes", type: "bool", help: "Do not ask: without it, the email must be typed again on standard input." },
+      JSON_OPTION,
+    ],
+    async run(values, out) {
+      const dataDir = resolve(values["data-dir"] as string);
+      const email = (values.email as string).trim().toLowerCase();
+      // A server holding the data dir's lock may be running the account's jobs in its workers,
+      // which this process cannot stop; without one, holding the lock keeps one from starting meanwhile.
+      let lock: DataDirLock | undefined;
+      try {
+        lock = lockDataDir(dataDir);
+      } catch (error) {
+        if (!(error instanceof DataDirInUse)) throw error;
+      }
+      const db = openDatabase(databasePath(dataDir));
+      try {
+        applyMigrations(db.$client);
+        const user = requireUser(db, email);
+        if (!values.yes && !(await confirmedByTyping(user.email))) throw new UsageError("not confirmed: nothing was deleted (type the email again, or give --yes)");
+        let deleted;
+        try {
+          deleted = deleteAccount(db, dataDir, user.id, { refuseUnfinishedJobs: lock === undefined });
+        } catch (error) {
+          if (!(error instanceof AccountBusy)) throw error;
+          throw new UsageError(
+            `${user.email} has ${error.unfinishedJobs} queued or processing job(s) on the running server; nothing was deleted. Run this again once they have ended (GET /v1/jobs?status=processing), or while the server is stopped.`,
+          );
+        }
+        // The deleting transaction's pages, and the frames of every earlier write of the account's
+        // content, are in the WAL until a TRUNCATE checkpoint moves them into the main file (where
+        // secure_delete zeroed them) and empties it; the running server's connections may hold it.
+        if (!(await truncateWalWithin(db.$client, WAL_TRUNCATION_WITHIN_MS))) {
+          throw new CommandFailed(
+            `deleted ${user.email}, but the running server kept reading the database for ${WAL_TRUNCATION_WITHIN_MS / 1000} s, so its write-ahead log (verbatim.db-wal) may still hold the account's earlier content until the server's next deletion or until it stops`,
+          );
+        }
+        if (values.json) out(JSON.stringify({ id: user.id, email: user.email, deleted: true, meetings: deleted.meetings, ledger_lines_kept: deleted.ledgerLinesKept }));
+        else {
+          out(`deleted user ${user.id} ${user.email}: ${deleted.meetings} meeting(s) and everything else of the account`);
+          if (deleted.ledgerLinesKept) out(`kept its ${deleted.ledgerLinesKept} ledger line(s) (immutable: ids, quantities and money) under ${user.id}, without email or name`);
+        }
+      } finally {
+        db.$client.close();
+        lock?.release();
+      }
     },
   },
   "user list": {

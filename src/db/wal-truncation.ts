@@ -93,3 +93,21 @@ export function truncateWal(sqlite: Database): boolean {
     sqlite.exec(`PRAGMA busy_timeout = ${Math.trunc(timeout)}`);
   }
 }
+
+/**
+ * For a process that deletes and then exits (the admin CLI): truncateWal, tried again while
+ * another connection (the running server's, its delivery thread's) is writing or still reading an
+ * older snapshot, waiting a little longer each time, for at most `withinMs`. True once the WAL is
+ * empty, false when every try found it in use.
+ */
+export async function truncateWalWithin(sqlite: Database, withinMs: number): Promise<boolean> {
+  const deadline = Date.now() + withinMs;
+  let delay = FIRST_RETRY_DELAY_MS;
+  for (;;) {
+    if (truncateWal(sqlite)) return true;
+    const left = deadline - Date.now();
+    if (left <= 0) return false;
+    await Bun.sleep(Math.min(delay, left));
+    delay = Math.min(delay * 2, 1_000);
+  }
+}

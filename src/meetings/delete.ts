@@ -31,19 +31,32 @@ export function deleteMeeting(
   const meeting = getOwnedMeetingRow(deps.db, userId, meetingId);
   if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
   deps.cancelJobs(jobIdsOf(deps.db, meeting.id));
-  deps.db.transaction((tx) => {
-    removeFromIndex(tx, meeting.id);
-    purgeMeetingEvents(tx, meeting.id);
-    forgetResource(tx, meeting.id);
-    tx.update(jobs)
-      .set({ metadata: null, documentTemplates: null })
-      .where(eq(jobs.meetingId, meeting.id))
-      .run();
-    deleteMeetingDocuments(tx, meeting.id);
-    tx.delete(meetings).where(eq(meetings.id, meeting.id)).run();
-  });
+  deps.db.transaction((tx) => deleteMeetingRows(tx, meeting.id));
   deps.wal.afterDeletion();
-  rmSync(meetingDir(deps.dataDir, meeting.id), { recursive: true, force: true });
+  removeMeetingFiles(deps.dataDir, meeting.id);
+}
+
+/**
+ * The rows of one meeting and everything holding its content, inside the caller's transaction
+ * (deleteMeeting's own, or an account deletion's): its search-index row, events, stored
+ * responses, the client metadata of its jobs, its documents and requests, and the meeting with
+ * what cascades from it. Call removeMeetingFiles once the transaction has committed.
+ */
+export function deleteMeetingRows(tx: Queryable, meetingId: string): void {
+  removeFromIndex(tx, meetingId);
+  purgeMeetingEvents(tx, meetingId);
+  forgetResource(tx, meetingId);
+  tx.update(jobs)
+    .set({ metadata: null, documentTemplates: null })
+    .where(eq(jobs.meetingId, meetingId))
+    .run();
+  deleteMeetingDocuments(tx, meetingId);
+  tx.delete(meetings).where(eq(meetings.id, meetingId)).run();
+}
+
+/** The meeting's folder: recording, decoded audio, step outputs, draft parts, cached renders. */
+export function removeMeetingFiles(dataDir: string, meetingId: string): void {
+  rmSync(meetingDir(dataDir, meetingId), { recursive: true, force: true });
 }
 
 function jobIdsOf(db: Queryable, meetingId: string): string[] {

@@ -386,7 +386,7 @@ describe("help, unknown commands and options", () => {
   });
 
   test("an unknown command exits 2 with a message", async () => {
-    for (const words of [["frobnicate"], ["admin", "frobnicate"], ["admin", "user", "delete"]]) {
+    for (const words of [["frobnicate"], ["admin", "frobnicate"], ["admin", "user", "frobnicate"]]) {
       const result = await runCli(words);
       expect(result.code).toBe(2);
       expect(result.stderr + result.stdout).toMatch(/unknown command|Usage/);
@@ -394,6 +394,18 @@ describe("help, unknown commands and options", () => {
     const top = await runCli(["frobnicate"]);
     expect(top.stderr).toContain("unknown command: frobnicate");
   });
+
+  test("the admin help lists user delete; without --email it exits 2", async () => {
+    const help = await runCli(["admin", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/user delete\s+Delete a user \(an account\) and everything of it, for good/);
+    const usage = await runCli(["admin", "user", "delete", "--help"]);
+    expect(usage.stdout).toContain("verbatim admin user delete --email E [--yes] [--json]");
+    expect(usage.stdout).toContain("--yes");
+    const missing = await runCli(["admin", "user", "delete"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("--email");
+  }, 30_000);
 
   test("a group without its subcommand exits 2", async () => {
     expect((await runCli(["admin"])).code).toBe(2);

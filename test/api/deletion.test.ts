@@ -6,11 +6,12 @@
 // transcript and a report.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { createUserWithKey, startServer, type TestServer, SHARED_FIXTURES } from "../helpers/server.ts";
 import { undecodableRecording } from "../helpers/recordings.ts";
+import { needlesInFiles } from "../support/data-dir-scan.ts";
 
 const FIXTURE = `${SHARED_FIXTURES}/meeting-fr-2spk.wav`;
 
@@ -116,40 +117,13 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Every regular file under the data dir (the database, `-wal`, `-shm`, the lock, meetings' files...). */
-function filesOf(dir: string): string[] {
-  const files: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    const stat = lstatSync(path);
-    if (stat.isDirectory()) files.push(...filesOf(path));
-    else if (stat.isFile()) files.push(path);
-  }
-  return files;
-}
-
-/** "file: needle" for each needle found in a file of the data dir, as raw bytes (any case). */
-function needlesInFiles(needles: string[]): string[] {
-  const found: string[] = [];
-  for (const file of filesOf(dataDir)) {
-    let bytes: string;
-    try {
-      bytes = readFileSync(file).toString("latin1").toLowerCase();
-    } catch {
-      continue; // removed between the listing and the read
-    }
-    for (const needle of needles) if (bytes.includes(needle.toLowerCase())) found.push(`${relative(dataDir, file)}: ${needle}`);
-  }
-  return found;
-}
-
 /** Polls until no file holds any needle (cleaning may finish just after the response); answers what is left. */
 async function needlesLeftAfter(needles: string[], deadlineMs = 20_000): Promise<string[]> {
   const deadline = Date.now() + deadlineMs;
-  let found = needlesInFiles(needles);
+  let found = needlesInFiles(dataDir, needles);
   while (found.length && Date.now() < deadline) {
     await Bun.sleep(100);
-    found = needlesInFiles(needles);
+    found = needlesInFiles(dataDir, needles);
   }
   return found;
 }
@@ -196,7 +170,7 @@ test("before deletion the scans do find every kind of content (so they can fail)
     db.close();
   }
   // In the main file (checkpointed before the correction), and in the WAL (written since).
-  const found = needlesInFiles(CONTENT);
+  const found = needlesInFiles(dataDir, CONTENT);
   expect(found).toContain(`verbatim.db: ${MARKERS.title}`);
   expect(found).toContain("verbatim.db: zanzibar");
   for (const marker of [MARKERS.correction, MARKERS.documentPrompt, MARKERS.documentMetadata]) expect(found).toContain(`verbatim.db-wal: ${marker}`);
@@ -229,7 +203,7 @@ test("while the server runs, no file of the data dir (database, -wal, -shm, any 
   expect(await needlesLeftAfter(CONTENT)).toEqual([]);
   // Later writes do not bring anything back (a WAL only rewound would still hold old frames past them).
   expect((await server.api("/api/v1/webhook_endpoints", { method: "POST", key, json: { url: "http://127.0.0.1:9/later", events: ["document.failed"] } })).status).toBe(201);
-  expect(needlesInFiles(CONTENT)).toEqual([]);
+  expect(needlesInFiles(dataDir, CONTENT)).toEqual([]);
 }, 30_000);
 
 test("a deleted webhook endpoint leaves no file of the data dir holding its URL, description or secret, while the server runs", async () => {
@@ -239,7 +213,7 @@ test("a deleted webhook endpoint leaves no file of the data dir holding its URL,
   const endpoint = (await created.json()) as any;
   expect(endpoint.secret).toMatch(/^whsec_/);
   const needles = ["hook-umbrafoxtrot", "Yarrowmere CRM", endpoint.secret];
-  const before = needlesInFiles(needles);
+  const before = needlesInFiles(dataDir, needles);
   for (const needle of needles) expect(before.some((f) => f.endsWith(`: ${needle}`))).toBe(true);
   // Another connection (as the admin CLI or a backup would) reads an older snapshot during the
   // deletion: the server cannot truncate the WAL then, and must try again once the reader is done.
@@ -249,7 +223,7 @@ test("a deleted webhook endpoint leaves no file of the data dir holding its URL,
     expect(reader.query("SELECT count(*) AS n FROM webhook_endpoints WHERE id = ?").get(endpoint.id)).toEqual({ n: 1 });
     expect((await server.api(`/api/v1/webhook_endpoints/${endpoint.id}`, { method: "DELETE", key })).status).toBe(204);
     await Bun.sleep(200);
-    expect(needlesInFiles(needles).length).toBeGreaterThan(0);
+    expect(needlesInFiles(dataDir, needles).length).toBeGreaterThan(0);
     reader.exec("COMMIT");
   } finally {
     reader.close();
@@ -260,5 +234,5 @@ test("a deleted webhook endpoint leaves no file of the data dir holding its URL,
 test("after the server stops, no file of the data dir holds the deleted content", async () => {
   await server.stop();
   expect(existsSync(join(dataDir, "verbatim.db"))).toBe(true);
-  expect(needlesInFiles(CONTENT)).toEqual([]);
+  expect(needlesInFiles(dataDir, CONTENT)).toEqual([]);
 });

@@ -3,11 +3,12 @@
 // another account's meeting as a 404 on every route, keys revoked in Settings refused at once,
 // a password change that signs out every other session.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createUserWithKey, ROOT, startServer, type TestServer } from "../helpers/server.ts";
 import { CookieClient } from "../helpers/web-client.ts";
 import { asElementText, xmlErrors } from "../support/strict-xml.ts";
+import { needlesInFiles } from "../support/data-dir-scan.ts";
 
 setDefaultTimeout(60_000);
 
@@ -237,7 +238,7 @@ describe("the meeting page", () => {
 
   test("delete needs the confirmation box; then the meeting is gone from the API too, and from every file of the data dir", async () => {
     const id = await uploadMeeting(ownerKey, "To delete Wolframite");
-    expect(filesHolding("Wolframite").length).toBeGreaterThan(0);
+    expect(needlesInFiles(server.dataDir, ["Wolframite"]).length).toBeGreaterThan(0);
     const browser = await owner();
     const token = await browser.csrfToken(`/meetings/${id}`);
     expect((await browser.post(`/meetings/${id}/delete`, { _csrf: token })).status).toBe(400);
@@ -249,30 +250,10 @@ describe("the meeting page", () => {
     expect((await browser.get(`/meetings/${id}`)).status).toBe(404);
     // The server truncates its WAL after the deletion (db/wal-truncation.ts); polled, as a retry may be due.
     const deadline = Date.now() + 20_000;
-    while (filesHolding("Wolframite").length && Date.now() < deadline) await Bun.sleep(100);
-    expect(filesHolding("Wolframite")).toEqual([]);
+    while (needlesInFiles(server.dataDir, ["Wolframite"]).length && Date.now() < deadline) await Bun.sleep(100);
+    expect(needlesInFiles(server.dataDir, ["Wolframite"])).toEqual([]);
   });
 });
-
-/** Files of the server's data dir (database, -wal, -shm and the rest) whose bytes hold `word`. */
-function filesHolding(word: string): string[] {
-  const found: string[] = [];
-  const visit = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) visit(path);
-      else if (entry.isFile()) {
-        try {
-          if (readFileSync(path).toString("latin1").toLowerCase().includes(word.toLowerCase())) found.push(path);
-        } catch {
-          // removed between the listing and the read
-        }
-      }
-    }
-  };
-  visit(server.dataDir);
-  return found;
-}
 
 describe("the meetings list", () => {
   test("pages through older meetings with the next link, and filters by status", async () => {

@@ -3,12 +3,12 @@
 // rotation shows the new secret and both sign for a day, the delivery log lists the ping, another
 // account reaches none of it, and the usage page lists the month's ledger of both channels.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { verifySignature } from "../../scripts/webhook-receiver.ts";
 import { createUserWithKey, ROOT, startServer, type TestServer } from "../helpers/server.ts";
 import { CookieClient } from "../helpers/web-client.ts";
 import { LOOPBACK_CA_FILE, startReceiver, type Receiver } from "../support/webhook-receiver.ts";
+import { needlesInFiles } from "../support/data-dir-scan.ts";
 
 setDefaultTimeout(60_000);
 type Json = any;
@@ -83,37 +83,15 @@ describe("webhooks in Settings", () => {
     expect(await (await nosy.client.get("/settings/webhooks")).text()).not.toContain("from-settings");
 
     const traces = [secret, newSecret, `${receiver.url}/from-settings`];
-    expect(filesHolding(traces).length).toBeGreaterThan(0);
+    expect(needlesInFiles(server.dataDir, traces).length).toBeGreaterThan(0);
     expect((await client.post(`/settings/webhooks/${endpoint.id}/delete`, { _csrf: csrf })).status).toBe(303);
     expect(((await (await server.api("/api/v1/webhook_endpoints", { key })).json()) as Json).data).toEqual([]);
     // Nor does any file of the data dir keep its secrets or URL (the WAL is truncated after a deletion).
     const deadline = Date.now() + 20_000;
-    while (filesHolding(traces).length && Date.now() < deadline) await Bun.sleep(100);
-    expect(filesHolding(traces)).toEqual([]);
+    while (needlesInFiles(server.dataDir, traces).length && Date.now() < deadline) await Bun.sleep(100);
+    expect(needlesInFiles(server.dataDir, traces)).toEqual([]);
   });
 });
-
-/** "file: needle" for each needle found in the bytes of a file of the server's data dir. */
-function filesHolding(needles: string[]): string[] {
-  const found: string[] = [];
-  const visit = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) visit(path);
-      else if (entry.isFile()) {
-        let bytes = "";
-        try {
-          bytes = readFileSync(path).toString("latin1");
-        } catch {
-          continue; // removed between the listing and the read
-        }
-        for (const needle of needles) if (bytes.includes(needle)) found.push(`${path}: ${needle}`);
-      }
-    }
-  };
-  visit(server.dataDir);
-  return found;
-}
 
 describe("usage in Settings", () => {
   test("the month's ledger lists the API's and the web app's lines, each on its own channel", async () => {

@@ -1,0 +1,94 @@
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createApiKey, createApiKeyLookup } from "../auth/api-keys.ts";
+import { createUser, findUserByEmail, findUserById, listUsers } from "../auth/users.ts";
+import { openDatabase, type Db } from "../db/client.ts";
+import { applyMigrations } from "../db/migrate.ts";
+import { meetingDir } from "../storage/paths.ts";
+import { AccountBusy, deleteAccount } from "./delete.ts";
+
+let dataDir: string;
+let db: Db;
+
+beforeEach(() => {
+  dataDir = mkdtempSync(join(tmpdir(), "verbatim-account-delete-"));
+  db = openDatabase(join(dataDir, "verbatim.db"));
+  applyMigrations(db.$client);
+});
+
+afterEach(() => {
+  db.$client.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function addMeeting(userId: string, id: string, jobStatus: string): void {
+  db.$client
+    .prepare("INSERT INTO meetings (id, user_id, title, status, created_at, updated_at) VALUES (?, ?, 'Title', 'queued', 1, 1)")
+    .run(id, userId);
+  db.$client
+    .prepare("INSERT INTO jobs (id, user_id, kind, status, source, meeting_id, created_at) VALUES (?, ?, 'meeting_processing', ?, 'api', ?, 1)")
+    .run(`job_${id}`, userId, jobStatus, id);
+  mkdirSync(meetingDir(dataDir, id), { recursive: true });
+  writeFileSync(join(meetingDir(dataDir, id), "recording"), "audio");
+}
+
+function addLedgerLine(userId: string): void {
+  db.$client
+    .prepare(
+      "INSERT INTO ledger_lines (id, user_id, period, channel, operation, unit_rate, currency, cost, paid_wallet, paid_on_demand, written_off, created_at) VALUES ('led_1', ?, '2026-11', 'api', 'transcription', 100, 'USD', 5, 5, 0, 0, 1)",
+    )
+    .run(userId);
+}
+
+test("an account without ledger lines loses every row, its user row included, and its meetings' folders", () => {
+  const user = createUser(db, { email: "gone@example.com", name: "Gone", plan: "pro" });
+  const kept = createUser(db, { email: "kept@example.com", plan: "free" });
+  addMeeting(user.id, "m_gone", "completed");
+  addMeeting(kept.id, "m_kept", "completed");
+  createApiKey(db, { userId: user.id, name: "k", scopes: ["read:meetings"] });
+  expect(deleteAccount(db, dataDir, user.id, { refuseUnfinishedJobs: true })).toEqual({ meetings: 1, ledgerLinesKept: 0 });
+  expect(db.$client.query("SELECT count(*) AS n FROM users WHERE id = ?").get(user.id)).toEqual({ n: 0 });
+  for (const table of ["meetings", "jobs"]) expect(db.$client.query(`SELECT user_id FROM ${table}`).all()).toEqual([{ user_id: kept.id }]);
+  expect(db.$client.query("SELECT count(*) AS n FROM api_keys").get()).toEqual({ n: 0 });
+  expect(existsSync(meetingDir(dataDir, "m_gone"))).toBe(false);
+  expect(existsSync(meetingDir(dataDir, "m_kept"))).toBe(true);
+  expect(findUserByEmail(db, "kept@example.com")?.id).toBe(kept.id);
+});
+
+test("ledger lines keep a tombstone that no lookup finds and that gets no new rows", () => {
+  const user = createUser(db, { email: "billed@example.com", name: "Billed Person", plan: "pro" });
+  const { key } = createApiKey(db, { userId: user.id, name: "k", scopes: ["read:meetings"] });
+  addLedgerLine(user.id);
+  expect(deleteAccount(db, dataDir, user.id, { refuseUnfinishedJobs: true, now: 42 })).toEqual({ meetings: 0, ledgerLinesKept: 1 });
+  expect(db.$client.query("SELECT email, name, password_hash, deleted_at FROM users WHERE id = ?").get(user.id)).toEqual({
+    email: `deleted:${user.id}`,
+    name: null,
+    password_hash: null,
+    deleted_at: 42,
+  });
+  expect(db.$client.query("SELECT count(*) AS n FROM ledger_lines WHERE user_id = ?").get(user.id)).toEqual({ n: 1 });
+  expect(findUserById(db, user.id)).toBeUndefined();
+  expect(findUserByEmail(db, `deleted:${user.id}`)).toBeUndefined();
+  expect(listUsers(db).map((u) => u.id)).not.toContain(user.id);
+  expect(createApiKeyLookup(db).find(key)).toBeUndefined();
+  // A request that authenticated before the deletion cannot write for the account after it.
+  expect(() => addMeeting(user.id, "m_late", "queued")).toThrow("the account was deleted");
+  expect(() => createApiKey(db, { userId: user.id, name: "late", scopes: ["read:meetings"] })).toThrow("the account was deleted");
+  // The email is free for a new account.
+  expect(createUser(db, { email: "billed@example.com", plan: "free" }).id).not.toBe(user.id);
+});
+
+test("with refuseUnfinishedJobs, a queued or processing job refuses the deletion and nothing is deleted", () => {
+  const user = createUser(db, { email: "busy@example.com", plan: "pro" });
+  addMeeting(user.id, "m_done", "completed");
+  addMeeting(user.id, "m_running", "processing");
+  expect(() => deleteAccount(db, dataDir, user.id, { refuseUnfinishedJobs: true })).toThrow(AccountBusy);
+  expect(db.$client.query("SELECT count(*) AS n FROM meetings WHERE user_id = ?").get(user.id)).toEqual({ n: 2 });
+  expect(findUserById(db, user.id)?.email).toBe("busy@example.com");
+  expect(existsSync(meetingDir(dataDir, "m_done"))).toBe(true);
+  // Without a running server (the caller holds the data dir's lock), the jobs are only rows.
+  expect(deleteAccount(db, dataDir, user.id, { refuseUnfinishedJobs: false }).meetings).toBe(2);
+  expect(db.$client.query("SELECT count(*) AS n FROM jobs").get()).toEqual({ n: 0 });
+});

@@ -1,0 +1,37 @@
+// What the deletion tests look for: a deleted thing's words in any file of a server's data dir
+// (the database, its -wal and -shm, the lock, meetings' files...), read as raw bytes while the
+// server runs.
+import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+
+/** Every regular file under `dir`. */
+export function filesOf(dir: string): string[] {
+  const files: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    let stat;
+    try {
+      stat = lstatSync(path);
+    } catch {
+      continue; // removed between the listing and the look
+    }
+    if (stat.isDirectory()) files.push(...filesOf(path));
+    else if (stat.isFile()) files.push(path);
+  }
+  return files;
+}
+
+/** "file: needle" for each needle found in a file of `dataDir`, as raw bytes, in any case. */
+export function needlesInFiles(dataDir: string, needles: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const file of filesOf(dataDir)) {
+    let bytes: string;
+    try {
+      bytes = readFileSync(file).toString("latin1").toLowerCase();
+    } catch {
+      continue; // removed between the listing and the read
+    }
+    for (const needle of needles) if (bytes.includes(needle.toLowerCase())) found.push(`${relative(dataDir, file)}: ${needle}`);
+  }
+  return found;
+}
