@@ -12,8 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { undecodableRecording } from "../helpers/recordings.ts";
 import { CookieClient } from "../helpers/web-client.ts";
-import { SHARED_FIXTURES, startServer, type TestServer } from "../helpers/server.ts";
-import { needlesInFiles } from "../support/data-dir-scan.ts";
+import { SHARED_FIXTURES, type TestServer, endedJob, startServer } from "../helpers/server.ts";
+import { checkpointIntoMainFile, needlesInFiles } from "../support/data-dir-scan.ts";
 
 const FIXTURE = `${SHARED_FIXTURES}/meeting-fr-2spk.wav`;
 const PASSWORD = "correct horse battery staple";
@@ -57,30 +57,6 @@ async function createAccount(email: string, name: string): Promise<{ id: string;
   return { id: (JSON.parse(user.stdout) as { id: string }).id, key: (JSON.parse(created.stdout) as { key: string }).key };
 }
 
-async function waitJob(id: string, as = key): Promise<any> {
-  for (let i = 0; i < 1200; i++) {
-    const job = (await (await server.api(`/api/v1/jobs/${id}`, { key: as })).json()) as any;
-    if (job.status === "completed" || job.status === "failed") return job;
-    await Bun.sleep(100);
-  }
-  throw new Error(`job ${id} did not finish`);
-}
-
-/** Moves every frame of the WAL into the main file and empties the WAL (retried while the server reads). */
-async function checkpointIntoMainFile(): Promise<void> {
-  const db = new Database(join(dataDir, "verbatim.db"));
-  try {
-    for (let i = 0; i < 200; i++) {
-      const { busy } = db.query("PRAGMA wal_checkpoint(TRUNCATE)").get() as { busy: number };
-      if (busy === 0) return;
-      await Bun.sleep(50);
-    }
-    throw new Error("the WAL could not be checkpointed");
-  } finally {
-    db.close();
-  }
-}
-
 beforeAll(async () => {
   server = await startServer({
     dataDir,
@@ -95,14 +71,14 @@ beforeAll(async () => {
   const response = await server.api("/api/v1/meetings", { method: "POST", key, body: form, headers: { "Idempotency-Key": crypto.randomUUID() } });
   expect(response.status).toBe(202);
   const meeting = (await response.json()) as any;
-  expect((await waitJob(meeting.job.id)).status).toBe("completed");
+  expect((await endedJob(server, key, meeting.job.id)).status).toBe("completed");
   // What came so far goes into the main file; what comes next stays in the WAL. Deletion must clean both.
-  await checkpointIntoMainFile();
+  await checkpointIntoMainFile(dataDir);
   const corrected = await server.api(`/api/v1/meetings/${meeting.id}/transcript/segments/0`, { method: "PATCH", key, json: { text: `${MARKERS.correction} of the first segment` } });
   expect(corrected.status).toBe(200);
   const requested = await server.api(`/api/v1/meetings/${meeting.id}/documents`, { method: "POST", key, json: { prompt: `${MARKERS.documentPrompt} for the client note.`, title: "Note" } });
   expect(requested.status).toBe(202);
-  expect((await waitJob(((await requested.json()) as any).id)).status).toBe("completed");
+  expect((await endedJob(server, key, ((await requested.json()) as any).id)).status).toBe("completed");
   const endpoint = await server.api("/api/v1/webhook_endpoints", {
     method: "POST",
     key,
@@ -130,7 +106,7 @@ beforeAll(async () => {
   const otherCreated = await server.api("/api/v1/meetings", { method: "POST", key: otherKey, body: other });
   expect(otherCreated.status).toBe(202);
   otherMeetingId = ((await otherCreated.json()) as any).id;
-  await waitJob(((await (await server.api(`/api/v1/meetings/${otherMeetingId}`, { key: otherKey })).json()) as any).job.id, otherKey);
+  await endedJob(server, otherKey, ((await (await server.api(`/api/v1/meetings/${otherMeetingId}`, { key: otherKey })).json()) as any).job.id);
   expect((await server.api("/api/v1/webhook_endpoints", { method: "POST", key: otherKey, json: { url: "http://127.0.0.1:9/kept-hook", events: ["document.failed"] } })).status).toBe(201);
 }, 180_000);
 

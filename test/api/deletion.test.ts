@@ -9,9 +9,9 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createUserWithKey, startServer, type TestServer, SHARED_FIXTURES } from "../helpers/server.ts";
+import { SHARED_FIXTURES, type TestServer, createUserWithKey, endedJob, startServer } from "../helpers/server.ts";
 import { undecodableRecording } from "../helpers/recordings.ts";
-import { needlesInFiles } from "../support/data-dir-scan.ts";
+import { checkpointIntoMainFile, needlesInFiles } from "../support/data-dir-scan.ts";
 
 const FIXTURE = `${SHARED_FIXTURES}/meeting-fr-2spk.wav`;
 
@@ -38,30 +38,6 @@ let key: string;
 let meetingId: string;
 let jobId: string;
 
-async function waitJob(id: string): Promise<any> {
-  for (let i = 0; i < 600; i++) {
-    const job = (await (await server.api(`/api/v1/jobs/${id}`, { key })).json()) as any;
-    if (job.status === "completed" || job.status === "failed") return job;
-    await Bun.sleep(100);
-  }
-  throw new Error(`job ${id} did not finish`);
-}
-
-/** Moves every frame of the WAL into the main file and empties the WAL (retried while the server reads). */
-async function checkpointIntoMainFile(): Promise<void> {
-  const db = new Database(join(dataDir, "verbatim.db"));
-  try {
-    for (let i = 0; i < 200; i++) {
-      const { busy } = db.query("PRAGMA wal_checkpoint(TRUNCATE)").get() as { busy: number };
-      if (busy === 0) return;
-      await Bun.sleep(50);
-    }
-    throw new Error("the WAL could not be checkpointed");
-  } finally {
-    db.close();
-  }
-}
-
 beforeAll(async () => {
   // A data dir of the test's own: its files are read while the server runs, and after it stops.
   server = await startServer({
@@ -86,9 +62,9 @@ beforeAll(async () => {
   const created = (await response.json()) as any;
   meetingId = created.id;
   jobId = created.job.id;
-  expect((await waitJob(jobId)).status).toBe("completed");
+  expect((await endedJob(server, key, jobId)).status).toBe("completed");
   // The meeting so far goes into the main file: deletion must clean that file...
-  await checkpointIntoMainFile();
+  await checkpointIntoMainFile(dataDir);
   // ...and what comes next stays in the WAL, which deletion must clean as well.
   const corrected = await server.api(`/api/v1/meetings/${meetingId}/transcript/segments/0`, { method: "PATCH", key, json: { text: `${MARKERS.correction} of the first segment` } });
   expect(corrected.status).toBe(200);
@@ -98,7 +74,7 @@ beforeAll(async () => {
     json: { prompt: `${MARKERS.documentPrompt} for the client note.`, title: "Note", metadata: { matter: MARKERS.documentMetadata } },
   });
   expect(requested.status).toBe(202);
-  expect((await waitJob(((await requested.json()) as any).id)).status).toBe("completed");
+  expect((await endedJob(server, key, ((await requested.json()) as any).id)).status).toBe("completed");
   // A bystander meeting that stays: its rows share pages with the deleted one's, where deleted
   // bytes would linger without secure_delete. (Junk audio: it fails, so it has no transcript that
   // would repeat the doubles' words.)

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createUserWithKey, expectProblem, ROOT, startServer, type TestServer } from "../helpers/server.ts";
+import { ROOT, type TestServer, createUserWithKey, endedJob, expectProblem, startServer } from "../helpers/server.ts";
 import { asElementText, docxPartErrors, xmlErrors } from "../support/strict-xml.ts";
 
 const FIXTURE = join(ROOT, "..", "shared", "fixtures", "meeting-fr-2spk.wav");
@@ -27,15 +27,6 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-async function waitJob(jobId: string, as = key): Promise<any> {
-  for (let i = 0; i < 600; i++) {
-    const job = (await (await server.api(`/api/v1/jobs/${jobId}`, { key: as })).json()) as any;
-    if (FINAL.has(job.status)) return job;
-    await Bun.sleep(50);
-  }
-  throw new Error(`job ${jobId} did not end`);
-}
-
 async function createMeeting(fields: Record<string, string> = {}, as = key): Promise<{ id: string; job: { id: string } }> {
   const form = new FormData();
   form.append("file", Bun.file(FIXTURE), "reunion.wav");
@@ -47,7 +38,7 @@ async function createMeeting(fields: Record<string, string> = {}, as = key): Pro
 
 async function processedMeeting(fields: Record<string, string> = {}, as = key): Promise<string> {
   const meeting = await createMeeting({ language: "fr", ...fields }, as);
-  expect((await waitJob(meeting.job.id, as)).status).toBe("completed");
+  expect((await endedJob(server, as, meeting.job.id)).status).toBe("completed");
   return meeting.id;
 }
 
@@ -58,7 +49,7 @@ function requestDocument(meetingId: string, body: unknown, headers: Record<strin
 async function generated(meetingId: string, body: unknown): Promise<{ job: any; documentId: string }> {
   const response = await requestDocument(meetingId, body);
   expect(response.status).toBe(202);
-  const job = await waitJob(((await response.json()) as any).id);
+  const job = await endedJob(server, key, ((await response.json()) as any).id);
   expect(job.status).toBe("completed");
   return { job, documentId: job.document_id };
 }
@@ -95,7 +86,7 @@ describe("POST /v1/meetings/{id}/documents", () => {
       parent_job_id: null,
       metadata: { matter: "A-17" },
     });
-    const job = await waitJob(queued.id);
+    const job = await endedJob(server, key, queued.id);
     expect(job).toMatchObject({ status: "completed", stage: "done", progress: 1 });
     expect(job.document_id).toMatch(/^doc_\w+$/);
     const event = eventsOf("document.generated").find((e) => e.data.object.id === queued.id);
@@ -222,9 +213,9 @@ describe("processing slots", () => {
 describe("documents requested at meeting creation", () => {
   test("document_templates: generated after the report, with parent_job_id, listed in document_job_ids and processing.completed", async () => {
     const meeting = await createMeeting({ document_templates: "tpl_minutes,tpl_action_plan" });
-    const parent = await waitJob(meeting.job.id);
+    const parent = await endedJob(server, key, meeting.job.id);
     expect(parent.document_job_ids).toHaveLength(2);
-    const children = await Promise.all(parent.document_job_ids.map((id: string) => waitJob(id)));
+    const children = await Promise.all(parent.document_job_ids.map((id: string) => endedJob(server, key, id)));
     for (const child of children) expect(child).toMatchObject({ kind: "document_generation", status: "completed", parent_job_id: parent.id, meeting_id: meeting.id });
     const completed = eventsOf("processing.completed").find((e) => e.data.object.id === parent.id);
     expect(completed.data.object.document_job_ids).toEqual(parent.document_job_ids);
@@ -236,16 +227,16 @@ describe("documents requested at meeting creation", () => {
   test("persona: its templates (at most 5), spawned without a free slot on a one-slot plan", async () => {
     const freeKey = await createUserWithKey(server, "persona@example.com", "all", "free");
     const meeting = await createMeeting({ persona: "lawyer" }, freeKey);
-    const parent = await waitJob(meeting.job.id, freeKey);
+    const parent = await endedJob(server, freeKey, meeting.job.id);
     const templates = (await (await server.api("/api/v1/templates?persona=lawyer", { key })).json()) as any;
     expect(parent.document_job_ids).toHaveLength(Math.min(5, templates.data.length));
-    const children = await Promise.all(parent.document_job_ids.map((id: string) => waitJob(id, freeKey)));
+    const children = await Promise.all(parent.document_job_ids.map((id: string) => endedJob(server, freeKey, id)));
     expect(children.map((c) => c.status)).toEqual(children.map(() => "completed"));
   });
 
   test("transcribe_only meetings spawn no documents", async () => {
     const meeting = await createMeeting({ transcribe_only: "true", document_templates: "tpl_minutes" });
-    const parent = await waitJob(meeting.job.id);
+    const parent = await endedJob(server, key, meeting.job.id);
     expect(parent.document_job_ids).toBeNull();
   });
 });

@@ -112,6 +112,17 @@ export async function createUserWithKey(
 }
 
 /** The problem+json shape every error must have. */
+/** Polls GET /v1/jobs/{id} until the job has ended (completed, failed or canceled); answers its last body. */
+export async function endedJob(server: TestServer, key: string, jobId: string, timeoutMs = 120_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const job = (await (await server.api(`/api/v1/jobs/${jobId}`, { key })).json()) as { status?: string };
+    if (job.status === "completed" || job.status === "failed" || job.status === "canceled") return job;
+    await Bun.sleep(50);
+  }
+  throw new Error(`job ${jobId} did not end within ${timeoutMs} ms`);
+}
+
 export async function expectProblem(response: Response, status: number, code: string) {
   const { expect } = await import("bun:test");
   expect(response.status).toBe(status);

@@ -1,6 +1,7 @@
 // What the deletion tests look for: a deleted thing's words in any file of a server's data dir
 // (the database, its -wal and -shm, the lock, meetings' files...), read as raw bytes while the
 // server runs.
+import { Database } from "bun:sqlite";
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 
@@ -34,4 +35,19 @@ export function needlesInFiles(dataDir: string, needles: readonly string[]): str
     for (const needle of needles) if (bytes.includes(needle.toLowerCase())) found.push(`${relative(dataDir, file)}: ${needle}`);
   }
   return found;
+}
+
+/** Moves every frame of the WAL into the main file and empties the WAL (retried while the server reads). */
+export async function checkpointIntoMainFile(dataDir: string): Promise<void> {
+  const db = new Database(join(dataDir, "verbatim.db"));
+  try {
+    for (let i = 0; i < 200; i++) {
+      const { busy } = db.query("PRAGMA wal_checkpoint(TRUNCATE)").get() as { busy: number };
+      if (busy === 0) return;
+      await Bun.sleep(50);
+    }
+    throw new Error("the WAL could not be checkpointed");
+  } finally {
+    db.close();
+  }
 }
