@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readdirSync } from "node:fs";
-import { connect } from "node:net";
+import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { createUserWithKey, expectProblem, SHARED_FIXTURES, startServer, type TestServer } from "../helpers/server.ts";
 import { PDF_BYTES } from "../helpers/recordings.ts";
@@ -54,6 +54,18 @@ const completed = (key: string, id: string) =>
     if (meeting.status === "failed") throw new Error(`meeting ${id} failed`);
     return meeting.status === "completed" ? meeting : undefined;
   }, `meeting ${id} completed`);
+
+/** A raw POST /api/v1/meetings whose head is sent with the Content-Length a client declares; the body is up to the test. */
+async function openUpload(key: string, contentType: string, contentLength: number): Promise<{ socket: Socket; answer: () => string }> {
+  const port = Number(new URL(main.url).port);
+  const socket = connect(port, "127.0.0.1");
+  let answer = "";
+  socket.on("data", (chunk) => (answer += chunk.toString("latin1")));
+  socket.on("error", () => {});
+  await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+  socket.write(["POST /api/v1/meetings HTTP/1.1", `Host: 127.0.0.1:${port}`, `Authorization: Bearer ${key}`, `Content-Type: ${contentType}`, `Content-Length: ${contentLength}`, "", ""].join("\r\n"));
+  return { socket, answer: () => answer };
+}
 
 async function signedIn(server: TestServer, email: string): Promise<CookieClient> {
   const browser = new CookieClient(server.url);
@@ -299,28 +311,13 @@ describe("a file that is no recording is refused at upload", () => {
     const key = await createUserWithKey(main, "bigpdf@firm.example");
     const boundary = "pdf-boundary";
     const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.mp3"\r\nContent-Type: audio/mpeg\r\n\r\n`;
-    const port = Number(new URL(main.url).port);
-    const socket = connect(port, "127.0.0.1");
-    let answer = "";
-    socket.on("data", (chunk) => (answer += chunk.toString("latin1")));
-    socket.on("error", () => {});
-    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
-    socket.write(
-      [
-        "POST /api/v1/meetings HTTP/1.1",
-        `Host: 127.0.0.1:${port}`,
-        `Authorization: Bearer ${key}`,
-        `Content-Type: multipart/form-data; boundary=${boundary}`,
-        `Content-Length: ${head.length + 500_000_000}`,
-        "",
-        head,
-      ].join("\r\n"),
-    );
-    socket.write(Buffer.from(PDF_BYTES));
-    const status = await waitFor(async () => /^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1], "an answer", 15_000);
-    socket.destroy();
+    const upload = await openUpload(key, `multipart/form-data; boundary=${boundary}`, head.length + 500_000_000);
+    upload.socket.write(head);
+    upload.socket.write(Buffer.from(PDF_BYTES));
+    const status = await waitFor(async () => /^HTTP\/1\.1 (\d{3})/.exec(upload.answer())?.[1], "an answer", 15_000);
+    upload.socket.destroy();
     expect(status).toBe("415");
-    expect(answer).toContain('"code":"unsupported_media"');
+    expect(upload.answer()).toContain('"code":"unsupported_media"');
   });
 
   test("the web app's upload form and its resumable uploader show why", async () => {
@@ -374,29 +371,13 @@ describe("a file that is no recording is refused at upload", () => {
 describe("the upload limit is 2 GB = 2,000,000,000 bytes, stated alike everywhere", () => {
   test("a declared body above 2,000,000,000 bytes (plus the form allowance) is refused at once: 413 naming the limit in bytes", async () => {
     const key = await createUserWithKey(main, "huge@firm.example");
-    const port = Number(new URL(main.url).port);
-    const socket = connect(port, "127.0.0.1");
-    let answer = "";
-    socket.on("data", (chunk) => (answer += chunk.toString("latin1")));
-    socket.on("error", () => {});
-    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
     // Below the 2 GiB the service took before, above 2 GB and the 1 MiB form allowance.
-    socket.write(
-      [
-        "POST /api/v1/meetings HTTP/1.1",
-        `Host: 127.0.0.1:${port}`,
-        `Authorization: Bearer ${key}`,
-        "Content-Type: multipart/form-data; boundary=xyz",
-        `Content-Length: ${2_000_000_000 + 2 * 1024 * 1024}`,
-        "",
-        "",
-      ].join("\r\n"),
-    );
-    await waitFor(async () => (/"request_id"/.test(answer) ? true : undefined), "an answer", 10_000).catch(() => undefined);
-    socket.destroy();
-    expect(answer).toMatch(/^HTTP\/1\.1 413/);
-    expect(answer).toContain('"code":"file_too_large"');
-    expect(answer).toContain("2 GB (2,000,000,000 bytes)");
+    const upload = await openUpload(key, "multipart/form-data; boundary=xyz", 2_000_000_000 + 2 * 1024 * 1024);
+    await waitFor(async () => (/"request_id"/.test(upload.answer()) ? true : undefined), "an answer", 10_000).catch(() => undefined);
+    upload.socket.destroy();
+    expect(upload.answer()).toMatch(/^HTTP\/1\.1 413/);
+    expect(upload.answer()).toContain('"code":"file_too_large"');
+    expect(upload.answer()).toContain("2 GB (2,000,000,000 bytes)");
   });
 
   test("the error catalogue and the OpenAPI document say 2 GB (2,000,000,000 bytes)", async () => {
