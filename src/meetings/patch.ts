@@ -23,7 +23,7 @@ export function patchMeeting(db: Queryable, clock: Clock, userId: string, meetin
   const now = clock.now();
   db.transaction(
     (tx) => {
-            const meeting = getOwnedMeetingRow(tx, userId, meetingId);
+      const meeting = getOwnedMeetingRow(tx, userId, meetingId);
       if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
       // Nothing sent ({}): nothing changes, not even updated_at.
       if (Object.values(patch).every((value) => value === undefined)) return;
