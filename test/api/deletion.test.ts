@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SHARED_FIXTURES, type TestServer, createUserWithKey, endedJob, startServer } from "../helpers/server.ts";
 import { undecodableRecording } from "../helpers/recordings.ts";
-import { checkpointIntoMainFile, needlesInFiles } from "../support/data-dir-scan.ts";
+import { checkpointIntoMainFile, needlesInFiles, needlesInRows } from "../support/data-dir-scan.ts";
 
 const FIXTURE = `${SHARED_FIXTURES}/meeting-fr-2spk.wav`;
 
@@ -104,29 +104,6 @@ async function needlesLeftAfter(needles: string[], deadlineMs = 20_000): Promise
   return found;
 }
 
-/** Every text and blob value of every row of every table (FTS shadow tables included). */
-function markersInRows(db: Database): string[] {
-  const found: string[] = [];
-  const tables = db.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
-  for (const { name } of tables) {
-    let rows: Record<string, unknown>[];
-    try {
-      rows = db.query(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[];
-    } catch {
-      continue; // a virtual table that cannot be scanned directly (its shadow tables are)
-    }
-    for (const row of rows) {
-      for (const value of Object.values(row)) {
-        const text = value instanceof Uint8Array ? Buffer.from(value).toString("latin1") : String(value);
-        for (const [kind, marker] of Object.entries(MARKERS)) {
-          if (text.toLowerCase().includes(marker.toLowerCase())) found.push(`${name}: ${kind}`);
-        }
-      }
-    }
-  }
-  return found;
-}
-
 /** Terms left in the full-text index, read through an fts5vocab table. */
 function indexedTerms(db: Database): string[] {
   db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_terms USING fts5vocab(main, meetings_fts, row)");
@@ -138,7 +115,7 @@ const CONTENT = [...Object.values(MARKERS), ...INDEXED_WORDS];
 test("before deletion the scans do find every kind of content (so they can fail)", () => {
   const db = new Database(join(server.dataDir, "verbatim.db"));
   try {
-    const kinds = new Set(markersInRows(db).map((f) => f.split(": ")[1]));
+    const kinds = new Set(needlesInRows(db, MARKERS).map((f) => f.split(": ")[1]));
     expect([...kinds].sort()).toEqual(Object.keys(MARKERS).sort());
     expect(indexedTerms(db)).toContain("zanzibar");
     expect(indexedTerms(db)).toContain("vellichor");
@@ -158,7 +135,7 @@ test("after DELETE no row of any table holds the meeting's content, and the inde
   expect(response.status).toBe(204);
   const db = new Database(join(server.dataDir, "verbatim.db"), { readonly: true });
   try {
-    expect(markersInRows(db)).toEqual([]);
+    expect(needlesInRows(db, MARKERS)).toEqual([]);
     for (const term of ["zanzibar", "quorum", "number3", "spoken", "vellichor"]) expect(indexedTerms(db)).not.toContain(term);
     // The job row stays (ids, states, times), without the client's metadata.
     const job = db.query("SELECT meeting_id, status, metadata FROM jobs WHERE id = ?").get(jobId) as any;

@@ -51,3 +51,26 @@ export async function checkpointIntoMainFile(dataDir: string): Promise<void> {
     db.close();
   }
 }
+
+/**
+ * "table: label" for each needle (by its label) found in a text or blob value of any row of any
+ * table of `db`, FTS shadow tables included.
+ */
+export function needlesInRows(db: Database, needles: Readonly<Record<string, string>>): string[] {
+  const found: string[] = [];
+  for (const { name } of db.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]) {
+    let rows: Record<string, unknown>[];
+    try {
+      rows = db.query(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[];
+    } catch {
+      continue; // a virtual table that cannot be scanned directly (its shadow tables are)
+    }
+    for (const row of rows) {
+      for (const value of Object.values(row)) {
+        const text = (value instanceof Uint8Array ? Buffer.from(value).toString("latin1") : String(value)).toLowerCase();
+        for (const [label, needle] of Object.entries(needles)) if (text.includes(needle.toLowerCase())) found.push(`${name}: ${label}`);
+      }
+    }
+  }
+  return found;
+}
