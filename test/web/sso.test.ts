@@ -128,6 +128,15 @@ async function signInThroughProvider(browser: CookieClient, next?: string): Prom
   return browser.get(back.pathname + back.search);
 }
 
+/** An email the provider marks unverified (in the ID token, or in UserInfo answering as said) signs no one in; `next` is put back after. */
+async function expectUnverifiedRefused(email: string, userInfo?: UserInfoAnswer): Promise<void> {
+  Object.assign(next, { email, emailVerified: false, userInfo });
+  const unverified = new CookieClient(server.url);
+  expect((await signInThroughProvider(unverified)).status).toBe(403);
+  expect(unverified.cookies.has("verbatim_session")).toBe(false);
+  Object.assign(next, { email: "sso@firm.example", emailVerified: true, userInfo: undefined });
+}
+
 test("the sign-in page offers the provider; the code flow with PKCE signs the user in with a fresh session", async () => {
   const browser = new CookieClient(server.url);
   expect(await (await browser.get("/login")).text()).toContain("Sign in with Firm SSO");
@@ -179,13 +188,7 @@ test("an ID token for another sign-in (nonce), an unverified email, or an unknow
   expect(await unknown.text()).toContain("no Verbatim account has your verified email");
 
   await server.admin("user", "create", "--email", "unverified@firm.example", "--plan", "pro");
-  next.email = "unverified@firm.example";
-  next.emailVerified = false;
-  const unverified = new CookieClient(server.url);
-  expect((await signInThroughProvider(unverified)).status).toBe(403);
-  expect(unverified.cookies.has("verbatim_session")).toBe(false);
-  next.email = "sso@firm.example";
-  next.emailVerified = true;
+  await expectUnverifiedRefused("unverified@firm.example");
 });
 
 test("a provider that serves the email from UserInfo only: asked with the access token, its answer believed for the ID token's subject only", async () => {
@@ -226,15 +229,7 @@ test("a provider that serves the email from UserInfo only: asked with the access
   }
 
   // An unverified email in UserInfo counts as unverified.
-  next.userInfo = "json";
-  next.email = "userinfo-unverified@firm.example";
-  next.emailVerified = false;
-  const unverified = new CookieClient(server.url);
-  expect((await signInThroughProvider(unverified)).status).toBe(403);
-  expect(unverified.cookies.has("verbatim_session")).toBe(false);
-  next.email = "sso@firm.example";
-  next.emailVerified = true;
-  next.userInfo = undefined;
+  await expectUnverifiedRefused("userinfo-unverified@firm.example", "json");
 });
 
 /** A GET from the given loopback address (Linux routes all of 127.0.0.0/8 to lo): another client to the server. */
