@@ -10,6 +10,7 @@ import { accountRoutes } from "./account/routes.ts";
 import { clientRoutes } from "./clients/routes.ts";
 import type { ServiceConfig } from "./config.ts";
 import { openDatabase, type Db } from "./db/client.ts";
+import { connOf } from "./db/conn.ts";
 import { WalTruncator } from "./db/wal-truncation.ts";
 import { applyMigrations } from "./db/migrate.ts";
 import { databasePath } from "./db/paths.ts";
@@ -113,6 +114,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const loosened = restrictToOwner(config.dataDir);
   if (loosened) io.say(`warning: ${loosened} file(s) or folder(s) of the data dir were readable by other users; made owner-only`);
   const db = openDatabase(databasePath(config.dataDir));
+  // The async face of the same connection, what stores take (db/conn.ts); `db` goes as each domain moves onto it.
+  const conn = connOf(db);
   applyMigrations(db.$client);
   // Deletions truncate the WAL, which keeps the deleted content's earlier frames otherwise.
   const wal = new WalTruncator(db.$client, io.say);

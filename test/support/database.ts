@@ -3,10 +3,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase, type Db } from "../../src/db/client.ts";
+import { connOf, type DbConn } from "../../src/db/conn.ts";
 import { applyMigrations } from "../../src/db/migrate.ts";
 
 export interface TempDatabase {
   db: Db;
+  /** The same connection as a store `Conn` (db/conn.ts). */
+  conn: DbConn;
   /** The database file, for a second connection (another process, a raw bun:sqlite handle). */
   path: string;
   /** Closes the database and removes its folder. */
@@ -20,6 +23,7 @@ export function tempDatabase(name = "test"): TempDatabase {
   applyMigrations(db.$client);
   return {
     db,
+    conn: connOf(db),
     path,
     remove() {
       db.$client.close();
