@@ -1,0 +1,26 @@
+import type { Channel } from "../lib/channel.ts";
+import type { Credential } from "./authenticate.ts";
+import type { Plan } from "./plans.ts";
+
+/** The account a use case acts for: whose rows it may see and change, and which plan bounds it. */
+export interface Account {
+  userId: string;
+  plan: Plan;
+}
+
+/** A signed-in browser: the web app's credential. */
+export interface WebSessionCredential {
+  type: "web_session";
+  id: string;
+}
+
+/**
+ * Who is acting, as every application use case takes it: the account, the channel it came
+ * through (metering, listing), and the credential it presented (an API key, an OAuth token, or
+ * the web app's session), for scopes and the audit of who did what.
+ */
+export interface Actor {
+  account: Account;
+  channel: Channel;
+  credential: Credential | WebSessionCredential;
+}
