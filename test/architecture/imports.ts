@@ -27,7 +27,8 @@ export interface ImportEdge {
  * dynamic `import()` and `require()` with a literal, and `import("x")` types.
  */
 export function readImports(text: string, fileName = "file.ts"): ImportSpecifier[] {
-  const ast = parse(text, { sourceType: "module", plugins: ["typescript"], sourceFilename: fileName, errorRecovery: false });
+  const plugins: ("typescript" | "jsx")[] = fileName.endsWith(".tsx") ? ["typescript", "jsx"] : ["typescript"];
+  const ast = parse(text, { sourceType: "module", plugins, sourceFilename: fileName, errorRecovery: false });
   const found: ImportSpecifier[] = [];
   const add = (source: { value: unknown; loc?: { start: { line: number } } | null } | null | undefined, typeOnly: boolean) => {
     if (source && typeof source.value === "string") found.push({ specifier: source.value, line: source.loc?.start.line ?? 0, typeOnly });
@@ -85,21 +86,35 @@ export function resolveSpecifier(fromFile: string, specifier: string): string | 
   return undefined;
 }
 
-/** The import edges between the product files under `root` (test files left out: they are not product code). */
-export function importGraph(root: string): { files: string[]; edges: ImportEdge[]; unresolved: ImportEdge[] } {
-  const files = [...new Bun.Glob("**/*.ts").scanSync({ cwd: root })].filter((file) => !file.endsWith(".test.ts")).sort();
+/** A product file's import of a package (or a `bun:` module), for the rules on who may use the database driver. */
+export interface PackageImport {
+  from: string;
+  specifier: string;
+  line: number;
+}
+
+/**
+ * The import edges between the product files under `root` (.ts and .tsx; test files left out: they
+ * are not product code), and every package they import.
+ */
+export function importGraph(root: string): { files: string[]; edges: ImportEdge[]; unresolved: ImportEdge[]; packages: PackageImport[] } {
+  const files = [...new Bun.Glob("**/*.{ts,tsx}").scanSync({ cwd: root })].filter((file) => !/\.test\.tsx?$/.test(file)).sort();
   const edges: ImportEdge[] = [];
   const unresolved: ImportEdge[] = [];
+  const packages: PackageImport[] = [];
   const rel = (path: string) => relative(root, path).split(sep).join("/");
   for (const file of files) {
     const path = join(root, file);
     for (const found of readImports(readFileSync(path, "utf8"), path)) {
       const isRelative = found.specifier.startsWith("./") || found.specifier.startsWith("../");
-      if (!isRelative) continue;
+      if (!isRelative) {
+        packages.push({ from: file, specifier: found.specifier, line: found.line });
+        continue;
+      }
       const target = resolveSpecifier(path, found.specifier);
       const edge = { from: file, to: target ? rel(target) : rel(resolve(dirname(path), found.specifier)), ...found };
       (target ? edges : unresolved).push(edge);
     }
   }
-  return { files, edges, unresolved };
+  return { files, edges, unresolved, packages };
 }
