@@ -1,7 +1,15 @@
 // The options of `verbatim serve` and the admin commands: names, environment variables,
 // defaults and help, declared once. config.ts turns their values into the service's configuration.
-import { CONFIG_OPTION } from "./cli/config-file.ts";
-import type { OptionSpec } from "./cli/options.ts";
+import type { OptionSpec } from "./lib/option-spec.ts";
+
+/** The configuration file (cli/config-file.ts reads it). */
+export const CONFIG_OPTION: OptionSpec = {
+  name: "config",
+  type: "string",
+  env: "VERBATIM_CONFIG",
+  valueName: "file.toml|file.json",
+  help: "A configuration file (TOML or JSON) whose keys are these options' names, e.g. data-dir = \"/var/lib/verbatim\". Flags and environment variables win over it.",
+};
 
 export const DATA_DIR_OPTION: OptionSpec = {
   name: "data-dir",

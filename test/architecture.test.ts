@@ -4,7 +4,7 @@
 // service.ts, config.ts) are the composition root, "(root)", and may import anything.
 import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { folderCycles, report, ROOT_FOLDER, ruleViolations, type Rule } from "./architecture/check.ts";
+import { fileCycles, folderCycles, report, ROOT_FOLDER, ruleViolations, type Rule } from "./architecture/check.ts";
 import { importGraph } from "./architecture/imports.ts";
 
 // ---- The policy: adjust here (and in docs/architecture.md, whose folder table it enforces). ------
@@ -42,6 +42,9 @@ const RULES: Rule[] = [
 
 /** Left out of the cycle check: the composition root imports every folder by design. */
 const CYCLE_EXEMPT = [ROOT_FOLDER];
+
+/** Folders whose files must not import each other round a loop either (type-only imports count). */
+const NO_FILE_CYCLES = ["engines", "worker", "models"];
 // --------------------------------------------------------------------------------------------------
 
 const graph = importGraph(join(import.meta.dir, "..", "src"));
@@ -115,4 +118,15 @@ test("each rule fires on a made-up import that breaks it, and lets the allowed o
   expect(folderCycles(cycle, CYCLE_EXEMPT).map((c) => c.folders)).toEqual([["events", "jobs", "meetings"]]);
   // The composition root imports everything, and cli/ imports config.ts: not a cycle.
   expect(folderCycles([edge("main.ts", "cli/serve.ts"), edge("cli/serve.ts", "config.ts")], CYCLE_EXEMPT)).toEqual([]);
+});
+
+test("no import cycle between the files inside engines/, worker/ and models/ (NO_FILE_CYCLES)", () => {
+  const problems = report([], [], NO_FILE_CYCLES.flatMap((folder) => fileCycles(graph.edges, folder)));
+  if (problems) console.error(`\nImport cycles between files (policy at the top of test/architecture.test.ts):\n${problems}\n`);
+  expect(problems).toBe("");
+  // The check finds a loop made of a type-only import, like the one vad.ts and vad-onnx.ts once made.
+  const edge = (from: string, to: string, typeOnly = false) => ({ from, to, specifier: to, line: 1, typeOnly });
+  const loop = [edge("engines/whisper/vad.ts", "engines/whisper/vad-onnx.ts"), edge("engines/whisper/vad-onnx.ts", "engines/whisper/vad.ts", true), edge("worker/a.ts", "engines/whisper/vad.ts")];
+  expect(fileCycles(loop, "engines").map((cycle) => cycle.path)).toEqual([["engines/whisper/vad-onnx.ts", "engines/whisper/vad.ts", "engines/whisper/vad-onnx.ts"]]);
+  expect(fileCycles(loop, "worker")).toEqual([]);
 });

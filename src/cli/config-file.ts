@@ -7,15 +7,8 @@
 import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { z } from "zod";
+import { CONFIG_OPTION } from "../config-options.ts";
 import { UsageError, type OptionSpec } from "./options.ts";
-
-export const CONFIG_OPTION: OptionSpec = {
-  name: "config",
-  type: "string",
-  env: "VERBATIM_CONFIG",
-  valueName: "file.toml|file.json",
-  help: "A configuration file (TOML or JSON) whose keys are these options' names, e.g. data-dir = \"/var/lib/verbatim\". Flags and environment variables win over it.",
-};
 
 function schemaFor(specs: readonly OptionSpec[]) {
   const shape: Record<string, z.ZodType> = {};

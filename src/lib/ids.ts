@@ -40,6 +40,10 @@ export function parseNumericId(prefix: string, id: string): number | null {
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
+/**
+ * The one UUID check of the code (a meeting id in a path, before it reaches the database): RFC 9562
+ * versions 1 to 8, either case. The API's schemas say the same with zod's z.uuid().
+ */
 export function isUuid(value: string): boolean {
   return UUID_RE.test(value);
 }

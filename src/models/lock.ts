@@ -5,8 +5,11 @@
  */
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { z } from "zod";
 
-export type ModelLock = Record<string, { bytes: number; sha256: string; recorded_at: string }>;
+const modelLockSchema = z.record(z.string(), z.looseObject({ bytes: z.number(), sha256: z.string(), recorded_at: z.string() }));
+
+export type ModelLock = z.infer<typeof modelLockSchema>;
 
 export function lockPath(modelsDir: string): string {
   return join(modelsDir, "lock.json");
@@ -14,8 +17,9 @@ export function lockPath(modelsDir: string): string {
 
 export function readLock(modelsDir: string): ModelLock {
   try {
-    return JSON.parse(readFileSync(lockPath(modelsDir), "utf8")) as ModelLock;
+    return modelLockSchema.parse(JSON.parse(readFileSync(lockPath(modelsDir), "utf8")));
   } catch {
+    // No lock yet, or one that is not a lock: nothing recorded.
     return {};
   }
 }

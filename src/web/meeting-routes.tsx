@@ -38,8 +38,7 @@ import { parseByteRange } from "./media/byte-range.ts";
 import { MeetingPage, playerTime } from "./pages/meeting.tsx";
 import { SegmentEditPage } from "./pages/segment-edit.tsx";
 import { UploadPage } from "./pages/upload.tsx";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from "../lib/ids.ts";
 
 /** Flash notices after a form, carried in the redirect's query string as a known key, never as text. */
 const NOTICES = ["saved", "speakers", "document", "uploaded", "corrected", "regenerating"];
@@ -50,7 +49,7 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
 
   /** One of the signed-in user's meetings; any other id (another account's, or none) is the 404 page. */
   const ownedMeeting = (userId: string, id: string) => {
-    const row = UUID.test(id) ? getOwnedMeetingRow(deps.db, userId, id.toLowerCase()) : undefined;
+    const row = isUuid(id) ? getOwnedMeetingRow(deps.db, userId, id.toLowerCase()) : undefined;
     if (!row) throw new PageRefusal(404, "");
     return row;
   };

@@ -1,6 +1,11 @@
 import type { DocumentInput, DocumentResult, TokenUsage } from "../engines/types.ts";
 
-/** The steps of meeting processing, in order: the worker runs them, the meeting kind sequences them. */
+/**
+ * The steps of meeting processing, in order: the worker runs them, the meeting kind sequences them.
+ * The last one writes the report and keeps its old name, "summarize": step names are stored in the
+ * jobs' next_step, label the per-step metrics and name the test engines' behaviours, so renaming it
+ * would strand queued jobs and change the metrics (docs/decisions.md).
+ */
 export const MEETING_STEPS = ["download", "decode", "transcribe", "diarize", "summarize"] as const;
 export type MeetingStep = (typeof MEETING_STEPS)[number];
 

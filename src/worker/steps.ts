@@ -35,9 +35,26 @@ function ensureRoomToDecode(dir: string, bytes: number, config: WorkerConfig): v
   });
 }
 
-async function readJson<T>(path: string, what: string): Promise<T> {
-  if (!existsSync(path)) throw new EngineError("missing_intermediate", `The ${what} of an earlier step is missing.`, false);
-  return (await Bun.file(path).json()) as T;
+/**
+ * A step's output kept for a later step of the same job, its type bound to its path: only this
+ * file's code writes it (writeIntermediate) and reads it back (readIntermediate), as that type.
+ */
+interface Intermediate<T> {
+  path: string;
+  /** What it is, for the error when it is missing. */
+  what: string;
+  /** Never set: it ties the handle to T. */
+  readonly type?: (value: T) => T;
+}
+
+async function writeIntermediate<T>(file: Intermediate<T>, value: T): Promise<void> {
+  await Bun.write(file.path, JSON.stringify(value));
+}
+
+async function readIntermediate<T>(file: Intermediate<T>): Promise<T> {
+  if (!existsSync(file.path)) throw new EngineError("missing_intermediate", `The ${file.what} of an earlier step is missing.`, false);
+  // The one place the type is taken on trust: writeIntermediate wrote this file from a T.
+  return (await Bun.file(file.path).json()) as T;
 }
 
 /** Runs one step of a job: a meeting's processing (outputs in the meeting's folder) or a document's generation. */
@@ -50,9 +67,9 @@ export async function runStep(input: StepInput, engines: Engines, config: Worker
 
 async function runMeetingStep(input: MeetingStepInput, engines: Engines, config: WorkerConfig, context: StepContext): Promise<StepResult> {
   const wavPath = decodedAudioPath(input.dataDir, input.meetingId);
-  const decodeInfo = stepOutputPath(input.dataDir, input.meetingId, "decode");
-  const transcribeOut = stepOutputPath(input.dataDir, input.meetingId, "transcribe");
-  const transcriptOut = stepOutputPath(input.dataDir, input.meetingId, "transcript");
+  const decodeInfo: Intermediate<{ durationSeconds: number }> = { path: stepOutputPath(input.dataDir, input.meetingId, "decode"), what: "decoded audio" };
+  const transcribeOut: Intermediate<TranscribeOutput> = { path: stepOutputPath(input.dataDir, input.meetingId, "transcribe"), what: "transcription" };
+  const transcriptOut: Intermediate<StoredTranscript> = { path: stepOutputPath(input.dataDir, input.meetingId, "transcript"), what: "transcript" };
   mkdirSync(dirname(wavPath), { recursive: true });
 
   switch (input.step) {
@@ -85,17 +102,17 @@ async function runMeetingStep(input: MeetingStepInput, engines: Engines, config:
         log: (line) => logForOperator(input, line),
         ensureSpace: (bytes) => ensureRoomToDecode(dirname(wavPath), bytes, config),
       });
-      await Bun.write(decodeInfo, JSON.stringify({ durationSeconds: decoded.durationSeconds }));
+      await writeIntermediate(decodeInfo, { durationSeconds: decoded.durationSeconds });
       return { step: "decode", durationSeconds: decoded.durationSeconds };
     }
     case "transcribe": {
       const result = await engines.transcriber.transcribe({ wavPath, language: input.language }, context);
-      await Bun.write(transcribeOut, JSON.stringify(result satisfies TranscribeOutput));
+      await writeIntermediate(transcribeOut, result);
       return { step: "transcribe", language: result.language, model: result.model, segments: result.segments.length };
     }
     case "diarize": {
-      const { durationSeconds } = await readJson<{ durationSeconds: number }>(decodeInfo, "decoded audio");
-      const transcription = await readJson<TranscribeOutput>(transcribeOut, "transcription");
+      const { durationSeconds } = await readIntermediate(decodeInfo);
+      const transcription = await readIntermediate(transcribeOut);
       // A solo recording is one speaker; otherwise the participants given are an upper bound, not a target.
       const turns = input.solo
         ? []
@@ -112,11 +129,11 @@ async function runMeetingStep(input: MeetingStepInput, engines: Engines, config:
           );
       const labelled = attributeSpeakers(transcription.segments, turns, durationSeconds);
       const stored: StoredTranscript = { language: transcription.language, model: transcription.model, durationSeconds, ...labelled };
-      await Bun.write(transcriptOut, JSON.stringify(stored));
-      return { step: "diarize", speakers: labelled.speakers.length, transcriptPath: transcriptOut };
+      await writeIntermediate(transcriptOut, stored);
+      return { step: "diarize", speakers: labelled.speakers.length, transcriptPath: transcriptOut.path };
     }
     case "summarize": {
-      const transcript = await readJson<StoredTranscript>(transcriptOut, "transcript");
+      const transcript = await readIntermediate(transcriptOut);
       const report = await engines.reporter.report(
         { title: input.title, language: input.language ?? transcript.language, transcript: transcript.segments },
         context,

@@ -1,7 +1,7 @@
 // The architecture test's own machinery, on made-up sources and edges: the import reader, the
 // folder-cycle finder and the report it fails with.
 import { expect, test } from "bun:test";
-import { folderCycles, folderOf, report, ruleViolations, type Rule } from "./check.ts";
+import { fileCycles, folderCycles, folderOf, report, ruleViolations, type Rule } from "./check.ts";
 import { readImports, type ImportEdge } from "./imports.ts";
 
 test("readImports: every kind of import, type-only ones flagged, strings and comments ignored", () => {
@@ -105,4 +105,21 @@ test("report: one block per broken rule and per cycle, each import with file, li
     ].join("\n"),
   );
   expect(report([], [])).toBe("");
+});
+
+test("fileCycles: loops between the files of one folder, not across folders; reported file by file", () => {
+  const edges = [
+    edge("e/a.ts", "e/sub/b.ts", 2),
+    edge("e/sub/b.ts", "e/a.ts", 3, true),
+    edge("e/c.ts", "e/a.ts"),
+    // Through another folder: a folder cycle's business, not this one's.
+    edge("e/c.ts", "f/x.ts"),
+    edge("f/x.ts", "e/c.ts"),
+  ];
+  const cycles = fileCycles(edges, "e");
+  expect(cycles.map((c) => [c.files, c.path])).toEqual([[["e/a.ts", "e/sub/b.ts"], ["e/a.ts", "e/sub/b.ts", "e/a.ts"]]]);
+  expect(fileCycles(edges, "f")).toEqual([]);
+  expect(report([], [], cycles)).toBe(
+    ["import cycle between files e/a.ts, e/sub/b.ts: e/a.ts → e/sub/b.ts → e/a.ts", "  e/a.ts:2 imports e/sub/b.ts", "  e/sub/b.ts:3 imports e/a.ts (types only)"].join("\n"),
+  );
 });

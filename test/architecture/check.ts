@@ -68,16 +68,38 @@ export interface FolderCycle {
 
 /** Import cycles between folders: the strongly connected components of more than one folder (Tarjan). */
 export function folderCycles(edges: ImportEdge[], ignore: string[] = []): FolderCycle[] {
+  const kept = edges.filter((edge) => {
+    const [from, to] = [folderOf(edge.from), folderOf(edge.to)];
+    return from !== to && !ignore.includes(from) && !ignore.includes(to);
+  });
+  return cycles(kept, folderOf).map(({ members, path, links }) => ({ folders: members, path, links }));
+}
+
+export interface FileCycle {
+  /** The files of one strongly connected component, sorted. */
+  files: string[];
+  /** One shortest round trip through the component, e.g. ["engines/a.ts", "engines/b.ts", "engines/a.ts"]. */
+  path: string[];
+  links: { from: string; to: string; example: ImportEdge }[];
+}
+
+/** Import cycles between the files inside one top-level folder ("engines"), type-only imports included. */
+export function fileCycles(edges: ImportEdge[], folder: string): FileCycle[] {
+  const inside = edges.filter((edge) => folderOf(edge.from) === folder && folderOf(edge.to) === folder && edge.from !== edge.to);
+  return cycles(inside, (file) => file).map(({ members, path, links }) => ({ files: members, path, links }));
+}
+
+/** The strongly connected components of more than one node (Tarjan), nodes being `nodeOf` each end of an edge. */
+function cycles(edges: ImportEdge[], nodeOf: (file: string) => string): { members: string[]; path: string[]; links: { from: string; to: string; example: ImportEdge }[] }[] {
   const examples = new Map<string, Map<string, ImportEdge>>();
   for (const edge of edges) {
-    const [from, to] = [folderOf(edge.from), folderOf(edge.to)];
-    if (from === to || ignore.includes(from) || ignore.includes(to)) continue;
+    const [from, to] = [nodeOf(edge.from), nodeOf(edge.to)];
     if (!examples.has(from)) examples.set(from, new Map());
     if (!examples.has(to)) examples.set(to, new Map());
     const out = examples.get(from)!;
     if (!out.has(to)) out.set(to, edge);
   }
-  const next = (folder: string) => [...(examples.get(folder)?.keys() ?? [])].sort();
+  const next = (node: string) => [...(examples.get(node)?.keys() ?? [])].sort();
 
   let counter = 0;
   const index = new Map<string, number>();
@@ -85,39 +107,39 @@ export function folderCycles(edges: ImportEdge[], ignore: string[] = []): Folder
   const stack: string[] = [];
   const onStack = new Set<string>();
   const components: string[][] = [];
-  const connect = (folder: string) => {
-    index.set(folder, counter);
-    low.set(folder, counter++);
-    stack.push(folder);
-    onStack.add(folder);
-    for (const to of next(folder)) {
+  const connect = (node: string) => {
+    index.set(node, counter);
+    low.set(node, counter++);
+    stack.push(node);
+    onStack.add(node);
+    for (const to of next(node)) {
       if (!index.has(to)) {
         connect(to);
-        low.set(folder, Math.min(low.get(folder)!, low.get(to)!));
+        low.set(node, Math.min(low.get(node)!, low.get(to)!));
       } else if (onStack.has(to)) {
-        low.set(folder, Math.min(low.get(folder)!, index.get(to)!));
+        low.set(node, Math.min(low.get(node)!, index.get(to)!));
       }
     }
-    if (low.get(folder) === index.get(folder)) {
+    if (low.get(node) === index.get(node)) {
       const component: string[] = [];
       let member: string;
       do {
         member = stack.pop()!;
         onStack.delete(member);
         component.push(member);
-      } while (member !== folder);
+      } while (member !== node);
       if (component.length > 1) components.push(component.sort());
     }
   };
-  for (const folder of [...examples.keys()].sort()) if (!index.has(folder)) connect(folder);
+  for (const node of [...examples.keys()].sort()) if (!index.has(node)) connect(node);
 
   return components
-    .map((folders) => {
-      const inside = new Set(folders);
-      const links = folders.flatMap((from) => next(from).filter((to) => inside.has(to)).map((to) => ({ from, to, example: examples.get(from)!.get(to)! })));
-      return { folders, path: shortestRoundTrip(folders[0]!, (f) => next(f).filter((to) => inside.has(to))), links };
+    .map((members) => {
+      const inside = new Set(members);
+      const links = members.flatMap((from) => next(from).filter((to) => inside.has(to)).map((to) => ({ from, to, example: examples.get(from)!.get(to)! })));
+      return { members, path: shortestRoundTrip(members[0]!, (n) => next(n).filter((to) => inside.has(to))), links };
     })
-    .sort((a, b) => a.folders[0]!.localeCompare(b.folders[0]!));
+    .sort((a, b) => a.members[0]!.localeCompare(b.members[0]!));
 }
 
 /** Breadth-first: the shortest path from `start` back to itself. */
@@ -146,7 +168,7 @@ function describeEdge(edge: ImportEdge): string {
 }
 
 /** The readable list the test fails with; empty when all is well. */
-export function report(violations: Violation[], cycles: FolderCycle[]): string {
+export function report(violations: Violation[], cycles: FolderCycle[], files: FileCycle[] = []): string {
   const out: string[] = [];
   const byRule = new Map<Rule, Violation[]>();
   for (const violation of violations) byRule.set(violation.rule, [...(byRule.get(violation.rule) ?? []), violation]);
@@ -157,6 +179,10 @@ export function report(violations: Violation[], cycles: FolderCycle[]): string {
   for (const cycle of cycles) {
     out.push(`import cycle between folders ${cycle.folders.join(", ")}: ${cycle.path.join(" → ")}`);
     for (const link of cycle.links) out.push(`  ${link.from} → ${link.to}: e.g. ${describeEdge(link.example)}`);
+  }
+  for (const cycle of files) {
+    out.push(`import cycle between files ${cycle.files.join(", ")}: ${cycle.path.join(" → ")}`);
+    for (const link of cycle.links) out.push(`  ${describeEdge(link.example)}`);
   }
   return out.join("\n");
 }

@@ -1,4 +1,8 @@
-/** The meeting's language: normalised codes, names for the prompt, and the report's fixed wording. */
+/**
+ * The meeting's language: normalised codes, names for the prompt, and the report's fixed wording:
+ * its section headings, declared here once for the Markdown (markdown.ts) and the merge prompt's
+ * part reports (prompt.ts).
+ */
 
 export interface ReportWording {
   summary: string;

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { wordingFor } from "./language.ts";
 import { buildPrompt, formatTimestamp, formatTranscriptLine, needsHours, renderPartReport } from "./prompt.ts";
 import { DEFAULT_REPORT_LIMITS } from "./schema.ts";
 
@@ -56,5 +57,14 @@ describe("prompt", () => {
       "en",
     );
     expect(text).toBe("Part 2 (10:00–20:00)\nTitle: T\nSummary: S\nAction items:\n- Do it (owner: Anna)\nDecisions:\n- D");
+  });
+
+  test("the part reports use the report's own headings, in the prompt's language (French, else English)", () => {
+    const report = { title: "T", summary: "S", key_takeaways: ["K"], action_items: [{ text: "A", owner: "Anna", due: "lundi" }], decisions: ["D"], minutes: ["M"] };
+    for (const [language, wording] of [["fr", wordingFor("fr")], ["de", wordingFor("en")]] as const) {
+      const text = renderPartReport(report, { index: 1, from: "00:00", to: "10:00" }, language);
+      for (const heading of [wording.summary, wording.keyTakeaways, wording.actionItems, wording.decisions, wording.minutes]) expect(text).toContain(heading);
+      expect(text).toContain(`(${wording.owner.toLowerCase()}: Anna; ${wording.due.toLowerCase()}: lundi)`);
+    }
   });
 });

@@ -4,7 +4,7 @@
  * report in the meeting's language.
  */
 import type { ReportInput, StructuredReport } from "../types.ts";
-import { languageName, normalizeLanguage } from "./language.ts";
+import { languageName, normalizeLanguage, wordingFor } from "./language.ts";
 import type { ReportLimits } from "./schema.ts";
 
 export type PromptTask =
@@ -56,13 +56,6 @@ interface Texts {
   closing(name: string | null): string;
   part: string;
   title: string;
-  summary: string;
-  keyTakeaways: string;
-  actionItems: string;
-  decisions: string;
-  minutes: string;
-  owner: string;
-  due: string;
 }
 
 const EN: Texts = {
@@ -98,13 +91,6 @@ const EN: Texts = {
   closing: (name) => (name ? `Now write the JSON report, in ${name}.` : "Now write the JSON report."),
   part: "Part",
   title: "Title",
-  summary: "Summary",
-  keyTakeaways: "Key takeaways",
-  actionItems: "Action items",
-  decisions: "Decisions",
-  minutes: "Minutes",
-  owner: "owner",
-  due: "due",
 };
 
 const FR: Texts = {
@@ -140,13 +126,6 @@ const FR: Texts = {
   closing: (name) => (name ? `Rédige maintenant le compte rendu JSON, en ${name}.` : "Rédige maintenant le compte rendu JSON."),
   part: "Partie",
   title: "Titre",
-  summary: "Résumé",
-  keyTakeaways: "Points clés",
-  actionItems: "Actions",
-  decisions: "Décisions",
-  minutes: "Déroulé",
-  owner: "responsable",
-  due: "échéance",
 };
 
 function texts(language: string | null): Texts {
@@ -168,27 +147,28 @@ export function buildPrompt(task: PromptTask, body: string, language: string | n
   return { system: `${t.system(compact)} ${t.writeIn(name)}`, user };
 }
 
-/** One part's report as compact text for the merge prompt. */
+/** One part's report as compact text for the merge prompt, under the report's own headings (language.ts) in the prompt's language. */
 export function renderPartReport(
   report: StructuredReport,
   part: { index: number; from: string; to: string },
   language: string | null,
 ): string {
   const t = texts(language);
+  const w = wordingFor(promptLanguage(language));
   const lines = [`${t.part} ${part.index} (${part.from}–${part.to})`, `${t.title}: ${report.title}`];
-  if (report.summary) lines.push(`${t.summary}: ${report.summary}`);
+  if (report.summary) lines.push(`${w.summary}: ${report.summary}`);
   const list = (label: string, items: string[]) => {
     if (items.length) lines.push(`${label}:`, ...items.map((item) => `- ${item}`));
   };
-  list(t.keyTakeaways, report.key_takeaways);
+  list(w.keyTakeaways, report.key_takeaways);
   list(
-    t.actionItems,
+    w.actionItems,
     report.action_items.map((a) => {
-      const extra = [a.owner ? `${t.owner}: ${a.owner}` : null, a.due ? `${t.due}: ${a.due}` : null].filter(Boolean);
+      const extra = [a.owner ? `${w.owner.toLowerCase()}: ${a.owner}` : null, a.due ? `${w.due.toLowerCase()}: ${a.due}` : null].filter(Boolean);
       return extra.length ? `${a.text} (${extra.join("; ")})` : a.text;
     }),
   );
-  list(t.decisions, report.decisions);
-  list(t.minutes, report.minutes);
+  list(w.decisions, report.decisions);
+  list(w.minutes, report.minutes);
   return lines.join("\n");
 }

@@ -68,7 +68,7 @@ describe("reporter logic (scripted runtime)", () => {
     expect(fake.calls.at(-1)!.user).toContain("Rédige tous les textes en français.");
   });
 
-  test("a long transcript is summarised in parts on line boundaries, then merged by the model", async () => {
+  test("a long transcript is reported on in parts on line boundaries, then merged by the model", async () => {
     const fake = fakeRuntime(2048, (prompt, call) =>
       prompt.user.includes("Below are the reports")
         ? JSON.stringify(report({ title: "Merged" }))

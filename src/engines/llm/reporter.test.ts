@@ -147,7 +147,7 @@ describe("llama reporter (real node-llama-cpp, stories260K)", () => {
     expect(result.markdown).not.toContain("## Summary");
   }, TIMEOUT);
 
-  test("a transcript longer than a small context is summarised in parts and merged", async () => {
+  test("a transcript longer than a small context is reported on in parts and merged", async () => {
     const chunkStats: ReportStats[] = [];
     const small = await createLlamaReporter({
       modelPath,

@@ -4,6 +4,7 @@
  * renders the markdown.
  */
 import { EngineError, type DocumentWriter, type ReportInput, type ReportResult, type Reporter, type StepContext, type StructuredReport } from "../types.ts";
+import { ask, CallProgress, type AskSettings } from "./ask.ts";
 import { wordingFor } from "./language.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { deterministicMerge } from "./merge.ts";
@@ -171,17 +172,7 @@ async function writeReport(
   };
   const limits: ReportLimits = fitted;
 
-  // Progress: calls done out of calls planned, with the current call's share by tokens generated.
-  let planned = 1;
-  let done = 0;
-  let reported = 0;
-  const progress = (fraction: number) => {
-    const value = Math.min(0.99, fraction);
-    if (value > reported + 0.01) {
-      reported = value;
-      context.progress(value);
-    }
-  };
+  const progress = new CallProgress(context);
 
   // The full instructions, or the compact ones when the full ones would take over a quarter of the context.
   const longestTask: PromptTask = { kind: "chunk", index: 999, count: 999, from: "99:59:59", to: "99:59:59" };
@@ -192,42 +183,21 @@ async function writeReport(
   const promptFor = (task: PromptTask, body: string) => (l: ReportLimits) => buildPrompt(task, body, language, l, compact);
   const fits = (prompt: Prompt) => runtime.countPromptTokens(prompt) + outputBudget + margin <= contextSize;
 
+  const asking: AskSettings = { runtime, signal, outputBudget, temperature, retryTemperature: 0.4, seed, attempts, stats, progress, canceled };
   /** One model call under the grammar, tried again (cooler bounds, another seed) on an unusable answer. */
-  const ask = async (build: (limits: ReportLimits) => Prompt): Promise<StructuredReport> => {
-    let callLimits = limits;
-    for (let attempt = 0; ; attempt++) {
-      const prompt = build(callLimits);
-      const grammar = await runtime.grammarFor(callLimits);
-      if (signal.aborted) throw canceled();
-      const generation = await runtime.generate(prompt, {
-        grammar,
-        maxTokens: outputBudget,
-        temperature: attempt === 0 ? temperature : Math.max(temperature, 0.4),
-        seed: seed + attempt,
-        signal,
-        onTokens: (generated) => progress((done + Math.min(1, generated / outputBudget)) / planned),
-      });
-      stats.modelCalls++;
-      stats.promptTokens += generation.promptTokens;
-      stats.outputTokens += generation.outputTokens;
-      stats.generationMs += generation.ms;
-      if (generation.stopReason === "abort" || signal.aborted) throw canceled();
-      try {
-        const report = parseModelOutput(grammar, generation.text, generation.stopReason);
-        done++;
-        return report;
-      } catch (error) {
-        if (attempt + 1 >= attempts) throw error;
-        stats.retries++;
-        // A cut-off answer gets smaller bounds next time; other failures another seed and some temperature.
-        if (generation.stopReason === "maxTokens") callLimits = limitsForOutputTokens(outputBudget * 0.6, charsPerToken) ?? callLimits;
-      }
-    }
-  };
+  const askReport = (build: (limits: ReportLimits) => Prompt): Promise<StructuredReport> =>
+    ask(asking, {
+      bound: limits,
+      grammar: (bound) => runtime.grammarFor(bound),
+      prompt: build,
+      parse: (grammar, generation) => parseModelOutput(grammar, generation.text, generation.stopReason),
+      // A cut-off answer gets smaller bounds next time; other failures another seed and some temperature.
+      shrink: (bound) => limitsForOutputTokens(outputBudget * 0.6, charsPerToken) ?? bound,
+    });
 
   let structured: StructuredReport;
   if (lines.length === 0) {
-    // Nothing was said: nothing to summarise, and nothing to make up.
+    // Nothing was said: nothing to report, and nothing to make up.
     structured = { title: "", summary: "", key_takeaways: [], action_items: [], decisions: [], minutes: [] };
   } else {
     // Room for transcript lines: the context less the longest instructions, the answer and a margin.
@@ -240,15 +210,15 @@ async function writeReport(
     const single = promptFor({ kind: "single" }, whole);
     if (runtime.countTokens(whole) <= transcriptBudget && fits(single(limits))) {
       stats.chunks = 1;
-      structured = await ask(single);
+      structured = await askReport(single);
     } else {
-      const parts = await summarizeParts(lines, transcriptBudget);
+      const parts = await reportParts(lines, transcriptBudget);
       stats.chunks = parts.length;
       structured = await mergeParts(parts);
     }
   }
 
-  async function summarizeParts(all: TranscriptLine[], budget: number): Promise<Part[]> {
+  async function reportParts(all: TranscriptLine[], budget: number): Promise<Part[]> {
     const tasks = planParts(
       all,
       budget,
@@ -260,9 +230,9 @@ async function writeReport(
     if (!tasks) {
       throw new EngineError("llm_context_too_small", `The transcript's parts do not fit in a context of ${contextSize} tokens.`, false);
     }
-    planned = tasks.length + 1;
+    progress.plan(tasks.length + 1);
     const parts: Part[] = [];
-    for (const task of tasks) parts.push({ report: await ask(task.prompt), from: task.from, to: task.to });
+    for (const task of tasks) parts.push({ report: await askReport(task.prompt), from: task.from, to: task.to });
     return parts;
   }
 
@@ -275,9 +245,9 @@ async function writeReport(
       );
     const { result, merge } = await reduceInGroups(parts, {
       fits: (group) => fits(mergePrompt(group)(limits)),
-      merge: async (group) => ({ report: await ask(mergePrompt(group)), from: group[0]!.from, to: group.at(-1)!.to }),
+      merge: async (group) => ({ report: await askReport(mergePrompt(group)), from: group[0]!.from, to: group.at(-1)!.to }),
       fallback: (all) => ({ report: deterministicMerge(all.map((part) => part.report), limits), from: all[0]!.from, to: all.at(-1)!.to }),
-      planned: (calls) => (planned += calls),
+      planned: (calls) => progress.addCalls(calls),
     });
     stats.merge = merge;
     return result.report;

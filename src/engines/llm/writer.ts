@@ -10,6 +10,7 @@
  * half a document.
  */
 import { EngineError, type DocumentInput, type DocumentResult, type StepContext } from "../types.ts";
+import { ask, CallProgress, type AskSettings } from "./ask.ts";
 import { splitText } from "./chunking.ts";
 import { buildDocumentPrompt, type DocumentTask } from "./document-prompt.ts";
 import { clip } from "./parse.ts";
@@ -133,46 +134,18 @@ export async function writeDocument(
   const fits = (prompt: Prompt) => runtime.countPromptTokens(prompt) + outputBudget + margin <= contextSize;
   const prompt = (task: DocumentTask, report: string, body: string) => (chars: number) => buildDocumentPrompt(task, input, report, body, chars);
 
-  let planned = 1;
-  let done = 0;
-  let reported = 0;
-  const progress = (fraction: number) => {
-    const value = Math.min(0.99, fraction);
-    if (value > reported + 0.01) {
-      reported = value;
-      context.progress(value);
-    }
-  };
+  const progress = new CallProgress(context);
 
+  const asking: AskSettings = { runtime, signal, outputBudget, temperature, retryTemperature: 0.5, seed, attempts, stats, progress, canceled };
   /** One call under the grammar; asked again (another seed, or a smaller bound after a cut-off) when unusable. */
-  const ask = async (field: Field, build: (maxChars: number) => Prompt): Promise<string> => {
-    let chars = maxChars;
-    for (let attempt = 0; ; attempt++) {
-      const grammar = await runtime.jsonGrammar(documentAnswerSchema(field, chars));
-      if (signal.aborted) throw canceled();
-      const generation = await runtime.generate(build(chars), {
-        grammar,
-        maxTokens: outputBudget,
-        temperature: attempt === 0 ? temperature : Math.max(temperature, 0.5),
-        seed: seed + attempt,
-        signal,
-        onTokens: (generated) => progress((done + Math.min(1, generated / outputBudget)) / planned),
-      });
-      stats.modelCalls++;
-      stats.promptTokens += generation.promptTokens;
-      stats.outputTokens += generation.outputTokens;
-      if (generation.stopReason === "abort" || signal.aborted) throw canceled();
-      try {
-        const text = parseDocumentAnswer((t) => grammar.parse(t), field, generation.text, generation.stopReason);
-        done++;
-        return text;
-      } catch (error) {
-        if (attempt + 1 >= attempts) throw error;
-        stats.retries++;
-        if (generation.stopReason === "maxTokens") chars = Math.max(100, Math.floor(chars * 0.6));
-      }
-    }
-  };
+  const askText = (field: Field, build: (maxChars: number) => Prompt): Promise<string> =>
+    ask(asking, {
+      bound: maxChars,
+      grammar: (chars) => runtime.jsonGrammar(documentAnswerSchema(field, chars)),
+      prompt: build,
+      parse: (grammar, generation) => parseDocumentAnswer((text) => grammar.parse(text), field, generation.text, generation.stopReason),
+      shrink: (chars) => Math.max(100, Math.floor(chars * 0.6)),
+    });
 
   // Room for the material in the final call: the context less the instructions, the answer and a margin.
   const room = contextSize - outputBudget - margin - runtime.countPromptTokens(prompt({ kind: "write", body: "notes" }, "", "")(maxChars));
@@ -185,9 +158,9 @@ export async function writeDocument(
   let markdown: string;
   const whole = prompt({ kind: "write", body: "transcript" }, report, transcript);
   if (!lines.length) {
-    markdown = await ask("markdown", prompt({ kind: "write", body: "report" }, report, ""));
+    markdown = await askText("markdown", prompt({ kind: "write", body: "report" }, report, ""));
   } else if (fits(whole(maxChars))) {
-    markdown = await ask("markdown", whole);
+    markdown = await askText("markdown", whole);
   } else {
     // Notes per part: each part's prompt holds the task and the part, not the report.
     const overhead = runtime.countPromptTokens(buildDocumentPrompt({ kind: "notes", index: 999, count: 999, from: "99:59:59", to: "99:59:59" }, input, "", "", maxChars));
@@ -198,24 +171,24 @@ export async function writeDocument(
         : null;
     if (!parts) throw new EngineError("llm_context_too_small", `The transcript's parts do not fit in a context of ${contextSize} tokens.`, false);
     stats.parts = parts.length;
-    planned = parts.length + 1;
+    progress.plan(parts.length + 1);
     const notes: string[] = [];
-    for (const part of parts) notes.push(`(${part.from}–${part.to})\n${await ask("notes", part.prompt)}`);
+    for (const part of parts) notes.push(`(${part.from}–${part.to})\n${await askText("notes", part.prompt)}`);
     const final = (body: string) => prompt({ kind: "write", body: "notes" }, report, body);
     let joined = notes.join("\n\n");
     if (!fits(final(joined)(maxChars))) {
       const mergePrompt = (group: string[]) => prompt({ kind: "merge_notes", count: group.length }, "", group.join("\n\n"));
       const reduced = await reduceInGroups(notes, {
         fits: (group) => fits(mergePrompt(group)(maxChars)),
-        merge: (group) => ask("notes", mergePrompt(group)),
+        merge: (group) => askText("notes", mergePrompt(group)),
         // Every part keeps its fair share of the room.
         fallback: (all) => all.map((note) => clip(note, Math.floor((maxChars - 2 * all.length) / all.length))).join("\n\n"),
-        planned: (calls) => (planned += calls),
+        planned: (calls) => progress.addCalls(calls),
       });
       stats.merge = reduced.merge;
       joined = fitTokens(reduced.result, room - count(report), count);
     }
-    markdown = await ask("markdown", final(joined));
+    markdown = await askText("markdown", final(joined));
   }
 
   stats.totalMs = performance.now() - started;

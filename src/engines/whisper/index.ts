@@ -1,5 +1,4 @@
 import { basename, extname } from "node:path";
-import { lazy } from "../lazy.ts";
 import { checkModelFile, modelFile, type ExpectedModelFile, type ModelSource } from "../model-file.ts";
 import { EngineError, type SpeechSegment, type StepContext, type Transcriber, type TranscriptionResult } from "../types.ts";
 import type { BackendName, WhisperBackend } from "./backends/backend.ts";
@@ -12,12 +11,13 @@ import { whisperLanguage } from "./languages.ts";
 import { checkVadModel, checkWhisperModel } from "./ggml-check.ts";
 import { chooseBackend } from "./select.ts";
 import { finaliseSegments, mapChunkSegments } from "./timestamps.ts";
-import { createSpeechDetector, DEFAULT_VAD, isOnnxVad, type SpeechDetector, type VadSettings } from "./vad.ts";
+import { createSpeechDetector, isOnnxVad } from "./vad.ts";
+import { DEFAULT_VAD, type SpeechDetector, type VadSettings } from "./vad-settings.ts";
 import { readWavInt16, SAMPLE_RATE } from "../wav.ts";
 
 export { DEFAULT_DECODING, type WhisperDecoding } from "./decoding.ts";
 export { DEFAULT_GUARD, repetitionGuard, type RepetitionGuardOptions } from "./guard.ts";
-export { DEFAULT_VAD, type VadSettings } from "./vad.ts";
+export { DEFAULT_VAD, type VadSettings } from "./vad-settings.ts";
 
 export interface WhisperTranscriberOptions {
   /** A whisper.cpp ggml model file (e.g. models/whisper/ggml-base.bin). */
@@ -104,26 +104,6 @@ export async function createWhisperTranscriber(options: WhisperTranscriberOption
     },
     async close() {
       await Promise.allSettled([backend.close(), vad?.close()]);
-    },
-  };
-}
-
-/**
- * The same engine, created on its first transcribe() call: in createEngines a bad whisper model
- * then fails only the transcribe step, with its model_* error, instead of engine loading (and so
- * every step). A failed creation is tried again on the next call.
- */
-export function lazyWhisperTranscriber(options: WhisperTranscriberOptions): WhisperTranscriber {
-  const transcriber = lazy(() => createWhisperTranscriber(options));
-  return {
-    get backend() {
-      return transcriber.current?.backend ?? "not loaded yet";
-    },
-    async transcribe(input, context) {
-      return (await transcriber()).transcribe(input, context);
-    },
-    async close() {
-      await (await transcriber.reset())?.close();
     },
   };
 }

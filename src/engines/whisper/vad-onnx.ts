@@ -3,7 +3,7 @@ import { modelFile, type ModelSource } from "../model-file.ts";
 import { requireNative } from "../native.ts";
 import { EngineError } from "../types.ts";
 import type { Region } from "./chunks.ts";
-import type { SpeechDetector, VadSettings } from "./vad.ts";
+import type { SpeechDetector, VadSettings } from "./vad-settings.ts";
 import { SAMPLE_RATE, toFloat32 } from "../wav.ts";
 
 /** The part of sherpa-onnx-node's Vad used here. */

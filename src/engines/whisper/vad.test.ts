@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { EngineError } from "../types.ts";
 import type { Region } from "./chunks.ts";
-import { createSpeechDetector, DEFAULT_VAD, isOnnxVad } from "./vad.ts";
+import { createSpeechDetector, isOnnxVad } from "./vad.ts";
+import { DEFAULT_VAD } from "./vad-settings.ts";
 import { readWavInt16 } from "../wav.ts";
 
 const ROOT = resolve(import.meta.dir, "../../..");

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { EngineError, type StepContext, type TranscriptionResult } from "../types.ts";
-import { createWhisperTranscriber, lazyWhisperTranscriber, type WhisperTranscriber } from "./index.ts";
+import { createWhisperTranscriber, type WhisperTranscriber } from "./index.ts";
 import { WHISPER_LANGUAGES } from "./languages.ts";
 import { readWavInt16, SAMPLE_RATE } from "../wav.ts";
 import { wavBytes } from "../../../test/support/engines.ts";
@@ -166,11 +166,5 @@ describe("whisper engine on the real binding (tiny-random model)", () => {
       expectedModels: { vad: { bytes: 885098, sha256: "0".repeat(64) } },
     });
     await expect(wrong).rejects.toMatchObject({ code: "model_invalid" });
-    // The lazy form reports the same error from transcribe(), and tries again on the next call.
-    const lazy = lazyWhisperTranscriber({ modelPath: join(dir, "nope.bin"), vadModelPath: VAD, threads: 2, useGpu: false, log: () => {} });
-    for (let i = 0; i < 2; i++) {
-      await expect(lazy.transcribe({ wavPath: join(dir, "silence.wav"), language: null }, context())).rejects.toMatchObject({ code: "model_missing" });
-    }
-    await lazy.close();
   });
 });

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { LibVariant, TranscribeOptions, WhisperContext, WhisperVadContext } from "@fugood/whisper.node";
+import { z } from "zod";
 import { importNative, resolveNative } from "../../native.ts";
 import type { ModelFile } from "../../model-file.ts";
 import { EngineError } from "../../types.ts";
@@ -21,13 +22,17 @@ export async function fugoodCudaLoads(): Promise<boolean> {
   }
 }
 
+/** The one field of a package.json we read. */
+const packageVersion = z.looseObject({ version: z.string().optional() });
+
 /** The installed version of @fugood/whisper.node, for the model label. */
 function fugoodVersion(): string {
   try {
     const entry = require.resolve(resolveNative("@fugood/whisper.node"));
     let dir = dirname(entry);
     while (!existsSync(join(dir, "package.json")) && dirname(dir) !== dir) dir = dirname(dir);
-    return (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { version?: string }).version ?? "?";
+    const manifest = packageVersion.safeParse(JSON.parse(readFileSync(join(dir, "package.json"), "utf8")));
+    return (manifest.success ? manifest.data.version : undefined) ?? "?";
   } catch {
     return "?";
   }
