@@ -119,7 +119,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const conn = connOf(db);
   applyMigrations(db.$client);
   // Deletions truncate the WAL, which keeps the deleted content's earlier frames otherwise.
-  const wal = new WalTruncator(db.$client, io.say);
+  const wal = new WalTruncator(conn, io.say);
   bootstrapAdmin(db, io);
   const idempotency = new IdempotencyStore(db, clock);
   idempotency.recover();
@@ -149,8 +149,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   };
 
   const checks = [
-    databaseCheck(db.$client),
-    migrationsCheck(db.$client),
+    databaseCheck(conn),
+    migrationsCheck(conn),
     ffmpegCheck(config.ffmpegPath),
     modelsCheck(config.engineSettings),
   ];
@@ -180,7 +180,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     env: childEnvironment(process.env, config.workerEnv, { [WORKER_CONFIG_ENV]: JSON.stringify(workerConfig) }),
     log: (line) => io.logError(new Error(line), "scheduler"),
   });
-  const metrics = createServiceMetrics({ db, workers: () => pool.stats(), webhooks: () => webhooks.counters });
+  const metrics = createServiceMetrics({ conn, workers: () => pool.stats(), webhooks: () => webhooks.counters });
   const scheduler = new Scheduler({
     db,
     pool,
