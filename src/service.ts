@@ -53,7 +53,7 @@ import { transcriptRoutes } from "./transcripts/routes.ts";
 import { MAX_UPLOAD_BYTES } from "./meetings/receive.ts";
 import { UploadsInFlight } from "./uploads/in-flight.ts";
 import { MAX_REQUEST_BODY_SIZE } from "./uploads/limits.ts";
-import { lockDataDir } from "./storage/data-dir-lock.ts";
+import { lockDataDir } from "./db/data-dir-lock.ts";
 import { restrictToOwner } from "./storage/permissions.ts";
 import { startRetention } from "./storage/retention.ts";
 import { SignInThrottle } from "./auth/sign-in-throttle.ts";

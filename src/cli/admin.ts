@@ -16,7 +16,7 @@ import { applyMigrations } from "../db/migrate.ts";
 import { databasePath } from "../db/paths.ts";
 import { connOf } from "../db/conn.ts";
 import { truncateWalWithin } from "../db/wal-truncation.ts";
-import { DataDirInUse, lockDataDir, type DataDirLock } from "../storage/data-dir-lock.ts";
+import { DataDirInUse, lockDataDir, type DataDirLock } from "../db/data-dir-lock.ts";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { toRfc3339 } from "../lib/time.ts";
