@@ -28,6 +28,12 @@ import { renderEndpointWithSecret, type RenderedEndpointWithSecret } from "./ren
 import type { CreateEndpointBody, PatchEndpointBody } from "./schema.ts";
 import { newWebhookSecret, PREVIOUS_SECRET_TTL_MS } from "./secrets.ts";
 
+// What a front end needs besides the use cases: the API's shapes (the web pages show the same
+// fields) and the form's schema, so that the web app imports this module only.
+export { renderDelivery, renderEndpoint, type RenderedDelivery, type RenderedEndpoint } from "./render.ts";
+export { createEndpointBody } from "./schema.ts";
+export type { DeliveryRow, EndpointRow };
+
 /** Endpoints an account may register. */
 export const MAX_ENDPOINTS_PER_ACCOUNT = 20;
 
