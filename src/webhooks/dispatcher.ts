@@ -57,6 +57,7 @@ export class WebhookDispatcher {
   /** send-now calls reading their delivery: idle() waits for them too. */
   private starting = 0;
   private ticking = false;
+  private tickAgain = false;
   private stopped = false;
 
   constructor(private readonly o: DispatcherOptions) {}
@@ -80,21 +81,37 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Fans out new events and starts the due deliveries; safe to call at any time. */
+  /**
+   * Fans out new events and starts the due deliveries; safe to call at any time. A call while a
+   * tick is reading the database is not lost: that tick runs once more when it is done.
+   */
   async tick(): Promise<void> {
-    if (this.ticking || this.stopped) return;
+    if (this.stopped) return;
+    if (this.ticking) {
+      this.tickAgain = true;
+      return;
+    }
     this.ticking = true;
     try {
+      do {
+        this.tickAgain = false;
+        await this.tickOnce();
+      } while (this.tickAgain && !this.stopped);
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private async tickOnce(): Promise<void> {
+    try {
       const now = this.o.clock.now();
-      // One batch of new events per tick, so a burst of events never holds the API's event loop
+      // One batch of new events per tick, so a burst of events never holds the event loop
       // for long; a full batch means more are waiting: the next tick comes at once.
       const fanned = await fanOutEvents(this.o.conn, now, FAN_OUT_BATCH);
       if (fanned === FAN_OUT_BATCH) setTimeout(() => void this.tick(), 0);
       for (const delivery of await this.due(now)) this.beginIfRoom(delivery);
     } catch (error) {
       this.o.log(`webhooks: dispatch failed: ${(error as Error).message}`);
-    } finally {
-      this.ticking = false;
     }
   }
 
