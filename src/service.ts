@@ -28,7 +28,8 @@ import { loadMeetingMaterial } from "./meetings/document-material.ts";
 import { documentGeneration } from "./documents/generation.ts";
 import { documentRenderer } from "./documents/renderer.ts";
 import { documentRoutes } from "./documents/routes.ts";
-import { purgeOldDeliveries } from "./webhooks/deliveries.ts";
+import { webhooksApp } from "./webhooks/app.ts";
+import { purgeOldDeliveriesNow } from "./webhooks/delivery-store.ts";
 import { DeliveryThread } from "./webhooks/delivery-host.ts";
 import { PingThrottle } from "./webhooks/ping.ts";
 import { usageMeter } from "./usage/meter.ts";
@@ -52,7 +53,7 @@ import { transcriptRoutes } from "./transcripts/routes.ts";
 import { MAX_UPLOAD_BYTES } from "./meetings/receive.ts";
 import { UploadsInFlight } from "./uploads/in-flight.ts";
 import { MAX_REQUEST_BODY_SIZE } from "./uploads/limits.ts";
-import { lockDataDir } from "./storage/data-dir-lock.ts";
+import { lockDataDir } from "./db/data-dir-lock.ts";
 import { restrictToOwner } from "./storage/permissions.ts";
 import { startRetention } from "./storage/retention.ts";
 import { SignInThrottle } from "./auth/sign-in-throttle.ts";
@@ -118,7 +119,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const conn = connOf(db);
   applyMigrations(db.$client);
   // Deletions truncate the WAL, which keeps the deleted content's earlier frames otherwise.
-  const wal = new WalTruncator(db.$client, io.say);
+  const wal = new WalTruncator(conn, io.say);
   bootstrapAdmin(db, io);
   const idempotency = new IdempotencyStore(db, clock);
   idempotency.recover();
@@ -148,8 +149,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   };
 
   const checks = [
-    databaseCheck(db.$client),
-    migrationsCheck(db.$client),
+    databaseCheck(conn),
+    migrationsCheck(conn),
     ffmpegCheck(config.ffmpegPath),
     modelsCheck(config.engineSettings),
   ];
@@ -179,7 +180,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     env: childEnvironment(process.env, config.workerEnv, { [WORKER_CONFIG_ENV]: JSON.stringify(workerConfig) }),
     log: (line) => io.logError(new Error(line), "scheduler"),
   });
-  const metrics = createServiceMetrics({ db, workers: () => pool.stats(), webhooks: () => webhooks.counters });
+  const metrics = createServiceMetrics({ conn, workers: () => pool.stats(), webhooks: () => webhooks.counters });
   const scheduler = new Scheduler({
     db,
     pool,
@@ -197,7 +198,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
 
   // Shared by the API and the web app: one cap on uploads in progress, one renderer, one probe.
   const uploads = new UploadsInFlight();
-  const pings = new PingThrottle();
+  const webhookUseCases = webhooksApp({ conn, clock, egress: config.egress, idempotency, wal, dispatcher: webhooks, pings: new PingThrottle() });
   const measureRecording = announcedDuration(config.ffmpegPath);
   const renderDocumentFile = documentRenderer({ cjkFontPath: config.cjkFontPath });
   const routes: RouteDef[] = [];
@@ -243,7 +244,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     ...exportRoutes({ loadOwnedExportInput: (userId, meetingId) => loadOwnedExportInput(db, userId, meetingId) }),
     ...reportRoutes({ loadOwnedReport: (userId, meetingId) => loadOwnedReport(db, userId, meetingId) }),
     ...usageRoutes({ db, clock, billing: config.billing }),
-    ...webhookRoutes({ db, wal, clock, egress: config.egress, idempotency, dispatcher: webhooks, pings }),
+    ...webhookRoutes({ webhooks: webhookUseCases }),
     ...documentRoutes({
       db,
       dataDir: config.dataDir,
@@ -285,8 +286,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     loadMaterial: loadMeetingMaterial,
     render: renderDocumentFile,
     scheduler,
-    webhooks,
-    pings,
+    webhooksApp: webhookUseCases,
     sso: config.sso ? new OidcSignIn(config.sso, { egress: config.egress, now: () => clock.now() }) : null,
     maxApiKeys: config.maxApiKeys,
     onApiKeysChanged: () => authenticator.forgetCachedKeys(),
@@ -346,7 +346,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       clock,
       sweepIdempotencyKeys: () => idempotency.sweep(),
       purgeExpiredRevocations: (now) => purgeExpiredRevocations(db, now),
-      purgeOldDeliveries: (now) => purgeOldDeliveries(db, now),
+      purgeOldDeliveries: (now) => purgeOldDeliveriesNow(db, now),
       purgeExpiredWebSessions: (now) => purgeExpiredWebSessions(db, now),
       purgeIdleDrafts: (now) => sweepIdleDrafts({ db, wal, dataDir: config.dataDir, cancelJobs: (ids) => scheduler.cancel(ids) }, config.drafts, now),
       log: io.say,

@@ -7,11 +7,11 @@
  * set of files. A meeting created after the snapshot has files but no row: the restored server's
  * start-up sweep removes its folder.
  */
-import { Database } from "bun:sqlite";
 import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { create } from "tar";
 import { databasePath } from "../db/paths.ts";
+import { snapshotDatabase } from "../db/snapshot.ts";
 
 /** What an archive holds, at its root. */
 export const ARCHIVE_DATABASE = "verbatim.db";
@@ -40,13 +40,7 @@ export async function backupDataDir(dataDir: string, target: string): Promise<{ 
   if (!existsSync(source)) throw new Error(`no Verbatim database in ${dataDir}`);
   const staging = mkdtempSync(join(dataDir, BACKUP_STAGING_PREFIX));
   try {
-    const db = new Database(source, { readonly: true });
-    try {
-      db.exec("PRAGMA busy_timeout = 10000");
-      db.prepare("VACUUM INTO ?").run(join(staging, ARCHIVE_DATABASE));
-    } finally {
-      db.close();
-    }
+    snapshotDatabase(source, join(staging, ARCHIVE_DATABASE));
     let files = 1;
     const entries: string[] = [ARCHIVE_DATABASE];
     for (const folder of ARCHIVE_FOLDERS) {

@@ -14,10 +14,10 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { x as extract } from "tar";
-import { DataDirInUse, lockDataDir, lockExistingDataDir, type DataDirLock } from "../storage/data-dir-lock.ts";
+import { DataDirInUse, lockDataDir, lockExistingDataDir, type DataDirLock } from "../db/data-dir-lock.ts";
 import { entryKey, entryProblem } from "./archive-entries.ts";
 import { ARCHIVE_DATABASE } from "./backup.ts";
-import { databaseProblem } from "./database-check.ts";
+import { databaseProblem } from "../db/database-check.ts";
 
 export class RestoreRefused extends Error {}
 

@@ -14,8 +14,9 @@ import { LOCAL_TOKEN_ISSUER, oauthSettings, tokenMaxTtl } from "../config.ts";
 import { openDatabase, type Db } from "../db/client.ts";
 import { applyMigrations } from "../db/migrate.ts";
 import { databasePath } from "../db/paths.ts";
+import { connOf } from "../db/conn.ts";
 import { truncateWalWithin } from "../db/wal-truncation.ts";
-import { DataDirInUse, lockDataDir, type DataDirLock } from "../storage/data-dir-lock.ts";
+import { DataDirInUse, lockDataDir, type DataDirLock } from "../db/data-dir-lock.ts";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { toRfc3339 } from "../lib/time.ts";
@@ -163,7 +164,7 @@ export const adminCommands: Record<string, Command> = {
         // The deleting transaction's pages, and the frames of every earlier write of the account's
         // content, are in the WAL until a TRUNCATE checkpoint moves them into the main file (where
         // secure_delete zeroed them) and empties it; the running server's connections may hold it.
-        if (!(await truncateWalWithin(db.$client, WAL_TRUNCATION_WITHIN_MS))) {
+        if (!(await truncateWalWithin(connOf(db), WAL_TRUNCATION_WITHIN_MS))) {
           throw new CommandFailed(
             `deleted ${user.email}, but the running server kept reading the database for ${WAL_TRUNCATION_WITHIN_MS / 1000} s, so its write-ahead log (verbatim.db-wal) may still hold the account's earlier content until the server's next deletion or until it stops`,
           );

@@ -3,16 +3,16 @@
  * It reads; it changes nothing, and it works whether or not a server runs on the data dir. Each
  * finding is a line; problems are named and make the exit status 1.
  */
-import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { SERVE_OPTIONS } from "../config-options.ts";
 import { serviceConfig } from "../config.ts";
+import { quickCheck } from "../db/database-check.ts";
 import { databasePath } from "../db/paths.ts";
 import { chooseBackend } from "../engines/whisper/select.ts";
 import { configuredModelState, STAND_IN_WARNING, standInModels } from "../models/catalogue.ts";
 import { diskSpace, floorBytes } from "../storage/disk-space.ts";
-import { DataDirInUse, lockDataDir } from "../storage/data-dir-lock.ts";
+import { DataDirInUse, lockDataDir } from "../db/data-dir-lock.ts";
 import type { Command } from "./admin.ts";
 import { CommandFailed } from "./options.ts";
 
@@ -48,15 +48,8 @@ function database(dataDir: string): Finding {
   const path = databasePath(dataDir);
   if (!existsSync(path)) return { check: "database", ok: true, detail: "none yet: the first start creates it" };
   try {
-    const db = new Database(path, { readonly: true });
-    try {
-      db.exec("PRAGMA busy_timeout = 5000");
-      const rows = db.query("PRAGMA quick_check").all() as { quick_check: string }[];
-      const result = rows.map((r) => r.quick_check).join("; ");
-      return result === "ok" ? { check: "database", ok: true, detail: "integrity check ok" } : { check: "database", ok: false, detail: `integrity check failed: ${result.slice(0, 300)}` };
-    } finally {
-      db.close();
-    }
+    const result = quickCheck(path);
+    return result === "ok" ? { check: "database", ok: true, detail: "integrity check ok" } : { check: "database", ok: false, detail: `integrity check failed: ${result.slice(0, 300)}` };
   } catch (error) {
     return { check: "database", ok: false, detail: `cannot be opened: ${(error as Error).message}` };
   }

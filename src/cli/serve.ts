@@ -1,7 +1,7 @@
 import { SERVE_OPTIONS } from "../config-options.ts";
 import { serviceConfig } from "../config.ts";
 import { startService } from "../service.ts";
-import { DataDirInUse } from "../storage/data-dir-lock.ts";
+import { DataDirInUse } from "../db/data-dir-lock.ts";
 import type { Command } from "./admin.ts";
 import { CommandFailed } from "./options.ts";
 

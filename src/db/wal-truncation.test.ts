@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "./client.ts";
+import { connOf, withTx } from "./conn.ts";
 import { truncateWal, WalTruncator } from "./wal-truncation.ts";
 
 const SECRET = "Privileged-Marker-7731";
@@ -28,7 +29,7 @@ test("a truncation after a deletion leaves no byte of the content in the WAL or 
   expect(walHolds()).toBe(true);
   db.$client.exec("DELETE FROM notes");
   const lines: string[] = [];
-  const wal = new WalTruncator(db.$client, (line) => lines.push(line));
+  const wal = new WalTruncator(connOf(db), (line) => lines.push(line));
   wal.afterDeletion();
   expect(wal.pending).toBe(false);
   expect(statSync(`${path}-wal`).size).toBe(0);
@@ -45,14 +46,14 @@ test("a reader on an older snapshot: the try does not wait for it, and a retry t
   reader.exec("BEGIN");
   reader.query("SELECT count(*) FROM notes").get(); // holds the snapshot that still has the row
   db.$client.exec("DELETE FROM notes");
-  const wal = new WalTruncator(db.$client, () => {});
+  const wal = new WalTruncator(connOf(db), () => {});
   const started = performance.now();
   wal.afterDeletion();
   // Not the connection's 5 s busy timeout: the event loop is not held while the reader reads.
   expect(performance.now() - started).toBeLessThan(1000);
   expect(wal.pending).toBe(true);
   expect(walHolds()).toBe(true);
-  expect(truncateWal(db.$client)).toBe(false);
+  expect(await truncateWal(connOf(db))).toBe(false);
   reader.exec("COMMIT");
   reader.close();
   const deadline = Date.now() + 20_000;
@@ -70,12 +71,31 @@ test("stop cancels a waiting retry", async () => {
   reader.exec("BEGIN");
   reader.query("SELECT count(*) FROM notes").get();
   db.$client.exec("DELETE FROM notes");
-  const wal = new WalTruncator(db.$client, () => {});
+  const wal = new WalTruncator(connOf(db), () => {});
   wal.afterDeletion();
   expect(wal.pending).toBe(true);
   wal.stop();
   expect(wal.pending).toBe(false);
   reader.exec("COMMIT");
   reader.close();
+  db.$client.close();
+});
+
+test("asked while a transaction is open on the connection, the try waits for it to end, then truncates", async () => {
+  const { db, path, walHolds } = setUp();
+  const conn = connOf(db);
+  db.$client.exec("DELETE FROM notes");
+  const wal = new WalTruncator(conn, () => {});
+  let end!: () => void;
+  const open = withTx(conn, () => new Promise<void>((resolve) => (end = resolve)));
+  await Bun.sleep(5);
+  wal.afterDeletion();
+  expect(wal.pending).toBe(true);
+  expect(walHolds()).toBe(true);
+  end();
+  await open;
+  expect(wal.pending).toBe(false);
+  expect(statSync(`${path}-wal`).size).toBe(0);
+  expect(readFileSync(path).toString("latin1")).not.toContain(SECRET);
   db.$client.close();
 });

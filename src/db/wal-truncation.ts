@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { run, sqliteOf, type Conn, type DbConn } from "./conn.ts";
 
 /**
  * Deleted content leaves the write-ahead log too. A deleting transaction writes the pages without
@@ -14,7 +15,9 @@ import type { Database } from "bun:sqlite";
  * otherwise waits), and a busy try is repeated on a timer, doubling its delay up to
  * MAX_RETRY_DELAY_MS, for at most GIVE_UP_AFTER_MS; then one warning line, and the next deletion
  * starts again. Frames written after a deletion hold no deleted content, so one success after the
- * last deletion is enough, and tries coalesce.
+ * last deletion is enough, and tries coalesce. A try goes through the `Conn` like any statement: it
+ * runs at once when no transaction is open on the connection, else as soon as the open one ends
+ * (a checkpoint inside somebody's transaction could not complete).
  */
 export interface WalTruncation {
   /** Called once a transaction that deleted content has committed. */
@@ -30,9 +33,12 @@ export class WalTruncator implements WalTruncation {
   private delayMs = FIRST_RETRY_DELAY_MS;
   private waitedMs = 0;
   private stopped = false;
+  /** A try waits for the transaction open on the connection. */
+  private queued = false;
 
   constructor(
-    private readonly sqlite: Database,
+    /** The service's connection (not a transaction: a checkpoint cannot complete inside one). */
+    private readonly conn: DbConn,
     private readonly log: (line: string) => void,
   ) {}
 
@@ -40,13 +46,13 @@ export class WalTruncator implements WalTruncation {
     if (this.stopped) return;
     this.delayMs = FIRST_RETRY_DELAY_MS;
     this.waitedMs = 0;
-    // A scheduled retry will cover this deletion too: one complete truncation is enough.
-    if (this.timer === undefined) this.attempt();
+    // A scheduled (or queued) try will cover this deletion too: one complete truncation is enough.
+    if (this.timer === undefined && !this.queued) this.attempt();
   }
 
-  /** Whether a retry is waiting (a reader held an older snapshot at the last try). */
+  /** Whether a try is still to come (a reader held an older snapshot at the last one, or a transaction is open). */
   get pending(): boolean {
-    return this.timer !== undefined;
+    return this.timer !== undefined || this.queued;
   }
 
   /** Before the connection closes (closing the last connection checkpoints and removes the WAL anyway). */
@@ -59,13 +65,28 @@ export class WalTruncator implements WalTruncation {
   private attempt(): void {
     this.timer = undefined;
     if (this.stopped) return;
-    let done = false;
-    try {
-      done = truncateWal(this.sqlite);
-    } catch (error) {
-      this.log(`warning: could not checkpoint the database after a deletion (${(error as Error).message}); retrying`);
-    }
-    if (done) return;
+    this.queued = true;
+    // The body runs synchronously when the connection is free (the usual case), else when the
+    // open transaction ends; it never throws.
+    run(this.conn, () => {
+      this.queued = false;
+      let done = false;
+      try {
+        done = checkpointTruncate(sqliteOf(this.conn));
+      } catch (error) {
+        this.log(`warning: could not checkpoint the database after a deletion (${(error as Error).message}); retrying`);
+      }
+      this.settle(done);
+    }).catch((error: Error) => {
+      // Not run at all (called inside a transaction on the same connection): tried again later.
+      this.queued = false;
+      this.log(`warning: could not checkpoint the database after a deletion (${error.message}); retrying`);
+      this.settle(false);
+    });
+  }
+
+  private settle(done: boolean): void {
+    if (done || this.stopped) return;
     if (this.waitedMs >= GIVE_UP_AFTER_MS) {
       this.log("warning: the database's WAL still holds deleted content: another connection kept reading an older snapshot; the next deletion tries again");
       return;
@@ -83,7 +104,11 @@ export class WalTruncator implements WalTruncation {
  * WAL was cut to zero bytes (SQLite reports `busy` 0 and an empty log), false when another
  * connection was writing or still reading older frames.
  */
-export function truncateWal(sqlite: Database): boolean {
+export function truncateWal(c: Conn): Promise<boolean> {
+  return run(c, () => checkpointTruncate(sqliteOf(c)));
+}
+
+function checkpointTruncate(sqlite: Database): boolean {
   const { timeout } = sqlite.query("PRAGMA busy_timeout").get() as { timeout: number };
   sqlite.exec("PRAGMA busy_timeout = 0");
   try {
@@ -100,11 +125,11 @@ export function truncateWal(sqlite: Database): boolean {
  * older snapshot, waiting a little longer each time, for at most `withinMs`. True once the WAL is
  * empty, false when every try found it in use.
  */
-export async function truncateWalWithin(sqlite: Database, withinMs: number): Promise<boolean> {
+export async function truncateWalWithin(c: Conn, withinMs: number): Promise<boolean> {
   const deadline = Date.now() + withinMs;
   let delay = FIRST_RETRY_DELAY_MS;
   for (;;) {
-    if (truncateWal(sqlite)) return true;
+    if (await truncateWal(c)) return true;
     const left = deadline - Date.now();
     if (left <= 0) return false;
     await Bun.sleep(Math.min(delay, left));

@@ -1,7 +1,7 @@
-import type { Database } from "bun:sqlite";
+import type { Conn } from "../db/conn.ts";
+import { pendingMigrationsOf, pingDatabase } from "../db/readiness.ts";
 import type { BuiltinEngineSettings } from "../engines/builtin.ts";
 import { configuredModelState, STAND_IN_WARNING, standInModels } from "../models/catalogue.ts";
-import { pendingMigrations } from "../db/migrate.ts";
 import { childEnvironment } from "../lib/child-env.ts";
 
 export interface CheckResult {
@@ -16,13 +16,13 @@ export interface ReadinessCheck {
   run(): CheckResult | Promise<CheckResult>;
 }
 
-export function databaseCheck(sqlite: Database): ReadinessCheck {
+export function databaseCheck(conn: Conn): ReadinessCheck {
   return {
     name: "database",
     required: true,
-    run() {
+    async run() {
       try {
-        sqlite.query("SELECT 1").get();
+        await pingDatabase(conn);
         return { ready: true, detail: "open" };
       } catch (error) {
         return { ready: false, detail: (error as Error).message };
@@ -31,12 +31,12 @@ export function databaseCheck(sqlite: Database): ReadinessCheck {
   };
 }
 
-export function migrationsCheck(sqlite: Database): ReadinessCheck {
+export function migrationsCheck(conn: Conn): ReadinessCheck {
   return {
     name: "migrations",
     required: true,
-    run() {
-      const pending = pendingMigrations(sqlite);
+    async run() {
+      const pending = await pendingMigrationsOf(conn);
       return pending.length ? { ready: false, detail: `pending: ${pending.join(", ")}` } : { ready: true, detail: "applied" };
     },
   };

@@ -6,13 +6,13 @@
  * time, so nothing on the request path does more than one counter increment and one observation.
  */
 import { readFileSync } from "node:fs";
-import { sql } from "drizzle-orm";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { Db } from "../db/client.ts";
+import type { Conn } from "../db/conn.ts";
 import { RequestMetrics } from "./request-metrics.ts";
+import { deliveriesDue, jobsInFlight } from "./store.ts";
 
 export interface MetricsSources {
-  db: Db;
+  conn: Conn;
   workers(): { started: number; crashed: number; pids: number[] };
   webhooks(): { succeeded: number; failedAttempts: number; failed: number; endpointsDisabled: number };
 }
@@ -63,11 +63,9 @@ export function createServiceMetrics(sources: MetricsSources): ServiceMetrics {
     help: "Jobs queued or running, by kind and status.",
     labelNames: ["kind", "status"],
     registers: [registry],
-    collect() {
+    async collect() {
+      const rows = await jobsInFlight(sources.conn);
       this.reset();
-      const rows = sources.db.all<{ kind: string; status: string; n: number }>(
-        sql`SELECT kind, status, count(*) AS n FROM jobs WHERE status IN ('queued', 'processing') GROUP BY kind, status`,
-      );
       for (const kind of ["meeting_processing", "document_generation"]) for (const status of ["queued", "processing"]) this.set({ kind, status }, 0);
       for (const row of rows) this.set({ kind: row.kind, status: row.status }, row.n);
     },
@@ -110,14 +108,13 @@ export function createServiceMetrics(sources: MetricsSources): ServiceMetrics {
     name: "verbatim_webhook_deliveries_due",
     help: "Webhook deliveries waiting for their next attempt.",
     registers: [registry],
-    collect() {
+    async collect() {
       const counters = sources.webhooks();
       sync.succeeded(counters.succeeded);
       sync.failedAttempts(counters.failedAttempts);
       sync.failed(counters.failed);
       sync.endpointsDisabled(counters.endpointsDisabled);
-      const row = sources.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM webhook_deliveries WHERE next_attempt_at IS NOT NULL`);
-      this.set(row?.n ?? 0);
+      this.set(await deliveriesDue(sources.conn));
     },
   });
 

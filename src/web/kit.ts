@@ -11,7 +11,7 @@ import { sameSecret } from "../lib/same-secret.ts";
 import type { Clock } from "../lib/time.ts";
 import type { EgressPolicy } from "../net/egress.ts";
 import type { DiskFloor } from "../storage/disk-space.ts";
-import type { PingThrottle } from "../webhooks/ping.ts";
+import type { WebhooksApp } from "../webhooks/app.ts";
 import type { TemplateCatalogue } from "../templates/catalogue.ts";
 import type { PasswordAttemptOutcome, PasswordAttempts } from "../auth/password-attempts.ts";
 import type { UploadsInFlight } from "../uploads/in-flight.ts";
@@ -51,10 +51,8 @@ export interface WebDeps {
   loadMaterial: LoadMeetingMaterial;
   render: RenderDocument;
   scheduler: { wake(): void; cancel(jobIds: string[]): void };
-  /** The webhook delivery thread: told to send a ping now, or to look again. */
-  webhooks: { sendNow(deliveryId: string): void; wake(): void };
-  /** Test pings per endpoint, shared with the API's .../test. */
-  pings: PingThrottle;
+  /** The webhooks use cases (webhooks/app.ts), the same the API's routes call. */
+  webhooksApp: WebhooksApp;
   /** Single sign-on with the firm's OpenID Connect provider, when configured. */
   sso: OidcSignIn | null;
   /** Active API keys one account may hold (--max-api-keys). */

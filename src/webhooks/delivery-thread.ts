@@ -4,6 +4,7 @@
  * API's event loop. See delivery-host.ts for the API side.
  */
 import { openDatabase } from "../db/client.ts";
+import { connOf } from "../db/conn.ts";
 import { systemClock } from "../lib/time.ts";
 import { parseEgressAllow } from "../net/egress.ts";
 import { trustedCertificates } from "../net/trust.ts";
@@ -23,17 +24,17 @@ self.onmessage = async (event: MessageEvent<ToDeliveryThread>) => {
   switch (message.type) {
     case "start": {
       const { config } = message;
-      const db = openDatabase(config.databasePath);
-      closeDatabase = () => db.$client.close();
+      const conn = connOf(openDatabase(config.databasePath));
+      closeDatabase = () => conn.close();
       const log = (line: string) => send({ type: "log", line });
       dispatcher = new WebhookDispatcher({
-        db,
+        conn,
         clock: systemClock,
         send: { policy: parseEgressAllow(config.egressAllow), ca: trustedCertificates(config.caFile) },
         timeoutMs: config.timeoutMs,
         maxInFlight: config.maxInFlight,
         maxInFlightPerEndpoint: config.maxInFlightPerEndpoint,
-        notifyDisabled: disabledEndpointNotifier({ db, smtpUrl: config.smtp.url, from: config.smtp.from, warn: log }),
+        notifyDisabled: disabledEndpointNotifier({ conn, smtpUrl: config.smtp.url, from: config.smtp.from, warn: log }),
         log,
       });
       dispatcher.start();
@@ -45,7 +46,7 @@ self.onmessage = async (event: MessageEvent<ToDeliveryThread>) => {
       void dispatcher?.tick();
       break;
     case "send_now":
-      dispatcher?.sendNow(message.deliveryId);
+      void dispatcher?.sendNow(message.deliveryId);
       break;
     case "stop":
       if (counterTimer) clearInterval(counterTimer);

@@ -9,8 +9,10 @@ import { parseEgressAllow } from "../net/egress.ts";
 import { verifySignature } from "../../scripts/webhook-receiver.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import { LOOPBACK_CA, startReceiver, type Receiver } from "../../test/support/webhook-receiver.ts";
-import { createEndpoint, patchEndpoint, rotateSecret } from "./endpoints.ts";
-import { PingThrottle, queuePing } from "./ping.ts";
+import type { Actor } from "../auth/actor.ts";
+import { IdempotencyStore } from "../idempotency/service.ts";
+import { webhooksApp } from "./app.ts";
+import { PingThrottle } from "./ping.ts";
 import { DISABLE_AFTER_FAILURES, MAX_ATTEMPTS, RETRY_DELAYS_MS, USER_AGENT, WebhookDispatcher } from "./dispatcher.ts";
 import type { CreateEndpointBody } from "./schema.ts";
 import { webhookDeliveries, webhookEndpoints } from "./table.ts";
@@ -30,7 +32,7 @@ function receiver(): Receiver {
 
 function dispatcher(options: { timeoutMs?: number; maxInFlightPerEndpoint?: number } = {}) {
   return new WebhookDispatcher({
-    db: database.db,
+    conn: database.conn,
     clock,
     send: { policy: parseEgressAllow("127.0.0.1"), ca: LOOPBACK_CA },
     timeoutMs: options.timeoutMs ?? 2000,
@@ -40,8 +42,25 @@ function dispatcher(options: { timeoutMs?: number; maxInFlightPerEndpoint?: numb
   });
 }
 
-function endpoint(url: string, events: CreateEndpointBody["events"] = ["*"]) {
-  return createEndpoint(database.db, clock, userId, { url, events, description: null });
+function actor(): Actor {
+  return { account: { userId, plan: "pro" }, channel: "api", credential: { type: "api_key", id: "key_test", name: null, scopes: ["webhooks"], expiresAt: null } };
+}
+
+/** The use cases, the ping's send-now told to `d`; 10.1.2.3 passes the URL check here, the dispatcher's guard refuses it. */
+function hooks(d?: WebhookDispatcher) {
+  return webhooksApp({
+    conn: database.conn,
+    clock,
+    egress: parseEgressAllow("127.0.0.1,10.1.2.3"),
+    idempotency: new IdempotencyStore(database.db, clock),
+    wal: { afterDeletion() {} },
+    dispatcher: { sendNow: (id) => void d?.sendNow(id), wake() {} },
+    pings: new PingThrottle(),
+  });
+}
+
+async function endpoint(url: string, events: CreateEndpointBody["events"] = ["*"]) {
+  return (await hooks().createEndpoint(actor(), { url, events, description: null })).body;
 }
 
 function event(type: "processing.completed" | "document.generated" | "ping" = "processing.completed") {
@@ -74,8 +93,8 @@ describe("delivery", () => {
   test("an event is POSTed once per matching endpoint with the SPEC's headers and a signature that verifies", async () => {
     const a = receiver();
     const b = receiver();
-    const wanted = endpoint(`${a.url}/hooks`);
-    endpoint(b.url, ["document.generated"]); // not subscribed to processing.completed
+    const wanted = await endpoint(`${a.url}/hooks`);
+    await endpoint(b.url, ["document.generated"]); // not subscribed to processing.completed
     const sent = event();
     const d = dispatcher();
     await round(d);
@@ -105,7 +124,7 @@ describe("delivery", () => {
 
   test("'*' receives every type but ping; a ping event reaches no endpoint by fan-out", async () => {
     const r = receiver();
-    endpoint(r.url);
+    await endpoint(r.url);
     event("ping");
     event("document.generated");
     await round(dispatcher());
@@ -114,8 +133,8 @@ describe("delivery", () => {
 
   test("after rotate_secret both secrets sign for 24 hours, then only the new one", async () => {
     const r = receiver();
-    const created = endpoint(r.url);
-    const rotated = rotateSecret(database.db, clock, userId, created.id);
+    const created = await endpoint(r.url);
+    const rotated = await hooks().rotateSecret(actor(), created.id);
     expect(rotated.secret).not.toBe(created.secret);
     event();
     const d = dispatcher();
@@ -139,7 +158,7 @@ describe("failures and retries", () => {
   test("a 500 is retried after 1 min, 5 min, 30 min, 2 h, 6 h, 12 h and 24 h, then the delivery fails after 8 attempts", async () => {
     const r = receiver();
     r.answer(() => new Response("down for maintenance", { status: 500 }));
-    endpoint(r.url);
+    await endpoint(r.url);
     event();
     const d = dispatcher();
     await round(d);
@@ -172,8 +191,8 @@ describe("failures and retries", () => {
     const target = receiver();
     const redirecting = receiver();
     redirecting.answer(() => new Response(null, { status: 302, headers: { Location: `${target.url}/elsewhere` } }));
-    const slowEndpoint = endpoint(slow.url);
-    const redirectEndpoint = endpoint(redirecting.url);
+    const slowEndpoint = await endpoint(slow.url);
+    const redirectEndpoint = await endpoint(redirecting.url);
     event();
     await round(dispatcher({ timeoutMs: 300 }));
     const byEndpoint = new Map(deliveries().map((row) => [row.endpointId, row]));
@@ -187,7 +206,7 @@ describe("failures and retries", () => {
     const r = receiver();
     let failing = true;
     r.answer(() => (failing ? new Response("no", { status: 503 }) : new Response("ok")));
-    const created = endpoint(r.url);
+    const created = await endpoint(r.url);
     const d = dispatcher();
     // 14 events, each failing once: 14 consecutive failures.
     for (let i = 0; i < 14; i++) event();
@@ -215,14 +234,14 @@ describe("failures and retries", () => {
     expect(r.received).toHaveLength(before);
     // Enabled again: the deliveries that were waiting (14 + 15 retrying) go at once.
     failing = false;
-    patchEndpoint(database.db, clock, userId, created.id, { enabled: true });
+    await hooks().update(actor(), created.id, { enabled: true });
     await round(d);
     expect(r.received).toHaveLength(before + 29);
     expect(deliveries().filter((row) => row.status !== "succeeded")).toEqual([]);
   });
 
   test("an address the guard refuses is a failure, without a connection", async () => {
-    const created = createEndpoint(database.db, clock, userId, { url: "https://10.1.2.3/hook", events: ["*"], description: null });
+    const created = await endpoint("https://10.1.2.3/hook");
     event();
     await round(dispatcher());
     const [row] = deliveries();
@@ -232,7 +251,7 @@ describe("failures and retries", () => {
 
   test("an event deleted with its meeting before delivery is never sent", async () => {
     const r = receiver();
-    endpoint(r.url);
+    await endpoint(r.url);
     const sent = event();
     const d = dispatcher();
     // Fan out without sending: the receiver is down at first.
@@ -257,10 +276,10 @@ describe("bounds", () => {
       open--;
       return new Response("ok");
     });
-    const created = endpoint(r.url);
+    const created = await endpoint(r.url);
     const d = dispatcher({ maxInFlightPerEndpoint: 2 });
-    const throttle = new PingThrottle();
-    for (let i = 0; i < 7; i++) d.sendNow(queuePing(database.db, clock, throttle, userId, created.id).id);
+    const pings = hooks(d);
+    for (let i = 0; i < 7; i++) await pings.ping(actor(), created.id);
     await r.waitFor(7, 10_000);
     await d.idle();
     expect(peak).toBe(2);
@@ -275,8 +294,8 @@ describe("bounds", () => {
       return new Response("ok");
     });
     const fast = receiver();
-    endpoint(slow.url);
-    endpoint(fast.url);
+    await endpoint(slow.url);
+    await endpoint(fast.url);
     for (let i = 0; i < 6; i++) event();
     const d = dispatcher({ maxInFlightPerEndpoint: 2 });
     const started = Date.now();

@@ -1,14 +1,13 @@
-import { and, asc, eq, lte, sql } from "drizzle-orm";
-import type { Db } from "../db/client.ts";
-import { events } from "../events/table.ts";
+import type { Conn } from "../db/conn.ts";
+import { eventPayload } from "../events/store.ts";
 import type { Clock } from "../lib/time.ts";
 import { SERVICE_VERSION } from "../lib/version.ts";
-import { parkDeliveries, type DeliveryRow } from "./deliveries.ts";
+import { dueDeliveriesOf, failDelivery, findDelivery, recordAttempt, type DeliveryRow } from "./delivery-store.ts";
+import { enabledEndpointIds, findEndpoint, type EndpointRow } from "./endpoint-store.ts";
 import { fanOutEvents } from "./fanout.ts";
 import { signingSecrets } from "./secrets.ts";
 import { sendDelivery, type AttemptOutcome, type SendOptions } from "./send.ts";
 import { signatureHeader } from "./signature.ts";
-import { webhookDeliveries, webhookEndpoints } from "./table.ts";
 
 /** Waits before the 2nd to the 8th attempt (SPEC 6): 1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 24 h. */
 export const RETRY_DELAYS_MS = [1, 5, 30, 120, 360, 720, 1440].map((minutes) => minutes * 60_000);
@@ -17,8 +16,6 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 export const DISABLE_AFTER_FAILURES = 15;
 const FAN_OUT_BATCH = 10;
 export const USER_AGENT = `Verbatim-Webhooks/1.0 (verbatim ${SERVICE_VERSION})`;
-
-type EndpointRow = typeof webhookEndpoints.$inferSelect;
 
 /** Delivery outcomes since start, for the metrics endpoint. */
 export interface DeliveryCounters {
@@ -29,7 +26,8 @@ export interface DeliveryCounters {
 }
 
 export interface DispatcherOptions {
-  db: Db;
+  /** The delivery thread's own connection. */
+  conn: Conn;
   clock: Clock;
   send: Omit<SendOptions, "timeoutMs">;
   /** The receiver must answer within this (SPEC: 10 s). */
@@ -56,7 +54,10 @@ export class WebhookDispatcher {
   private timer: ReturnType<typeof setInterval> | undefined;
   private rotation = 0;
   private tickSoon = false;
+  /** send-now calls reading their delivery: idle() waits for them too. */
+  private starting = 0;
   private ticking = false;
+  private tickAgain = false;
   private stopped = false;
 
   constructor(private readonly o: DispatcherOptions) {}
@@ -74,27 +75,43 @@ export class WebhookDispatcher {
 
   /** Resolves when no delivery is in flight and none is about to start. */
   async idle(): Promise<void> {
-    while (this.inFlight.size || this.tickSoon) {
+    while (this.inFlight.size || this.tickSoon || this.starting || this.ticking) {
       if (this.inFlight.size) await Promise.allSettled([...this.inFlight.values()]);
       else await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
-  /** Fans out new events and starts the due deliveries; safe to call at any time. */
+  /**
+   * Fans out new events and starts the due deliveries; safe to call at any time. A call while a
+   * tick is reading the database is not lost: that tick runs once more when it is done.
+   */
   async tick(): Promise<void> {
-    if (this.ticking || this.stopped) return;
+    if (this.stopped) return;
+    if (this.ticking) {
+      this.tickAgain = true;
+      return;
+    }
     this.ticking = true;
     try {
-      const now = this.o.clock.now();
-      // One batch of new events per tick, so a burst of events never holds the API's event loop
-      // for long; a full batch means more are waiting: the next tick comes at once.
-      const fanned = fanOutEvents(this.o.db, now, FAN_OUT_BATCH);
-      if (fanned === FAN_OUT_BATCH) setTimeout(() => void this.tick(), 0);
-      for (const delivery of this.due(now)) this.begin(delivery);
-    } catch (error) {
-      this.o.log(`webhooks: dispatch failed: ${(error as Error).message}`);
+      do {
+        this.tickAgain = false;
+        await this.tickOnce();
+      } while (this.tickAgain && !this.stopped);
     } finally {
       this.ticking = false;
+    }
+  }
+
+  private async tickOnce(): Promise<void> {
+    try {
+      const now = this.o.clock.now();
+      // One batch of new events per tick, so a burst of events never holds the event loop
+      // for long; a full batch means more are waiting: the next tick comes at once.
+      const fanned = await fanOutEvents(this.o.conn, now, FAN_OUT_BATCH);
+      if (fanned === FAN_OUT_BATCH) setTimeout(() => void this.tick(), 0);
+      for (const delivery of await this.due(now)) this.beginIfRoom(delivery);
+    } catch (error) {
+      this.o.log(`webhooks: dispatch failed: ${(error as Error).message}`);
     }
   }
 
@@ -103,13 +120,30 @@ export class WebhookDispatcher {
    * overall and one of its endpoint's. Otherwise it stays queued, due, and goes when a slot frees
    * (each finished delivery starts a tick), so 30 pings never open 30 connections.
    */
-  sendNow(deliveryId: string): void {
+  async sendNow(deliveryId: string): Promise<void> {
     if (this.stopped || this.inFlight.has(deliveryId)) return;
     if (this.inFlight.size >= this.maxInFlight) return;
-    const row = this.o.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
-    if (!row || row.nextAttemptAt === null) return;
-    if ((this.perEndpoint.get(row.endpointId) ?? 0) >= this.maxInFlightPerEndpoint) return;
-    this.begin(row);
+    this.starting++;
+    try {
+      const row = await findDelivery(this.o.conn, deliveryId);
+      if (!row || row.nextAttemptAt === null) return;
+      this.beginIfRoom(row);
+    } catch (error) {
+      this.o.log(`webhooks: could not send ${deliveryId} now: ${(error as Error).message}`);
+    } finally {
+      this.starting--;
+    }
+  }
+
+  /**
+   * Starts the delivery unless it is in flight already or the bounds leave no room: checked at
+   * the moment it starts, since a tick and a send-now may both have read it while awaiting the database.
+   */
+  private beginIfRoom(delivery: DeliveryRow): void {
+    if (this.stopped || this.inFlight.has(delivery.id)) return;
+    if (this.inFlight.size >= this.maxInFlight) return;
+    if ((this.perEndpoint.get(delivery.endpointId) ?? 0) >= this.maxInFlightPerEndpoint) return;
+    this.begin(delivery);
   }
 
   private get maxInFlight(): number {
@@ -124,26 +158,20 @@ export class WebhookDispatcher {
    * The due deliveries to start now: endpoint by endpoint (starting after the one served first
    * last time, so none is always last), each up to its share of slots, oldest due first, by index.
    */
-  private due(now: number): DeliveryRow[] {
+  private async due(now: number): Promise<DeliveryRow[]> {
     let room = this.maxInFlight - this.inFlight.size;
     if (room <= 0) return [];
     const perEndpointMax = this.maxInFlightPerEndpoint;
-    const endpoints = this.o.db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.enabled, true)).all();
+    const endpoints = await enabledEndpointIds(this.o.conn);
     const start = endpoints.length ? this.rotation++ % endpoints.length : 0;
     const picked: DeliveryRow[] = [];
     for (let i = 0; i < endpoints.length && room > 0; i++) {
-      const endpointId = endpoints[(start + i) % endpoints.length]!.id;
+      const endpointId = endpoints[(start + i) % endpoints.length]!;
       const busy = this.perEndpoint.get(endpointId) ?? 0;
       const free = Math.min(room, perEndpointMax - busy);
       if (free <= 0) continue;
       // Deliveries in flight are still due until their outcome is written: fetch past them.
-      const rows = this.o.db
-        .select()
-        .from(webhookDeliveries)
-        .where(and(eq(webhookDeliveries.endpointId, endpointId), lte(webhookDeliveries.nextAttemptAt, now)))
-        .orderBy(asc(webhookDeliveries.nextAttemptAt))
-        .limit(free + busy)
-        .all()
+      const rows = (await dueDeliveriesOf(this.o.conn, endpointId, now, free + busy))
         .filter((row) => !this.inFlight.has(row.id))
         .slice(0, free);
       picked.push(...rows);
@@ -175,20 +203,16 @@ export class WebhookDispatcher {
   }
 
   private async deliver(delivery: DeliveryRow): Promise<void> {
-    const { db, clock } = this.o;
-    const endpoint = db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, delivery.endpointId)).get();
+    const { conn, clock } = this.o;
+    const endpoint = await findEndpoint(conn, delivery.endpointId);
     if (!endpoint) return; // deleted meanwhile, with its deliveries
-    const event = db.select({ payload: events.payload }).from(events).where(eq(events.id, delivery.eventId)).get();
-    if (!event) {
+    const body = await eventPayload(conn, delivery.eventId);
+    if (body === undefined) {
       // Its meeting was deleted: the event's content went with it and is never sent.
-      db.update(webhookDeliveries)
-        .set({ status: "failed", nextAttemptAt: null, error: "The event was deleted with its meeting before it could be delivered." })
-        .where(eq(webhookDeliveries.id, delivery.id))
-        .run();
+      await failDelivery(conn, delivery.id, "The event was deleted with its meeting before it could be delivered.");
       return;
     }
     const now = clock.now();
-    const body = event.payload;
     const headers = {
       "Content-Type": "application/json",
       "User-Agent": USER_AGENT,
@@ -198,44 +222,25 @@ export class WebhookDispatcher {
       "Verbatim-Signature": signatureHeader(signingSecrets(endpoint, now), Math.floor(now / 1000), body),
     };
     const outcome = await sendDelivery(endpoint.url, body, headers, { ...this.o.send, timeoutMs: this.o.timeoutMs ?? 10_000 });
-    this.record(delivery, endpoint, outcome);
+    await this.record(delivery, endpoint, outcome);
   }
 
   /** The attempt's outcome, the delivery's next state and the endpoint's failure count, in one transaction. */
-  private record(delivery: DeliveryRow, endpoint: EndpointRow, outcome: AttemptOutcome): void {
+  private async record(delivery: DeliveryRow, endpoint: EndpointRow, outcome: AttemptOutcome): Promise<void> {
     const now = this.o.clock.now();
     const attempts = delivery.attempts + 1;
-    let disabled = false;
-    this.o.db.transaction((tx) => {
-      const attempt = {
-        attempts,
-        lastAttemptAt: now,
-        responseStatus: outcome.status,
-        responseBodyExcerpt: outcome.bodyExcerpt,
-        durationMs: outcome.durationMs,
-        error: outcome.error,
-      };
-      if (outcome.ok) {
-        tx.update(webhookDeliveries).set({ ...attempt, status: "succeeded", nextAttemptAt: null }).where(eq(webhookDeliveries.id, delivery.id)).run();
-        tx.update(webhookEndpoints).set({ consecutiveFailures: 0 }).where(eq(webhookEndpoints.id, endpoint.id)).run();
-        return;
-      }
-      const last = attempts >= MAX_ATTEMPTS;
-      tx.update(webhookDeliveries)
-        .set({ ...attempt, status: last ? "failed" : "retrying", nextAttemptAt: last ? null : now + RETRY_DELAYS_MS[attempts - 1]! })
-        .where(eq(webhookDeliveries.id, delivery.id))
-        .run();
-      const updated = tx
-        .update(webhookEndpoints)
-        .set({ consecutiveFailures: sql`${webhookEndpoints.consecutiveFailures} + 1` })
-        .where(eq(webhookEndpoints.id, endpoint.id))
-        .returning({ failures: webhookEndpoints.consecutiveFailures, enabled: webhookEndpoints.enabled })
-        .get();
-      if (updated && updated.enabled && updated.failures >= DISABLE_AFTER_FAILURES) {
-        tx.update(webhookEndpoints).set({ enabled: false, disabledReason: "too_many_failures", updatedAt: now }).where(eq(webhookEndpoints.id, endpoint.id)).run();
-        parkDeliveries(tx, endpoint.id);
-        disabled = true;
-      }
+    const { disabled } = await recordAttempt(this.o.conn, {
+      deliveryId: delivery.id,
+      endpointId: endpoint.id,
+      now,
+      attempts,
+      ok: outcome.ok,
+      responseStatus: outcome.status,
+      responseBodyExcerpt: outcome.bodyExcerpt,
+      durationMs: outcome.durationMs,
+      error: outcome.error,
+      retryAt: attempts >= MAX_ATTEMPTS ? null : now + RETRY_DELAYS_MS[attempts - 1]!,
+      disableAfter: DISABLE_AFTER_FAILURES,
     });
     if (outcome.ok) {
       this.counters.succeeded++;

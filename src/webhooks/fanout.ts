@@ -1,8 +1,7 @@
-import { and, asc, eq, isNull } from "drizzle-orm";
-import type { Db } from "../db/client.ts";
-import { events } from "../events/table.ts";
-import { queueDelivery } from "./deliveries.ts";
-import { webhookEndpoints } from "./table.ts";
+import { withTx, type Conn } from "../db/conn.ts";
+import { eventsToFanOut, markFannedOut } from "../events/store.ts";
+import { queueDelivery } from "./delivery-store.ts";
+import { enabledEndpointsOf, type EndpointRow } from "./endpoint-store.ts";
 
 /** Whether an endpoint subscribed to this type: its list names it, or holds "*" (every type but ping). */
 export function subscribes(endpointEvents: readonly string[], type: string): boolean {
@@ -15,30 +14,23 @@ export function subscribes(endpointEvents: readonly string[], type: string): boo
  * account that subscribes to its type, in one transaction with marking the event done, so a crash
  * can neither lose an event's deliveries nor make them twice. A batch at a time, oldest first.
  */
-export function fanOutEvents(db: Db, now: number, batch = 200): number {
-  return db.transaction(
-    (tx) => {
-      const pending = tx.select().from(events).where(isNull(events.fannedOutAt)).orderBy(asc(events.createdAt)).limit(batch).all();
-      const endpointsByUser = new Map<string, (typeof webhookEndpoints.$inferSelect)[]>();
-      for (const event of pending) {
-        let endpoints = endpointsByUser.get(event.userId);
-        if (!endpoints) {
-          endpoints = tx
-            .select()
-            .from(webhookEndpoints)
-            .where(and(eq(webhookEndpoints.userId, event.userId), eq(webhookEndpoints.enabled, true)))
-            .all();
-          endpointsByUser.set(event.userId, endpoints);
-        }
-        for (const endpoint of endpoints) {
-          if (subscribes(endpoint.events, event.type)) {
-            queueDelivery(tx, { userId: event.userId, endpointId: endpoint.id, eventId: event.id, eventType: event.type, now });
-          }
-        }
-        tx.update(events).set({ fannedOutAt: now }).where(eq(events.id, event.id)).run();
+export function fanOutEvents(c: Conn, now: number, batch = 200): Promise<number> {
+  return withTx(c, async (tx) => {
+    const pending = await eventsToFanOut(tx, batch);
+    const endpointsByUser = new Map<string, EndpointRow[]>();
+    for (const event of pending) {
+      let endpoints = endpointsByUser.get(event.userId);
+      if (!endpoints) {
+        endpoints = await enabledEndpointsOf(tx, event.userId);
+        endpointsByUser.set(event.userId, endpoints);
       }
-      return pending.length;
-    },
-    { behavior: "immediate" },
-  );
+      for (const endpoint of endpoints) {
+        if (subscribes(endpoint.events, event.type)) {
+          await queueDelivery(tx, { userId: event.userId, endpointId: endpoint.id, eventId: event.id, eventType: event.type, now });
+        }
+      }
+      await markFannedOut(tx, event.id, now);
+    }
+    return pending.length;
+  });
 }

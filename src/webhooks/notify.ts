@@ -1,6 +1,6 @@
 import { createTransport } from "nodemailer";
-import type { Queryable } from "../db/client.ts";
 import { findUserById } from "../auth/users.ts";
+import { run, type Conn } from "../db/conn.ts";
 
 interface DisabledEndpoint {
   id: string;
@@ -13,10 +13,10 @@ interface DisabledEndpoint {
  * nodemailer) when one is configured, else a warning line for the operator. The mail names the
  * endpoint and how to re-enable it; it carries no event content.
  */
-export function disabledEndpointNotifier(deps: { db: Queryable; smtpUrl: string | null; from: string; warn(line: string): void }) {
+export function disabledEndpointNotifier(deps: { conn: Conn; smtpUrl: string | null; from: string; warn(line: string): void }) {
   const transport = deps.smtpUrl ? createTransport(deps.smtpUrl) : null;
   return async (endpoint: DisabledEndpoint): Promise<void> => {
-    const owner = findUserById(deps.db, endpoint.userId);
+    const owner = await run(deps.conn, (q) => findUserById(q, endpoint.userId));
     if (!transport || !owner) {
       deps.warn(`webhook endpoint ${endpoint.id} was disabled after repeated failures; no SMTP relay is configured (--smtp-url) to tell its owner`);
       return;

@@ -1,12 +1,5 @@
-import { eq } from "drizzle-orm";
-import type { Db } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
-import { emitEvent } from "../events/service.ts";
-import { events } from "../events/table.ts";
 import { SlidingWindowLimiter, WINDOW_SECONDS } from "../http/middleware/rate-limit/index.ts";
-import type { Clock } from "../lib/time.ts";
-import { queueDelivery, type DeliveryRow } from "./deliveries.ts";
-import { getOwnedEndpoint } from "./endpoints.ts";
 
 /**
  * Test pings one endpoint may be sent per sliding 60 s window. A ping is an outbound request to a
@@ -36,26 +29,4 @@ export class PingThrottle {
       { headers: { "Retry-After": String(state.retryAfter) } },
     );
   }
-}
-
-/**
- * A signed ping to one of the user's endpoints (API .../test and the web app's test button): a
- * ping event marked as fanned out already, so only this endpoint gets it, and its delivery, which
- * the caller asks the delivery thread to send now. The thread sends it within the same bounds as
- * every delivery (in flight overall and per endpoint); beyond them it waits its turn.
- */
-export function queuePing(db: Db, clock: Clock, throttle: PingThrottle, userId: string, endpointId: string): DeliveryRow {
-  const endpoint = getOwnedEndpoint(db, userId, endpointId);
-  const now = clock.now();
-  throttle.admit(endpoint.id, now);
-  return db.transaction((tx) => {
-    const event = emitEvent(tx, {
-      userId: endpoint.userId,
-      type: "ping",
-      now,
-      object: { object: "ping", message: `Test event for webhook endpoint ${endpoint.id}.`, endpoint_id: endpoint.id },
-    });
-    tx.update(events).set({ fannedOutAt: now }).where(eq(events.id, event.id)).run();
-    return queueDelivery(tx, { userId: endpoint.userId, endpointId: endpoint.id, eventId: event.id, eventType: "ping", now });
-  });
 }

@@ -1,21 +1,7 @@
-import type { Db } from "../db/client.ts";
-import type { WalTruncation } from "../db/wal-truncation.ts";
+import { apiActor } from "../auth/actor.ts";
 import { access, defineRoute } from "../http/route.ts";
-import { hashRequest, type IdempotencyStore } from "../idempotency/service.ts";
-import type { Clock } from "../lib/time.ts";
-import type { EgressPolicy, Resolver } from "../net/egress.ts";
-import { listDeliveries, renderDelivery } from "./deliveries.ts";
-import { queuePing, type PingThrottle } from "./ping.ts";
-import {
-  assertDeliverableUrl,
-  createEndpoint,
-  deleteEndpoint,
-  getOwnedEndpoint,
-  listEndpoints,
-  patchEndpoint,
-  renderEndpoint,
-  rotateSecret,
-} from "./endpoints.ts";
+import type { WebhooksApp } from "./app.ts";
+import { renderDelivery, renderEndpoint, renderEndpointWithSecret } from "./render.ts";
 import {
   createEndpointBody,
   deliveriesQuery,
@@ -29,17 +15,8 @@ import {
 } from "./schema.ts";
 
 export interface WebhookRouteDeps {
-  db: Db;
-  /** Truncates the database's WAL after a deletion (db/wal-truncation.ts). */
-  wal: WalTruncation;
-  clock: Clock;
-  egress: EgressPolicy;
-  resolve?: Resolver;
-  idempotency: IdempotencyStore;
-  /** The delivery thread: told to look again, or to send a ping now. */
-  dispatcher: { sendNow(deliveryId: string): void; wake(): void };
-  /** Test pings per endpoint, shared with the web app's test button. */
-  pings: PingThrottle;
+  /** The webhooks use cases (app.ts), shared with the web app's Settings, Webhooks page. */
+  webhooks: WebhooksApp;
 }
 
 export function webhookRoutes(deps: WebhookRouteDeps) {
@@ -53,7 +30,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       tag: "Webhooks",
       access: scope,
       responses: { 200: { description: "The endpoints", schema: endpointListSchema } },
-      handle: ({ principal }) => ({ status: 200, body: { data: listEndpoints(deps.db, principal.user.id).map(renderEndpoint) } }),
+      handle: async ({ principal }) => ({ status: 200, body: { data: (await deps.webhooks.list(apiActor(principal))).map(renderEndpoint) } }),
     }),
     defineRoute({
       method: "POST",
@@ -66,25 +43,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       responses: { 201: { description: "The endpoint, with its secret", schema: endpointWithSecretSchema } },
       errors: ["idempotency_key_in_use", "idempotency_key_reused", "malformed_body", "unsupported_media_type"],
       handle: async ({ principal, body, request }) => {
-        const userId = principal.user.id;
-        const outcome = await deps.idempotency.run({
-          userId,
-          operation: "POST /v1/webhook_endpoints",
-          key: request.headers.get("idempotency-key"),
-          parse: async ({ replay }) => {
-            if (!replay) await assertDeliverableUrl(body.url, deps);
-            return { parsed: body, hash: hashRequest(body) };
-          },
-          execute: async (parsed, complete) => {
-            let response: unknown;
-            deps.db.transaction((tx) => {
-              const row = createEndpoint(tx, deps.clock, userId, parsed);
-              response = { ...renderEndpoint(row), secret: row.secret };
-              complete(tx, { status: 201, body: response }, row.id);
-            });
-            return { status: 201, body: response };
-          },
-        });
+        const outcome = await deps.webhooks.createEndpoint(apiActor(principal), body, { idempotencyKey: request.headers.get("idempotency-key") });
         return { status: outcome.status, body: outcome.body, headers: outcome.replayed ? { "Idempotent-Replayed": "true" } : undefined };
       },
     }),
@@ -97,7 +56,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       access: scope,
       params: endpointParams,
       responses: { 200: { description: "The endpoint", schema: endpointSchema } },
-      handle: ({ principal, params }) => ({ status: 200, body: renderEndpoint(getOwnedEndpoint(deps.db, principal.user.id, params.endpoint_id)) }),
+      handle: async ({ principal, params }) => ({ status: 200, body: renderEndpoint(await deps.webhooks.get(apiActor(principal), params.endpoint_id)) }),
     }),
     defineRoute({
       method: "PATCH",
@@ -110,14 +69,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       body: patchEndpointBody,
       responses: { 200: { description: "The endpoint", schema: endpointSchema } },
       errors: ["malformed_body", "unsupported_media_type"],
-      handle: async ({ principal, params, body }) => {
-        getOwnedEndpoint(deps.db, principal.user.id, params.endpoint_id); // 404 before any DNS lookup
-        if (body.url !== undefined) await assertDeliverableUrl(body.url, deps);
-        const row = patchEndpoint(deps.db, deps.clock, principal.user.id, params.endpoint_id, body);
-        // Re-enabled: the deliveries still due go now, not on the next tick.
-        if (body.enabled === true) deps.dispatcher.wake();
-        return { status: 200, body: renderEndpoint(row) };
-      },
+      handle: async ({ principal, params, body }) => ({ status: 200, body: renderEndpoint(await deps.webhooks.update(apiActor(principal), params.endpoint_id, body)) }),
     }),
     defineRoute({
       method: "DELETE",
@@ -128,8 +80,8 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       access: scope,
       params: endpointParams,
       responses: { 204: { description: "Deleted" } },
-      handle: ({ principal, params }) => {
-        deleteEndpoint(deps.db, deps.wal, principal.user.id, params.endpoint_id);
+      handle: async ({ principal, params }) => {
+        await deps.webhooks.delete(apiActor(principal), params.endpoint_id);
         return { status: 204 };
       },
     }),
@@ -143,9 +95,9 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       params: endpointParams,
       query: deliveriesQuery,
       responses: { 200: { description: "A page of deliveries", schema: deliveryPageSchema } },
-      handle: ({ principal, params, query }) => {
-        const endpoint = getOwnedEndpoint(deps.db, principal.user.id, params.endpoint_id);
-        return { status: 200, body: listDeliveries(deps.db, endpoint.id, query) };
+      handle: async ({ principal, params, query }) => {
+        const { page } = await deps.webhooks.deliveries(apiActor(principal), params.endpoint_id, query);
+        return { status: 200, body: { ...page, data: page.data.map(renderDelivery) } };
       },
     }),
     defineRoute({
@@ -157,10 +109,10 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       access: scope,
       params: endpointParams,
       responses: { 200: { description: "The endpoint, with its new secret", schema: endpointWithSecretSchema } },
-      handle: ({ principal, params }) => {
-        const row = rotateSecret(deps.db, deps.clock, principal.user.id, params.endpoint_id);
-        return { status: 200, body: { ...renderEndpoint(row), secret: row.secret } };
-      },
+      handle: async ({ principal, params }) => ({
+        status: 200,
+        body: renderEndpointWithSecret(await deps.webhooks.rotateSecret(apiActor(principal), params.endpoint_id)),
+      }),
     }),
     defineRoute({
       method: "POST",
@@ -172,11 +124,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       access: scope,
       params: endpointParams,
       responses: { 202: { description: "The ping's delivery, being sent", schema: deliverySchema } },
-      handle: ({ principal, params }) => {
-        const delivery = queuePing(deps.db, deps.clock, deps.pings, principal.user.id, params.endpoint_id);
-        deps.dispatcher.sendNow(delivery.id);
-        return { status: 202, body: renderDelivery(delivery) };
-      },
+      handle: async ({ principal, params }) => ({ status: 202, body: renderDelivery(await deps.webhooks.ping(apiActor(principal), params.endpoint_id)) }),
     }),
   ];
 }

@@ -1,11 +1,10 @@
-import type { renderDelivery } from "../../webhooks/deliveries.ts";
-import type { renderEndpoint } from "../../webhooks/endpoints.ts";
+import type { RenderedDelivery, RenderedEndpoint } from "../../webhooks/app.ts";
 import { EVENT_TYPES } from "../../events/service.ts";
 import { CsrfField, Layout, NextPageLink, Notice, PostButton, ShownOnce, type PageFrame, type PageNotice } from "../layout.tsx";
 import { SettingsNav } from "./settings.tsx";
 
-type Endpoint = ReturnType<typeof renderEndpoint>;
-type Delivery = ReturnType<typeof renderDelivery>;
+type Endpoint = RenderedEndpoint;
+type Delivery = RenderedDelivery;
 
 function Csrf({ frame }: { frame: PageFrame }) {
   return <CsrfField frame={frame} />;

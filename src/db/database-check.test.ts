@@ -3,8 +3,8 @@ import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { applyMigrations } from "../db/migrate.ts";
-import { EMBEDDED_MIGRATIONS } from "../db/migrations.generated.ts";
+import { applyMigrations } from "./migrate.ts";
+import { EMBEDDED_MIGRATIONS } from "./migrations.generated.ts";
 import { databaseProblem } from "./database-check.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "verbatim-dbcheck-"));

@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
-import { EMBEDDED_MIGRATIONS } from "../db/migrations.generated.ts";
-import { applyMigrations, type Migration } from "../db/migrate.ts";
+import { EMBEDDED_MIGRATIONS } from "./migrations.generated.ts";
+import { applyMigrations, type Migration } from "./migrate.ts";
 
 type SchemaRow = { type: string; name: string; tbl_name: string; sql: string | null };
 
@@ -44,6 +44,21 @@ export function databaseProblem(path: string, migrations: Migration[] = EMBEDDED
     return undefined;
   } catch (error) {
     return `its database cannot be read (${(error as Error).message})`;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * SQLite's quick check of a database file, read-only and beside a running server (it waits up to
+ * 5 s for a writer): "ok", or the problems it found, joined. Throws when the file cannot be opened.
+ */
+export function quickCheck(path: string): string {
+  const db = new Database(path, { readonly: true });
+  try {
+    db.exec("PRAGMA busy_timeout = 5000");
+    const rows = db.query("PRAGMA quick_check").all() as { quick_check: string }[];
+    return rows.map((r) => r.quick_check).join("; ");
   } finally {
     db.close();
   }
