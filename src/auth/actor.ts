@@ -1,5 +1,5 @@
 import type { Channel } from "../lib/channel.ts";
-import type { Credential } from "./authenticate.ts";
+import type { Credential, Principal } from "./authenticate.ts";
 import type { Plan } from "./plans.ts";
 
 /** The account a use case acts for: whose rows it may see and change, and which plan bounds it. */
@@ -23,4 +23,9 @@ export interface Actor {
   account: Account;
   channel: Channel;
   credential: Credential | WebSessionCredential;
+}
+
+/** The actor of an API request: the authenticated principal, on the api channel. */
+export function apiActor(principal: Principal): Actor {
+  return { account: { userId: principal.user.id, plan: principal.user.plan }, channel: "api", credential: principal.credential };
 }

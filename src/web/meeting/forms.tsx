@@ -1,0 +1,114 @@
+import type { Elysia } from "elysia";
+import { documentRequestBody } from "../../documents/schema.ts";
+import { parseOrThrow } from "../../http/validation.ts";
+import { deleteMeeting } from "../../meetings/delete.ts";
+import { listParticipants, patchMeeting } from "../../meetings/patch.ts";
+import { regenerateReport } from "../../meetings/regenerate-report.ts";
+import { patchMeetingBody } from "../../meetings/schema.ts";
+import { speakerNamesPatch } from "../../meetings/speaker-names.ts";
+import { html, redirect, respond } from "../http.ts";
+import type { WebKit } from "../kit.ts";
+import { PageRefusal } from "../kit.ts";
+import { playerTime } from "../pages/meeting.tsx";
+import { SegmentEditPage } from "../pages/segment-edit.tsx";
+import type { MeetingPageKit } from "./page.tsx";
+
+/** A line's index in a path: digits, else -1 (no such line). */
+const lineIndex = (value: string) => (/^\d{1,7}$/.test(value) ? Number(value) : -1);
+
+/**
+ * The meeting page's forms: details, speaker names, a document, a corrected line, the report
+ * written again, and deletion. A refusal of the services is shown on the meeting page.
+ */
+export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKit): void {
+  const { deps } = kit;
+  const { apps } = deps;
+  app
+    .post("/meetings/:id/details", async ({ request, params }) => {
+      const { session, form } = await kit.readForm(request);
+      const row = pages.ownedMeeting(session.user.id, params.id);
+      const client = (form.get("client") ?? "").trim();
+      const tags = (form.get("tags") ?? "")
+        .split(",")
+        .map((tag) => tag.trim())
+        .filter(Boolean);
+      try {
+        const patch = parseOrThrow(patchMeetingBody, { title: form.get("title") ?? undefined, tags, client: client ? { name: client } : null });
+        patchMeeting(deps.db, deps.clock, session.user.id, row.id, patch);
+      } catch (error) {
+        return pages.refusedOnPage(request, row.id, error);
+      }
+      return redirect(`/meetings/${row.id}?notice=saved`);
+    })
+    .post("/meetings/:id/speakers", async ({ request, params }) => {
+      const { session, form } = await kit.readForm(request);
+      const row = pages.ownedMeeting(session.user.id, params.id);
+      const names = new Map<string, string>();
+      for (const [field, value] of form) {
+        const label = /^speaker\.(SPEAKER_\d{2,3})$/.exec(field)?.[1];
+        if (label) names.set(label, value.slice(0, 200));
+      }
+      const { rows } = listParticipants(deps.db, row.id);
+      try {
+        patchMeeting(deps.db, deps.clock, session.user.id, row.id, { participants: speakerNamesPatch(rows, names) });
+      } catch (error) {
+        return pages.refusedOnPage(request, row.id, error);
+      }
+      return redirect(`/meetings/${row.id}?notice=speakers`);
+    })
+    .post("/meetings/:id/documents", async ({ request, params }) => {
+      const { session, form } = await kit.readForm(request);
+      const row = pages.ownedMeeting(session.user.id, params.id);
+      const templateId = form.get("template_id") || undefined;
+      const prompt = form.get("prompt")?.trim() || undefined;
+      try {
+        const asked = parseOrThrow(documentRequestBody, {
+          ...(templateId ? { template_id: templateId } : { prompt }),
+          include_transcript: form.get("include_transcript") === "true",
+        });
+        await apps.documents.request(kit.actor(session), row.id, asked);
+      } catch (error) {
+        return pages.refusedOnPage(request, row.id, error);
+      }
+      return redirect(`/meetings/${row.id}?notice=document`);
+    })
+    .get("/meetings/:id/segments/:index/edit", async ({ request, params }) => {
+      const session = kit.requireSession(request);
+      const row = pages.ownedMeeting(session.user.id, params.id);
+      const { transcript } = await apps.transcripts.get(kit.actor(session), row.id);
+      const index = lineIndex(params.index);
+      const segment = transcript.segments[index];
+      if (!segment) throw new PageRefusal(404, "");
+      const frame = kit.frameFor(request, session, (t) => t("meeting.correctLine", { time: playerTime(segment.start) }));
+      return html(<SegmentEditPage frame={frame} meetingId={row.id} index={index} start={segment.start} speaker={segment.speaker_name ?? segment.speaker} text={segment.text} />);
+    })
+    .post("/meetings/:id/segments/:index", async ({ request, params }) => {
+      const { session, form } = await kit.readForm(request);
+      const row = pages.ownedMeeting(session.user.id, params.id);
+      const index = lineIndex(params.index);
+      const { text, version } = await apps.transcripts.correctSegment(kit.actor(session), row.id, index, form.get("text") ?? "");
+      // The inline editor asks for JSON; a form without JavaScript goes back to the line.
+      if ((request.headers.get("accept") ?? "").includes("application/json")) {
+        return respond(JSON.stringify({ text, version }), 200, { "content-type": "application/json", "cache-control": "no-store" });
+      }
+      return redirect(`/meetings/${row.id}?notice=corrected#seg-${index}`);
+    })
+    .post("/meetings/:id/report/regenerate", async ({ request, params }) => {
+      const { session } = await kit.readForm(request);
+      const row = pages.ownedMeeting(session.user.id, params.id);
+      try {
+        regenerateReport(deps, kit.account(session), row.id, "webapp");
+      } catch (error) {
+        return pages.refusedOnPage(request, row.id, error);
+      }
+      deps.scheduler.wake();
+      return redirect(`/meetings/${row.id}?notice=regenerating`);
+    })
+    .post("/meetings/:id/delete", async ({ request, params }) => {
+      const { session, form } = await kit.readForm(request);
+      const row = pages.ownedMeeting(session.user.id, params.id);
+      if (form.get("confirm") !== "yes") return pages.meetingPage(request, row.id, 400, kit.frameFor(request, session, () => "").t("meeting.deleteConfirmMissing"));
+      deleteMeeting({ db: deps.db, dataDir: deps.dataDir, wal: deps.wal, cancelJobs: (ids) => deps.scheduler.cancel(ids) }, session.user.id, row.id);
+      return redirect("/meetings?notice=deleted");
+    });
+}
