@@ -17,7 +17,7 @@ export interface ReportsDeps {
 
 /** The reports' use cases: the report of one of the actor's meetings, as stored or as a Markdown file. */
 export function reportsApp(deps: ReportsDeps) {
-  const get = (actor: Actor, meetingId: string) => Promise.resolve(deps.loadOwnedReport(actor.account.userId, meetingId));
+  const get = async (actor: Actor, meetingId: string): Promise<StoredReport> => deps.loadOwnedReport(actor.account.userId, meetingId);
   return {
     get,
     async markdownFile(actor: Actor, meetingId: string): Promise<ReportFile> {

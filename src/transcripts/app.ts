@@ -31,7 +31,7 @@ export interface TranscriptsDeps {
 
 /** The transcripts' use cases, for the API's routes and the web app's downloads and editor. */
 export function transcriptsApp(deps: TranscriptsDeps) {
-  const owned = (actor: Actor, meetingId: string) => Promise.resolve(deps.loadOwnedTranscript(actor.account.userId, meetingId));
+  const owned = async (actor: Actor, meetingId: string): Promise<OwnedTranscript> => deps.loadOwnedTranscript(actor.account.userId, meetingId);
   return {
     /** One of the actor's meetings' transcript; not_found or transcript_not_ready otherwise. */
     get: owned,
