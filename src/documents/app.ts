@@ -113,3 +113,5 @@ export function isDocumentFileFormat(format: string): format is DocumentFileForm
 }
 
 export type { DocumentFileFormat, DocumentResource } from "./resource.ts";
+/** What a request for a document may ask (the API's body, the web app's form). */
+export { documentRequestBody, type DocumentRequestBody } from "./schema.ts";

@@ -22,3 +22,5 @@ export function templatesApp(catalogue: TemplateCatalogue) {
 }
 
 export type TemplatesApp = ReturnType<typeof templatesApp>;
+export type { TemplateCatalogue } from "./catalogue.ts";
+export type { Template } from "./types.ts";

@@ -1,5 +1,5 @@
 import type { Elysia } from "elysia";
-import { documentRequestBody } from "../../documents/schema.ts";
+import { documentRequestBody } from "../../documents/app.ts";
 import { parseOrThrow } from "../../http/validation.ts";
 import { deleteMeeting } from "../../meetings/delete.ts";
 import { listParticipants, patchMeeting } from "../../meetings/patch.ts";
