@@ -23,6 +23,17 @@ const lineIndex = (value: string) => (/^\d{1,7}$/.test(value) ? Number(value) : 
 export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKit): void {
   const { deps } = kit;
   const { apps } = deps;
+
+  /** Runs a form's change, then back to the meeting with its notice; a refusal is shown on the page. */
+  const changed = async (request: Request, meetingId: string, notice: string, change: () => unknown) => {
+    try {
+      await change();
+    } catch (error) {
+      return pages.refusedOnPage(request, meetingId, error);
+    }
+    return redirect(`/meetings/${meetingId}?notice=${notice}`);
+  };
+
   app
     .post("/meetings/:id/details", async ({ request, params }) => {
       const { session, form } = await kit.readForm(request);
@@ -32,13 +43,10 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
         .split(",")
         .map((tag) => tag.trim())
         .filter(Boolean);
-      try {
+      return changed(request, row.id, "saved", () => {
         const patch = parseOrThrow(patchMeetingBody, { title: form.get("title") ?? undefined, tags, client: client ? { name: client } : null });
         patchMeeting(deps.db, deps.clock, session.user.id, row.id, patch);
-      } catch (error) {
-        return pages.refusedOnPage(request, row.id, error);
-      }
-      return redirect(`/meetings/${row.id}?notice=saved`);
+      });
     })
     .post("/meetings/:id/speakers", async ({ request, params }) => {
       const { session, form } = await kit.readForm(request);
@@ -49,28 +57,20 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
         if (label) names.set(label, value.slice(0, 200));
       }
       const { rows } = listParticipants(deps.db, row.id);
-      try {
-        patchMeeting(deps.db, deps.clock, session.user.id, row.id, { participants: speakerNamesPatch(rows, names) });
-      } catch (error) {
-        return pages.refusedOnPage(request, row.id, error);
-      }
-      return redirect(`/meetings/${row.id}?notice=speakers`);
+      return changed(request, row.id, "speakers", () => patchMeeting(deps.db, deps.clock, session.user.id, row.id, { participants: speakerNamesPatch(rows, names) }));
     })
     .post("/meetings/:id/documents", async ({ request, params }) => {
       const { session, form } = await kit.readForm(request);
       const row = pages.ownedMeeting(session.user.id, params.id);
       const templateId = form.get("template_id") || undefined;
       const prompt = form.get("prompt")?.trim() || undefined;
-      try {
+      return changed(request, row.id, "document", () => {
         const asked = parseOrThrow(documentRequestBody, {
           ...(templateId ? { template_id: templateId } : { prompt }),
           include_transcript: form.get("include_transcript") === "true",
         });
-        await apps.documents.request(kit.actor(session), row.id, asked);
-      } catch (error) {
-        return pages.refusedOnPage(request, row.id, error);
-      }
-      return redirect(`/meetings/${row.id}?notice=document`);
+        return apps.documents.request(kit.actor(session), row.id, asked);
+      });
     })
     .get("/meetings/:id/segments/:index/edit", async ({ request, params }) => {
       const session = kit.requireSession(request);
@@ -96,13 +96,10 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
     .post("/meetings/:id/report/regenerate", async ({ request, params }) => {
       const { session } = await kit.readForm(request);
       const row = pages.ownedMeeting(session.user.id, params.id);
-      try {
+      return changed(request, row.id, "regenerating", () => {
         regenerateReport(deps, kit.account(session), row.id, "webapp");
-      } catch (error) {
-        return pages.refusedOnPage(request, row.id, error);
-      }
-      deps.scheduler.wake();
-      return redirect(`/meetings/${row.id}?notice=regenerating`);
+        deps.scheduler.wake();
+      });
     })
     .post("/meetings/:id/delete", async ({ request, params }) => {
       const { session, form } = await kit.readForm(request);
