@@ -7,7 +7,6 @@ import { correctedSegments } from "../../meetings/corrections.ts";
 import { draftPartsSummary } from "../../meetings/drafts.ts";
 import { draftDeletionTime } from "../../meetings/draft-upkeep.ts";
 import { getOwnedMeetingRow, renderMeeting } from "../../meetings/render.ts";
-import { loadTranscript } from "../../meetings/transcript.ts";
 import { isUuid } from "../../lib/ids.ts";
 import { recordingPath } from "../../storage/paths.ts";
 import { html, respond } from "../http.ts";
@@ -40,12 +39,7 @@ export function meetingPageKit(kit: WebKit) {
     const row = ownedMeeting(session.user.id, id);
     const meeting = renderMeeting(deps.db, row, deps.publicApiUrl());
     const frame = kit.frameFor(request, session, () => meeting.title);
-    let transcript = null;
-    try {
-      transcript = meeting.has_transcript ? loadTranscript(deps.db, row.id) : null;
-    } catch {
-      transcript = null;
-    }
+    const transcript = meeting.has_transcript ? await deps.apps.transcripts.get(kit.actor(session), row.id).then((owned) => owned.transcript, () => null) : null;
     const { rows, unattributed } = listParticipants(deps.db, row.id);
     const speakers = [
       ...rows.flatMap((p) => (JSON.parse(p.speakerLabels) as string[]).map((label) => ({ label, name: p.name }))),
