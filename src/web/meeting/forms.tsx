@@ -6,7 +6,7 @@ import { listParticipants, patchMeeting } from "../../meetings/patch.ts";
 import { regenerateReport } from "../../meetings/regenerate-report.ts";
 import { patchMeetingBody } from "../../meetings/schema.ts";
 import { speakerNamesPatch } from "../../meetings/speaker-names.ts";
-import { html, redirect, respond } from "../http.ts";
+import { html, json, redirect } from "../http.ts";
 import type { WebKit } from "../kit.ts";
 import { PageRefusal } from "../kit.ts";
 import { playerTime } from "../pages/meeting.tsx";
@@ -89,7 +89,7 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
       const { text, version } = await apps.transcripts.correctSegment(kit.actor(session), row.id, index, form.get("text") ?? "");
       // The inline editor asks for JSON; a form without JavaScript goes back to the line.
       if ((request.headers.get("accept") ?? "").includes("application/json")) {
-        return respond(JSON.stringify({ text, version }), 200, { "content-type": "application/json", "cache-control": "no-store" });
+        return json({ text, version });
       }
       return redirect(`/meetings/${row.id}?notice=corrected#seg-${index}`);
     })

@@ -9,7 +9,7 @@ import { draftDeletionTime } from "../../meetings/draft-upkeep.ts";
 import { getOwnedMeetingRow, renderMeeting } from "../../meetings/render.ts";
 import { isUuid } from "../../lib/ids.ts";
 import { recordingPath } from "../../storage/paths.ts";
-import { html, respond } from "../http.ts";
+import { html, json } from "../http.ts";
 import type { WebKit } from "../kit.ts";
 import { PageRefusal } from "../kit.ts";
 import { markdownToSafeHtml } from "../markdown.ts";
@@ -95,6 +95,6 @@ export function meetingPageRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
         pending_documents: pendingDocumentCount(deps.db, row.id),
         rewriting_report: reportBeingRewritten(deps.db, row.id),
       };
-      return respond(JSON.stringify(body), 200, { "content-type": "application/json", "cache-control": "no-store" });
+      return json(body);
     });
 }
