@@ -27,6 +27,7 @@ import { meetingProcessing } from "./meetings/processing.ts";
 import { loadMeetingMaterial } from "./meetings/document-material.ts";
 import { documentGeneration } from "./documents/generation.ts";
 import { documentRenderer } from "./documents/renderer.ts";
+import { documentsApp } from "./documents/app.ts";
 import { documentRoutes } from "./documents/routes.ts";
 import { webhooksApp } from "./webhooks/app.ts";
 import { purgeOldDeliveriesNow } from "./webhooks/delivery-store.ts";
@@ -44,11 +45,15 @@ import { loadOwnedExportInput } from "./meetings/export-input.ts";
 import { loadOwnedReport } from "./meetings/report.ts";
 import { loadOwnedTranscript } from "./meetings/transcript.ts";
 import { meetingRoutes } from "./meetings/routes.ts";
+import { exportsApp } from "./exports/app.ts";
 import { exportRoutes } from "./exports/routes.ts";
 import { BUILTIN_TEMPLATES } from "./templates/builtin.generated.ts";
 import { loadTemplateCatalogue } from "./templates/catalogue.ts";
+import { templatesApp } from "./templates/app.ts";
 import { templateRoutes } from "./templates/routes.ts";
+import { reportsApp } from "./reports/app.ts";
 import { reportRoutes } from "./reports/routes.ts";
+import { transcriptsApp } from "./transcripts/app.ts";
 import { transcriptRoutes } from "./transcripts/routes.ts";
 import { MAX_UPLOAD_BYTES } from "./meetings/receive.ts";
 import { UploadsInFlight } from "./uploads/in-flight.ts";
@@ -201,6 +206,29 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const webhookUseCases = webhooksApp({ conn, clock, egress: config.egress, idempotency, wal, dispatcher: webhooks, pings: new PingThrottle() });
   const measureRecording = announcedDuration(config.ffmpegPath);
   const renderDocumentFile = documentRenderer({ cjkFontPath: config.cjkFontPath });
+  // The application layer both front ends call (the API's routes and the web app's pages).
+  const apps = {
+    documents: documentsApp({
+      conn,
+      dataDir: config.dataDir,
+      clock,
+      slots: config.parallelSlots,
+      billing: config.billing,
+      templates,
+      idempotency,
+      loadMaterial: loadMeetingMaterial,
+      render: renderDocumentFile,
+      scheduler,
+    }),
+    transcripts: transcriptsApp({
+      loadOwnedTranscript: (userId, meetingId) => loadOwnedTranscript(db, userId, meetingId),
+      correctSegment: (userId, meetingId, index, text) => correctSegment(db, clock, userId, meetingId, index, text),
+      listCorrections: (userId, meetingId) => listCorrections(db, userId, meetingId),
+    }),
+    reports: reportsApp({ loadOwnedReport: (userId, meetingId) => loadOwnedReport(db, userId, meetingId) }),
+    exports: exportsApp({ loadOwnedExportInput: (userId, meetingId) => loadOwnedExportInput(db, userId, meetingId) }),
+    templates: templatesApp(templates),
+  };
   const routes: RouteDef[] = [];
   routes.push(
     ...healthRoutes({ checks }),
@@ -231,32 +259,17 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       minFreeDisk: config.minFreeDisk,
       uploads,
       measureRecording,
-      templates: { has: (id) => templates.get(id) !== undefined, hasPersona: (id) => templates.personas.some((p) => p.id === id) },
+      templates,
       publicApiUrl: () => urls.api,
       scheduler,
     }),
-    ...transcriptRoutes({
-      loadOwnedTranscript: (userId, meetingId) => loadOwnedTranscript(db, userId, meetingId),
-      correctSegment: (userId, meetingId, index, text) => correctSegment(db, clock, userId, meetingId, index, text),
-      listCorrections: (userId, meetingId) => listCorrections(db, userId, meetingId),
-    }),
-    ...templateRoutes({ catalogue: templates }),
-    ...exportRoutes({ loadOwnedExportInput: (userId, meetingId) => loadOwnedExportInput(db, userId, meetingId) }),
-    ...reportRoutes({ loadOwnedReport: (userId, meetingId) => loadOwnedReport(db, userId, meetingId) }),
+    ...transcriptRoutes(apps.transcripts),
+    ...templateRoutes(apps.templates),
+    ...exportRoutes(apps.exports),
+    ...reportRoutes(apps.reports),
     ...usageRoutes({ db, clock, billing: config.billing }),
     ...webhookRoutes({ webhooks: webhookUseCases }),
-    ...documentRoutes({
-      db,
-      dataDir: config.dataDir,
-      clock,
-      slots: config.parallelSlots,
-      billing: config.billing,
-      templates,
-      idempotency,
-      loadMaterial: loadMeetingMaterial,
-      render: renderDocumentFile,
-      scheduler,
-    }),
+    ...documentRoutes(apps.documents),
   );
 
   // Getters: the docs URL is known only once listening, and requests read it then.
@@ -283,8 +296,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     uploads,
     measureRecording,
     templates,
-    loadMaterial: loadMeetingMaterial,
-    render: renderDocumentFile,
+    apps,
     scheduler,
     webhooksApp: webhookUseCases,
     sso: config.sso ? new OidcSignIn(config.sso, { egress: config.egress, now: () => clock.now() }) : null,

@@ -25,6 +25,9 @@ const SHARED_TYPES = ["transcripts/types.ts"];
 /** worker/ runs in its own process: engines and plumbing, nothing of the API side. */
 const WORKER_MAY_IMPORT = ["engines", "net", "storage", "lib", "errors", "models", ...SHARED_TYPES];
 
+/** Domains the web app reaches through their application module (`app.ts`) alone (issue 21). */
+const WEB_THROUGH_APP = ["documents", "exports", "transcripts", "reports", "templates"];
+
 const RULES: Rule[] = [
   { description: "jobs/ imports only queue machinery (JOBS_MAY_IMPORT), no domain folder", folder: "jobs", allow: JOBS_MAY_IMPORT },
   { description: "worker/ imports no API-side code (WORKER_MAY_IMPORT)", folder: "worker", allow: WORKER_MAY_IMPORT },
@@ -38,6 +41,11 @@ const RULES: Rule[] = [
   { description: "models/ imports only lib/ and its catalogue", folder: "models", allow: ["lib", "../models/catalogue.json"] },
   { description: "product code imports no tool (test/, bench/, scripts/)", folder: "*", forbid: ["../test/**", "../bench/**", "../scripts/**"] },
   { description: "web/ is a front end over the services: only the composition root imports it", folder: "*", except: [ROOT_FOLDER], forbid: ["web"] },
+  {
+    description: "web/ reaches documents/, exports/, transcripts/, reports/ and templates/ through their application modules (app.ts) only",
+    folder: "web",
+    forbid: [`{${WEB_THROUGH_APP.join(",")}}/**/!(app.ts)`],
+  },
 ];
 
 /** Left out of the cycle check: the composition root imports every folder by design. */
@@ -86,6 +94,8 @@ test("each rule fires on a made-up import that breaks it, and lets the allowed o
     edge("meetings/create.ts", "../test/support/engines.ts"),
     edge("engines/wav.ts", "../bench/quality/metrics.ts"),
     edge("meetings/routes.ts", "web/routes.tsx"),
+    edge("web/meeting/downloads.ts", "documents/store.ts"),
+    edge("web/pages/meeting.tsx", "transcripts/types.ts", true),
   ];
   const fine = [
     edge("jobs/scheduler.ts", "db/client.ts"),
@@ -107,6 +117,7 @@ test("each rule fires on a made-up import that breaks it, and lets the allowed o
     edge("service.ts", "meetings/routes.ts"),
     edge("service.ts", "web/routes.tsx"),
     edge("web/meeting-routes.tsx", "meetings/drafts.ts"),
+    edge("web/meeting/downloads.ts", "documents/app.ts"),
   ];
   const caught = ruleViolations([...broken, ...fine], RULES);
   const named = (e: { from: string; to: string }) => `${e.from} → ${e.to}`;

@@ -9,7 +9,7 @@ import { jobs } from "../jobs/table.ts";
 import { randomId } from "../lib/ids.ts";
 import { DOCUMENT_STEPS, type DocumentStepInput } from "../worker/protocol.ts";
 import type { LoadMeetingMaterial } from "./material.ts";
-import { renderDocument } from "./query.ts";
+import { renderDocument } from "./resource.ts";
 import { documentRequests, documents } from "./table.ts";
 
 /**

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { join } from "node:path";
 import { randomBase62 } from "../lib/ids.ts";
 import { meetingDir } from "../storage/paths.ts";
-import type { DocumentRow } from "./query.ts";
+import type { DocumentRow } from "./resource.ts";
 import type { RenderInput } from "./render/types.ts";
 
 export type RenderedFormat = "pdf" | "docx";

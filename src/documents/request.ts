@@ -1,8 +1,10 @@
-import type { Plan } from "../auth/plans.ts";
-import type { Db, Queryable } from "../db/client.ts";
+import type { Account } from "../auth/actor.ts";
+import type { Queryable } from "../db/client.ts";
+import { run, withTx, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
 import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
+import type { Channel } from "../lib/channel.ts";
 import { admitJob } from "../usage/admission.ts";
 import { expectedDocument } from "../usage/estimate.ts";
 import type { BillingSettings } from "../usage/settings.ts";
@@ -10,10 +12,10 @@ import type { Clock } from "../lib/time.ts";
 import type { TemplateCatalogue } from "../templates/catalogue.ts";
 import type { LoadMeetingMaterial } from "./material.ts";
 import type { DocumentRequestBody } from "./schema.ts";
-import { documentRequests } from "./table.ts";
+import { insertDocumentRequest } from "./store.ts";
 
 export interface RequestDocumentDeps {
-  db: Db;
+  conn: Conn;
   clock: Clock;
   slots: ParallelSlots;
   billing: BillingSettings;
@@ -28,19 +30,18 @@ export interface RequestDocumentDeps {
  * the client's) is stored with the job, in one transaction with it; `inTransaction` runs last in it
  * (the idempotency key is recorded there).
  */
-export function requestDocument(
+export async function requestDocument(
   deps: RequestDocumentDeps,
-  account: { userId: string; plan: Plan },
+  account: Account,
   meetingId: string,
   body: DocumentRequestBody,
   inTransaction: (tx: Queryable, jobId: string) => void = () => {},
   /** The web app's requests are metered on their own channel and never draw on the API allowance. */
-  channel: "api" | "webapp" = "api",
-): string {
+  channel: Channel = "api",
+): Promise<string> {
   const now = deps.clock.now();
-  let jobId = "";
-  deps.db.transaction(
-    (tx) => {
+  return withTx(deps.conn, async (t) => {
+    const { jobId, template, subject } = await run(t, (tx) => {
       // The transcript only when the document reads it: its size is part of the expected cost.
       const material = deps.loadMaterial(tx, meetingId, body.include_transcript === true);
       if (!material || material.userId !== account.userId) throw ApiError.notFound(`Meeting ${meetingId}`);
@@ -61,7 +62,7 @@ export function requestDocument(
         throw new ApiError("summary_not_ready", `The meeting is ${material.status}, not completed: its AI report is not ready. Wait for processing.completed, then ask again.`);
       }
       assertFreeSlot(tx, account.userId, account.plan, deps.slots);
-      jobId = enqueueJob(tx, {
+      const jobId = enqueueJob(tx, {
         userId: account.userId,
         kind: "document_generation",
         source: channel,
@@ -72,22 +73,20 @@ export function requestDocument(
       });
       const readChars = material.report.markdown.length + (material.transcript ?? []).reduce((sum, s) => sum + s.text.length + s.speaker.length + 2, 0);
       admitJob(tx, deps.billing, account, { jobId, channel }, expectedDocument(deps.billing, readChars), now);
-      tx.insert(documentRequests)
-        .values({
-          jobId,
-          userId: account.userId,
-          meetingId: material.meetingId,
-          templateId: template?.id ?? null,
-          task: template ? template.prompt : body.prompt!,
-          title: body.title ?? template?.name ?? null,
-          instructions: body.instructions ?? null,
-          includeTranscript: body.include_transcript,
-          createdAt: now,
-        })
-        .run();
-      inTransaction(tx, jobId);
-    },
-    { behavior: "immediate" },
-  );
-  return jobId;
+      return { jobId, template, subject: material.meetingId };
+    });
+    await insertDocumentRequest(t, {
+      jobId,
+      userId: account.userId,
+      meetingId: subject,
+      templateId: template?.id ?? null,
+      task: template ? template.prompt : body.prompt!,
+      title: body.title ?? template?.name ?? null,
+      instructions: body.instructions ?? null,
+      includeTranscript: body.include_transcript,
+      createdAt: now,
+    });
+    await run(t, (tx) => inTransaction(tx, jobId));
+    return jobId;
+  });
 }

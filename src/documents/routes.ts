@@ -1,13 +1,8 @@
-import type { Db } from "../db/client.ts";
+import { apiActor } from "../auth/actor.ts";
 import { access, defineRoute, servedAs } from "../http/route.ts";
-import { hashRequest, type IdempotencyStore } from "../idempotency/service.ts";
 import { jobSchema } from "../jobs/schema.ts";
-import { getJob } from "../jobs/query.ts";
-import type { LoadMeetingMaterial } from "./material.ts";
-import { getOwnedDocument, listDocuments, renderDocument } from "./query.ts";
-import { DOCUMENT_FILE_TYPES, documentFile } from "./file.ts";
-import type { RenderDocument } from "./render-cache.ts";
-import { requestDocument, type RequestDocumentDeps } from "./request.ts";
+import type { DocumentsApp } from "./app.ts";
+import { DOCUMENT_FILE_TYPES } from "./resource.ts";
 import {
   documentPageSchema,
   documentParams,
@@ -18,17 +13,7 @@ import {
   listDocumentsQuery,
 } from "./schema.ts";
 
-export interface DocumentRouteDeps extends RequestDocumentDeps {
-  db: Db;
-  dataDir: string;
-  idempotency: IdempotencyStore;
-  loadMaterial: LoadMeetingMaterial;
-  render: RenderDocument;
-  scheduler: { wake(): void };
-}
-
-
-export function documentRoutes(deps: DocumentRouteDeps) {
+export function documentRoutes(documents: DocumentsApp) {
   return [
     defineRoute({
       method: "POST",
@@ -42,24 +27,7 @@ export function documentRoutes(deps: DocumentRouteDeps) {
       responses: { 202: { description: "Accepted: the queued document_generation job", schema: jobSchema } },
       errors: ["summary_not_ready", "parallel_processing_limit", "insufficient_balance", "spend_cap_reached", "idempotency_key_in_use", "idempotency_key_reused", "malformed_body", "unsupported_media_type"],
       handle: async ({ principal, params, body, request }) => {
-        const account = { userId: principal.user.id, plan: principal.user.plan };
-        const meetingId = params.meeting_id.toLowerCase();
-        const outcome = await deps.idempotency.run({
-          userId: account.userId,
-          operation: "POST /v1/meetings/{id}/documents",
-          key: request.headers.get("idempotency-key"),
-          parse: async () => ({ parsed: body, hash: hashRequest({ meeting_id: meetingId, body }) }),
-          execute: async (parsed, complete) => {
-            let response: unknown;
-            requestDocument(deps, account, meetingId, parsed, (tx, jobId) => {
-              response = getJob(tx, account.userId, jobId);
-              // The meeting is the resource: deleting it forgets this stored response too.
-              complete(tx, { status: 202, body: response }, meetingId);
-            });
-            deps.scheduler.wake();
-            return { status: 202, body: response };
-          },
-        });
+        const outcome = await documents.requestOnce(apiActor(principal), params.meeting_id, body, request.headers.get("idempotency-key"));
         return { status: outcome.status, body: outcome.body, headers: outcome.replayed ? { "Idempotent-Replayed": "true" } : undefined };
       },
     }),
@@ -72,7 +40,7 @@ export function documentRoutes(deps: DocumentRouteDeps) {
       access: access.allOf("read:documents"),
       query: listDocumentsQuery,
       responses: { 200: { description: "A page of documents (without their Markdown)", schema: documentPageSchema } },
-      handle: ({ principal, query }) => ({ status: 200, body: listDocuments(deps.db, principal.user.id, query) }),
+      handle: async ({ principal, query }) => ({ status: 200, body: await documents.list(apiActor(principal), query) }),
     }),
     defineRoute({
       method: "GET",
@@ -91,8 +59,8 @@ export function documentRoutes(deps: DocumentRouteDeps) {
         },
       },
       handle: async ({ principal, params, query }) => {
-        if (query.format === "json") return { status: 200, body: renderDocument(getOwnedDocument(deps.db, principal.user.id, params.document_id), true) };
-        const file = await documentFile(deps, principal.user.id, params.document_id, query.format);
+        if (query.format === "json") return { status: 200, body: await documents.get(apiActor(principal), params.document_id) };
+        const file = await documents.file(apiActor(principal), params.document_id, query.format);
         // Markdown is text to read in place; a PDF or DOCX is saved.
         const disposition = `${query.format === "md" ? "inline" : "attachment"}; filename="${file.fileName}"`;
         const headers: Record<string, string> = { "Content-Type": file.contentType, "Content-Disposition": disposition };

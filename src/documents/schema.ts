@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { metadataInput } from "../http/metadata.ts";
 import { pageSchema, paginationQuery } from "../http/pagination.ts";
-import { DOCUMENT_FORMATS } from "./query.ts";
+import { DOCUMENT_FORMATS } from "./resource.ts";
 
 /** A custom prompt's limit (SPEC 8). */
 export const MAX_DOCUMENT_PROMPT_CHARS = 20_000;

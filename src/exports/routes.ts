@@ -1,15 +1,11 @@
+import { apiActor } from "../auth/actor.ts";
 import { access, defineRoute, servedAs } from "../http/route.ts";
-import { buildExportBundle, exportMarkdown, type ExportInput } from "./bundle.ts";
+import type { ExportsApp } from "./app.ts";
 import { exportParams, exportQuery, exportSchema } from "./schema.ts";
 
 const EXPORT_MARKDOWN_TYPE = "text/markdown; charset=utf-8";
 
-export interface ExportRouteDeps {
-  /** What one of the user's meetings exports; throws not_found or transcript_not_ready. */
-  loadOwnedExportInput(userId: string, meetingId: string): ExportInput;
-}
-
-export function exportRoutes(deps: ExportRouteDeps) {
+export function exportRoutes(exports: ExportsApp) {
   return [
     defineRoute({
       method: "GET",
@@ -28,20 +24,13 @@ export function exportRoutes(deps: ExportRouteDeps) {
         },
       },
       errors: ["transcript_not_ready"],
-      handle: ({ principal, params, query }) => {
-        const bundle = buildExportBundle(deps.loadOwnedExportInput(principal.user.id, params.meeting_id), {
-          language: query.lang,
-          maxTokens: query.max_tokens,
-        });
+      handle: async ({ principal, params, query }) => {
+        const options = { language: query.lang, maxTokens: query.max_tokens };
         if (query.format === "md") {
-          return new Response(exportMarkdown(bundle), {
-            headers: {
-              "Content-Type": EXPORT_MARKDOWN_TYPE,
-              "Content-Disposition": `inline; filename="export-${bundle.meeting_id}.md"`,
-            },
-          });
+          const file = await exports.markdownFile(apiActor(principal), params.meeting_id, options);
+          return new Response(file.body, { headers: { "Content-Type": file.contentType, "Content-Disposition": `inline; filename="${file.fileName}"` } });
         }
-        return { status: 200, body: bundle };
+        return { status: 200, body: await exports.bundle(apiActor(principal), params.meeting_id, options) };
       },
     }),
   ];

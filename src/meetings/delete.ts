@@ -3,7 +3,7 @@ import { rmSync } from "node:fs";
 import type { Db, Queryable } from "../db/client.ts";
 import type { WalTruncation } from "../db/wal-truncation.ts";
 import { ApiError } from "../errors/api-error.ts";
-import { deleteMeetingDocuments } from "../documents/query.ts";
+import { deleteMeetingDocuments } from "../documents/store.ts";
 import { purgeMeetingEvents } from "../events/service.ts";
 import { forgetResource } from "../idempotency/service.ts";
 import { jobs } from "../jobs/table.ts";

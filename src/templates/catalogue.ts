@@ -11,6 +11,10 @@ export interface TemplateCatalogue {
   templates: Template[];
   get(id: string): Template | undefined;
   personas: (Persona & { templates: number })[];
+  /** Whether a template of this id exists (a meeting's document_templates are checked against it). */
+  has(id: string): boolean;
+  /** Whether this persona has templates (a meeting's persona is checked against it). */
+  hasPersona(id: string): boolean;
 }
 
 /**
@@ -60,5 +64,5 @@ export function loadTemplateCatalogue(input: { builtin: { file: string; text: st
     ...KNOWN_PERSONAS.filter((p) => counts.has(p.id)),
     ...[...counts.keys()].filter((id) => !KNOWN_PERSONAS.some((p) => p.id === id)).sort().map((id) => ({ id, name: id, description: null })),
   ].map((p) => ({ ...p, templates: counts.get(p.id) ?? 0 }));
-  return { templates, get: (id) => byId.get(id), personas };
+  return { templates, get: (id) => byId.get(id), personas, has: (id) => byId.has(id), hasPersona: (id) => personas.some((p) => p.id === id) };
 }

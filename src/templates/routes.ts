@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { ApiError } from "../errors/api-error.ts";
 import { access, defineRoute } from "../http/route.ts";
-import type { TemplateCatalogue } from "./catalogue.ts";
+import type { TemplatesApp } from "./app.ts";
 import type { Template } from "./types.ts";
 
 export const templateSchema = z.object({
@@ -28,7 +27,7 @@ export function renderTemplate(template: Template): z.infer<typeof templateSchem
 
 const readable = access.anyOf("read:meetings", "write:documents");
 
-export function templateRoutes(deps: { catalogue: TemplateCatalogue }) {
+export function templateRoutes(templates: TemplatesApp) {
   return [
     defineRoute({
       method: "GET",
@@ -38,7 +37,7 @@ export function templateRoutes(deps: { catalogue: TemplateCatalogue }) {
       tag: "Templates",
       access: readable,
       responses: { 200: { description: "Every persona", schema: z.object({ data: z.array(personaSchema) }) } },
-      handle: () => ({ status: 200, body: { data: deps.catalogue.personas.map((p) => ({ id: p.id, object: "persona" as const, name: p.name, description: p.description, templates: p.templates })) } }),
+      handle: async () => ({ status: 200, body: { data: (await templates.personas()).map((p) => ({ id: p.id, object: "persona" as const, name: p.name, description: p.description, templates: p.templates })) } }),
     }),
     defineRoute({
       method: "GET",
@@ -49,10 +48,7 @@ export function templateRoutes(deps: { catalogue: TemplateCatalogue }) {
       access: readable,
       query: z.object({ persona: z.string().max(40).optional() }),
       responses: { 200: { description: "Templates", schema: z.object({ data: z.array(templateSchema) }) } },
-      handle: ({ query }) => ({
-        status: 200,
-        body: { data: deps.catalogue.templates.filter((t) => query.persona === undefined || t.persona === query.persona).map(renderTemplate) },
-      }),
+      handle: async ({ query }) => ({ status: 200, body: { data: (await templates.list(query.persona)).map(renderTemplate) } }),
     }),
     defineRoute({
       method: "GET",
@@ -63,11 +59,7 @@ export function templateRoutes(deps: { catalogue: TemplateCatalogue }) {
       access: readable,
       params: z.object({ template_id: z.string().max(80) }),
       responses: { 200: { description: "The template", schema: templateSchema } },
-      handle: ({ params }) => {
-        const template = deps.catalogue.get(params.template_id);
-        if (!template) throw ApiError.notFound(`Template ${params.template_id}`);
-        return { status: 200, body: renderTemplate(template) };
-      },
+      handle: async ({ params }) => ({ status: 200, body: renderTemplate(await templates.get(params.template_id)) }),
     }),
   ];
 }

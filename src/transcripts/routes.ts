@@ -1,21 +1,10 @@
+import { apiActor } from "../auth/actor.ts";
 import { access, defineRoute, servedAs } from "../http/route.ts";
-import { renderTranscript, TRANSCRIPT_MEDIA } from "./render.ts";
+import type { TranscriptsApp } from "./app.ts";
+import { TRANSCRIPT_MEDIA } from "./render.ts";
 import { correctedSegmentSchema, correctionListSchema, correctSegmentBody, segmentParams, transcriptParams, transcriptQuery, transcriptSchema } from "./schema.ts";
-import type { TranscriptDocument, TranscriptMeta } from "./types.ts";
 
-export interface TranscriptRouteDeps {
-  /**
-   * The transcript of a meeting of this user with what the text formats show beside it;
-   * throws not_found (not this user's meeting) or transcript_not_ready.
-   */
-  loadOwnedTranscript(userId: string, meetingId: string): { transcript: TranscriptDocument; meta: TranscriptMeta };
-  /** Replaces one segment's words, keeping the version and its author; answers the segment's version. */
-  correctSegment(userId: string, meetingId: string, segmentIndex: number, text: string): { version: number };
-  /** Every correction of one of the user's meetings, oldest first. */
-  listCorrections(userId: string, meetingId: string): unknown[];
-}
-
-export function transcriptRoutes(deps: TranscriptRouteDeps) {
+export function transcriptRoutes(transcripts: TranscriptsApp) {
   return [
     defineRoute({
       method: "GET",
@@ -34,15 +23,9 @@ export function transcriptRoutes(deps: TranscriptRouteDeps) {
         },
       },
       errors: ["transcript_not_ready"],
-      handle: ({ principal, params, query }) => {
-        const { transcript, meta } = deps.loadOwnedTranscript(principal.user.id, params.meeting_id);
-        const rendered = renderTranscript(transcript, query.format, meta);
-        return new Response(rendered.body, {
-          headers: {
-            "Content-Type": rendered.contentType,
-            "Content-Disposition": `inline; filename="transcript-${transcript.meeting_id}.${rendered.fileExtension}"`,
-          },
-        });
+      handle: async ({ principal, params, query }) => {
+        const file = await transcripts.file(apiActor(principal), params.meeting_id, query.format);
+        return new Response(file.body, { headers: { "Content-Type": file.contentType, "Content-Disposition": `inline; filename="${file.fileName}"` } });
       },
     }),
     defineRoute({
@@ -56,9 +39,8 @@ export function transcriptRoutes(deps: TranscriptRouteDeps) {
       body: correctSegmentBody,
       responses: { 200: { description: "The segment with its new words and version", schema: correctedSegmentSchema } },
       errors: ["transcript_not_ready", "malformed_body", "unsupported_media_type"],
-      handle: ({ principal, params, body }) => {
-        const { version } = deps.correctSegment(principal.user.id, params.meeting_id, params.segment_index, body.text);
-        const segment = deps.loadOwnedTranscript(principal.user.id, params.meeting_id).transcript.segments[params.segment_index]!;
+      handle: async ({ principal, params, body }) => {
+        const { version, segment } = await transcripts.correctSegment(apiActor(principal), params.meeting_id, params.segment_index, body.text);
         return { status: 200, body: { object: "transcript_segment", index: params.segment_index, ...segment, version } };
       },
     }),
@@ -71,7 +53,7 @@ export function transcriptRoutes(deps: TranscriptRouteDeps) {
       access: access.allOf("read:transcripts"),
       params: transcriptParams,
       responses: { 200: { description: "The corrections", schema: correctionListSchema } },
-      handle: ({ principal, params }) => ({ status: 200, body: { object: "list", data: deps.listCorrections(principal.user.id, params.meeting_id) } }),
+      handle: async ({ principal, params }) => ({ status: 200, body: { object: "list", data: await transcripts.corrections(apiActor(principal), params.meeting_id) } }),
     }),
   ];
 }

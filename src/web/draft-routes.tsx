@@ -7,14 +7,12 @@ import { assertDraftAdmitted, finishDraft, listDraftParts, MAX_PART_BYTES, MIN_P
 import { getOwnedMeetingRow } from "../meetings/render.ts";
 import { createMeetingUpload } from "../meetings/schema.ts";
 import { assertWebappQuota } from "../usage/webapp-quota.ts";
-import { html, redirect, respond } from "./http.ts";
+import { html, json, redirect, respond } from "./http.ts";
 import type { WebKit } from "./kit.ts";
 import { RecordPage } from "./pages/record.tsx";
 
 /** The part size the browser sends: half the server's bound, so a part never meets it. */
 export const PART_BYTES = MAX_PART_BYTES / 2;
-
-const json = (body: unknown, status = 200) => respond(JSON.stringify(body), status, { "content-type": "application/json", "cache-control": "no-store" });
 
 /**
  * Draft meetings, for the browser's recorder and its resumable uploader (web/islands): create a

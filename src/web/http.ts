@@ -15,6 +15,11 @@ export function html(page: VNode, status = 200, cookies: string[] = [], headers:
   return respond(`<!doctype html>${xmlSafeText(render(page))}`, status, { "content-type": "text/html; charset=utf-8", ...headers }, cookies);
 }
 
+/** JSON for the web app's own scripts (progress, drafts, the inline editor): never cached. */
+export function json(body: unknown, status = 200): Response {
+  return respond(JSON.stringify(body), status, { "content-type": "application/json", "cache-control": "no-store" });
+}
+
 export function redirect(location: string, cookies: string[] = []): Response {
   return respond(null, 303, { location }, cookies);
 }

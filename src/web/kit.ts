@@ -1,18 +1,21 @@
+import type { Actor } from "../auth/actor.ts";
 import type { OidcSignIn } from "../auth/oidc-sign-in.ts";
 import type { Plan } from "../auth/plans.ts";
 import { findWebSession, type WebSession } from "../auth/web-sessions.ts";
 import type { Db } from "../db/client.ts";
 import type { WalTruncation } from "../db/wal-truncation.ts";
-import type { LoadMeetingMaterial } from "../documents/material.ts";
+import type { DocumentsApp } from "../documents/app.ts";
+import type { ExportsApp } from "../exports/app.ts";
 import type { DraftLimits } from "../meetings/drafts.ts";
-import type { RenderDocument } from "../documents/render-cache.ts";
+import type { ReportsApp } from "../reports/app.ts";
+import type { TemplateCatalogue, TemplatesApp } from "../templates/app.ts";
+import type { TranscriptsApp } from "../transcripts/app.ts";
 import type { ParallelSlots } from "../jobs/slots.ts";
 import { sameSecret } from "../lib/same-secret.ts";
 import type { Clock } from "../lib/time.ts";
 import type { EgressPolicy } from "../net/egress.ts";
 import type { DiskFloor } from "../storage/disk-space.ts";
 import type { WebhooksApp } from "../webhooks/app.ts";
-import type { TemplateCatalogue } from "../templates/catalogue.ts";
 import type { PasswordAttemptOutcome, PasswordAttempts } from "../auth/password-attempts.ts";
 import type { UploadsInFlight } from "../uploads/in-flight.ts";
 import type { BillingSettings } from "../usage/settings.ts";
@@ -28,8 +31,18 @@ export const SESSION_COOKIE = "verbatim_session";
 export const BROWSER_COOKIE = "verbatim_browser";
 export const BROWSER_COOKIE_MAX_AGE_S = 180 * 24 * 3600;
 
+/** The application layer the web app calls, the same use cases as the API's routes (service.ts builds them once). */
+export interface WebApps {
+  documents: DocumentsApp;
+  transcripts: TranscriptsApp;
+  reports: ReportsApp;
+  exports: ExportsApp;
+  templates: TemplatesApp;
+}
+
 /** What the web app's pages use: the same services as the API, handed over by the composition root. */
 export interface WebDeps {
+  apps: WebApps;
   db: Db;
   /** Truncates the database's WAL after a deletion (db/wal-truncation.ts). */
   wal: WalTruncation;
@@ -48,8 +61,6 @@ export interface WebDeps {
   /** A recording's announced duration, reserved at admission (meetings/create.ts). */
   measureRecording(path: string): Promise<number | null>;
   templates: TemplateCatalogue;
-  loadMaterial: LoadMeetingMaterial;
-  render: RenderDocument;
   scheduler: { wake(): void; cancel(jobIds: string[]): void };
   /** The webhooks use cases (webhooks/app.ts), the same the API's routes call. */
   webhooksApp: WebhooksApp;
@@ -131,7 +142,9 @@ export function createWebKit(deps: WebDeps) {
   /** The client's rate-limit key (its address, behind trusted proxies the one they name; IPv6 per /64). */
   const clientKey = (request: Request) => anonymousClientKey(contextOf(request).clientAddress());
   const account = (session: WebSession): { userId: string; plan: Plan } => ({ userId: session.user.id, plan: session.user.plan });
-  return { deps, sessionOf, frameFor, requireSession, assertCsrf, readForm, account, clientKey, noticeOf };
+  /** Who acts in a signed-in request, as the application layer takes it: the web app's channel. */
+  const actor = (session: WebSession): Actor => ({ account: account(session), channel: "webapp", credential: { type: "web_session", id: session.tokenHash } });
+  return { deps, sessionOf, frameFor, requireSession, assertCsrf, readForm, account, actor, clientKey, noticeOf };
 }
 
 /** What a password attempt refused before its check shows: the sentence, and the Retry-After header (seconds). */

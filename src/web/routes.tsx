@@ -21,7 +21,7 @@ import { clientPages } from "./client-routes.tsx";
 import { draftRoutes } from "./draft-routes.tsx";
 import { meetingPages } from "./meeting-routes.tsx";
 import { LoginPage } from "./pages/login.tsx";
-import { MeetingsPage, type MeetingFilters, type MeetingRow } from "./pages/meetings.tsx";
+import { MeetingsPage, type MeetingFilters } from "./pages/meetings.tsx";
 import { NotFoundPage } from "./pages/not-found.tsx";
 import { settingsPages } from "./settings-routes.tsx";
 import { webhookPages } from "./webhook-routes.tsx";
@@ -199,14 +199,13 @@ export function createWebApp(deps: WebDeps) {
         return html(<MeetingsPage frame={frame} rows={[]} filters={filters} nextHref={null} error={frame.t("meetings.badFilter", { detail })} />, 400);
       }
       const page = listMeetings(deps.db, session.user.id, parsed.data, deps.publicApiUrl());
-      const rows = page.data as unknown as MeetingRow[];
       let nextHref: string | null = null;
       if (page.has_more && page.next_cursor) {
         const next = new URLSearchParams(params);
         next.set("cursor", page.next_cursor);
         nextHref = `/meetings?${next}`;
       }
-      return html(<MeetingsPage frame={frame} rows={rows} filters={filters} nextHref={nextHref} notice={notice} />);
+      return html(<MeetingsPage frame={frame} rows={page.data} filters={filters} nextHref={nextHref} notice={notice} />);
     });
   draftRoutes(app as unknown as Elysia, kit);
   meetingPages(app as unknown as Elysia, kit);

@@ -1,5 +1,5 @@
 import type { renderMeeting } from "../../meetings/render.ts";
-import { TRANSCRIPT_FORMATS, type TranscriptDocument } from "../../transcripts/types.ts";
+import { TRANSCRIPT_FORMATS, type TranscriptDocument } from "../../transcripts/app.ts";
 import type { MessageKey } from "../i18n.ts";
 import { CsrfField, Layout, Notice, PostButton, type PageFrame, type PageNotice } from "../layout.tsx";
 import { formatDuration } from "./meetings.tsx";

@@ -1,14 +1,9 @@
+import type { renderMeetings } from "../../meetings/render.ts";
 import { Layout, NextPageLink, Notice, type PageFrame, type PageNotice } from "../layout.tsx";
 import type { MessageKey } from "../i18n.ts";
 
-export interface MeetingRow {
-  id: string;
-  title: string | null;
-  status: string;
-  recorded_at: string | null;
-  created_at: string;
-  duration_seconds: number | null;
-}
+/** What a line of the list shows of a meeting (the meeting as the meetings side renders it). */
+export type MeetingListEntry = Pick<ReturnType<typeof renderMeetings>[number], "id" | "title" | "status" | "recorded_at" | "created_at" | "duration_seconds">;
 
 export interface MeetingFilters {
   q?: string;
@@ -30,7 +25,7 @@ export function formatDuration(seconds: number | null): string {
   return h > 0 ? `${h}:${pad(m)}:${pad(s % 60)}` : `${m}:${pad(s % 60)}`;
 }
 
-export function MeetingsPage(props: { frame: PageFrame; rows: MeetingRow[]; filters: MeetingFilters; nextHref: string | null; error?: string; notice?: PageNotice }) {
+export function MeetingsPage(props: { frame: PageFrame; rows: MeetingListEntry[]; filters: MeetingFilters; nextHref: string | null; error?: string; notice?: PageNotice }) {
   const { frame, rows, filters } = props;
   const { t } = frame;
   const date = new Intl.DateTimeFormat(frame.locale, { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" });

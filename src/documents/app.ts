@@ -1,0 +1,117 @@
+import type { Actor } from "../auth/actor.ts";
+import { run } from "../db/conn.ts";
+import { ApiError } from "../errors/api-error.ts";
+import { hashRequest, type IdempotencyStore, type StoredResponse } from "../idempotency/service.ts";
+import { getJob } from "../jobs/query.ts";
+import { xmlSafeText } from "../lib/xml-text.ts";
+import { cachedRender, type RenderDocument } from "./render-cache.ts";
+import { requestDocument, type RequestDocumentDeps } from "./request.ts";
+import { DOCUMENT_FILE_TYPES, renderDocument, type DocumentFileFormat } from "./resource.ts";
+import type { DocumentRequestBody } from "./schema.ts";
+import { findOwnedDocument, listDocuments } from "./store.ts";
+
+export interface DocumentsDeps extends RequestDocumentDeps {
+  dataDir: string;
+  idempotency: IdempotencyStore;
+  render: RenderDocument;
+  scheduler: { wake(): void };
+}
+
+/** A document as a file: its name (ids and a format, never the client's), type and bytes. */
+export interface DocumentFile {
+  fileName: string;
+  contentType: string;
+  body: string | Uint8Array;
+  /** For PDF and DOCX, whether the render came from the cache; null for Markdown. */
+  cached: boolean | null;
+}
+
+/**
+ * The documents' use cases, for the API's routes and the web app alike: ask for a document of a
+ * meeting (a document_generation job), list them, read one as its resource or as a file.
+ */
+export function documentsApp(deps: DocumentsDeps) {
+  const owned = async (actor: Actor, documentId: string) => {
+    const row = await findOwnedDocument(deps.conn, actor.account.userId, documentId);
+    if (!row) throw ApiError.notFound(`Document ${documentId}`);
+    return row;
+  };
+
+  return {
+    /**
+     * Queues a document of one of the actor's meetings on the actor's channel and wakes the
+     * scheduler: the job's id. Refusals: 404, 409 summary_not_ready, 422, 429, 402 (documents/request.ts).
+     */
+    async request(actor: Actor, meetingId: string, body: DocumentRequestBody): Promise<string> {
+      const jobId = await requestDocument(deps, actor.account, meetingId.toLowerCase(), body, undefined, actor.channel);
+      deps.scheduler.wake();
+      return jobId;
+    },
+
+    /**
+     * The API's request under an Idempotency-Key (or none): the 202 with the queued job, recorded
+     * with the key in the job's transaction, or the answer a retry of the same request replays.
+     */
+    async requestOnce(actor: Actor, meetingId: string, body: DocumentRequestBody, idempotencyKey: string | null): Promise<StoredResponse & { replayed: boolean }> {
+      const userId = actor.account.userId;
+      const subject = meetingId.toLowerCase();
+      return deps.idempotency.run({
+        userId,
+        operation: "POST /v1/meetings/{id}/documents",
+        key: idempotencyKey,
+        parse: async () => ({ parsed: body, hash: hashRequest({ meeting_id: subject, body }) }),
+        execute: async (parsed, complete) => {
+          let response: unknown;
+          await requestDocument(deps, actor.account, subject, parsed, (tx, jobId) => {
+            response = getJob(tx, userId, jobId);
+            // The meeting is the resource: deleting it forgets this stored response too.
+            complete(tx, { status: 202, body: response }, subject);
+          }, actor.channel);
+          deps.scheduler.wake();
+          return { status: 202, body: response };
+        },
+      });
+    },
+
+    /** The actor's documents, most recent first, of one meeting when asked (one page). */
+    list(actor: Actor, filter: { limit: number; cursor?: string; meeting_id?: string }) {
+      return listDocuments(deps.conn, actor.account.userId, filter);
+    },
+
+    /** One of the actor's documents with its Markdown; another account's is not found. */
+    async get(actor: Actor, documentId: string) {
+      return renderDocument(await owned(actor, documentId), true);
+    },
+
+    /**
+     * One of the actor's documents as a file: the Markdown as stored, or a PDF or DOCX rendered on
+     * first request and then served from the meeting's render cache. Another account's is not found.
+     */
+    async file(actor: Actor, documentId: string, format: DocumentFileFormat): Promise<DocumentFile> {
+      const row = await owned(actor, documentId);
+      const file = { fileName: `${row.id}.${format}`, contentType: DOCUMENT_FILE_TYPES[format] };
+      if (format === "md") return { ...file, body: xmlSafeText(row.markdown), cached: null };
+      const material = await run(deps.conn, (q) => deps.loadMaterial(q, row.meetingId, false));
+      const header = {
+        title: row.title,
+        meetingTitle: material?.title ?? "",
+        date: material?.date ?? new Date(row.createdAt).toISOString(),
+        participants: material?.participants ?? [],
+        language: row.language,
+      };
+      const { bytes, cached } = await cachedRender(deps.dataDir, row, format, header, deps.render);
+      return { ...file, body: bytes, cached };
+    },
+  };
+}
+
+export type DocumentsApp = ReturnType<typeof documentsApp>;
+
+/** Whether a format names a file a document is served as (md, pdf, docx). */
+export function isDocumentFileFormat(format: string): format is DocumentFileFormat {
+  return Object.hasOwn(DOCUMENT_FILE_TYPES, format);
+}
+
+export type { DocumentFileFormat, DocumentResource } from "./resource.ts";
+/** What a request for a document may ask (the API's body, the web app's form). */
+export { documentRequestBody, type DocumentRequestBody } from "./schema.ts";

@@ -1,0 +1,61 @@
+import type { Actor } from "../auth/actor.ts";
+import { renderTranscript } from "./render.ts";
+import type { TranscriptDocument, TranscriptFormat, TranscriptMeta, TranscriptSegment } from "./types.ts";
+
+/** A meeting's transcript with what the text formats show beside it. */
+export interface OwnedTranscript {
+  transcript: TranscriptDocument;
+  meta: TranscriptMeta;
+}
+
+/** A transcript as a file to serve: body, media type and our own file name. */
+export interface TranscriptFile {
+  body: string;
+  contentType: string;
+  fileName: string;
+}
+
+/**
+ * What the transcripts' use cases read and write through the meeting side (the transcript rows are
+ * the meeting's: transcripts/ never imports meetings/; service.ts hands these in). Each may answer
+ * now or later.
+ */
+export interface TranscriptsDeps {
+  /** Throws not_found (not this user's meeting) or transcript_not_ready. */
+  loadOwnedTranscript(userId: string, meetingId: string): OwnedTranscript | Promise<OwnedTranscript>;
+  /** Replaces one segment's words, keeping the version and its author. */
+  correctSegment(userId: string, meetingId: string, segmentIndex: number, text: string): { text: string; version: number } | Promise<{ text: string; version: number }>;
+  /** Every correction of one of the user's meetings, oldest first. */
+  listCorrections(userId: string, meetingId: string): unknown[] | Promise<unknown[]>;
+}
+
+/** The transcripts' use cases, for the API's routes and the web app's downloads and editor. */
+export function transcriptsApp(deps: TranscriptsDeps) {
+  const owned = async (actor: Actor, meetingId: string): Promise<OwnedTranscript> => deps.loadOwnedTranscript(actor.account.userId, meetingId);
+  return {
+    /** One of the actor's meetings' transcript; not_found or transcript_not_ready otherwise. */
+    get: owned,
+
+    /** The transcript in one of its formats, named `transcript-<meeting id>.<extension>`. */
+    async file(actor: Actor, meetingId: string, format: TranscriptFormat): Promise<TranscriptFile> {
+      const { transcript, meta } = await owned(actor, meetingId);
+      const rendered = renderTranscript(transcript, format, meta);
+      return { body: rendered.body, contentType: rendered.contentType, fileName: `transcript-${transcript.meeting_id}.${rendered.fileExtension}` };
+    },
+
+    /** Corrects one segment's words: the words as kept, their version, and the segment as it now reads. */
+    async correctSegment(actor: Actor, meetingId: string, segmentIndex: number, text: string): Promise<{ text: string; version: number; segment: TranscriptSegment }> {
+      const saved = await deps.correctSegment(actor.account.userId, meetingId, segmentIndex, text);
+      const { transcript } = await owned(actor, meetingId);
+      return { ...saved, segment: transcript.segments[segmentIndex]! };
+    },
+
+    /** Every correction of the transcript's words, oldest first. */
+    corrections: async (actor: Actor, meetingId: string) => deps.listCorrections(actor.account.userId, meetingId),
+  };
+}
+
+export type TranscriptsApp = ReturnType<typeof transcriptsApp>;
+
+export { isTranscriptFormat, TRANSCRIPT_FORMATS } from "./render.ts";
+export type { TranscriptDocument, TranscriptFormat, TranscriptSegment } from "./types.ts";

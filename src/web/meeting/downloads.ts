@@ -1,0 +1,42 @@
+import type { Elysia } from "elysia";
+import { isDocumentFileFormat } from "../../documents/app.ts";
+import { isTranscriptFormat } from "../../transcripts/app.ts";
+import { download } from "../http.ts";
+import type { WebKit } from "../kit.ts";
+import { PageRefusal } from "../kit.ts";
+import type { MeetingPageKit } from "./page.tsx";
+
+/** What a meeting page offers to save: the transcript in each format, the report, the export, the documents. */
+export function downloadRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKit): void {
+  const { apps } = kit.deps;
+  app
+    .get("/meetings/:id/transcript/:format", async ({ request, params }) => {
+      const session = kit.requireSession(request);
+      const row = pages.ownedMeeting(session.user.id, params.id);
+      if (!isTranscriptFormat(params.format)) throw new PageRefusal(404, "");
+      const file = await apps.transcripts.file(kit.actor(session), row.id, params.format);
+      return download(file.body, file.contentType, file.fileName);
+    })
+    .get("/meetings/:id/report/md", async ({ request, params }) => {
+      const session = kit.requireSession(request);
+      const row = pages.ownedMeeting(session.user.id, params.id);
+      const file = await apps.reports.markdownFile(kit.actor(session), row.id);
+      return download(file.body, file.contentType, file.fileName);
+    })
+    .get("/meetings/:id/export/md", async ({ request, params }) => {
+      const session = kit.requireSession(request);
+      const row = pages.ownedMeeting(session.user.id, params.id);
+      const file = await apps.exports.markdownFile(kit.actor(session), row.id, {
+        language: kit.frameFor(request, session, () => "").locale,
+        maxTokens: 200_000,
+      });
+      return download(file.body, file.contentType, file.fileName, "inline");
+    })
+    .get("/meetings/:id/documents/:documentId/:format", async ({ request, params }) => {
+      const session = kit.requireSession(request);
+      pages.ownedMeeting(session.user.id, params.id);
+      if (!isDocumentFileFormat(params.format)) throw new PageRefusal(404, "");
+      const file = await apps.documents.file(kit.actor(session), params.documentId, params.format);
+      return download(file.body as BodyInit, file.contentType, file.fileName);
+    });
+}

@@ -1,0 +1,111 @@
+import type { Elysia } from "elysia";
+import { documentRequestBody } from "../../documents/app.ts";
+import { parseOrThrow } from "../../http/validation.ts";
+import { deleteMeeting } from "../../meetings/delete.ts";
+import { listParticipants, patchMeeting } from "../../meetings/patch.ts";
+import { regenerateReport } from "../../meetings/regenerate-report.ts";
+import { patchMeetingBody } from "../../meetings/schema.ts";
+import { speakerNamesPatch } from "../../meetings/speaker-names.ts";
+import { html, json, redirect } from "../http.ts";
+import type { WebKit } from "../kit.ts";
+import { PageRefusal } from "../kit.ts";
+import { playerTime } from "../pages/meeting.tsx";
+import { SegmentEditPage } from "../pages/segment-edit.tsx";
+import type { MeetingPageKit } from "./page.tsx";
+
+/** A line's index in a path: digits, else -1 (no such line). */
+const lineIndex = (value: string) => (/^\d{1,7}$/.test(value) ? Number(value) : -1);
+
+/**
+ * The meeting page's forms: details, speaker names, a document, a corrected line, the report
+ * written again, and deletion. A refusal of the services is shown on the meeting page.
+ */
+export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKit): void {
+  const { deps } = kit;
+  const { apps } = deps;
+
+  /** Runs a form's change, then back to the meeting with its notice; a refusal is shown on the page. */
+  const changed = async (request: Request, meetingId: string, notice: string, change: () => unknown) => {
+    try {
+      await change();
+    } catch (error) {
+      return pages.refusedOnPage(request, meetingId, error);
+    }
+    return redirect(`/meetings/${meetingId}?notice=${notice}`);
+  };
+
+  app
+    .post("/meetings/:id/details", async ({ request, params }) => {
+      const { session, form } = await kit.readForm(request);
+      const row = pages.ownedMeeting(session.user.id, params.id);
+      const client = (form.get("client") ?? "").trim();
+      const tags = (form.get("tags") ?? "")
+        .split(",")
+        .map((tag) => tag.trim())
+        .filter(Boolean);
+      return changed(request, row.id, "saved", () => {
+        const patch = parseOrThrow(patchMeetingBody, { title: form.get("title") ?? undefined, tags, client: client ? { name: client } : null });
+        patchMeeting(deps.db, deps.clock, session.user.id, row.id, patch);
+      });
+    })
+    .post("/meetings/:id/speakers", async ({ request, params }) => {
+      const { session, form } = await kit.readForm(request);
+      const row = pages.ownedMeeting(session.user.id, params.id);
+      const names = new Map<string, string>();
+      for (const [field, value] of form) {
+        const label = /^speaker\.(SPEAKER_\d{2,3})$/.exec(field)?.[1];
+        if (label) names.set(label, value.slice(0, 200));
+      }
+      const { rows } = listParticipants(deps.db, row.id);
+      return changed(request, row.id, "speakers", () => patchMeeting(deps.db, deps.clock, session.user.id, row.id, { participants: speakerNamesPatch(rows, names) }));
+    })
+    .post("/meetings/:id/documents", async ({ request, params }) => {
+      const { session, form } = await kit.readForm(request);
+      const row = pages.ownedMeeting(session.user.id, params.id);
+      const templateId = form.get("template_id") || undefined;
+      const prompt = form.get("prompt")?.trim() || undefined;
+      return changed(request, row.id, "document", () => {
+        const asked = parseOrThrow(documentRequestBody, {
+          ...(templateId ? { template_id: templateId } : { prompt }),
+          include_transcript: form.get("include_transcript") === "true",
+        });
+        return apps.documents.request(kit.actor(session), row.id, asked);
+      });
+    })
+    .get("/meetings/:id/segments/:index/edit", async ({ request, params }) => {
+      const session = kit.requireSession(request);
+      const row = pages.ownedMeeting(session.user.id, params.id);
+      const { transcript } = await apps.transcripts.get(kit.actor(session), row.id);
+      const index = lineIndex(params.index);
+      const segment = transcript.segments[index];
+      if (!segment) throw new PageRefusal(404, "");
+      const frame = kit.frameFor(request, session, (t) => t("meeting.correctLine", { time: playerTime(segment.start) }));
+      return html(<SegmentEditPage frame={frame} meetingId={row.id} index={index} start={segment.start} speaker={segment.speaker_name ?? segment.speaker} text={segment.text} />);
+    })
+    .post("/meetings/:id/segments/:index", async ({ request, params }) => {
+      const { session, form } = await kit.readForm(request);
+      const row = pages.ownedMeeting(session.user.id, params.id);
+      const index = lineIndex(params.index);
+      const { text, version } = await apps.transcripts.correctSegment(kit.actor(session), row.id, index, form.get("text") ?? "");
+      // The inline editor asks for JSON; a form without JavaScript goes back to the line.
+      if ((request.headers.get("accept") ?? "").includes("application/json")) {
+        return json({ text, version });
+      }
+      return redirect(`/meetings/${row.id}?notice=corrected#seg-${index}`);
+    })
+    .post("/meetings/:id/report/regenerate", async ({ request, params }) => {
+      const { session } = await kit.readForm(request);
+      const row = pages.ownedMeeting(session.user.id, params.id);
+      return changed(request, row.id, "regenerating", () => {
+        regenerateReport(deps, kit.account(session), row.id, "webapp");
+        deps.scheduler.wake();
+      });
+    })
+    .post("/meetings/:id/delete", async ({ request, params }) => {
+      const { session, form } = await kit.readForm(request);
+      const row = pages.ownedMeeting(session.user.id, params.id);
+      if (form.get("confirm") !== "yes") return pages.meetingPage(request, row.id, 400, kit.frameFor(request, session, () => "").t("meeting.deleteConfirmMissing"));
+      deleteMeeting({ db: deps.db, dataDir: deps.dataDir, wal: deps.wal, cancelJobs: (ids) => deps.scheduler.cancel(ids) }, session.user.id, row.id);
+      return redirect("/meetings?notice=deleted");
+    });
+}

@@ -1,0 +1,27 @@
+import type { Elysia } from "elysia";
+import { readBounded } from "../../http/body.ts";
+import { parseOrThrow } from "../../http/validation.ts";
+import { createMeetingUpload } from "../../meetings/schema.ts";
+import { createTextMeeting } from "../../meetings/text-source.ts";
+import { MAX_TEXT_TRANSCRIPT_BYTES } from "../../meetings/text-transcript.ts";
+import { redirect } from "../http.ts";
+import type { WebKit } from "../kit.ts";
+
+/** A meeting from a transcript pasted or uploaded as text (no recording): its report is written from it. */
+export function textMeetingRoutes(app: Elysia, kit: WebKit): void {
+  const { deps } = kit;
+  app.post("/meetings/text", async ({ request }) => {
+    const session = kit.requireSession(request);
+    // A pasted or uploaded transcript: up to 1 MB of text, with the form's other fields.
+    const bytes = await readBounded(request, MAX_TEXT_TRANSCRIPT_BYTES + 64 * 1024);
+    const form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { "content-type": request.headers.get("content-type") ?? "" } }).formData().catch(() => new FormData());
+    kit.assertCsrf(request, session, String(form.get("_csrf") ?? ""));
+    const file = form.get("text_file");
+    const text = file instanceof Blob && file.size > 0 ? await file.text() : String(form.get("text") ?? "");
+    const field = (name: string) => (typeof form.get(name) === "string" && String(form.get(name)).trim()) || undefined;
+    const fields = parseOrThrow(createMeetingUpload, { title: field("title"), language: field("language") });
+    const id = createTextMeeting(deps, kit.account(session), fields, text, "webapp");
+    deps.scheduler.wake();
+    return redirect(`/meetings/${id}`);
+  });
+}
