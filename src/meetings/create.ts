@@ -105,10 +105,10 @@ export function insertMeeting(
       source: origin.source,
       recordingType: fields.recording_type,
       clientId,
-      metadata: fields.metadata ? JSON.stringify(fields.metadata) : null,
+      metadata: fields.metadata ?? null,
       fileName: origin.fileName,
       audioUrl: origin.audioUrl,
-      documentTemplates: fields.document_templates ? JSON.stringify(fields.document_templates) : null,
+      documentTemplates: fields.document_templates ?? null,
       persona: fields.persona ?? null,
       minSpeakers: fields.min_speakers ?? null,
       maxSpeakers: fields.max_speakers ?? null,
@@ -117,7 +117,7 @@ export function insertMeeting(
   for (const tag of new Set(fields.tags)) tx.insert(meetingTags).values({ meetingId, tag }).run();
   for (const p of fields.participants) {
     tx.insert(participants)
-      .values({ meetingId, name: p.name, email: p.email ?? null, speakerLabels: JSON.stringify([...new Set(p.speaker_labels)]) })
+      .values({ meetingId, name: p.name, email: p.email ?? null, speakerLabels: [...new Set(p.speaker_labels)] })
       .run();
   }
   reindexMeeting(tx, meetingId);

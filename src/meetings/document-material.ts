@@ -17,7 +17,7 @@ export function loadMeetingMaterial(db: Queryable, meetingId: string, withTransc
     : db.select({ markdown: reports.markdown, language: reports.language }).from(reports).where(eq(reports.meetingId, meeting.id)).get();
   const heard = db.select({ speakers: transcripts.speakers }).from(transcripts).where(eq(transcripts.meetingId, meeting.id)).get();
   const named = participantsOf(db, meeting.id);
-  const held = new Set(named.flatMap((p) => JSON.parse(p.speakerLabels) as string[]));
+  const held = new Set(named.flatMap((p) => p.speakerLabels));
   const unattributed = (heard?.speakers ?? []).filter((label) => !held.has(label));
   const transcript =
     heard && withTranscript

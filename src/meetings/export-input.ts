@@ -24,9 +24,9 @@ export function loadOwnedExportInput(db: Queryable, userId: string, meetingId: s
       language: meeting.language,
       client: client?.name ?? null,
       tags: db.select({ tag: meetingTags.tag }).from(meetingTags).where(eq(meetingTags.meetingId, meeting.id)).orderBy(meetingTags.tag).all().map((t) => t.tag),
-      metadata: meeting.metadata === null ? null : (JSON.parse(meeting.metadata) as Record<string, unknown>),
+      metadata: meeting.metadata,
     },
-    participants: participantsOf(db, meeting.id).map((p) => ({ name: p.name, email: p.email, speakerLabels: JSON.parse(p.speakerLabels) as string[] })),
+    participants: participantsOf(db, meeting.id).map((p) => ({ name: p.name, email: p.email, speakerLabels: p.speakerLabels })),
     reportMarkdown: report?.markdown ?? null,
     segments: transcript.segments,
   };

@@ -83,29 +83,29 @@ function applyParticipants(tx: Queryable, meetingId: string, change: NonNullable
   // Moving a label: take every label assigned here away from whoever holds it now.
   if (assigned.size) {
     for (const p of participantsOf(tx, meetingId)) {
-      const labels = JSON.parse(p.speakerLabels) as string[];
+      const labels = p.speakerLabels;
       const kept = labels.filter((l) => !assigned.has(l));
-      if (kept.length !== labels.length) tx.update(participants).set({ speakerLabels: JSON.stringify(kept) }).where(eq(participants.id, p.id)).run();
+      if (kept.length !== labels.length) tx.update(participants).set({ speakerLabels: kept }).where(eq(participants.id, p.id)).run();
     }
   }
   for (const u of change.update) {
     const set: Partial<typeof participants.$inferInsert> = {};
     if (u.name !== undefined) set.name = u.name;
     if (u.email !== undefined) set.email = u.email;
-    if (u.speaker_labels !== undefined) set.speakerLabels = JSON.stringify(u.speaker_labels);
+    if (u.speaker_labels !== undefined) set.speakerLabels = u.speaker_labels;
     if (Object.keys(set).length) tx.update(participants).set(set).where(eq(participants.id, idOf(u.id))).run();
   }
   const total = participantsOf(tx, meetingId).length + change.add.length;
   if (total > 50) throw ApiError.validation([{ field: "participants.add", code: "too_long", message: "A meeting has at most 50 participants." }]);
   for (const a of change.add) {
-    tx.insert(participants).values({ meetingId, name: a.name, email: a.email ?? null, speakerLabels: JSON.stringify(a.speaker_labels) }).run();
+    tx.insert(participants).values({ meetingId, name: a.name, email: a.email ?? null, speakerLabels: a.speaker_labels }).run();
   }
 }
 
 /** Participants plus the transcript's speakers no participant holds (id null). */
 export function listParticipants(db: Queryable, meetingId: string) {
   const rows = participantsOf(db, meetingId);
-  const held = new Set(rows.flatMap((p) => JSON.parse(p.speakerLabels) as string[]));
+  const held = new Set(rows.flatMap((p) => p.speakerLabels));
   const unattributed = [...(transcriptSpeakers(db, meetingId) ?? [])].filter((label) => !held.has(label)).sort();
   return { rows, unattributed };
 }

@@ -40,7 +40,7 @@ export function regenerateReport(
   }
   // The model reads who spoke by name where a participant holds the label.
   const names = new Map<string, string>();
-  for (const p of participantsOf(deps.db, meeting.id)) for (const label of JSON.parse(p.speakerLabels) as string[]) names.set(label, p.name);
+  for (const p of participantsOf(deps.db, meeting.id)) for (const label of p.speakerLabels) names.set(label, p.name);
   const stored: StoredTranscript = {
     language: row.language,
     model: row.model ?? "",

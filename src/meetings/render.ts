@@ -20,7 +20,7 @@ export function renderParticipant(row: ParticipantRow) {
     object: "participant" as const,
     name: row.name,
     email: row.email,
-    speaker_labels: JSON.parse(row.speakerLabels) as string[],
+    speaker_labels: row.speakerLabels,
   };
 }
 
@@ -120,7 +120,7 @@ function renderWith(row: MeetingRow, extras: MeetingExtras, publicApiUrl: string
     documents: extras.documents,
     // The latest processing job for meetings created via the API; null for the web app's (SPEC 2).
     job: job ? renderJob(job) : null,
-    metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
+    metadata: row.metadata,
   };
 }
 

@@ -44,7 +44,7 @@ export function createTextMeeting(
         insertMeeting(tx, meetingId, account, fields, { source: "text", fileName: null, audioUrl: null, fallbackTitle: title }, "queued", now);
         tx.insert(transcripts).values({ meetingId, language, durationSeconds: duration > 0 ? Math.round(duration) : null, model: "text", speakers, segments: parsed.segments, speakerTurns: [], createdAt: now }).run();
         for (const speaker of parsed.speakers) {
-          tx.insert(participants).values({ meetingId, name: speaker.name, email: null, speakerLabels: JSON.stringify([speaker.label]) }).run();
+          tx.insert(participants).values({ meetingId, name: speaker.name, email: null, speakerLabels: [speaker.label] }).run();
         }
         reindexMeeting(tx, meetingId);
         enqueueReportOnly(tx, deps, account, meetingId, channel, transcriptChars(parsed), now);

@@ -17,7 +17,7 @@ export function loadTranscript(db: Queryable, meetingId: string): TranscriptDocu
     throw new ApiError("transcript_not_ready", "The transcript is not ready yet. Wait for transcription.completed or poll the job.");
   }
   const names = new Map<string, string>();
-  for (const p of participantsOf(db, meetingId)) for (const label of JSON.parse(p.speakerLabels) as string[]) names.set(label, p.name);
+  for (const p of participantsOf(db, meetingId)) for (const label of p.speakerLabels) names.set(label, p.name);
   return {
     object: "transcript",
     meeting_id: meetingId,

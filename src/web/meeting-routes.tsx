@@ -68,7 +68,7 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
     }
     const { rows, unattributed } = listParticipants(deps.db, row.id);
     const speakers = [
-      ...rows.flatMap((p) => (JSON.parse(p.speakerLabels) as string[]).map((label) => ({ label, name: p.name }))),
+      ...rows.flatMap((p) => p.speakerLabels.map((label) => ({ label, name: p.name }))),
       ...unattributed.map((label) => ({ label, name: "" })),
     ].sort((a, b) => a.label.localeCompare(b.label));
     const notice = refusal ? { text: refusal, error: true } : kit.noticeOf(request, frame.t, NOTICES);
