@@ -5,7 +5,7 @@ import { ApiError } from "../errors/api-error.ts";
 import type { Clock } from "../lib/time.ts";
 import { toRfc3339 } from "../lib/time.ts";
 import { oneLine } from "../transcripts/normalize.ts";
-import { getOwnedMeetingRow } from "./render.ts";
+import { ownedMeetingRow } from "./store.ts";
 import { reindexMeeting } from "./search-index.ts";
 import { meetings, transcriptCorrections, transcripts } from "./table.ts";
 
@@ -26,7 +26,7 @@ export function correctSegment(db: Db, clock: Clock, userId: string, meetingId: 
   let result = { text, version: 0 };
   db.transaction(
     (tx) => {
-      const meeting = getOwnedMeetingRow(tx, userId, meetingId);
+      const meeting = ownedMeetingRow(tx, userId, meetingId);
       if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
       const row = tx.select({ segments: transcripts.segments }).from(transcripts).where(eq(transcripts.meetingId, meeting.id)).get();
       if (!row) throw new ApiError("transcript_not_ready", "The transcript is not ready yet. Wait for transcription.completed or poll the job.");
@@ -61,7 +61,7 @@ function versionCount(db: Queryable, meetingId: string, segmentIndex: number): n
 
 /** Every correction of one of the user's meetings, oldest first, each with its version and author. */
 export function listCorrections(db: Queryable, userId: string, meetingId: string) {
-  const meeting = getOwnedMeetingRow(db, userId, meetingId);
+  const meeting = ownedMeetingRow(db, userId, meetingId);
   if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
   const rows = db
     .select({ c: transcriptCorrections, email: users.email })

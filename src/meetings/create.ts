@@ -1,7 +1,6 @@
 import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Plan } from "../auth/plans.ts";
-import { findOrCreateClient, requireClient } from "../clients/service.ts";
 import type { Db, Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
@@ -13,8 +12,8 @@ import type { Clock } from "../lib/time.ts";
 import { meetingDir, recordingPath } from "../storage/paths.ts";
 import type { CreateMeetingFields } from "./schema.ts";
 import { firstMeetingStep } from "./processing.ts";
-import { reindexMeeting } from "./search-index.ts";
-import { meetings, meetingTags, participants } from "./table.ts";
+import { insertMeeting } from "./store.ts";
+import type { Channel } from "../lib/channel.ts";
 
 export type Recording =
   | { kind: "upload"; tmpPath: string; fileName: string }
@@ -64,63 +63,6 @@ export function assertLabelsUnique(list: { speaker_labels: string[] }[], path: s
       seen.set(label, i);
     }),
   );
-}
-
-/** Where a meeting comes from: the API (its allowance pays), or the web app (its own channel, never the API's allowance). */
-export type Channel = "api" | "webapp";
-
-/**
- * The meeting's row, tags and participants, inside the caller's transaction. A draft (web app
- * only) has no recording yet; anything else is queued.
- */
-export function insertMeeting(
-  tx: Queryable,
-  meetingId: string,
-  account: { userId: string },
-  fields: CreateMeetingFields,
-  origin: { source: "upload" | "url" | "live_recording" | "text"; fileName: string | null; audioUrl: string | null; fallbackTitle: string },
-  status: "draft" | "queued",
-  now: number,
-): void {
-  const recordedAt = fields.recorded_at ? Date.parse(fields.recorded_at) : now;
-  let clientId: number | null = null;
-  if (fields.client_id !== undefined) {
-    clientId = requireClient(tx, account.userId, fields.client_id).id;
-  } else if (fields.client) {
-    clientId = findOrCreateClient(tx, account.userId, fields.client, now).id;
-  }
-  tx.insert(meetings)
-    .values({
-      id: meetingId,
-      userId: account.userId,
-      title: fields.title ?? origin.fallbackTitle,
-      titleSource: fields.title ? "user" : "file",
-      status,
-      createdAt: now,
-      updatedAt: now,
-      recordedAt,
-      transcribeOnly: fields.transcribe_only,
-      requestedLanguage: fields.language,
-      language: fields.language === "auto" ? null : fields.language,
-      source: origin.source,
-      recordingType: fields.recording_type,
-      clientId,
-      metadata: fields.metadata ?? null,
-      fileName: origin.fileName,
-      audioUrl: origin.audioUrl,
-      documentTemplates: fields.document_templates ?? null,
-      persona: fields.persona ?? null,
-      minSpeakers: fields.min_speakers ?? null,
-      maxSpeakers: fields.max_speakers ?? null,
-    })
-    .run();
-  for (const tag of new Set(fields.tags)) tx.insert(meetingTags).values({ meetingId, tag }).run();
-  for (const p of fields.participants) {
-    tx.insert(participants)
-      .values({ meetingId, name: p.name, email: p.email ?? null, speakerLabels: [...new Set(p.speaker_labels)] })
-      .run();
-  }
-  reindexMeeting(tx, meetingId);
 }
 
 /**

@@ -8,7 +8,7 @@ import { purgeMeetingEvents } from "../events/service.ts";
 import { forgetResource } from "../idempotency/service.ts";
 import { jobs } from "../jobs/table.ts";
 import { meetingDir } from "../storage/paths.ts";
-import { getOwnedMeetingRow } from "./render.ts";
+import { ownedMeetingRow } from "./store.ts";
 import { removeFromIndex } from "./search-index.ts";
 import { meetings } from "./table.ts";
 
@@ -28,7 +28,7 @@ export function deleteMeeting(
   userId: string,
   meetingId: string,
 ): void {
-  const meeting = getOwnedMeetingRow(deps.db, userId, meetingId);
+  const meeting = ownedMeetingRow(deps.db, userId, meetingId);
   if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
   deps.cancelJobs(jobIdsOf(deps.db, meeting.id));
   deps.db.transaction((tx) => deleteMeetingRows(tx, meeting.id));

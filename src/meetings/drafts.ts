@@ -17,7 +17,7 @@ import { MAX_UPLOAD_FILE_BYTES } from "../uploads/limits.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import { enqueueProcessing } from "./create.ts";
 import { assertDiskAdmitsRecordings } from "./disk-admission.ts";
-import { getOwnedMeetingRow } from "./render.ts";
+import { ownedMeetingRow } from "./store.ts";
 import { draftParts, meetings } from "./table.ts";
 
 /**
@@ -67,7 +67,7 @@ export interface DraftDeps {
 }
 
 function ownedDraft(db: Queryable, userId: string, meetingId: string) {
-  const meeting = getOwnedMeetingRow(db, userId, meetingId);
+  const meeting = ownedMeetingRow(db, userId, meetingId);
   if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
   if (meeting.status !== "draft") throw new ApiError("draft_closed", "This meeting's recording is complete; it takes no more parts.");
   return meeting;

@@ -4,15 +4,10 @@ import type { Db, Queryable } from "../db/client.ts";
 import { ApiError, type FieldError } from "../errors/api-error.ts";
 import { parseNumericId } from "../lib/ids.ts";
 import type { Clock } from "../lib/time.ts";
-import { getOwnedMeetingRow, participantsOf } from "./render.ts";
+import { ownedMeetingRow, participantsOf, transcriptSpeakers } from "./store.ts";
 import type { PatchMeeting } from "./schema.ts";
 import { reindexMeeting } from "./search-index.ts";
-import { meetings, meetingTags, participants, transcripts } from "./table.ts";
-
-function transcriptSpeakers(db: Queryable, meetingId: string): Set<string> | null {
-  const row = db.select({ speakers: transcripts.speakers }).from(transcripts).where(eq(transcripts.meetingId, meetingId)).get();
-  return row ? new Set(row.speakers) : null;
-}
+import { meetings, meetingTags, participants } from "./table.ts";
 
 /**
  * Applies a PATCH: only the fields sent change, and the AI report is never regenerated.
@@ -23,7 +18,7 @@ export function patchMeeting(db: Queryable, clock: Clock, userId: string, meetin
   const now = clock.now();
   db.transaction(
     (tx) => {
-      const meeting = getOwnedMeetingRow(tx, userId, meetingId);
+      const meeting = ownedMeetingRow(tx, userId, meetingId);
       if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
       // Nothing sent ({}): nothing changes, not even updated_at.
       if (Object.values(patch).every((value) => value === undefined)) return;
@@ -103,9 +98,4 @@ function applyParticipants(tx: Queryable, meetingId: string, change: NonNullable
 }
 
 /** Participants plus the transcript's speakers no participant holds (id null). */
-export function listParticipants(db: Queryable, meetingId: string) {
-  const rows = participantsOf(db, meetingId);
-  const held = new Set(rows.flatMap((p) => p.speakerLabels));
-  const unattributed = [...(transcriptSpeakers(db, meetingId) ?? [])].filter((label) => !held.has(label)).sort();
-  return { rows, unattributed };
-}
+export { loadParticipants as listParticipants } from "./store.ts";

@@ -21,9 +21,9 @@ import { MEETING_STEPS, type MeetingStep, type MeetingStepInput, type StepResult
 import { forgetCorrections } from "./corrections.ts";
 import { renderMeeting } from "./render.ts";
 import { reindexMeeting } from "./search-index.ts";
+import type { MeetingRow } from "./store.ts";
 import { meetings, participants, reports, transcripts } from "./table.ts";
 
-type MeetingRow = typeof meetings.$inferSelect;
 type ReportResult = Extract<StepResult, { step: "summarize" }>["report"];
 
 /** Share of the whole job each step stands for, so progress moves steadily from 0 to 1. */

@@ -12,8 +12,8 @@ import type { StoredTranscript } from "../transcripts/types.ts";
 import { admitJob } from "../usage/admission.ts";
 import { expectedReport } from "../usage/estimate.ts";
 import type { BillingSettings } from "../usage/settings.ts";
-import type { Channel } from "./create.ts";
-import { getOwnedMeetingRow, participantsOf } from "./render.ts";
+import type { Channel } from "../lib/channel.ts";
+import { loadParticipants, ownedMeetingRow } from "./store.ts";
 import { transcripts } from "./table.ts";
 
 /**
@@ -32,15 +32,14 @@ export function regenerateReport(
   meetingId: string,
   channel: Channel,
 ): string {
-  const meeting = getOwnedMeetingRow(deps.db, account.userId, meetingId);
+  const meeting = ownedMeetingRow(deps.db, account.userId, meetingId);
   if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
   const row = deps.db.select().from(transcripts).where(eq(transcripts.meetingId, meeting.id)).get();
   if (!row || meeting.status !== "completed") {
     throw new ApiError("transcript_not_ready", "The meeting's processing must be complete before its report is written again.");
   }
   // The model reads who spoke by name where a participant holds the label.
-  const names = new Map<string, string>();
-  for (const p of participantsOf(deps.db, meeting.id)) for (const label of p.speakerLabels) names.set(label, p.name);
+  const { names } = loadParticipants(deps.db, meeting.id);
   const stored: StoredTranscript = {
     language: row.language,
     model: row.model ?? "",

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
 import type { StoredReport } from "../reports/types.ts";
-import { getOwnedMeetingRow } from "./render.ts";
+import { ownedMeetingRow } from "./store.ts";
 import { reports } from "./table.ts";
 
 /**
@@ -10,7 +10,7 @@ import { reports } from "./table.ts";
  * deleted with it); reports/ serves it, handed this loader by the composition root.
  */
 export function loadOwnedReport(db: Queryable, userId: string, meetingId: string): StoredReport {
-  const meeting = getOwnedMeetingRow(db, userId, meetingId);
+  const meeting = ownedMeetingRow(db, userId, meetingId);
   if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
   if (meeting.transcribeOnly) throw new ApiError("summary_not_ready", "This meeting was created with transcribe_only: it has no AI report.");
   const row = db.select().from(reports).where(eq(reports.meetingId, meeting.id)).get();

@@ -3,7 +3,7 @@ import type { Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { toRfc3339 } from "../lib/time.ts";
 import type { TranscriptDocument, TranscriptMeta } from "../transcripts/types.ts";
-import { getOwnedMeetingRow, participantsOf } from "./render.ts";
+import { loadParticipants, ownedMeetingRow } from "./store.ts";
 import { transcripts } from "./table.ts";
 
 /**
@@ -16,8 +16,7 @@ export function loadTranscript(db: Queryable, meetingId: string): TranscriptDocu
   if (!row) {
     throw new ApiError("transcript_not_ready", "The transcript is not ready yet. Wait for transcription.completed or poll the job.");
   }
-  const names = new Map<string, string>();
-  for (const p of participantsOf(db, meetingId)) for (const label of p.speakerLabels) names.set(label, p.name);
+  const { names } = loadParticipants(db, meetingId);
   return {
     object: "transcript",
     meeting_id: meetingId,
@@ -32,7 +31,7 @@ export function loadTranscript(db: Queryable, meetingId: string): TranscriptDocu
 
 /** The transcript of one of the user's meetings, with the title and date the text formats show. */
 export function loadOwnedTranscript(db: Queryable, userId: string, meetingId: string): { transcript: TranscriptDocument; meta: TranscriptMeta } {
-  const meeting = getOwnedMeetingRow(db, userId, meetingId);
+  const meeting = ownedMeetingRow(db, userId, meetingId);
   if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
   return { transcript: loadTranscript(db, meeting.id), meta: { title: meeting.title, recordedAt: toRfc3339(meeting.recordedAt) } };
 }
