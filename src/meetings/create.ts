@@ -2,6 +2,7 @@ import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Plan } from "../auth/plans.ts";
 import type { Db, Queryable } from "../db/client.ts";
+import { connOf, runTx, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
 import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
@@ -20,7 +21,7 @@ export type Recording =
   | { kind: "url"; url: string };
 
 export interface CreateMeetingDeps {
-  db: Queryable;
+  conn: Conn;
   dataDir: string;
   clock: Clock;
   slots: ParallelSlots;
@@ -98,7 +99,19 @@ export function enqueueProcessing(
  * `inTransaction` runs last inside that transaction (the request's idempotency key is recorded
  * there, so the meeting and its key commit together).
  */
-export async function createMeeting(
+export function createMeeting(
+  deps: Omit<CreateMeetingDeps, "conn"> & { db: Db },
+  account: { userId: string; plan: Plan },
+  fields: CreateMeetingFields,
+  recording: Recording,
+  inTransaction: (tx: Queryable, meetingId: string) => void = () => {},
+  channel: Channel = "api",
+): Promise<{ meetingId: string; jobId: string }> {
+  // The web app's pages' name until they call meetings/app.ts (then deleted).
+  return createMeetingOver({ ...deps, conn: connOf(deps.db) }, account, fields, recording, inTransaction, channel);
+}
+
+export async function createMeetingOver(
   deps: CreateMeetingDeps,
   account: { userId: string; plan: Plan },
   fields: CreateMeetingFields,
@@ -120,41 +133,38 @@ export async function createMeeting(
   const now = deps.clock.now();
   const recordedAt = fields.recorded_at ? Date.parse(fields.recorded_at) : now;
   try {
-    deps.db.transaction(
-      (tx) => {
-        insertMeeting(
-          tx,
-          meetingId,
-          account,
-          fields,
-          {
-            source: recording.kind === "upload" ? "upload" : "url",
-            fileName: recording.kind === "upload" ? recording.fileName : null,
-            audioUrl: recording.kind === "url" ? recording.url : null,
-            fallbackTitle: fallbackTitle(recording, recordedAt),
-          },
-          "queued",
-          now,
-        );
-        jobId = enqueueProcessing(
-          tx,
-          deps,
-          account,
-          meetingId,
-          {
-            firstStep: firstMeetingStep(recording.kind),
-            transcribeOnly: fields.transcribe_only,
-            documentTemplates: fields.document_templates ?? null,
-            metadata: fields.metadata ?? null,
-            audioSeconds,
-          },
-          channel,
-          now,
-        );
-        inTransaction(tx, meetingId);
-      },
-      { behavior: "immediate" },
-    );
+    await runTx(deps.conn, (tx) => {
+      insertMeeting(
+        tx,
+        meetingId,
+        account,
+        fields,
+        {
+          source: recording.kind === "upload" ? "upload" : "url",
+          fileName: recording.kind === "upload" ? recording.fileName : null,
+          audioUrl: recording.kind === "url" ? recording.url : null,
+          fallbackTitle: fallbackTitle(recording, recordedAt),
+        },
+        "queued",
+        now,
+      );
+      jobId = enqueueProcessing(
+        tx,
+        deps,
+        account,
+        meetingId,
+        {
+          firstStep: firstMeetingStep(recording.kind),
+          transcribeOnly: fields.transcribe_only,
+          documentTemplates: fields.document_templates ?? null,
+          metadata: fields.metadata ?? null,
+          audioSeconds,
+        },
+        channel,
+        now,
+      );
+      inTransaction(tx, meetingId);
+    });
   } catch (error) {
     rmSync(meetingDir(deps.dataDir, meetingId), { recursive: true, force: true });
     throw error;
@@ -178,13 +188,35 @@ export function createDraftMeeting(
   const now = clock.now();
   const meetingId = crypto.randomUUID();
   assertLabelsUnique(fields.participants, "participants");
-  const fallback = origin.fileName ? fallbackTitle({ kind: "upload", tmpPath: "", fileName: origin.fileName }, now) : `Recording of ${new Date(now).toISOString().slice(0, 16).replace("T", " ")}`;
-  db.transaction(
-    (tx) => {
-      admit(tx);
-      insertMeeting(tx, meetingId, account, fields, { ...origin, audioUrl: null, fallbackTitle: fallback }, "draft", now);
-    },
-    { behavior: "immediate" },
-  );
+  db.transaction((tx) => draftMeetingRows(tx, meetingId, account, fields, origin, admit, now), { behavior: "immediate" });
   return meetingId;
+}
+
+/** A draft meeting (createDraftMeeting) over a `Conn`: its id. */
+export async function storeDraftMeeting(
+  c: Conn,
+  now: number,
+  account: { userId: string },
+  fields: CreateMeetingFields,
+  origin: { source: "upload" | "live_recording"; fileName: string | null },
+  admit: (tx: Queryable) => void,
+): Promise<string> {
+  const meetingId = crypto.randomUUID();
+  assertLabelsUnique(fields.participants, "participants");
+  await runTx(c, (tx) => draftMeetingRows(tx, meetingId, account, fields, origin, admit, now));
+  return meetingId;
+}
+
+function draftMeetingRows(
+  tx: Queryable,
+  meetingId: string,
+  account: { userId: string },
+  fields: CreateMeetingFields,
+  origin: { source: "upload" | "live_recording"; fileName: string | null },
+  admit: (tx: Queryable) => void,
+  now: number,
+): void {
+  const fallback = origin.fileName ? fallbackTitle({ kind: "upload", tmpPath: "", fileName: origin.fileName }, now) : `Recording of ${new Date(now).toISOString().slice(0, 16).replace("T", " ")}`;
+  admit(tx);
+  insertMeeting(tx, meetingId, account, fields, { ...origin, audioUrl: null, fallbackTitle: fallback }, "draft", now);
 }

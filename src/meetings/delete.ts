@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { rmSync } from "node:fs";
 import type { Db, Queryable } from "../db/client.ts";
+import { run, runTx, type Conn } from "../db/conn.ts";
 import type { WalTruncation } from "../db/wal-truncation.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { deleteMeetingDocuments } from "../documents/query.ts";
@@ -61,4 +62,14 @@ export function removeMeetingFiles(dataDir: string, meetingId: string): void {
 
 function jobIdsOf(db: Queryable, meetingId: string): string[] {
   return db.select({ id: jobs.id }).from(jobs).where(eq(jobs.meetingId, meetingId)).all().map((r) => r.id);
+}
+
+/** The ids of every job of a meeting (to cancel the unfinished ones before deleting it). */
+export function meetingJobIds(c: Conn, meetingId: string): Promise<string[]> {
+  return run(c, (q) => jobIdsOf(q, meetingId));
+}
+
+/** deleteMeetingRows in a transaction of its own over a `Conn`. */
+export function removeMeetingRows(c: Conn, meetingId: string): Promise<void> {
+  return runTx(c, (tx) => deleteMeetingRows(tx, meetingId));
 }

@@ -5,6 +5,7 @@ import { mkdir, open, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Plan } from "../auth/plans.ts";
 import type { Db, Queryable } from "../db/client.ts";
+import { connOf, run, runTx, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import type { ParallelSlots } from "../jobs/slots.ts";
 import { randomBase62 } from "../lib/ids.ts";
@@ -53,8 +54,12 @@ export interface DraftLimits {
 
 const partName = (index: number) => String(index).padStart(6, "0");
 
-export interface DraftDeps {
-  db: Db;
+/** The web app's pages' deps until they call meetings/app.ts, which hands a `Conn`. */
+export type DraftDeps = Omit<DraftConnDeps, "conn"> & { db: Db };
+
+/** What receiving and finishing a draft need: the database as a `Conn` (meetings/app.ts). */
+export interface DraftConnDeps {
+  conn: Conn;
   dataDir: string;
   clock: Clock;
   slots: ParallelSlots;
@@ -71,6 +76,15 @@ function ownedDraft(db: Queryable, userId: string, meetingId: string) {
   if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
   if (meeting.status !== "draft") throw new ApiError("draft_closed", "This meeting's recording is complete; it takes no more parts.");
   return meeting;
+}
+
+/** Draft part rows over a `Conn`: which arrived (listDraftParts) and how many (draftPartsSummary). */
+export function draftPartsOf(c: Conn, meetingId: string): Promise<{ indexes: number[]; bytes: number }> {
+  return run(c, (q) => listDraftParts(q, meetingId));
+}
+
+export function draftPartsCount(c: Conn, meetingId: string): Promise<{ parts: number; bytes: number }> {
+  return run(c, (q) => draftPartsSummary(q, meetingId));
 }
 
 /** Refuses a new draft when the account already has as many open as it may. */
@@ -114,7 +128,7 @@ export function draftPartsSummary(db: Queryable, meetingId: string): { parts: nu
  * its bytes are written and again in the transaction that stores it (a part sent in parallel may
  * have arrived meanwhile).
  */
-function admitPart(tx: Queryable, deps: DraftDeps, userId: string, meetingId: string, index: number, size: number): void {
+function admitPart(tx: Queryable, deps: Pick<DraftConnDeps, "maxUploadBytes" | "drafts">, userId: string, meetingId: string, index: number, size: number): void {
   // Part numbers stop below MAX_PARTS (storeDraftPart), which bounds their count.
   const draft = tx.select({ bytes: sum(draftParts.bytes) }).from(draftParts).where(eq(draftParts.meetingId, meetingId)).get()!;
   const previous = tx
@@ -182,16 +196,21 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
   return hash.digest("hex");
 }
 
+/** storeDraftPart for the web app's pages until they call meetings/app.ts (then deleted). */
+export function storeDraftPart(deps: DraftDeps, userId: string, meetingId: string, index: number, bytes: Uint8Array): Promise<void> {
+  return receiveDraftPart({ ...deps, conn: connOf(deps.db) }, userId, meetingId, index, bytes);
+}
+
 /** Stores part `index` of one of the user's drafts (again, if it was sent before: the last copy wins). */
-export async function storeDraftPart(deps: DraftDeps, userId: string, meetingId: string, index: number, bytes: Uint8Array): Promise<void> {
-  const draft = ownedDraft(deps.db, userId, meetingId);
+export async function receiveDraftPart(deps: DraftConnDeps, userId: string, meetingId: string, index: number, bytes: Uint8Array): Promise<void> {
+  const draft = await run(deps.conn, (q) => ownedDraft(q, userId, meetingId));
   if (!Number.isInteger(index) || index < 0 || index >= MAX_PARTS) {
     throw partRefused("invalid_value", `A part number is an integer from 0 to ${MAX_PARTS - 1}.`);
   }
   if (bytes.length === 0) throw partRefused("too_short", "A part is never empty.");
   // The recording's first bytes say what it is: a file that is no recording is refused at its first part, not after the whole upload.
   if (index === 0 && !looksLikeRecording(bytes.subarray(0, MEDIA_HEAD_BYTES))) throw new ApiError("unsupported_media", NOT_A_RECORDING_MESSAGE);
-  admitPart(deps.db, deps, userId, draft.id, index, bytes.length);
+  await run(deps.conn, (q) => admitPart(q, deps, userId, draft.id, index, bytes.length));
   assertDiskAdmitsRecordings(deps.dataDir, deps.minFreeDisk);
   const dir = draftPartsDir(deps.dataDir, draft.id);
   const path = join(dir, partName(index));
@@ -202,21 +221,18 @@ export async function storeDraftPart(deps: DraftDeps, userId: string, meetingId:
   const tmp = `${path}.${randomBase62(8)}.tmp`;
   await writeFile(tmp, bytes, { mode: 0o600 });
   try {
-    deps.db.transaction(
-      (tx) => {
-        ownedDraft(tx, userId, draft.id);
-        admitPart(tx, deps, userId, draft.id, index, bytes.length);
-        const now = deps.clock.now();
-        tx.insert(draftParts)
-          .values({ meetingId: draft.id, partIndex: index, bytes: bytes.length, sha256, receivedAt: now })
-          .onConflictDoUpdate({ target: [draftParts.meetingId, draftParts.partIndex], set: { bytes: bytes.length, sha256, receivedAt: now } })
-          .run();
-        // A part received touches the draft: the idle sweep counts from here.
-        tx.update(meetings).set({ updatedAt: now }).where(eq(meetings.id, draft.id)).run();
-        renameSync(tmp, path);
-      },
-      { behavior: "immediate" },
-    );
+    await runTx(deps.conn, (tx) => {
+      ownedDraft(tx, userId, draft.id);
+      admitPart(tx, deps, userId, draft.id, index, bytes.length);
+      const now = deps.clock.now();
+      tx.insert(draftParts)
+        .values({ meetingId: draft.id, partIndex: index, bytes: bytes.length, sha256, receivedAt: now })
+        .onConflictDoUpdate({ target: [draftParts.meetingId, draftParts.partIndex], set: { bytes: bytes.length, sha256, receivedAt: now } })
+        .run();
+      // A part received touches the draft: the idle sweep counts from here.
+      tx.update(meetings).set({ updatedAt: now }).where(eq(meetings.id, draft.id)).run();
+      renameSync(tmp, path);
+    });
   } catch (error) {
     await rm(tmp, { force: true });
     throw error;
@@ -224,10 +240,13 @@ export async function storeDraftPart(deps: DraftDeps, userId: string, meetingId:
 }
 
 /** A part whose file is gone or holds other bytes than it arrived with: forgotten, so the browser sends it again. */
-function forgetLostPart(db: Db, meetingId: string, index: number): never {
-  db.delete(draftParts)
-    .where(and(eq(draftParts.meetingId, meetingId), eq(draftParts.partIndex, index)))
-    .run();
+async function forgetLostPart(c: Conn, meetingId: string, index: number): Promise<never> {
+  await run(c, (q) =>
+    q
+      .delete(draftParts)
+      .where(and(eq(draftParts.meetingId, meetingId), eq(draftParts.partIndex, index)))
+      .run(),
+  );
   throw new ApiError("draft_incomplete", `The recording is not complete. Missing parts: ${index} (lost on the server: send it again).`);
 }
 
@@ -239,14 +258,22 @@ function forgetLostPart(db: Db, meetingId: string, index: number): never {
  * (meetings/processing.ts). If queueing fails (no free slot), the parts stay and the draft can be
  * finished later.
  */
-export async function finishDraft(deps: DraftDeps, account: { userId: string; plan: Plan }, meetingId: string, expectedBytes?: number): Promise<string> {
-  const draft = ownedDraft(deps.db, account.userId, meetingId);
-  const parts = deps.db
-    .select({ index: draftParts.partIndex, bytes: draftParts.bytes, sha256: draftParts.sha256 })
-    .from(draftParts)
-    .where(eq(draftParts.meetingId, draft.id))
-    .orderBy(draftParts.partIndex)
-    .all();
+export function finishDraft(deps: DraftDeps, account: { userId: string; plan: Plan }, meetingId: string, expectedBytes?: number): Promise<string> {
+  return finishDraftOver({ ...deps, conn: connOf(deps.db) }, account, meetingId, expectedBytes);
+}
+
+/** finishDraft over a `Conn` (meetings/app.ts): the processing job's id. */
+export async function finishDraftOver(deps: DraftConnDeps, account: { userId: string; plan: Plan }, meetingId: string, expectedBytes?: number): Promise<string> {
+  const { draft, parts } = await run(deps.conn, (q) => {
+    const draft = ownedDraft(q, account.userId, meetingId);
+    const parts = q
+      .select({ index: draftParts.partIndex, bytes: draftParts.bytes, sha256: draftParts.sha256 })
+      .from(draftParts)
+      .where(eq(draftParts.meetingId, draft.id))
+      .orderBy(draftParts.partIndex)
+      .all();
+    return { draft, parts };
+  });
   const bytes = parts.reduce((total, part) => total + part.bytes, 0);
   const last = parts.at(-1)?.index ?? -1;
   const missing: number[] = [];
@@ -274,9 +301,9 @@ export async function finishDraft(deps: DraftDeps, account: { userId: string; pl
         try {
           content = await readFile(join(dir, partName(part.index)));
         } catch {
-          forgetLostPart(deps.db, draft.id, part.index);
+          return await forgetLostPart(deps.conn, draft.id, part.index);
         }
-        if (content.length !== part.bytes || (await sha256Hex(content)) !== part.sha256) forgetLostPart(deps.db, draft.id, part.index);
+        if (content.length !== part.bytes || (await sha256Hex(content)) !== part.sha256) await forgetLostPart(deps.conn, draft.id, part.index);
         await out.write(content);
       }
     } finally {
@@ -290,20 +317,17 @@ export async function finishDraft(deps: DraftDeps, account: { userId: string; pl
   try {
     const audioSeconds = await deps.measureRecording(target).catch(() => null);
     const now = deps.clock.now();
-    deps.db.transaction(
-      (tx) => {
-        const opened = tx
-          .update(meetings)
-          .set({ status: "queued", updatedAt: now })
-          .where(and(eq(meetings.id, draft.id), eq(meetings.status, "draft")))
-          .returning({ id: meetings.id })
-          .all();
-        if (opened.length === 0) throw new ApiError("draft_closed", "This meeting's recording was finished already.");
-        tx.delete(draftParts).where(eq(draftParts.meetingId, draft.id)).run();
-        jobId = enqueueProcessing(tx, deps, account, draft.id, { firstStep: "decode", transcribeOnly: draft.transcribeOnly, documentTemplates: null, metadata: null, audioSeconds }, "webapp", now);
-      },
-      { behavior: "immediate" },
-    );
+    await runTx(deps.conn, (tx) => {
+      const opened = tx
+        .update(meetings)
+        .set({ status: "queued", updatedAt: now })
+        .where(and(eq(meetings.id, draft.id), eq(meetings.status, "draft")))
+        .returning({ id: meetings.id })
+        .all();
+      if (opened.length === 0) throw new ApiError("draft_closed", "This meeting's recording was finished already.");
+      tx.delete(draftParts).where(eq(draftParts.meetingId, draft.id)).run();
+      jobId = enqueueProcessing(tx, deps, account, draft.id, { firstStep: "decode", transcribeOnly: draft.transcribeOnly, documentTemplates: null, metadata: null, audioSeconds }, "webapp", now);
+    });
   } catch (error) {
     await rm(target, { force: true });
     throw error;

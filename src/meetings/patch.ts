@@ -1,6 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { findOrCreateClient, requireClient } from "../clients/service.ts";
-import type { Db, Queryable } from "../db/client.ts";
+import type { Queryable } from "../db/client.ts";
+import { runTx, type Conn } from "../db/conn.ts";
 import { ApiError, type FieldError } from "../errors/api-error.ts";
 import { parseNumericId } from "../lib/ids.ts";
 import type { Clock } from "../lib/time.ts";
@@ -16,32 +17,37 @@ import { meetings, meetingTags, participants } from "./table.ts";
  */
 export function patchMeeting(db: Queryable, clock: Clock, userId: string, meetingId: string, patch: PatchMeeting): void {
   const now = clock.now();
-  db.transaction(
-    (tx) => {
-      const meeting = ownedMeetingRow(tx, userId, meetingId);
-      if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
-      // Nothing sent ({}): nothing changes, not even updated_at.
-      if (Object.values(patch).every((value) => value === undefined)) return;
-      const changes: Partial<typeof meetings.$inferInsert> = { updatedAt: now };
-      if (patch.title !== undefined) Object.assign(changes, { title: patch.title, titleSource: "user" as const });
-      if (patch.recorded_at !== undefined) changes.recordedAt = Date.parse(patch.recorded_at);
-      if (patch.client_id === null || patch.client === null) changes.clientId = null;
-      else if (patch.client_id !== undefined) {
-        changes.clientId = requireClient(tx, userId, patch.client_id).id;
-      } else if (patch.client !== undefined) {
-        changes.clientId = findOrCreateClient(tx, userId, patch.client, now).id;
-      }
-      tx.update(meetings).set(changes).where(eq(meetings.id, meeting.id)).run();
+  db.transaction((tx) => patchMeetingRows(tx, userId, meetingId, patch, now), { behavior: "immediate" });
+}
 
-      if (patch.tags !== undefined) {
-        tx.delete(meetingTags).where(eq(meetingTags.meetingId, meeting.id)).run();
-        for (const tag of new Set(patch.tags)) tx.insert(meetingTags).values({ meetingId: meeting.id, tag }).run();
-      }
-      if (patch.participants) applyParticipants(tx, meeting.id, patch.participants);
-      reindexMeeting(tx, meeting.id);
-    },
-    { behavior: "immediate" },
-  );
+/** patchMeeting over a `Conn`, in a transaction of its own (or a savepoint of the caller's). */
+export function storeMeetingPatch(c: Conn, userId: string, meetingId: string, patch: PatchMeeting, now: number): Promise<void> {
+  return runTx(c, (tx) => patchMeetingRows(tx, userId, meetingId, patch, now));
+}
+
+/** The PATCH's writes, inside the caller's transaction: 404 when the meeting is not the user's. */
+function patchMeetingRows(tx: Queryable, userId: string, meetingId: string, patch: PatchMeeting, now: number): void {
+  const meeting = ownedMeetingRow(tx, userId, meetingId);
+  if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
+  // Nothing sent ({}): nothing changes, not even updated_at.
+  if (Object.values(patch).every((value) => value === undefined)) return;
+  const changes: Partial<typeof meetings.$inferInsert> = { updatedAt: now };
+  if (patch.title !== undefined) Object.assign(changes, { title: patch.title, titleSource: "user" as const });
+  if (patch.recorded_at !== undefined) changes.recordedAt = Date.parse(patch.recorded_at);
+  if (patch.client_id === null || patch.client === null) changes.clientId = null;
+  else if (patch.client_id !== undefined) {
+    changes.clientId = requireClient(tx, userId, patch.client_id).id;
+  } else if (patch.client !== undefined) {
+    changes.clientId = findOrCreateClient(tx, userId, patch.client, now).id;
+  }
+  tx.update(meetings).set(changes).where(eq(meetings.id, meeting.id)).run();
+
+  if (patch.tags !== undefined) {
+    tx.delete(meetingTags).where(eq(meetingTags.meetingId, meeting.id)).run();
+    for (const tag of new Set(patch.tags)) tx.insert(meetingTags).values({ meetingId: meeting.id, tag }).run();
+  }
+  if (patch.participants) applyParticipants(tx, meeting.id, patch.participants);
+  reindexMeeting(tx, meeting.id);
 }
 
 function applyParticipants(tx: Queryable, meetingId: string, change: NonNullable<PatchMeeting["participants"]>): void {

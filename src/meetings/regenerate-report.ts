@@ -1,8 +1,8 @@
-import { eq } from "drizzle-orm";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Plan } from "../auth/plans.ts";
 import type { Db, Queryable } from "../db/client.ts";
+import { run, runTx, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
 import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
@@ -13,8 +13,7 @@ import { admitJob } from "../usage/admission.ts";
 import { expectedReport } from "../usage/estimate.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import type { Channel } from "../lib/channel.ts";
-import { loadParticipants, ownedMeetingRow } from "./store.ts";
-import { transcripts } from "./table.ts";
+import { loadParticipants, ownedMeetingRow, transcriptRowOf } from "./store.ts";
 
 /**
  * Writes a meeting's AI report again from its transcript as it is now (with its corrections and
@@ -32,32 +31,54 @@ export function regenerateReport(
   meetingId: string,
   channel: Channel,
 ): string {
-  const meeting = ownedMeetingRow(deps.db, account.userId, meetingId);
+  const { meetingId: id, transcript } = reportSource(deps.db, account.userId, meetingId);
+  writeSummarizeInput(deps.dataDir, id, transcript);
+  const now = deps.clock.now();
+  return deps.db.transaction((tx) => enqueueReportOnly(tx, deps, account, id, channel, transcriptChars(transcript), now), { behavior: "immediate" });
+}
+
+/**
+ * What a report is written again from: the transcript of one of the user's completed meetings as
+ * it is now, speakers named where a participant holds the label (the model reads who spoke by
+ * name). 404 when the meeting is not the user's, 409 transcript_not_ready before it is completed.
+ */
+export function reportSource(q: Queryable, userId: string, meetingId: string): { meetingId: string; transcript: StoredTranscript } {
+  const meeting = ownedMeetingRow(q, userId, meetingId);
   if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
-  const row = deps.db.select().from(transcripts).where(eq(transcripts.meetingId, meeting.id)).get();
+  const row = transcriptRowOf(q, meeting.id);
   if (!row || meeting.status !== "completed") {
     throw new ApiError("transcript_not_ready", "The meeting's processing must be complete before its report is written again.");
   }
-  // The model reads who spoke by name where a participant holds the label.
-  const { names } = loadParticipants(deps.db, meeting.id);
-  const stored: StoredTranscript = {
-    language: row.language,
-    model: row.model ?? "",
-    durationSeconds: row.durationSeconds ?? 0,
-    speakers: row.speakers,
-    segments: row.segments.map((segment) => ({ ...segment, speaker: names.get(segment.speaker) ?? segment.speaker })),
-    turns: row.speakerTurns,
-  };
-  writeSummarizeInput(deps.dataDir, meeting.id, stored);
-  const now = deps.clock.now();
-  let jobId = "";
-  deps.db.transaction(
-    (tx) => {
-      jobId = enqueueReportOnly(tx, deps, account, meeting.id, channel, transcriptChars(stored), now);
+  const { names } = loadParticipants(q, meeting.id);
+  return {
+    meetingId: meeting.id,
+    transcript: {
+      language: row.language,
+      model: row.model ?? "",
+      durationSeconds: row.durationSeconds ?? 0,
+      speakers: row.speakers,
+      segments: row.segments.map((segment) => ({ ...segment, speaker: names.get(segment.speaker) ?? segment.speaker })),
+      turns: row.speakerTurns,
     },
-    { behavior: "immediate" },
-  );
-  return jobId;
+  };
+}
+
+/** reportSource over a `Conn`. */
+export function loadReportSource(c: Conn, userId: string, meetingId: string): Promise<{ meetingId: string; transcript: StoredTranscript }> {
+  return run(c, (q) => reportSource(q, userId, meetingId));
+}
+
+/** enqueueReportOnly in a transaction of its own over a `Conn`: the job's id. */
+export function queueReportRewrite(
+  c: Conn,
+  deps: { slots: ParallelSlots; billing: BillingSettings },
+  account: { userId: string; plan: Plan },
+  meetingId: string,
+  channel: Channel,
+  chars: number,
+  now: number,
+): Promise<string> {
+  return runTx(c, (tx) => enqueueReportOnly(tx, deps, account, meetingId, channel, chars, now));
 }
 
 /** The transcript the summarize step reads (its input file), written before its job is queued. */

@@ -1,6 +1,8 @@
 import { mkdirSync, rmSync } from "node:fs";
 import type { Plan } from "../auth/plans.ts";
-import type { Db } from "../db/client.ts";
+import type { Db, Queryable } from "../db/client.ts";
+import { runTx, type Conn } from "../db/conn.ts";
+import type { StoredTranscript } from "../transcripts/types.ts";
 import { ApiError } from "../errors/api-error.ts";
 import type { ParallelSlots } from "../jobs/slots.ts";
 import type { Clock } from "../lib/time.ts";
@@ -27,34 +29,72 @@ export function createTextMeeting(
   text: string,
   channel: Channel,
 ): string {
+  const meeting = textMeeting(fields, text, deps.clock.now());
+  mkdirSync(meetingDir(deps.dataDir, meeting.id), { recursive: true, mode: 0o700 });
+  try {
+    writeSummarizeInput(deps.dataDir, meeting.id, meeting.transcript);
+    deps.db.transaction((tx) => textMeetingRows(tx, deps, account, meeting, channel), { behavior: "immediate" });
+  } catch (error) {
+    rmSync(meetingDir(deps.dataDir, meeting.id), { recursive: true, force: true });
+    throw error;
+  }
+  return meeting.id;
+}
+
+/** A text meeting before it is stored: its id, fields, parsed transcript and time. */
+export interface TextMeeting {
+  id: string;
+  fields: CreateMeetingFields;
+  parsed: ReturnType<typeof parseTextTranscript>;
+  /** What the summarize step reads (its input file). */
+  transcript: StoredTranscript;
+  now: number;
+}
+
+/** Parses the text (400 when it holds no words) into the meeting to store. */
+export function textMeeting(fields: CreateMeetingFields, text: string, now: number): TextMeeting {
   const parsed = parseTextTranscript(text);
   if (parsed.segments.length === 0) {
     throw ApiError.validation([{ field: "text", code: "too_short", message: "The transcript has no words." }]);
   }
-  const now = deps.clock.now();
-  const meetingId = crypto.randomUUID();
   const language = fields.language === "auto" ? null : fields.language;
   const speakers = [...new Set(parsed.segments.map((s) => s.speaker))];
   const duration = parsed.segments.at(-1)!.end;
-  mkdirSync(meetingDir(deps.dataDir, meetingId), { recursive: true, mode: 0o700 });
-  try {
-    writeSummarizeInput(deps.dataDir, meetingId, { language, model: "text", durationSeconds: duration, speakers, segments: parsed.segments, turns: [] });
-    deps.db.transaction(
-      (tx) => {
-        const title = `Transcript of ${new Date(now).toISOString().slice(0, 10)}`;
-        insertMeeting(tx, meetingId, account, fields, { source: "text", fileName: null, audioUrl: null, fallbackTitle: title }, "queued", now);
-        tx.insert(transcripts).values({ meetingId, language, durationSeconds: duration > 0 ? Math.round(duration) : null, model: "text", speakers, segments: parsed.segments, speakerTurns: [], createdAt: now }).run();
-        for (const speaker of parsed.speakers) {
-          tx.insert(participants).values({ meetingId, name: speaker.name, email: null, speakerLabels: [speaker.label] }).run();
-        }
-        reindexMeeting(tx, meetingId);
-        enqueueReportOnly(tx, deps, account, meetingId, channel, transcriptChars(parsed), now);
-      },
-      { behavior: "immediate" },
-    );
-  } catch (error) {
-    rmSync(meetingDir(deps.dataDir, meetingId), { recursive: true, force: true });
-    throw error;
+  return {
+    id: crypto.randomUUID(),
+    fields,
+    parsed,
+    transcript: { language, model: "text", durationSeconds: duration, speakers, segments: parsed.segments, turns: [] },
+    now,
+  };
+}
+
+/** The text meeting's rows and its report-only job, in one transaction over a `Conn`. */
+export function storeTextMeeting(
+  c: Conn,
+  deps: { slots: ParallelSlots; billing: BillingSettings },
+  account: { userId: string; plan: Plan },
+  meeting: TextMeeting,
+  channel: Channel,
+): Promise<void> {
+  return runTx(c, (tx) => textMeetingRows(tx, deps, account, meeting, channel));
+}
+
+function textMeetingRows(
+  tx: Queryable,
+  deps: { slots: ParallelSlots; billing: BillingSettings },
+  account: { userId: string; plan: Plan },
+  meeting: TextMeeting,
+  channel: Channel,
+): void {
+  const { id: meetingId, fields, parsed, transcript, now } = meeting;
+  const title = `Transcript of ${new Date(now).toISOString().slice(0, 10)}`;
+  const duration = transcript.durationSeconds;
+  insertMeeting(tx, meetingId, account, fields, { source: "text", fileName: null, audioUrl: null, fallbackTitle: title }, "queued", now);
+  tx.insert(transcripts).values({ meetingId, language: transcript.language, durationSeconds: duration > 0 ? Math.round(duration) : null, model: "text", speakers: transcript.speakers, segments: parsed.segments, speakerTurns: [], createdAt: now }).run();
+  for (const speaker of parsed.speakers) {
+    tx.insert(participants).values({ meetingId, name: speaker.name, email: null, speakerLabels: [speaker.label] }).run();
   }
-  return meetingId;
+  reindexMeeting(tx, meetingId);
+  enqueueReportOnly(tx, deps, account, meetingId, channel, transcriptChars(parsed), now);
 }
