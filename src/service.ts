@@ -42,6 +42,7 @@ import { allMeetingIds } from "./meetings/query.ts";
 import { loadOwnedExportInput } from "./meetings/export-input.ts";
 import { loadOwnedReport } from "./meetings/report.ts";
 import { loadOwnedTranscript } from "./meetings/transcript.ts";
+import { meetingsApp } from "./meetings/app.ts";
 import { meetingRoutes } from "./meetings/routes.ts";
 import { exportRoutes } from "./exports/routes.ts";
 import { BUILTIN_TEMPLATES } from "./templates/builtin.generated.ts";
@@ -200,6 +201,25 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const pings = new PingThrottle();
   const measureRecording = announcedDuration(config.ffmpegPath);
   const renderDocumentFile = documentRenderer({ cjkFontPath: config.cjkFontPath });
+  // The meetings' use cases, for the API's routes (the web app's pages move onto them next).
+  const meetings = meetingsApp({
+    conn,
+    wal,
+    dataDir: config.dataDir,
+    clock,
+    slots: config.parallelSlots,
+    billing: config.billing,
+    idempotency,
+    egress: config.egress,
+    maxUploadBytes: MAX_UPLOAD_BYTES,
+    minFreeDisk: config.minFreeDisk,
+    drafts: config.drafts,
+    uploads,
+    measureRecording,
+    templates: { has: (id) => templates.get(id) !== undefined, hasPersona: (id) => templates.personas.some((p) => p.id === id) },
+    publicApiUrl: () => urls.api,
+    scheduler,
+  });
   const routes: RouteDef[] = [];
   routes.push(
     ...healthRoutes({ checks }),
@@ -217,23 +237,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     ...feedbackRoutes({ db }),
     ...clientRoutes({ db }),
     ...jobRoutes({ db }),
-    ...meetingRoutes({
-      db,
-      wal,
-      dataDir: config.dataDir,
-      clock,
-      slots: config.parallelSlots,
-      billing: config.billing,
-      idempotency,
-      egress: config.egress,
-      maxUploadBytes: MAX_UPLOAD_BYTES,
-      minFreeDisk: config.minFreeDisk,
-      uploads,
-      measureRecording,
-      templates: { has: (id) => templates.get(id) !== undefined, hasPersona: (id) => templates.personas.some((p) => p.id === id) },
-      publicApiUrl: () => urls.api,
-      scheduler,
-    }),
+    ...meetingRoutes({ meetings }),
     ...transcriptRoutes({
       loadOwnedTranscript: (userId, meetingId) => loadOwnedTranscript(db, userId, meetingId),
       correctSegment: (userId, meetingId, index, text) => correctSegment(db, clock, userId, meetingId, index, text),

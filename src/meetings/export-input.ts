@@ -1,5 +1,6 @@
 import { getClient } from "../clients/service.ts";
 import type { Queryable } from "../db/client.ts";
+import { run, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import type { ExportInput } from "../exports/bundle.ts";
 import { toRfc3339 } from "../lib/time.ts";
@@ -28,4 +29,9 @@ export function loadOwnedExportInput(db: Queryable, userId: string, meetingId: s
     reportMarkdown: report?.markdown ?? null,
     segments: transcript.segments,
   };
+}
+
+/** loadOwnedExportInput over a `Conn`. */
+export function ownedExportInput(c: Conn, userId: string, meetingId: string): Promise<ExportInput> {
+  return run(c, (q) => loadOwnedExportInput(q, userId, meetingId));
 }

@@ -1,5 +1,6 @@
 import { and, count, desc, eq, inArray } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
+import { run, type Conn } from "../db/conn.ts";
 import { jobs } from "../jobs/table.ts";
 
 /** Documents of a meeting asked for and not yet written (queued or being written). */
@@ -33,4 +34,26 @@ export function reportBeingRewritten(db: Queryable, meetingId: string): boolean 
       .where(and(eq(jobs.meetingId, meetingId), eq(jobs.kind, "meeting_processing"), eq(jobs.reportOnly, true), inArray(jobs.status, ["queued", "processing"])))
       .get() !== undefined
   );
+}
+
+/** Where a meeting's processing and its documents stand, for the web app's page and its polling. */
+export interface MeetingProgress {
+  stage: string | null;
+  progress: number | null;
+  /** Documents asked for and not yet written. */
+  pendingDocuments: number;
+  /** A report being written again. */
+  rewritingReport: boolean;
+}
+
+export function meetingProgress(c: Conn, meetingId: string): Promise<MeetingProgress> {
+  return run(c, (q) => {
+    const job = processingState(q, meetingId);
+    return {
+      stage: job?.stage ?? null,
+      progress: job?.progress ?? null,
+      pendingDocuments: pendingDocumentCount(q, meetingId),
+      rewritingReport: reportBeingRewritten(q, meetingId),
+    };
+  });
 }

@@ -1,6 +1,7 @@
 import { and, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
 import { findClientByIdOrName } from "../clients/service.ts";
-import type { Db, Queryable } from "../db/client.ts";
+import type { Queryable } from "../db/client.ts";
+import { run, type Conn } from "../db/conn.ts";
 import { newestFirstAfter } from "../db/keyset.ts";
 import { paginate } from "../http/pagination.ts";
 import type { z } from "zod";
@@ -13,7 +14,7 @@ import { meetings, meetingTags } from "./table.ts";
 export const STATUS_SCAN_LIMIT = 500;
 
 /** GET /v1/meetings: every filter combined with AND, newest first, one page. */
-export function listMeetings(db: Db, userId: string, query: z.output<typeof listMeetingsQuery>, publicApiUrl: string) {
+export function listMeetings(db: Queryable, userId: string, query: z.output<typeof listMeetingsQuery>, publicApiUrl: string) {
   const conditions: (SQL | undefined)[] = [eq(meetings.userId, userId)];
   const empty = { data: [], has_more: false, next_cursor: null };
 
@@ -60,6 +61,11 @@ export function listMeetings(db: Db, userId: string, query: z.output<typeof list
     (row) => [row.createdAt, row.id],
     (rows) => renderMeetings(db, rows, publicApiUrl),
   );
+}
+
+/** listMeetings over a `Conn`. */
+export function meetingsPage(c: Conn, userId: string, query: z.output<typeof listMeetingsQuery>, publicApiUrl: string): Promise<ReturnType<typeof listMeetings>> {
+  return run(c, (q) => listMeetings(q, userId, query, publicApiUrl));
 }
 
 /** Every meeting id of every account (the start-up sweep keeps only their folders). */

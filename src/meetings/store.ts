@@ -77,6 +77,15 @@ export function meetingParticipants(c: Conn, meetingId: string): Promise<Meeting
   return run(c, (q) => loadParticipants(q, meetingId));
 }
 
+/**
+ * The database for a synchronous read where the caller cannot await: the multipart reader's hook
+ * that validates a form's fields and admits the account between the fields and the file (the
+ * upload must be refused before its bytes are read). Reads only; everything else awaits a store.
+ */
+export function readerNow(c: Conn): Queryable {
+  return c.kind === "db" ? c.drizzle : c.db.drizzle;
+}
+
 /** Where a meeting's row comes from, as insertMeeting records it. */
 export interface MeetingOrigin {
   source: "upload" | "url" | "live_recording" | "text";

@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
+import { run, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { toRfc3339 } from "../lib/time.ts";
 import type { TranscriptDocument, TranscriptMeta } from "../transcripts/types.ts";
@@ -34,4 +35,14 @@ export function loadOwnedTranscript(db: Queryable, userId: string, meetingId: st
   const meeting = ownedMeetingRow(db, userId, meetingId);
   if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
   return { transcript: loadTranscript(db, meeting.id), meta: { title: meeting.title, recordedAt: toRfc3339(meeting.recordedAt) } };
+}
+
+/** loadOwnedTranscript over a `Conn`. */
+export function ownedTranscript(c: Conn, userId: string, meetingId: string): Promise<{ transcript: TranscriptDocument; meta: TranscriptMeta }> {
+  return run(c, (q) => loadOwnedTranscript(q, userId, meetingId));
+}
+
+/** loadTranscript over a `Conn`: 409 transcript_not_ready while there is none. */
+export function meetingTranscript(c: Conn, meetingId: string): Promise<TranscriptDocument> {
+  return run(c, (q) => loadTranscript(q, meetingId));
 }
