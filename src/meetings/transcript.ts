@@ -1,11 +1,9 @@
-import { eq } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import { run, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { toRfc3339 } from "../lib/time.ts";
 import type { TranscriptDocument, TranscriptMeta } from "../transcripts/types.ts";
-import { loadParticipants, ownedMeetingRow } from "./store.ts";
-import { transcripts } from "./table.ts";
+import { loadParticipants, ownedMeetingRow, transcriptRowOf } from "./store.ts";
 
 /**
  * A meeting's stored transcript as the API shows it, with speaker_name set where a participant
@@ -13,7 +11,7 @@ import { transcripts } from "./table.ts";
  * renders them and serves the endpoint, handed this loader by the composition root.
  */
 export function loadTranscript(db: Queryable, meetingId: string): TranscriptDocument {
-  const row = db.select().from(transcripts).where(eq(transcripts.meetingId, meetingId)).get();
+  const row = transcriptRowOf(db, meetingId);
   if (!row) {
     throw new ApiError("transcript_not_ready", "The transcript is not ready yet. Wait for transcription.completed or poll the job.");
   }

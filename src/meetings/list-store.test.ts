@@ -4,7 +4,7 @@ import { findOrCreateClient } from "../clients/service.ts";
 import type { Db } from "../db/client.ts";
 import { tempDatabase } from "../../test/support/database.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
-import { listMeetings } from "./query.ts";
+import { listMeetings } from "./list-store.ts";
 import { meetings, meetingTags, participants, reports, transcripts } from "./table.ts";
 
 
