@@ -22,7 +22,8 @@ import { createMeetingOver, storeDraftMeeting, type Recording } from "./create.t
 import { meetingJobIds, removeMeetingFiles, removeMeetingRows } from "./delete.ts";
 import { assertDiskAdmitsRecordings } from "./disk-admission.ts";
 import { draftDeletionTime } from "./draft-upkeep.ts";
-import { assertDraftAdmitted, draftPartsCount, draftPartsOf, finishDraftOver, receiveDraftPart, type DraftLimits } from "./drafts.ts";
+import { assertDraftAdmitted, draftPartsCount, draftPartsOf } from "./draft-store.ts";
+import { finishDraftOver, receiveDraftPart, type DraftLimits } from "./drafts.ts";
 import { ownedExportInput } from "./export-input.ts";
 import { storeMeetingPatch } from "./patch-store.ts";
 import { meetingProgress, type MeetingProgress } from "./progress-store.ts";
