@@ -128,7 +128,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const swept = sweepOrphans(config.dataDir, (id) => meetingIds.has(id));
   if (swept.tmpFiles || swept.meetingDirs) io.say(`Removed ${swept.tmpFiles} partial upload(s) and ${swept.meetingDirs} orphan meeting folder(s)`);
   // Drafts begun before the draft_parts table: their parts are recorded from their folders, once.
-  const draftParts = await recordUntrackedDraftParts(db, config.dataDir, clock.now());
+  const draftParts = await recordUntrackedDraftParts(conn, config.dataDir, clock.now());
   if (draftParts) io.say(`Recorded ${draftParts} part(s) of drafts stored before this version`);
   const signingKey = await loadOrCreateSigningKey(config.dataDir);
   // The IdP's JWKS is fetched under the same egress guard as audio_url; why a fetch failed goes to the log.

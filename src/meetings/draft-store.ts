@@ -1,4 +1,4 @@
-import { and, count, eq, gt, lt, sum } from "drizzle-orm";
+import { and, count, eq, gt, lt, notExists, sum } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import { run, runTx, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
@@ -198,4 +198,34 @@ export function closeDraft(c: Conn, draftId: string, now: number): Promise<void>
     if (opened.length === 0) throw new ApiError("draft_closed", "This meeting's recording was finished already.");
     tx.delete(draftParts).where(eq(draftParts.meetingId, draftId)).run();
   });
+}
+
+export type DraftPartRow = typeof draftParts.$inferInsert;
+
+/** The drafts with no part rows (begun before the draft_parts table, or whose last part never committed). */
+export function draftsWithoutParts(c: Conn): Promise<string[]> {
+  return run(c, (q) =>
+    q
+      .select({ id: meetings.id })
+      .from(meetings)
+      .where(and(eq(meetings.status, "draft"), notExists(q.select({ id: draftParts.meetingId }).from(draftParts).where(eq(draftParts.meetingId, meetings.id)))))
+      .all()
+      .map((row) => row.id),
+  );
+}
+
+/** Part rows recorded from a draft's folder, in one transaction (rows already there are kept). */
+export function insertDraftParts(c: Conn, rows: DraftPartRow[]): Promise<void> {
+  return runTx(c, (tx) => {
+    for (const row of rows) tx.insert(draftParts).values(row).onConflictDoNothing().run();
+  });
+}
+
+/** The drafts nobody touched (created, or sent a part) since `before`. */
+export function idleDrafts(db: Queryable, before: number): { id: string; userId: string }[] {
+  return db
+    .select({ id: meetings.id, userId: meetings.userId })
+    .from(meetings)
+    .where(and(eq(meetings.status, "draft"), lt(meetings.updatedAt, before)))
+    .all();
 }
