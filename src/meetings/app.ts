@@ -240,7 +240,8 @@ export function meetingsApp(deps: MeetingsAppDeps) {
      */
     async createDraft(actor: Actor, fields: CreateMeetingFields, origin: { source: "upload" | "live_recording"; fileName: string | null }): Promise<string> {
       assertWebappQuota(readerNow(conn), deps.billing, actor.account, deps.clock.now(), "audio");
-      return storeDraftMeeting(conn, deps.clock.now(), actor.account, fields, origin, (tx) => assertDraftAdmitted(tx, actor.account.userId, deps.drafts));
+      const admit = (tx: Parameters<typeof assertDraftAdmitted>[0]) => assertDraftAdmitted(tx, actor.account.userId, deps.drafts);
+      return storeDraftMeeting(conn, { account: actor.account, fields, origin, admit }, deps.clock.now());
     },
 
     /** Which parts of one of the actor's meetings arrived (its status tells whether it is still a draft). */

@@ -99,18 +99,6 @@ export function enqueueProcessing(
  * `inTransaction` runs last inside that transaction (the request's idempotency key is recorded
  * there, so the meeting and its key commit together).
  */
-export function createMeeting(
-  deps: Omit<CreateMeetingDeps, "conn"> & { db: Db },
-  account: { userId: string; plan: Plan },
-  fields: CreateMeetingFields,
-  recording: Recording,
-  inTransaction: (tx: Queryable, meetingId: string) => void = () => {},
-  channel: Channel = "api",
-): Promise<{ meetingId: string; jobId: string }> {
-  // The web app's pages' name until they call meetings/app.ts (then deleted).
-  return createMeetingOver({ ...deps, conn: connOf(deps.db) }, account, fields, recording, inTransaction, channel);
-}
-
 export async function createMeetingOver(
   deps: CreateMeetingDeps,
   account: { userId: string; plan: Plan },
@@ -172,6 +160,14 @@ export async function createMeetingOver(
   return { meetingId, jobId };
 }
 
+/** createMeetingOver for the web app's pages until they call meetings/app.ts (then deleted). */
+export function createMeeting(
+  deps: Omit<CreateMeetingDeps, "conn"> & { db: Db },
+  ...rest: Parameters<typeof createMeetingOver> extends [CreateMeetingDeps, ...infer R] ? R : never
+): Promise<{ meetingId: string; jobId: string }> {
+  return createMeetingOver({ ...deps, conn: connOf(deps.db) }, ...rest);
+}
+
 /**
  * A draft meeting (web app): no recording yet, no job. Its recording arrives in numbered parts
  * (meetings/drafts.ts) and finishing it queues its processing.
@@ -188,34 +184,28 @@ export function createDraftMeeting(
   const now = clock.now();
   const meetingId = crypto.randomUUID();
   assertLabelsUnique(fields.participants, "participants");
-  db.transaction((tx) => draftMeetingRows(tx, meetingId, account, fields, origin, admit, now), { behavior: "immediate" });
+  db.transaction((tx) => draftMeetingRows(tx, meetingId, { account, fields, origin, admit }, now), { behavior: "immediate" });
   return meetingId;
+}
+
+/** A draft meeting to store: whose, its fields, where its recording will come from, and what must admit it. */
+export interface DraftMeetingInput {
+  account: { userId: string };
+  fields: CreateMeetingFields;
+  origin: { source: "upload" | "live_recording"; fileName: string | null };
+  /** Refuses the draft (the account's open drafts, say), checked in the transaction that creates it. */
+  admit: (tx: Queryable) => void;
 }
 
 /** A draft meeting (createDraftMeeting) over a `Conn`: its id. */
-export async function storeDraftMeeting(
-  c: Conn,
-  now: number,
-  account: { userId: string },
-  fields: CreateMeetingFields,
-  origin: { source: "upload" | "live_recording"; fileName: string | null },
-  admit: (tx: Queryable) => void,
-): Promise<string> {
+export async function storeDraftMeeting(c: Conn, input: DraftMeetingInput, now: number): Promise<string> {
   const meetingId = crypto.randomUUID();
-  assertLabelsUnique(fields.participants, "participants");
-  await runTx(c, (tx) => draftMeetingRows(tx, meetingId, account, fields, origin, admit, now));
+  assertLabelsUnique(input.fields.participants, "participants");
+  await runTx(c, (tx) => draftMeetingRows(tx, meetingId, input, now));
   return meetingId;
 }
 
-function draftMeetingRows(
-  tx: Queryable,
-  meetingId: string,
-  account: { userId: string },
-  fields: CreateMeetingFields,
-  origin: { source: "upload" | "live_recording"; fileName: string | null },
-  admit: (tx: Queryable) => void,
-  now: number,
-): void {
+function draftMeetingRows(tx: Queryable, meetingId: string, { account, fields, origin, admit }: DraftMeetingInput, now: number): void {
   const fallback = origin.fileName ? fallbackTitle({ kind: "upload", tmpPath: "", fileName: origin.fileName }, now) : `Recording of ${new Date(now).toISOString().slice(0, 16).replace("T", " ")}`;
   admit(tx);
   insertMeeting(tx, meetingId, account, fields, { ...origin, audioUrl: null, fallbackTitle: fallback }, "draft", now);

@@ -69,16 +69,8 @@ export function loadReportSource(c: Conn, userId: string, meetingId: string): Pr
 }
 
 /** enqueueReportOnly in a transaction of its own over a `Conn`: the job's id. */
-export function queueReportRewrite(
-  c: Conn,
-  deps: { slots: ParallelSlots; billing: BillingSettings },
-  account: { userId: string; plan: Plan },
-  meetingId: string,
-  channel: Channel,
-  chars: number,
-  now: number,
-): Promise<string> {
-  return runTx(c, (tx) => enqueueReportOnly(tx, deps, account, meetingId, channel, chars, now));
+export function queueReportRewrite(c: Conn, ...args: Parameters<typeof enqueueReportOnly> extends [Queryable, ...infer R] ? R : never): Promise<string> {
+  return runTx(c, (tx) => enqueueReportOnly(tx, ...args));
 }
 
 /** The transcript the summarize step reads (its input file), written before its job is queued. */

@@ -70,14 +70,8 @@ export function textMeeting(fields: CreateMeetingFields, text: string, now: numb
 }
 
 /** The text meeting's rows and its report-only job, in one transaction over a `Conn`. */
-export function storeTextMeeting(
-  c: Conn,
-  deps: { slots: ParallelSlots; billing: BillingSettings },
-  account: { userId: string; plan: Plan },
-  meeting: TextMeeting,
-  channel: Channel,
-): Promise<void> {
-  return runTx(c, (tx) => textMeetingRows(tx, deps, account, meeting, channel));
+export function storeTextMeeting(c: Conn, ...args: Parameters<typeof textMeetingRows> extends [Queryable, ...infer R] ? R : never): Promise<void> {
+  return runTx(c, (tx) => textMeetingRows(tx, ...args));
 }
 
 function textMeetingRows(
