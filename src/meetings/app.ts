@@ -38,6 +38,13 @@ import { findOwnedMeeting, meetingParticipants, ownedMeetingRow, readerNow, type
 import { storeTextMeeting, textMeeting } from "./text-source.ts";
 import { meetingTranscript, ownedTranscript } from "./transcript.ts";
 
+/** What the routes and pages need beside the use cases: the request schemas, the bounds, the domain types. */
+export { MAX_PART_BYTES, MIN_PART_BYTES, type DraftLimits } from "./draft-limits.ts";
+export type { RenderedMeeting } from "./render.ts";
+export { createMeetingUpload, listMeetingsQuery, patchMeetingBody } from "./schema.ts";
+export type { MeetingRow, ParticipantRow } from "./store.ts";
+export { MAX_TEXT_TRANSCRIPT_BYTES } from "./text-transcript.ts";
+
 /**
  * The meetings' use cases: what the API routes (meetings/routes.ts) and the web app's pages call.
  * Each takes who is acting (auth/actor.ts), does its checks (the meeting is the actor's own, else
