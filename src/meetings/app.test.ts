@@ -166,7 +166,7 @@ describe("text meetings", () => {
 
 describe("drafts", () => {
   test("createDraft, storeDraftPart, draftParts, finishDraft: the parts joined and the job queued on the web app channel", async () => {
-    const id = await app.createDraft(web, fields({ title: "Recorded" }), { source: "live_recording", fileName: null });
+    const id = await app.createDraft(web, { title: "Recorded" }, { source: "live_recording", fileName: null });
     expect(await app.draftParts(web, id)).toEqual({ status: "draft", received: [], bytes: 0 });
     const part = wavSizedBytes(1024);
     await app.storeDraftPart(web, id, 0, async () => part);
@@ -181,10 +181,11 @@ describe("drafts", () => {
   });
 
   test("an account keeps at most drafts.maxOpen drafts open; finishing an empty draft is refused", async () => {
-    const id = await app.createDraft(web, fields(), { source: "upload", fileName: "a.wav" });
-    await app.createDraft(web, fields(), { source: "upload", fileName: "b.wav" });
-    await expect(app.createDraft(web, fields(), { source: "upload", fileName: "c.wav" })).rejects.toMatchObject({ code: "draft_limit_reached" });
+    const id = await app.createDraft(web, {}, { source: "upload", fileName: "a.wav" });
+    await app.createDraft(web, {}, { source: "upload", fileName: "b.wav" });
+    await expect(app.createDraft(web, {}, { source: "upload", fileName: "c.wav" })).rejects.toMatchObject({ code: "draft_limit_reached" });
     await expect(app.finishDraft(web, id)).rejects.toMatchObject({ code: "draft_incomplete" });
+    await expect(app.createDraft(web, { language: "klingon" }, { source: "upload", fileName: null })).rejects.toMatchObject({ code: "validation_error" });
   });
 });
 

@@ -4,6 +4,7 @@ import type { Actor } from "../auth/actor.ts";
 import type { Conn } from "../db/conn.ts";
 import type { WalTruncation } from "../db/wal-truncation.ts";
 import { ApiError } from "../errors/api-error.ts";
+import { parseOrThrow } from "../http/validation.ts";
 import type { ExportInput } from "../exports/bundle.ts";
 import type { IdempotencyStore } from "../idempotency/service.ts";
 import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
@@ -32,7 +33,7 @@ import { discardReceived, receiveMeeting, type KnownTemplates, type ReceivedMeet
 import { loadReportSource, queueReportRewrite, transcriptChars, writeSummarizeInput } from "./regenerate-report.ts";
 import { renderedMeetings, renderMeeting, renderParticipant, renderUnattributedSpeaker, type RenderedMeeting } from "./render.ts";
 import { ownedReport } from "./report.ts";
-import type { CreateMeetingFields, listMeetingsQuery, PatchMeeting } from "./schema.ts";
+import { createMeetingUpload, type CreateMeetingFields, type listMeetingsQuery, type PatchMeeting } from "./schema.ts";
 import { speakerNamesPatch } from "./speaker-names.ts";
 import { findOwnedMeeting, meetingParticipants, ownedMeetingRow, readerNow, type MeetingRow } from "./store.ts";
 import { storeTextMeeting, textMeeting } from "./text-source.ts";
@@ -242,11 +243,13 @@ export function meetingsApp(deps: MeetingsAppDeps) {
 
     /**
      * A draft meeting (the web app's recorder and resumable uploader): no recording yet, no job.
-     * Refused before anyone records an hour when the month's web app audio has no minutes left,
-     * and when the account has as many drafts open as it may. The draft's id.
+     * Refused before anyone records an hour when the month's web app audio has no minutes left
+     * (checked before the form's fields, as createMeetingUpload reads them), and when the account
+     * has as many drafts open as it may. The draft's id.
      */
-    async createDraft(actor: Actor, fields: CreateMeetingFields, origin: { source: "upload" | "live_recording"; fileName: string | null }): Promise<string> {
+    async createDraft(actor: Actor, form: unknown, origin: { source: "upload" | "live_recording"; fileName: string | null }): Promise<string> {
       assertWebappQuota(readerNow(conn), deps.billing, actor.account, deps.clock.now(), "audio");
+      const fields = parseOrThrow(createMeetingUpload, form);
       const admit = (tx: Parameters<typeof assertDraftAdmitted>[0]) => assertDraftAdmitted(tx, actor.account.userId, deps.drafts);
       return storeDraftMeeting(conn, { account: actor.account, fields, origin, admit }, deps.clock.now());
     },
