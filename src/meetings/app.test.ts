@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
@@ -143,6 +143,22 @@ describe("create", () => {
     expect(meeting).toMatchObject({ title: "quarterly review", source: "url", metadata: { ref: 1 }, job: { id: jobId, status: "queued" } });
     expect(jobsOf(meetingId)).toMatchObject([{ nextStep: "download", source: "api" }]);
     expect(wakes).toBe(1);
+  });
+});
+
+describe("create: one transaction", () => {
+  test("a refusal inside the creating transaction leaves no row, no job and no folder", async () => {
+    const busy = { ...api, account: { ...api.account, plan: "free" as const } };
+    const upload = (name: string) => {
+      const tmpPath = join(uploadsTmpDir(dataDir), name);
+      writeFileSync(tmpPath, wavSizedBytes(4096));
+      return { kind: "upload" as const, tmpPath, fileName: `${name}.wav` };
+    };
+    const first = await app.create(busy, fields(), upload("one"));
+    await expect(app.create(busy, fields({ tags: ["x"], client: { name: "Acme" } }), upload("two"))).rejects.toMatchObject({ code: "parallel_processing_limit" });
+    expect(store.db.select().from(meetings).all().map((m) => m.id)).toEqual([first.meetingId]);
+    expect(store.db.select().from(jobs).all()).toHaveLength(1);
+    expect(readdirSync(join(dataDir, "meetings"))).toEqual([first.meetingId]);
   });
 });
 
