@@ -7,6 +7,7 @@ import { documentsOfMeetings, type renderDocument } from "../documents/query.ts"
 import type { JobRow } from "../jobs/query.ts";
 import { jobs } from "../jobs/table.ts";
 import { isUuid } from "../lib/ids.ts";
+import type { StoredTranscript } from "../transcripts/types.ts";
 import type { CreateMeetingFields } from "./schema.ts";
 import { reindexMeeting } from "./search-index.ts";
 import { meetings, meetingTags, participants, reports, transcripts } from "./table.ts";
@@ -144,6 +145,36 @@ export function insertMeeting(
     tx.insert(participants)
       .values({ meetingId, name: p.name, email: p.email ?? null, speakerLabels: [...new Set(p.speaker_labels)] })
       .run();
+  }
+  reindexMeeting(tx, meetingId);
+}
+
+/**
+ * A transcript given as text (no audio): stored as it is, its named speakers made participants,
+ * the meeting reindexed; inside the caller's transaction, after insertMeeting.
+ */
+export function insertGivenTranscript(
+  tx: Queryable,
+  meetingId: string,
+  transcript: StoredTranscript,
+  speakers: readonly { label: string; name: string }[],
+  now: number,
+): void {
+  const duration = transcript.durationSeconds;
+  tx.insert(transcripts)
+    .values({
+      meetingId,
+      language: transcript.language,
+      durationSeconds: duration > 0 ? Math.round(duration) : null,
+      model: transcript.model,
+      speakers: transcript.speakers,
+      segments: transcript.segments,
+      speakerTurns: transcript.turns,
+      createdAt: now,
+    })
+    .run();
+  for (const speaker of speakers) {
+    tx.insert(participants).values({ meetingId, name: speaker.name, email: null, speakerLabels: [speaker.label] }).run();
   }
   reindexMeeting(tx, meetingId);
 }

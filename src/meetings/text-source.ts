@@ -9,11 +9,9 @@ import type { Clock } from "../lib/time.ts";
 import { meetingDir } from "../storage/paths.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import type { Channel } from "../lib/channel.ts";
-import { insertMeeting } from "./store.ts";
+import { insertGivenTranscript, insertMeeting } from "./store.ts";
 import { enqueueReportOnly, transcriptChars, writeSummarizeInput } from "./regenerate-report.ts";
 import type { CreateMeetingFields } from "./schema.ts";
-import { reindexMeeting } from "./search-index.ts";
-import { participants, transcripts } from "./table.ts";
 import { parseTextTranscript } from "./text-transcript.ts";
 
 /**
@@ -83,12 +81,7 @@ function textMeetingRows(
 ): void {
   const { id: meetingId, fields, parsed, transcript, now } = meeting;
   const title = `Transcript of ${new Date(now).toISOString().slice(0, 10)}`;
-  const duration = transcript.durationSeconds;
   insertMeeting(tx, meetingId, account, fields, { source: "text", fileName: null, audioUrl: null, fallbackTitle: title }, "queued", now);
-  tx.insert(transcripts).values({ meetingId, language: transcript.language, durationSeconds: duration > 0 ? Math.round(duration) : null, model: "text", speakers: transcript.speakers, segments: parsed.segments, speakerTurns: [], createdAt: now }).run();
-  for (const speaker of parsed.speakers) {
-    tx.insert(participants).values({ meetingId, name: speaker.name, email: null, speakerLabels: [speaker.label] }).run();
-  }
-  reindexMeeting(tx, meetingId);
+  insertGivenTranscript(tx, meetingId, transcript, parsed.speakers, now);
   enqueueReportOnly(tx, deps, account, meetingId, channel, transcriptChars(parsed), now);
 }
