@@ -17,6 +17,8 @@ export const MAX_CORRECTION_CHARS = 5000;
  * person heard them: the transcripts row gets the new text, so exports, documents, search and a
  * regenerated report use it; the correction is kept as a new version with its author. Sending the
  * current text again changes nothing. Answers the segment's version number.
+ *
+ * Synchronous, for the web app's pages (and the transcript routes of service.ts) until they call meetings/app.ts; then deleted.
  */
 export function correctSegment(db: Db, clock: Clock, userId: string, meetingId: string, segmentIndex: number, typed: string): SegmentCorrection {
   const text = correctionText(typed);

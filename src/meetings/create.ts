@@ -171,6 +171,8 @@ export function createMeeting(
 /**
  * A draft meeting (web app): no recording yet, no job. Its recording arrives in numbered parts
  * (meetings/drafts.ts) and finishing it queues its processing.
+ *
+ * Synchronous, for the web app's pages until they call meetings/app.ts; then deleted.
  */
 export function createDraftMeeting(
   db: Queryable,

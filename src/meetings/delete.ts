@@ -23,6 +23,8 @@ import { meetings } from "./table.ts";
  * folder, which the next start removes. With secure_delete on (db/client.ts, and the index's
  * own secure-delete option) the freed bytes are overwritten, not left in the file; `wal` then
  * truncates the write-ahead log, which still holds the content's earlier frames.
+ *
+ * Synchronous, for the web app's pages (and the idle-draft sweep, which storage/retention.ts calls synchronously) until they call meetings/app.ts; then deleted.
  */
 export function deleteMeeting(
   deps: { db: Db; dataDir: string; wal: WalTruncation; cancelJobs(jobIds: string[]): void },

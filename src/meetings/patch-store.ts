@@ -14,6 +14,8 @@ import { meetings, meetingTags, participants } from "./table.ts";
  * Applies a PATCH: only the fields sent change, and the AI report is never regenerated.
  * Participants are removed, then updated, then added. A speaker label belongs to at most one
  * participant: giving it to one takes it from any other. Labels must exist in the transcript.
+ *
+ * Synchronous, for the web app's pages until they call meetings/app.ts; then deleted.
  */
 export function patchMeeting(db: Queryable, clock: Clock, userId: string, meetingId: string, patch: PatchMeeting): void {
   const now = clock.now();

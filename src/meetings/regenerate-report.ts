@@ -24,6 +24,8 @@ import { loadParticipants, ownedMeetingRow, transcriptRowOf } from "./store.ts";
  * (enqueueReportOnly). The meeting stays completed meanwhile, with its report and its job as they
  * are until the new report replaces the old one (an API client sees no second processing: the
  * web app's job is not the API's).
+ *
+ * Synchronous, for the web app's pages until they call meetings/app.ts; then deleted.
  */
 export function regenerateReport(
   deps: { db: Db; dataDir: string; clock: Clock; slots: ParallelSlots; billing: BillingSettings },

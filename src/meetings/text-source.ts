@@ -19,6 +19,8 @@ import { parseTextTranscript } from "./text-transcript.ts";
  * transcription: the transcript is stored as the text gives it, its named speakers become
  * participants, and a report-only job writes the AI report, admitted like any language-model
  * work (for the web app, one writing of its documents quota).
+ *
+ * Synchronous, for the web app's pages until they call meetings/app.ts; then deleted.
  */
 export function createTextMeeting(
   deps: { db: Db; dataDir: string; clock: Clock; slots: ParallelSlots; billing: BillingSettings },
