@@ -44,6 +44,7 @@ import { allMeetingIds } from "./meetings/query.ts";
 import { loadOwnedExportInput } from "./meetings/export-input.ts";
 import { loadOwnedReport } from "./meetings/report.ts";
 import { loadOwnedTranscript } from "./meetings/transcript.ts";
+import { meetingsApp } from "./meetings/app.ts";
 import { meetingRoutes } from "./meetings/routes.ts";
 import { exportsApp } from "./exports/app.ts";
 import { exportRoutes } from "./exports/routes.ts";
@@ -133,7 +134,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const swept = sweepOrphans(config.dataDir, (id) => meetingIds.has(id));
   if (swept.tmpFiles || swept.meetingDirs) io.say(`Removed ${swept.tmpFiles} partial upload(s) and ${swept.meetingDirs} orphan meeting folder(s)`);
   // Drafts begun before the draft_parts table: their parts are recorded from their folders, once.
-  const draftParts = await recordUntrackedDraftParts(db, config.dataDir, clock.now());
+  const draftParts = await recordUntrackedDraftParts(conn, config.dataDir, clock.now());
   if (draftParts) io.say(`Recorded ${draftParts} part(s) of drafts stored before this version`);
   const signingKey = await loadOrCreateSigningKey(config.dataDir);
   // The IdP's JWKS is fetched under the same egress guard as audio_url; why a fetch failed goes to the log.
@@ -206,6 +207,25 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const webhookUseCases = webhooksApp({ conn, clock, egress: config.egress, idempotency, wal, dispatcher: webhooks, pings: new PingThrottle() });
   const measureRecording = announcedDuration(config.ffmpegPath);
   const renderDocumentFile = documentRenderer({ cjkFontPath: config.cjkFontPath });
+  // The meetings' use cases, for the API's routes (the web app's pages move onto them next).
+  const meetings = meetingsApp({
+    conn,
+    wal,
+    dataDir: config.dataDir,
+    clock,
+    slots: config.parallelSlots,
+    billing: config.billing,
+    idempotency,
+    egress: config.egress,
+    maxUploadBytes: MAX_UPLOAD_BYTES,
+    minFreeDisk: config.minFreeDisk,
+    drafts: config.drafts,
+    uploads,
+    measureRecording,
+    templates,
+    publicApiUrl: () => urls.api,
+    scheduler,
+  });
   // The application layer both front ends call (the API's routes and the web app's pages).
   const apps = {
     documents: documentsApp({
@@ -246,23 +266,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     ...feedbackRoutes({ db }),
     ...clientRoutes({ db }),
     ...jobRoutes({ db }),
-    ...meetingRoutes({
-      db,
-      wal,
-      dataDir: config.dataDir,
-      clock,
-      slots: config.parallelSlots,
-      billing: config.billing,
-      idempotency,
-      egress: config.egress,
-      maxUploadBytes: MAX_UPLOAD_BYTES,
-      minFreeDisk: config.minFreeDisk,
-      uploads,
-      measureRecording,
-      templates,
-      publicApiUrl: () => urls.api,
-      scheduler,
-    }),
+    ...meetingRoutes({ meetings }),
     ...transcriptRoutes(apps.transcripts),
     ...templateRoutes(apps.templates),
     ...exportRoutes(apps.exports),

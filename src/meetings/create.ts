@@ -1,8 +1,8 @@
 import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Plan } from "../auth/plans.ts";
-import { findOrCreateClient, requireClient } from "../clients/service.ts";
 import type { Db, Queryable } from "../db/client.ts";
+import { connOf, runTx, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
 import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
@@ -13,15 +13,15 @@ import type { Clock } from "../lib/time.ts";
 import { meetingDir, recordingPath } from "../storage/paths.ts";
 import type { CreateMeetingFields } from "./schema.ts";
 import { firstMeetingStep } from "./processing.ts";
-import { reindexMeeting } from "./search-index.ts";
-import { meetings, meetingTags, participants } from "./table.ts";
+import { insertMeeting } from "./store.ts";
+import type { Channel } from "../lib/channel.ts";
 
 export type Recording =
   | { kind: "upload"; tmpPath: string; fileName: string }
   | { kind: "url"; url: string };
 
 export interface CreateMeetingDeps {
-  db: Queryable;
+  conn: Conn;
   dataDir: string;
   clock: Clock;
   slots: ParallelSlots;
@@ -66,63 +66,6 @@ export function assertLabelsUnique(list: { speaker_labels: string[] }[], path: s
   );
 }
 
-/** Where a meeting comes from: the API (its allowance pays), or the web app (its own channel, never the API's allowance). */
-export type Channel = "api" | "webapp";
-
-/**
- * The meeting's row, tags and participants, inside the caller's transaction. A draft (web app
- * only) has no recording yet; anything else is queued.
- */
-export function insertMeeting(
-  tx: Queryable,
-  meetingId: string,
-  account: { userId: string },
-  fields: CreateMeetingFields,
-  origin: { source: "upload" | "url" | "live_recording" | "text"; fileName: string | null; audioUrl: string | null; fallbackTitle: string },
-  status: "draft" | "queued",
-  now: number,
-): void {
-  const recordedAt = fields.recorded_at ? Date.parse(fields.recorded_at) : now;
-  let clientId: number | null = null;
-  if (fields.client_id !== undefined) {
-    clientId = requireClient(tx, account.userId, fields.client_id).id;
-  } else if (fields.client) {
-    clientId = findOrCreateClient(tx, account.userId, fields.client, now).id;
-  }
-  tx.insert(meetings)
-    .values({
-      id: meetingId,
-      userId: account.userId,
-      title: fields.title ?? origin.fallbackTitle,
-      titleSource: fields.title ? "user" : "file",
-      status,
-      createdAt: now,
-      updatedAt: now,
-      recordedAt,
-      transcribeOnly: fields.transcribe_only,
-      requestedLanguage: fields.language,
-      language: fields.language === "auto" ? null : fields.language,
-      source: origin.source,
-      recordingType: fields.recording_type,
-      clientId,
-      metadata: fields.metadata ? JSON.stringify(fields.metadata) : null,
-      fileName: origin.fileName,
-      audioUrl: origin.audioUrl,
-      documentTemplates: fields.document_templates ? JSON.stringify(fields.document_templates) : null,
-      persona: fields.persona ?? null,
-      minSpeakers: fields.min_speakers ?? null,
-      maxSpeakers: fields.max_speakers ?? null,
-    })
-    .run();
-  for (const tag of new Set(fields.tags)) tx.insert(meetingTags).values({ meetingId, tag }).run();
-  for (const p of fields.participants) {
-    tx.insert(participants)
-      .values({ meetingId, name: p.name, email: p.email ?? null, speakerLabels: JSON.stringify([...new Set(p.speaker_labels)]) })
-      .run();
-  }
-  reindexMeeting(tx, meetingId);
-}
-
 /**
  * The processing job of a meeting whose recording is in place (or, for audio_url, to be
  * downloaded), after checking the account's processing slots, then admitted (usage/admission.ts):
@@ -156,7 +99,7 @@ export function enqueueProcessing(
  * `inTransaction` runs last inside that transaction (the request's idempotency key is recorded
  * there, so the meeting and its key commit together).
  */
-export async function createMeeting(
+export async function createMeetingOver(
   deps: CreateMeetingDeps,
   account: { userId: string; plan: Plan },
   fields: CreateMeetingFields,
@@ -178,41 +121,38 @@ export async function createMeeting(
   const now = deps.clock.now();
   const recordedAt = fields.recorded_at ? Date.parse(fields.recorded_at) : now;
   try {
-    deps.db.transaction(
-      (tx) => {
-        insertMeeting(
-          tx,
-          meetingId,
-          account,
-          fields,
-          {
-            source: recording.kind === "upload" ? "upload" : "url",
-            fileName: recording.kind === "upload" ? recording.fileName : null,
-            audioUrl: recording.kind === "url" ? recording.url : null,
-            fallbackTitle: fallbackTitle(recording, recordedAt),
-          },
-          "queued",
-          now,
-        );
-        jobId = enqueueProcessing(
-          tx,
-          deps,
-          account,
-          meetingId,
-          {
-            firstStep: firstMeetingStep(recording.kind),
-            transcribeOnly: fields.transcribe_only,
-            documentTemplates: fields.document_templates ?? null,
-            metadata: fields.metadata ?? null,
-            audioSeconds,
-          },
-          channel,
-          now,
-        );
-        inTransaction(tx, meetingId);
-      },
-      { behavior: "immediate" },
-    );
+    await runTx(deps.conn, (tx) => {
+      insertMeeting(
+        tx,
+        meetingId,
+        account,
+        fields,
+        {
+          source: recording.kind === "upload" ? "upload" : "url",
+          fileName: recording.kind === "upload" ? recording.fileName : null,
+          audioUrl: recording.kind === "url" ? recording.url : null,
+          fallbackTitle: fallbackTitle(recording, recordedAt),
+        },
+        "queued",
+        now,
+      );
+      jobId = enqueueProcessing(
+        tx,
+        deps,
+        account,
+        meetingId,
+        {
+          firstStep: firstMeetingStep(recording.kind),
+          transcribeOnly: fields.transcribe_only,
+          documentTemplates: fields.document_templates ?? null,
+          metadata: fields.metadata ?? null,
+          audioSeconds,
+        },
+        channel,
+        now,
+      );
+      inTransaction(tx, meetingId);
+    });
   } catch (error) {
     rmSync(meetingDir(deps.dataDir, meetingId), { recursive: true, force: true });
     throw error;
@@ -220,9 +160,19 @@ export async function createMeeting(
   return { meetingId, jobId };
 }
 
+/** createMeetingOver for the web app's pages until they call meetings/app.ts (then deleted). */
+export function createMeeting(
+  deps: Omit<CreateMeetingDeps, "conn"> & { db: Db },
+  ...rest: Parameters<typeof createMeetingOver> extends [CreateMeetingDeps, ...infer R] ? R : never
+): Promise<{ meetingId: string; jobId: string }> {
+  return createMeetingOver({ ...deps, conn: connOf(deps.db) }, ...rest);
+}
+
 /**
  * A draft meeting (web app): no recording yet, no job. Its recording arrives in numbered parts
  * (meetings/drafts.ts) and finishing it queues its processing.
+ *
+ * Synchronous, for the web app's pages until they call meetings/app.ts; then deleted.
  */
 export function createDraftMeeting(
   db: Queryable,
@@ -236,13 +186,29 @@ export function createDraftMeeting(
   const now = clock.now();
   const meetingId = crypto.randomUUID();
   assertLabelsUnique(fields.participants, "participants");
-  const fallback = origin.fileName ? fallbackTitle({ kind: "upload", tmpPath: "", fileName: origin.fileName }, now) : `Recording of ${new Date(now).toISOString().slice(0, 16).replace("T", " ")}`;
-  db.transaction(
-    (tx) => {
-      admit(tx);
-      insertMeeting(tx, meetingId, account, fields, { ...origin, audioUrl: null, fallbackTitle: fallback }, "draft", now);
-    },
-    { behavior: "immediate" },
-  );
+  db.transaction((tx) => draftMeetingRows(tx, meetingId, { account, fields, origin, admit }, now), { behavior: "immediate" });
   return meetingId;
+}
+
+/** A draft meeting to store: whose, its fields, where its recording will come from, and what must admit it. */
+export interface DraftMeetingInput {
+  account: { userId: string };
+  fields: CreateMeetingFields;
+  origin: { source: "upload" | "live_recording"; fileName: string | null };
+  /** Refuses the draft (the account's open drafts, say), checked in the transaction that creates it. */
+  admit: (tx: Queryable) => void;
+}
+
+/** A draft meeting (createDraftMeeting) over a `Conn`: its id. */
+export async function storeDraftMeeting(c: Conn, input: DraftMeetingInput, now: number): Promise<string> {
+  const meetingId = crypto.randomUUID();
+  assertLabelsUnique(input.fields.participants, "participants");
+  await runTx(c, (tx) => draftMeetingRows(tx, meetingId, input, now));
+  return meetingId;
+}
+
+function draftMeetingRows(tx: Queryable, meetingId: string, { account, fields, origin, admit }: DraftMeetingInput, now: number): void {
+  const fallback = origin.fileName ? fallbackTitle({ kind: "upload", tmpPath: "", fileName: origin.fileName }, now) : `Recording of ${new Date(now).toISOString().slice(0, 16).replace("T", " ")}`;
+  admit(tx);
+  insertMeeting(tx, meetingId, account, fields, { ...origin, audioUrl: null, fallbackTitle: fallback }, "draft", now);
 }

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { rmSync } from "node:fs";
 import type { Db, Queryable } from "../db/client.ts";
+import { run, runTx, type Conn } from "../db/conn.ts";
 import type { WalTruncation } from "../db/wal-truncation.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { deleteMeetingDocuments } from "../documents/store.ts";
@@ -8,7 +9,7 @@ import { purgeMeetingEvents } from "../events/service.ts";
 import { forgetResource } from "../idempotency/service.ts";
 import { jobs } from "../jobs/table.ts";
 import { meetingDir } from "../storage/paths.ts";
-import { getOwnedMeetingRow } from "./render.ts";
+import { ownedMeetingRow } from "./store.ts";
 import { removeFromIndex } from "./search-index.ts";
 import { meetings } from "./table.ts";
 
@@ -22,13 +23,15 @@ import { meetings } from "./table.ts";
  * folder, which the next start removes. With secure_delete on (db/client.ts, and the index's
  * own secure-delete option) the freed bytes are overwritten, not left in the file; `wal` then
  * truncates the write-ahead log, which still holds the content's earlier frames.
+ *
+ * Synchronous, for the web app's pages (and the idle-draft sweep, which storage/retention.ts calls synchronously) until they call meetings/app.ts; then deleted.
  */
 export function deleteMeeting(
   deps: { db: Db; dataDir: string; wal: WalTruncation; cancelJobs(jobIds: string[]): void },
   userId: string,
   meetingId: string,
 ): void {
-  const meeting = getOwnedMeetingRow(deps.db, userId, meetingId);
+  const meeting = ownedMeetingRow(deps.db, userId, meetingId);
   if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
   deps.cancelJobs(jobIdsOf(deps.db, meeting.id));
   deps.db.transaction((tx) => deleteMeetingRows(tx, meeting.id));
@@ -61,4 +64,14 @@ export function removeMeetingFiles(dataDir: string, meetingId: string): void {
 
 function jobIdsOf(db: Queryable, meetingId: string): string[] {
   return db.select({ id: jobs.id }).from(jobs).where(eq(jobs.meetingId, meetingId)).all().map((r) => r.id);
+}
+
+/** The ids of every job of a meeting (to cancel the unfinished ones before deleting it). */
+export function meetingJobIds(c: Conn, meetingId: string): Promise<string[]> {
+  return run(c, (q) => jobIdsOf(q, meetingId));
+}
+
+/** deleteMeetingRows in a transaction of its own over a `Conn`. */
+export function removeMeetingRows(c: Conn, meetingId: string): Promise<void> {
+  return runTx(c, (tx) => deleteMeetingRows(tx, meetingId));
 }

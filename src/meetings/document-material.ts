@@ -1,24 +1,18 @@
-import { eq } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import type { MeetingMaterial } from "../documents/material.ts";
-import { isUuid } from "../lib/ids.ts";
 import { toRfc3339 } from "../lib/time.ts";
-import { participantsOf } from "./render.ts";
-import { meetings, reports, transcripts } from "./table.ts";
+import { loadParticipants, meetingById, reportMarkdownOf, transcriptSpeakers } from "./store.ts";
 import { loadTranscript } from "./transcript.ts";
 
 /** What a document is written from (documents/material.ts), or undefined when the meeting is gone. */
 export function loadMeetingMaterial(db: Queryable, meetingId: string, withTranscript: boolean): MeetingMaterial | undefined {
-  if (!isUuid(meetingId)) return undefined;
-  const meeting = db.select().from(meetings).where(eq(meetings.id, meetingId.toLowerCase())).get();
+  const meeting = meetingById(db, meetingId);
   if (!meeting) return undefined;
-  const report = meeting.transcribeOnly
-    ? undefined
-    : db.select({ markdown: reports.markdown, language: reports.language }).from(reports).where(eq(reports.meetingId, meeting.id)).get();
-  const heard = db.select({ speakers: transcripts.speakers }).from(transcripts).where(eq(transcripts.meetingId, meeting.id)).get();
-  const named = participantsOf(db, meeting.id);
-  const held = new Set(named.flatMap((p) => JSON.parse(p.speakerLabels) as string[]));
-  const unattributed = (heard?.speakers ?? []).filter((label) => !held.has(label));
+  const report = meeting.transcribeOnly ? undefined : reportMarkdownOf(db, meeting.id);
+  const heard = transcriptSpeakers(db, meeting.id);
+  const { rows: named, names: held } = loadParticipants(db, meeting.id);
+  // In the order the transcript heard them (not sorted, as the participants listing shows them).
+  const unattributed = [...(heard ?? [])].filter((label) => !held.has(label));
   const transcript =
     heard && withTranscript
       ? loadTranscript(db, meeting.id).segments.map((s) => ({ start: s.start, end: s.end, speaker: s.speaker_name ?? s.speaker, text: s.text }))

@@ -1,11 +1,10 @@
-import { and, eq, lt } from "drizzle-orm";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Db, Queryable } from "../db/client.ts";
+import type { Conn } from "../db/conn.ts";
+import { draftsWithoutParts, idleDrafts, insertDraftParts, type DraftPartRow } from "./draft-store.ts";
 import { draftPartsDir } from "../storage/paths.ts";
 import { deleteMeeting } from "./delete.ts";
 import { sha256Hex, type DraftLimits } from "./drafts.ts";
-import { draftParts, meetings } from "./table.ts";
 
 /**
  * Drafts need looking after outside requests: the parts of drafts a server stored before the
@@ -18,11 +17,9 @@ import { draftParts, meetings } from "./table.ts";
  * that never committed). Its parts are recorded from the folder, so it can be continued and
  * finished like any other. Later starts find nothing to do: every draft with files has rows.
  */
-export async function recordUntrackedDraftParts(db: Db, dataDir: string, now: number): Promise<number> {
-  const drafts = db.select({ id: meetings.id }).from(meetings).where(eq(meetings.status, "draft")).all();
+export async function recordUntrackedDraftParts(c: Conn, dataDir: string, now: number): Promise<number> {
   let recorded = 0;
-  for (const { id } of drafts) {
-    if (db.select({ id: draftParts.meetingId }).from(draftParts).where(eq(draftParts.meetingId, id)).limit(1).get()) continue;
+  for (const id of await draftsWithoutParts(c)) {
     const dir = draftPartsDir(dataDir, id);
     let names: string[];
     try {
@@ -30,28 +27,17 @@ export async function recordUntrackedDraftParts(db: Db, dataDir: string, now: nu
     } catch {
       continue; // no part arrived
     }
-    const rows: (typeof draftParts.$inferInsert)[] = [];
+    const rows: DraftPartRow[] = [];
     for (const name of names) {
       const content = await readFile(join(dir, name));
       const sha256 = await sha256Hex(content);
       rows.push({ meetingId: id, partIndex: Number(name), bytes: content.length, sha256, receivedAt: now });
     }
     if (rows.length === 0) continue;
-    db.transaction((tx) => {
-      for (const row of rows) tx.insert(draftParts).values(row).onConflictDoNothing().run();
-    });
+    await insertDraftParts(c, rows);
     recorded += rows.length;
   }
   return recorded;
-}
-
-/** The drafts nobody touched (created, or sent a part) since `before`. */
-function idleDrafts(db: Queryable, before: number): { id: string; userId: string }[] {
-  return db
-    .select({ id: meetings.id, userId: meetings.userId })
-    .from(meetings)
-    .where(and(eq(meetings.status, "draft"), lt(meetings.updatedAt, before)))
-    .all();
 }
 
 /**

@@ -1,19 +1,18 @@
-import { eq } from "drizzle-orm";
 import { getClient } from "../clients/service.ts";
 import type { Queryable } from "../db/client.ts";
+import { run, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import type { ExportInput } from "../exports/bundle.ts";
 import { toRfc3339 } from "../lib/time.ts";
-import { getOwnedMeetingRow, participantsOf } from "./render.ts";
-import { meetingTags, reports } from "./table.ts";
+import { ownedMeetingRow, participantsOf, reportMarkdownOf, tagsOf } from "./store.ts";
 import { loadTranscript } from "./transcript.ts";
 
 /** Everything one of the user's meetings exports (exports/ builds the bundle from it). */
 export function loadOwnedExportInput(db: Queryable, userId: string, meetingId: string): ExportInput {
-  const meeting = getOwnedMeetingRow(db, userId, meetingId);
+  const meeting = ownedMeetingRow(db, userId, meetingId);
   if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
   const transcript = loadTranscript(db, meeting.id); // 409 transcript_not_ready when there is none yet
-  const report = meeting.transcribeOnly ? undefined : db.select({ markdown: reports.markdown }).from(reports).where(eq(reports.meetingId, meeting.id)).get();
+  const report = meeting.transcribeOnly ? undefined : reportMarkdownOf(db, meeting.id);
   const client = meeting.clientId === null ? undefined : getClient(db, userId, meeting.clientId);
   return {
     meeting: {
@@ -23,11 +22,16 @@ export function loadOwnedExportInput(db: Queryable, userId: string, meetingId: s
       durationSeconds: meeting.durationSeconds,
       language: meeting.language,
       client: client?.name ?? null,
-      tags: db.select({ tag: meetingTags.tag }).from(meetingTags).where(eq(meetingTags.meetingId, meeting.id)).orderBy(meetingTags.tag).all().map((t) => t.tag),
-      metadata: meeting.metadata === null ? null : (JSON.parse(meeting.metadata) as Record<string, unknown>),
+      tags: tagsOf(db, meeting.id),
+      metadata: meeting.metadata,
     },
-    participants: participantsOf(db, meeting.id).map((p) => ({ name: p.name, email: p.email, speakerLabels: JSON.parse(p.speakerLabels) as string[] })),
+    participants: participantsOf(db, meeting.id).map((p) => ({ name: p.name, email: p.email, speakerLabels: p.speakerLabels })),
     reportMarkdown: report?.markdown ?? null,
     segments: transcript.segments,
   };
+}
+
+/** loadOwnedExportInput over a `Conn`. */
+export function ownedExportInput(c: Conn, userId: string, meetingId: string): Promise<ExportInput> {
+  return run(c, (q) => loadOwnedExportInput(q, userId, meetingId));
 }

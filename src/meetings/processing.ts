@@ -21,9 +21,9 @@ import { MEETING_STEPS, type MeetingStep, type MeetingStepInput, type StepResult
 import { forgetCorrections } from "./corrections.ts";
 import { renderMeeting } from "./render.ts";
 import { reindexMeeting } from "./search-index.ts";
+import type { MeetingRow } from "./store.ts";
 import { meetings, participants, reports, transcripts } from "./table.ts";
 
-type MeetingRow = typeof meetings.$inferSelect;
 type ReportResult = Extract<StepResult, { step: "summarize" }>["report"];
 
 /** Share of the whole job each step stands for, so progress moves steadily from 0 to 1. */
@@ -189,7 +189,7 @@ export function meetingProcessing(deps: {
       const meeting = meetingOf(tx, job);
       if (meeting && job.transcribeOnly !== true && job.reportOnly !== true) {
         // Before processing.completed, which carries their ids (document_job_ids).
-        const templateIds = templatesRequested(deps.templates, meeting.documentTemplates ? (JSON.parse(meeting.documentTemplates) as string[]) : null, meeting.persona);
+        const templateIds = templatesRequested(deps.templates, meeting.documentTemplates, meeting.persona);
         const spawned = spawnDocumentJobs(tx, deps.templates, { id: job.id, userId: job.userId, meetingId: meeting.id, metadata: job.metadata }, templateIds, now);
         reserveSpawnedDocuments(tx, deps.billing, meeting.id, spawned, now);
       }

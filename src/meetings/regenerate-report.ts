@@ -1,8 +1,8 @@
-import { eq } from "drizzle-orm";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Plan } from "../auth/plans.ts";
 import type { Db, Queryable } from "../db/client.ts";
+import { run, runTx, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
 import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
@@ -12,9 +12,8 @@ import type { StoredTranscript } from "../transcripts/types.ts";
 import { admitJob } from "../usage/admission.ts";
 import { expectedReport } from "../usage/estimate.ts";
 import type { BillingSettings } from "../usage/settings.ts";
-import type { Channel } from "./create.ts";
-import { getOwnedMeetingRow, participantsOf } from "./render.ts";
-import { transcripts } from "./table.ts";
+import type { Channel } from "../lib/channel.ts";
+import { loadParticipants, ownedMeetingRow, transcriptRowOf } from "./store.ts";
 
 /**
  * Writes a meeting's AI report again from its transcript as it is now (with its corrections and
@@ -25,6 +24,8 @@ import { transcripts } from "./table.ts";
  * (enqueueReportOnly). The meeting stays completed meanwhile, with its report and its job as they
  * are until the new report replaces the old one (an API client sees no second processing: the
  * web app's job is not the API's).
+ *
+ * Synchronous, for the web app's pages until they call meetings/app.ts; then deleted.
  */
 export function regenerateReport(
   deps: { db: Db; dataDir: string; clock: Clock; slots: ParallelSlots; billing: BillingSettings },
@@ -32,33 +33,46 @@ export function regenerateReport(
   meetingId: string,
   channel: Channel,
 ): string {
-  const meeting = getOwnedMeetingRow(deps.db, account.userId, meetingId);
+  const { meetingId: id, transcript } = reportSource(deps.db, account.userId, meetingId);
+  writeSummarizeInput(deps.dataDir, id, transcript);
+  const now = deps.clock.now();
+  return deps.db.transaction((tx) => enqueueReportOnly(tx, deps, account, id, channel, transcriptChars(transcript), now), { behavior: "immediate" });
+}
+
+/**
+ * What a report is written again from: the transcript of one of the user's completed meetings as
+ * it is now, speakers named where a participant holds the label (the model reads who spoke by
+ * name). 404 when the meeting is not the user's, 409 transcript_not_ready before it is completed.
+ */
+export function reportSource(q: Queryable, userId: string, meetingId: string): { meetingId: string; transcript: StoredTranscript } {
+  const meeting = ownedMeetingRow(q, userId, meetingId);
   if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
-  const row = deps.db.select().from(transcripts).where(eq(transcripts.meetingId, meeting.id)).get();
+  const row = transcriptRowOf(q, meeting.id);
   if (!row || meeting.status !== "completed") {
     throw new ApiError("transcript_not_ready", "The meeting's processing must be complete before its report is written again.");
   }
-  // The model reads who spoke by name where a participant holds the label.
-  const names = new Map<string, string>();
-  for (const p of participantsOf(deps.db, meeting.id)) for (const label of JSON.parse(p.speakerLabels) as string[]) names.set(label, p.name);
-  const stored: StoredTranscript = {
-    language: row.language,
-    model: row.model ?? "",
-    durationSeconds: row.durationSeconds ?? 0,
-    speakers: row.speakers,
-    segments: row.segments.map((segment) => ({ ...segment, speaker: names.get(segment.speaker) ?? segment.speaker })),
-    turns: row.speakerTurns,
-  };
-  writeSummarizeInput(deps.dataDir, meeting.id, stored);
-  const now = deps.clock.now();
-  let jobId = "";
-  deps.db.transaction(
-    (tx) => {
-      jobId = enqueueReportOnly(tx, deps, account, meeting.id, channel, transcriptChars(stored), now);
+  const { names } = loadParticipants(q, meeting.id);
+  return {
+    meetingId: meeting.id,
+    transcript: {
+      language: row.language,
+      model: row.model ?? "",
+      durationSeconds: row.durationSeconds ?? 0,
+      speakers: row.speakers,
+      segments: row.segments.map((segment) => ({ ...segment, speaker: names.get(segment.speaker) ?? segment.speaker })),
+      turns: row.speakerTurns,
     },
-    { behavior: "immediate" },
-  );
-  return jobId;
+  };
+}
+
+/** reportSource over a `Conn`. */
+export function loadReportSource(c: Conn, userId: string, meetingId: string): Promise<{ meetingId: string; transcript: StoredTranscript }> {
+  return run(c, (q) => reportSource(q, userId, meetingId));
+}
+
+/** enqueueReportOnly in a transaction of its own over a `Conn`: the job's id. */
+export function queueReportRewrite(c: Conn, ...args: Parameters<typeof enqueueReportOnly> extends [Queryable, ...infer R] ? R : never): Promise<string> {
+  return runTx(c, (tx) => enqueueReportOnly(tx, ...args));
 }
 
 /** The transcript the summarize step reads (its input file), written before its job is queued. */

@@ -1,24 +1,8 @@
 import { z } from "zod";
-import type { Db } from "../db/client.ts";
-import type { WalTruncation } from "../db/wal-truncation.ts";
-import { ApiError } from "../errors/api-error.ts";
+import type { Actor } from "../auth/actor.ts";
+import type { Principal } from "../auth/authenticate.ts";
 import { access, defineRoute } from "../http/route.ts";
-import type { IdempotencyStore } from "../idempotency/service.ts";
-import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
-import { assertCanPay } from "../usage/admission.ts";
-import type { BillingSettings } from "../usage/settings.ts";
-import type { Clock } from "../lib/time.ts";
-import type { EgressPolicy } from "../net/egress.ts";
-import type { DiskFloor } from "../storage/disk-space.ts";
-import { uploadsTmpDir } from "../storage/paths.ts";
-import type { UploadsInFlight } from "../uploads/in-flight.ts";
-import { createMeeting } from "./create.ts";
-import { deleteMeeting } from "./delete.ts";
-import { assertDiskAdmitsRecordings } from "./disk-admission.ts";
-import { listParticipants, patchMeeting } from "./patch.ts";
-import { listMeetings } from "./query.ts";
-import { discardReceived, receiveMeeting, type KnownTemplates } from "./receive.ts";
-import { getOwnedMeetingRow, renderMeeting, renderParticipant, renderUnattributedSpeaker } from "./render.ts";
+import type { MeetingsApp } from "./app.ts";
 import {
   createMeetingJson,
   createMeetingUpload,
@@ -31,34 +15,16 @@ import {
 } from "./schema.ts";
 
 export interface MeetingRouteDeps {
-  db: Db;
-  /** Truncates the database's WAL after a deletion (db/wal-truncation.ts). */
-  wal: WalTruncation;
-  dataDir: string;
-  clock: Clock;
-  slots: ParallelSlots;
-  billing: BillingSettings;
-  idempotency: IdempotencyStore;
-  egress: EgressPolicy;
-  maxUploadBytes: number;
-  /** The document templates and personas of the catalogue, which meetings may ask for. */
-  templates: KnownTemplates;
-  /** Uploads being received per account, capped at the plan's processing slots. */
-  uploads: UploadsInFlight;
-  /** A recording's announced duration, reserved at admission. */
-  measureRecording(path: string): Promise<number | null>;
-  /** The data disk's reserve: below it, new recordings are refused (507). */
-  minFreeDisk: DiskFloor;
-  publicApiUrl(): string;
-  scheduler: { wake(): void; cancel(jobIds: string[]): void };
+  /** The meetings' use cases (meetings/app.ts). */
+  meetings: MeetingsApp;
 }
 
-export function meetingRoutes(deps: MeetingRouteDeps) {
-  const owned = (userId: string, meetingId: string) => {
-    const row = getOwnedMeetingRow(deps.db, userId, meetingId);
-    if (!row) throw ApiError.notFound(`Meeting ${meetingId}`);
-    return row;
-  };
+/** Who is acting, for the use cases: the caller of an API route. */
+export function apiActor(principal: Principal): Actor {
+  return { account: { userId: principal.user.id, plan: principal.user.plan }, channel: "api", credential: principal.credential };
+}
+
+export function meetingRoutes({ meetings }: MeetingRouteDeps) {
   return [
     defineRoute({
       method: "POST",
@@ -87,52 +53,8 @@ export function meetingRoutes(deps: MeetingRouteDeps) {
         "upload_incomplete",
       ],
       handle: async ({ principal, request }) => {
-        const account = { userId: principal.user.id, plan: principal.user.plan };
-        let releaseUpload: (() => void) | undefined;
-        try {
-          const outcome = await deps.idempotency.run({
-            userId: account.userId,
-            operation: "POST /v1/meetings",
-            key: request.headers.get("idempotency-key"),
-            parse: async ({ replay }) => {
-              // Receiving an upload writes it to disk, a replay's too (to compare it); a JSON replay writes nothing.
-              if (!replay || isMultipart(request)) assertDiskAdmitsRecordings(deps.dataDir, deps.minFreeDisk);
-              return receiveMeeting(request, {
-                tmpDir: uploadsTmpDir(deps.dataDir),
-                egress: deps.egress,
-                maxUploadBytes: deps.maxUploadBytes,
-                templates: deps.templates,
-                owner: { db: deps.db, userId: account.userId },
-                // Once the request is known valid (its fields, before the file of an upload): a malformed
-                // request is a 400 whatever the account's slots and balance.
-                admit: () => {
-                  // Fail fast when every slot is busy, before a long upload; checked again when creating.
-                  // Not for a replay: the retry of an accepted request gets its answer even while its own job holds the slot.
-                  if (!replay) {
-                    assertFreeSlot(deps.db, account.userId, account.plan, deps.slots);
-                    assertCanPay(deps.db, deps.billing, account, deps.clock.now());
-                  }
-                  // Each upload in progress holds a growing temp file: at most the plan's slots at once.
-                  if (isMultipart(request)) releaseUpload = deps.uploads.acquire(account.userId, deps.slots[account.plan] ?? 1);
-                },
-              });
-            },
-            execute: async ({ fields, recording }, complete) => {
-              let body: unknown;
-              await createMeeting(deps, account, fields, recording, (tx, meetingId) => {
-                // Rendered in the creating transaction, before the scheduler wakes: the meeting as accepted, queued.
-                body = renderMeeting(tx, getOwnedMeetingRow(tx, account.userId, meetingId)!, deps.publicApiUrl());
-                complete(tx, { status: 202, body }, meetingId);
-              });
-              deps.scheduler.wake();
-              return { status: 202, body };
-            },
-            discard: discardReceived,
-          });
-          return { status: outcome.status, body: outcome.body, headers: outcome.replayed ? { "Idempotent-Replayed": "true" } : undefined };
-        } finally {
-          releaseUpload?.();
-        }
+        const outcome = await meetings.receiveUpload(apiActor(principal), request, { idempotencyKey: request.headers.get("idempotency-key") });
+        return { status: outcome.status, body: outcome.body, headers: outcome.replayed ? { "Idempotent-Replayed": "true" } : undefined };
       },
     }),
     defineRoute({
@@ -144,7 +66,7 @@ export function meetingRoutes(deps: MeetingRouteDeps) {
       access: access.allOf("read:meetings"),
       query: listMeetingsQuery,
       responses: { 200: { description: "A page of meetings", schema: meetingPageSchema } },
-      handle: ({ principal, query }) => ({ status: 200, body: listMeetings(deps.db, principal.user.id, query, deps.publicApiUrl()) }),
+      handle: async ({ principal, query }) => ({ status: 200, body: await meetings.list(apiActor(principal), query) }),
     }),
     defineRoute({
       method: "GET",
@@ -155,10 +77,7 @@ export function meetingRoutes(deps: MeetingRouteDeps) {
       access: access.allOf("read:meetings"),
       params: meetingParams,
       responses: { 200: { description: "The meeting", schema: meetingSchema } },
-      handle: ({ principal, params }) => ({
-        status: 200,
-        body: renderMeeting(deps.db, owned(principal.user.id, params.meeting_id), deps.publicApiUrl()),
-      }),
+      handle: async ({ principal, params }) => ({ status: 200, body: await meetings.get(apiActor(principal), params.meeting_id) }),
     }),
     defineRoute({
       method: "PATCH",
@@ -171,10 +90,7 @@ export function meetingRoutes(deps: MeetingRouteDeps) {
       body: patchMeetingBody,
       responses: { 200: { description: "The meeting", schema: meetingSchema } },
       errors: ["malformed_body", "unsupported_media_type"],
-      handle: ({ principal, params, body }) => {
-        patchMeeting(deps.db, deps.clock, principal.user.id, params.meeting_id, body);
-        return { status: 200, body: renderMeeting(deps.db, owned(principal.user.id, params.meeting_id), deps.publicApiUrl()) };
-      },
+      handle: async ({ principal, params, body }) => ({ status: 200, body: await meetings.patch(apiActor(principal), params.meeting_id, body) }),
     }),
     defineRoute({
       method: "DELETE",
@@ -185,8 +101,8 @@ export function meetingRoutes(deps: MeetingRouteDeps) {
       access: access.allOf("write:meetings"),
       params: meetingParams,
       responses: { 204: { description: "Deleted" } },
-      handle: ({ principal, params }) => {
-        deleteMeeting({ db: deps.db, dataDir: deps.dataDir, wal: deps.wal, cancelJobs: (ids) => deps.scheduler.cancel(ids) }, principal.user.id, params.meeting_id);
+      handle: async ({ principal, params }) => {
+        await meetings.delete(apiActor(principal), params.meeting_id);
         return { status: 204 };
       },
     }),
@@ -199,23 +115,7 @@ export function meetingRoutes(deps: MeetingRouteDeps) {
       access: access.allOf("read:meetings"),
       params: meetingParams,
       responses: { 200: { description: "Participants", schema: z.object({ data: z.array(participantSchema) }) } },
-      handle: ({ principal, params }) => {
-        const meeting = owned(principal.user.id, params.meeting_id);
-        const { rows, unattributed } = listParticipants(deps.db, meeting.id);
-        return {
-          status: 200,
-          body: {
-            data: [
-              ...rows.map(renderParticipant),
-              ...unattributed.map(renderUnattributedSpeaker),
-            ],
-          },
-        };
-      },
+      handle: async ({ principal, params }) => ({ status: 200, body: { data: await meetings.participants(apiActor(principal), params.meeting_id) } }),
     }),
   ];
-}
-
-function isMultipart(request: Request): boolean {
-  return (request.headers.get("content-type") ?? "").toLowerCase().startsWith("multipart/form-data");
 }

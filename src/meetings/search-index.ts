@@ -1,23 +1,24 @@
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
+import { meetings, reports, transcripts } from "./table.ts";
 
 /**
  * Rewrites a meeting's row of the full-text index from its title, report and transcript.
  * Called whenever one of them changes, inside the same transaction; cheap next to producing any of them.
  */
 export function reindexMeeting(db: Queryable, meetingId: string): void {
-  const [row] = db.values<[string, string | null, string | null]>(
-    sql`SELECT m.title, s.markdown, t.segments
-          FROM meetings m
-          LEFT JOIN reports s ON s.meeting_id = m.id
-          LEFT JOIN transcripts t ON t.meeting_id = m.id
-         WHERE m.id = ${meetingId}`,
-  );
+  const row = db
+    .select({ title: meetings.title, report: reports.markdown, segments: transcripts.segments })
+    .from(meetings)
+    .leftJoin(reports, eq(reports.meetingId, meetings.id))
+    .leftJoin(transcripts, eq(transcripts.meetingId, meetings.id))
+    .where(eq(meetings.id, meetingId))
+    .get();
   db.run(sql`DELETE FROM meetings_fts WHERE meeting_id = ${meetingId}`);
   if (!row) return;
-  const [title, report, segments] = row;
-  const transcript = segments ? (JSON.parse(segments) as { text: string }[]).map((s) => s.text).join("\n") : "";
+  const { title, report } = row;
+  const transcript = row.segments ? row.segments.map((s) => s.text).join("\n") : "";
   db.run(sql`INSERT INTO meetings_fts (meeting_id, title, report, transcript) VALUES (${meetingId}, ${title}, ${report ?? ""}, ${transcript})`);
 }
 

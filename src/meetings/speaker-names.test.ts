@@ -3,7 +3,7 @@ import type { ParticipantRow } from "./render.ts";
 import { speakerNamesPatch } from "./speaker-names.ts";
 
 const row = (id: number, name: string, labels: string[]): ParticipantRow =>
-  ({ id, meetingId: "m", name, email: null, speakerLabels: JSON.stringify(labels) }) as ParticipantRow;
+  ({ id, meetingId: "m", name, email: null, speakerLabels: labels });
 
 describe("speakerNamesPatch", () => {
   test("an unattributed label gets a new participant; a name already present takes the label", () => {

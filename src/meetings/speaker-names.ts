@@ -11,7 +11,7 @@ type ParticipantsPatch = NonNullable<PatchMeeting["participants"]>;
  * their holder.
  */
 export function speakerNamesPatch(current: readonly ParticipantRow[], names: ReadonlyMap<string, string>): ParticipantsPatch {
-  const people = current.map((p) => ({ id: `par_${p.id}`, name: p.name, labels: new Set(JSON.parse(p.speakerLabels) as string[]), changed: false }));
+  const people = current.map((p) => ({ id: `par_${p.id}`, name: p.name, labels: new Set(p.speakerLabels), changed: false }));
   const added: { name: string; labels: Set<string> }[] = [];
   const release = (label: string) => {
     for (const p of [...people, ...added]) {

@@ -28,11 +28,11 @@ export const meetings = sqliteTable(
     recordingType: text("recording_type", { enum: ["meeting", "solo"] }),
     clientId: integer("client_id"),
     /** JSON object, the client's own, echoed in jobs and events. */
-    metadata: text("metadata"),
+    metadata: text("metadata", { mode: "json" }).$type<Record<string, unknown>>(),
     fileName: text("file_name"),
     audioUrl: text("audio_url"),
     /** JSON array of tpl_ ids and the persona, kept for the document jobs spawned after the report. */
-    documentTemplates: text("document_templates"),
+    documentTemplates: text("document_templates", { mode: "json" }).$type<string[]>(),
     persona: text("persona"),
     minSpeakers: integer("min_speakers"),
     maxSpeakers: integer("max_speakers"),
@@ -62,7 +62,7 @@ export const participants = sqliteTable(
     name: text("name").notNull(),
     email: text("email"),
     /** JSON array of SPEAKER_NN labels; a label belongs to at most one participant of a meeting. */
-    speakerLabels: text("speaker_labels").notNull().default("[]"),
+    speakerLabels: text("speaker_labels", { mode: "json" }).$type<string[]>().notNull().default([]),
   },
   (t) => [index("participants_meeting").on(t.meetingId)],
 );

@@ -1,16 +1,17 @@
 import { mkdirSync, rmSync } from "node:fs";
 import type { Plan } from "../auth/plans.ts";
-import type { Db } from "../db/client.ts";
+import type { Db, Queryable } from "../db/client.ts";
+import { runTx, type Conn } from "../db/conn.ts";
+import type { StoredTranscript } from "../transcripts/types.ts";
 import { ApiError } from "../errors/api-error.ts";
 import type { ParallelSlots } from "../jobs/slots.ts";
 import type { Clock } from "../lib/time.ts";
 import { meetingDir } from "../storage/paths.ts";
 import type { BillingSettings } from "../usage/settings.ts";
-import { insertMeeting, type Channel } from "./create.ts";
+import type { Channel } from "../lib/channel.ts";
+import { insertGivenTranscript, insertMeeting } from "./store.ts";
 import { enqueueReportOnly, transcriptChars, writeSummarizeInput } from "./regenerate-report.ts";
 import type { CreateMeetingFields } from "./schema.ts";
-import { reindexMeeting } from "./search-index.ts";
-import { participants, transcripts } from "./table.ts";
 import { parseTextTranscript } from "./text-transcript.ts";
 
 /**
@@ -18,6 +19,8 @@ import { parseTextTranscript } from "./text-transcript.ts";
  * transcription: the transcript is stored as the text gives it, its named speakers become
  * participants, and a report-only job writes the AI report, admitted like any language-model
  * work (for the web app, one writing of its documents quota).
+ *
+ * Synchronous, for the web app's pages until they call meetings/app.ts; then deleted.
  */
 export function createTextMeeting(
   deps: { db: Db; dataDir: string; clock: Clock; slots: ParallelSlots; billing: BillingSettings },
@@ -26,34 +29,61 @@ export function createTextMeeting(
   text: string,
   channel: Channel,
 ): string {
+  const meeting = textMeeting(fields, text, deps.clock.now());
+  mkdirSync(meetingDir(deps.dataDir, meeting.id), { recursive: true, mode: 0o700 });
+  try {
+    writeSummarizeInput(deps.dataDir, meeting.id, meeting.transcript);
+    deps.db.transaction((tx) => textMeetingRows(tx, deps, account, meeting, channel), { behavior: "immediate" });
+  } catch (error) {
+    rmSync(meetingDir(deps.dataDir, meeting.id), { recursive: true, force: true });
+    throw error;
+  }
+  return meeting.id;
+}
+
+/** A text meeting before it is stored: its id, fields, parsed transcript and time. */
+export interface TextMeeting {
+  id: string;
+  fields: CreateMeetingFields;
+  parsed: ReturnType<typeof parseTextTranscript>;
+  /** What the summarize step reads (its input file). */
+  transcript: StoredTranscript;
+  now: number;
+}
+
+/** Parses the text (400 when it holds no words) into the meeting to store. */
+export function textMeeting(fields: CreateMeetingFields, text: string, now: number): TextMeeting {
   const parsed = parseTextTranscript(text);
   if (parsed.segments.length === 0) {
     throw ApiError.validation([{ field: "text", code: "too_short", message: "The transcript has no words." }]);
   }
-  const now = deps.clock.now();
-  const meetingId = crypto.randomUUID();
   const language = fields.language === "auto" ? null : fields.language;
   const speakers = [...new Set(parsed.segments.map((s) => s.speaker))];
   const duration = parsed.segments.at(-1)!.end;
-  mkdirSync(meetingDir(deps.dataDir, meetingId), { recursive: true, mode: 0o700 });
-  try {
-    writeSummarizeInput(deps.dataDir, meetingId, { language, model: "text", durationSeconds: duration, speakers, segments: parsed.segments, turns: [] });
-    deps.db.transaction(
-      (tx) => {
-        const title = `Transcript of ${new Date(now).toISOString().slice(0, 10)}`;
-        insertMeeting(tx, meetingId, account, fields, { source: "text", fileName: null, audioUrl: null, fallbackTitle: title }, "queued", now);
-        tx.insert(transcripts).values({ meetingId, language, durationSeconds: duration > 0 ? Math.round(duration) : null, model: "text", speakers, segments: parsed.segments, speakerTurns: [], createdAt: now }).run();
-        for (const speaker of parsed.speakers) {
-          tx.insert(participants).values({ meetingId, name: speaker.name, email: null, speakerLabels: JSON.stringify([speaker.label]) }).run();
-        }
-        reindexMeeting(tx, meetingId);
-        enqueueReportOnly(tx, deps, account, meetingId, channel, transcriptChars(parsed), now);
-      },
-      { behavior: "immediate" },
-    );
-  } catch (error) {
-    rmSync(meetingDir(deps.dataDir, meetingId), { recursive: true, force: true });
-    throw error;
-  }
-  return meetingId;
+  return {
+    id: crypto.randomUUID(),
+    fields,
+    parsed,
+    transcript: { language, model: "text", durationSeconds: duration, speakers, segments: parsed.segments, turns: [] },
+    now,
+  };
+}
+
+/** The text meeting's rows and its report-only job, in one transaction over a `Conn`. */
+export function storeTextMeeting(c: Conn, ...args: Parameters<typeof textMeetingRows> extends [Queryable, ...infer R] ? R : never): Promise<void> {
+  return runTx(c, (tx) => textMeetingRows(tx, ...args));
+}
+
+function textMeetingRows(
+  tx: Queryable,
+  deps: { slots: ParallelSlots; billing: BillingSettings },
+  account: { userId: string; plan: Plan },
+  meeting: TextMeeting,
+  channel: Channel,
+): void {
+  const { id: meetingId, fields, parsed, transcript, now } = meeting;
+  const title = `Transcript of ${new Date(now).toISOString().slice(0, 10)}`;
+  insertMeeting(tx, meetingId, account, fields, { source: "text", fileName: null, audioUrl: null, fallbackTitle: title }, "queued", now);
+  insertGivenTranscript(tx, meetingId, transcript, parsed.speakers, now);
+  enqueueReportOnly(tx, deps, account, meetingId, channel, transcriptChars(parsed), now);
 }

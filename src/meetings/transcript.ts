@@ -1,10 +1,9 @@
-import { eq } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
+import { run, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { toRfc3339 } from "../lib/time.ts";
 import type { TranscriptDocument, TranscriptMeta } from "../transcripts/types.ts";
-import { getOwnedMeetingRow, participantsOf } from "./render.ts";
-import { transcripts } from "./table.ts";
+import { loadParticipants, ownedMeetingRow, transcriptRowOf } from "./store.ts";
 
 /**
  * A meeting's stored transcript as the API shows it, with speaker_name set where a participant
@@ -12,12 +11,11 @@ import { transcripts } from "./table.ts";
  * renders them and serves the endpoint, handed this loader by the composition root.
  */
 export function loadTranscript(db: Queryable, meetingId: string): TranscriptDocument {
-  const row = db.select().from(transcripts).where(eq(transcripts.meetingId, meetingId)).get();
+  const row = transcriptRowOf(db, meetingId);
   if (!row) {
     throw new ApiError("transcript_not_ready", "The transcript is not ready yet. Wait for transcription.completed or poll the job.");
   }
-  const names = new Map<string, string>();
-  for (const p of participantsOf(db, meetingId)) for (const label of JSON.parse(p.speakerLabels) as string[]) names.set(label, p.name);
+  const { names } = loadParticipants(db, meetingId);
   return {
     object: "transcript",
     meeting_id: meetingId,
@@ -32,7 +30,17 @@ export function loadTranscript(db: Queryable, meetingId: string): TranscriptDocu
 
 /** The transcript of one of the user's meetings, with the title and date the text formats show. */
 export function loadOwnedTranscript(db: Queryable, userId: string, meetingId: string): { transcript: TranscriptDocument; meta: TranscriptMeta } {
-  const meeting = getOwnedMeetingRow(db, userId, meetingId);
+  const meeting = ownedMeetingRow(db, userId, meetingId);
   if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
   return { transcript: loadTranscript(db, meeting.id), meta: { title: meeting.title, recordedAt: toRfc3339(meeting.recordedAt) } };
+}
+
+/** loadOwnedTranscript over a `Conn`. */
+export function ownedTranscript(c: Conn, userId: string, meetingId: string): Promise<{ transcript: TranscriptDocument; meta: TranscriptMeta }> {
+  return run(c, (q) => loadOwnedTranscript(q, userId, meetingId));
+}
+
+/** loadTranscript over a `Conn`: 409 transcript_not_ready while there is none. */
+export function meetingTranscript(c: Conn, meetingId: string): Promise<TranscriptDocument> {
+  return run(c, (q) => loadTranscript(q, meetingId));
 }

@@ -250,7 +250,7 @@ beforeAll(async () => {
       createdAt: T,
     })
     .run();
-  db.insert(participants).values({ meetingId: sampleId, name: "Élodie Martin", email: null, speakerLabels: JSON.stringify(["SPEAKER_00"]) }).run();
+  db.insert(participants).values({ meetingId: sampleId, name: "Élodie Martin", email: null, speakerLabels: ["SPEAKER_00"] }).run();
   reindexMeeting(db, sampleId);
   pendingId = seedMeeting(db, owner.id, { title: "Still processing", status: "processing", createdAt: T - 11 * H });
 

@@ -42,7 +42,7 @@ export function meetingPageKit(kit: WebKit) {
     const transcript = meeting.has_transcript ? await deps.apps.transcripts.get(kit.actor(session), row.id).then((owned) => owned.transcript, () => null) : null;
     const { rows, unattributed } = listParticipants(deps.db, row.id);
     const speakers = [
-      ...rows.flatMap((p) => (JSON.parse(p.speakerLabels) as string[]).map((label) => ({ label, name: p.name }))),
+      ...rows.flatMap((p) => p.speakerLabels.map((label) => ({ label, name: p.name }))),
       ...unattributed.map((label) => ({ label, name: "" })),
     ].sort((a, b) => a.label.localeCompare(b.label));
     const notice = refusal ? { text: refusal, error: true } : kit.noticeOf(request, frame.t, NOTICES);

@@ -1,0 +1,411 @@
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import type { z } from "zod";
+import type { Actor } from "../auth/actor.ts";
+import type { Conn } from "../db/conn.ts";
+import type { WalTruncation } from "../db/wal-truncation.ts";
+import { ApiError } from "../errors/api-error.ts";
+import { parseOrThrow } from "../http/validation.ts";
+import type { ExportInput } from "../exports/bundle.ts";
+import type { IdempotencyStore } from "../idempotency/service.ts";
+import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
+import type { Clock } from "../lib/time.ts";
+import type { EgressPolicy } from "../net/egress.ts";
+import type { StoredReport } from "../reports/types.ts";
+import type { DiskFloor } from "../storage/disk-space.ts";
+import { meetingDir, recordingPath, uploadsTmpDir } from "../storage/paths.ts";
+import type { TranscriptDocument, TranscriptMeta } from "../transcripts/types.ts";
+import type { UploadsInFlight } from "../uploads/in-flight.ts";
+import { assertCanPay } from "../usage/admission.ts";
+import type { BillingSettings } from "../usage/settings.ts";
+import { assertWebappQuota } from "../usage/webapp-quota.ts";
+import { correctionsOf, correctionText, segmentsCorrected, storeSegmentCorrection, type SegmentCorrection } from "./corrections-store.ts";
+import { createMeetingOver, storeDraftMeeting, type Recording } from "./create.ts";
+import { meetingJobIds, removeMeetingFiles, removeMeetingRows } from "./delete.ts";
+import { assertDiskAdmitsRecordings } from "./disk-admission.ts";
+import { draftDeletionTime } from "./draft-upkeep.ts";
+import { assertDraftAdmitted, draftPartsCount, draftPartsOf } from "./draft-store.ts";
+import { finishDraftOver, receiveDraftPart, type DraftLimits } from "./drafts.ts";
+import { ownedExportInput } from "./export-input.ts";
+import { storeMeetingPatch } from "./patch-store.ts";
+import { meetingProgress, type MeetingProgress } from "./progress-store.ts";
+import { meetingsPage } from "./list-store.ts";
+import { discardReceived, receiveMeeting, type KnownTemplates, type ReceivedMeeting } from "./receive.ts";
+import { loadReportSource, queueReportRewrite, transcriptChars, writeSummarizeInput } from "./regenerate-report.ts";
+import { renderedMeetings, renderMeeting, renderParticipant, renderUnattributedSpeaker, type RenderedMeeting } from "./render.ts";
+import { ownedReport } from "./report.ts";
+import { createMeetingUpload, type CreateMeetingFields, type listMeetingsQuery, type PatchMeeting } from "./schema.ts";
+import { speakerNamesPatch } from "./speaker-names.ts";
+import { findOwnedMeeting, meetingParticipants, ownedMeetingRow, readerNow, type MeetingRow } from "./store.ts";
+import { storeTextMeeting, textMeeting } from "./text-source.ts";
+import { meetingTranscript, ownedTranscript } from "./transcript.ts";
+
+/** What the routes and pages need beside the use cases: the request schemas, the bounds, the domain types. */
+export { MAX_PART_BYTES, MIN_PART_BYTES, type DraftLimits } from "./draft-limits.ts";
+export type { RenderedMeeting } from "./render.ts";
+export { createMeetingUpload, listMeetingsQuery, patchMeetingBody } from "./schema.ts";
+export type { MeetingRow, ParticipantRow } from "./store.ts";
+export { MAX_TEXT_TRANSCRIPT_BYTES } from "./text-transcript.ts";
+
+/**
+ * The meetings' use cases: what the API routes (meetings/routes.ts) and the web app's pages call.
+ * Each takes who is acting (auth/actor.ts), does its checks (the meeting is the actor's own, else
+ * 404), its admission, its transaction through the stores (meetings/store.ts and the store faces
+ * beside each concern), its events, and wakes the scheduler when it queued a job. Routes only
+ * parse input, call one of these, and render what it answers.
+ */
+export interface MeetingsAppDeps {
+  conn: Conn;
+  dataDir: string;
+  clock: Clock;
+  slots: ParallelSlots;
+  billing: BillingSettings;
+  idempotency: IdempotencyStore;
+  egress: EgressPolicy;
+  maxUploadBytes: number;
+  /** The document templates and personas of the catalogue, which meetings may ask for. */
+  templates: KnownTemplates;
+  /** Uploads being received per account, capped at the plan's processing slots. */
+  uploads: UploadsInFlight;
+  /** A recording's announced duration, reserved at admission. */
+  measureRecording(path: string): Promise<number | null>;
+  /** The data disk's reserve: below it, new recordings are refused (507). */
+  minFreeDisk: DiskFloor;
+  /** Bounds on each account's drafts, and how long an untouched one is kept. */
+  drafts: DraftLimits;
+  /** Truncates the database's WAL after a deletion (db/wal-truncation.ts). */
+  wal: WalTruncation;
+  publicApiUrl(): string;
+  scheduler: { wake(): void; cancel(jobIds: string[]): void };
+}
+
+/** A web app upload that named a URL instead of sending a file (the web form only sends files). */
+export class UploadRequired extends Error {
+  constructor() {
+    super("The web app's upload needs a file.");
+  }
+}
+
+/** What receiving a new meeting answers: the API's response (a replay's, stored) and the meeting's id. */
+export interface ReceivedUpload {
+  status: number;
+  body: unknown;
+  replayed: boolean;
+  /** The meeting created; null for a replay (its body holds the meeting as first answered). */
+  meetingId: string | null;
+}
+
+/** Everything the web app's meeting page shows beside the meeting object. */
+export interface MeetingPageData {
+  row: MeetingRow;
+  meeting: RenderedMeeting;
+  /** Null while there is none. */
+  transcript: TranscriptDocument | null;
+  /** Every speaker label with the name of whoever holds it ("" when no one), sorted by label. */
+  speakers: { label: string; name: string }[];
+  hasRecording: boolean;
+  pendingDocuments: number;
+  rewritingReport: boolean;
+  /** The segments a person corrected. */
+  corrected: Set<number>;
+  /** A draft's parts so far and when the idle sweep deletes it. */
+  draft: { parts: number; bytes: number; deletesAt: number } | undefined;
+}
+
+const isMultipart = (request: Request) => (request.headers.get("content-type") ?? "").toLowerCase().startsWith("multipart/form-data");
+
+export function meetingsApp(deps: MeetingsAppDeps) {
+  const { conn } = deps;
+
+  /** One of the actor's meetings; any other id (another account's, or none) is a 404. */
+  const owned = async (actor: Actor, meetingId: string): Promise<MeetingRow> => {
+    const row = await findOwnedMeeting(conn, actor.account.userId, meetingId);
+    if (!row) throw ApiError.notFound(`Meeting ${meetingId}`);
+    return row;
+  };
+
+  const render = async (row: MeetingRow): Promise<RenderedMeeting> => (await renderedMeetings(conn, [row], deps.publicApiUrl()))[0]!;
+
+  /**
+   * The fail-fast admission before a long upload or a URL is queued (no reservation; checked again
+   * when the job is created): a free processing slot, and what the channel pays with: the API's
+   * wallet, or the web app's monthly audio quota. Not for a replay: the retry of an accepted
+   * request gets its answer even while its own job holds the slot. Synchronous: the multipart
+   * reader calls it between a form's fields and its file.
+   */
+  const admitBeforeReceiving = (actor: Actor, replay: boolean) => {
+    const reader = readerNow(conn);
+    const { account } = actor;
+    if (actor.channel === "api") {
+      if (!replay) {
+        assertFreeSlot(reader, account.userId, account.plan, deps.slots);
+        assertCanPay(reader, deps.billing, account, deps.clock.now());
+      }
+    } else {
+      // The web app's usage never draws on the API allowance, so there is no balance check.
+      assertFreeSlot(reader, account.userId, account.plan, deps.slots);
+      assertWebappQuota(reader, deps.billing, account, deps.clock.now(), "audio");
+    }
+  };
+
+  /** The meeting and its processing job, then the scheduler woken. */
+  const create = async (
+    actor: Actor,
+    fields: CreateMeetingFields,
+    recording: Recording,
+    inTransaction?: Parameters<typeof createMeetingOver>[4],
+  ): Promise<{ meetingId: string; jobId: string }> => {
+    const created = await createMeetingOver(deps, actor.account, fields, recording, inTransaction, actor.channel);
+    deps.scheduler.wake();
+    return created;
+  };
+
+  /** Changes title, date, tags, client or participants (the report is not written again); the meeting after. */
+  const patch = async (actor: Actor, meetingId: string, change: PatchMeeting): Promise<RenderedMeeting> => {
+    await storeMeetingPatch(conn, actor.account.userId, meetingId, change, deps.clock.now());
+    return render(await owned(actor, meetingId));
+  };
+
+  return {
+    create,
+
+    /**
+     * A new meeting from a request: multipart with the recording's file, or (API) JSON with
+     * audio_url. The API's Idempotency-Key is honoured (a replay answers the first response); the
+     * web app's form sends no key, and its empty inputs mean "not given". The request is validated,
+     * then the account admitted, then the file streamed to disk (the disk's reserve checked first),
+     * then the meeting created and its job queued in one transaction, the key completed in it.
+     */
+    async receiveUpload(actor: Actor, request: Request, options: { idempotencyKey: string | null }): Promise<ReceivedUpload> {
+      const { account } = actor;
+      let releaseUpload: (() => void) | undefined;
+      let meetingId: string | null = null;
+      try {
+        const outcome = await deps.idempotency.run<ReceivedMeeting>({
+          userId: account.userId,
+          operation: "POST /v1/meetings",
+          key: actor.channel === "api" ? options.idempotencyKey : null,
+          parse: async ({ replay }) => {
+            // Receiving an upload writes it to disk, a replay's too (to compare it); a JSON replay writes nothing.
+            if (!replay || isMultipart(request)) assertDiskAdmitsRecordings(deps.dataDir, deps.minFreeDisk);
+            return receiveMeeting(request, {
+              tmpDir: uploadsTmpDir(deps.dataDir),
+              egress: deps.egress,
+              maxUploadBytes: deps.maxUploadBytes,
+              templates: deps.templates,
+              dropEmptyFields: actor.channel === "webapp",
+              owner: { db: readerNow(conn), userId: account.userId },
+              // Once the request is known valid (its fields, before the file of an upload): a malformed
+              // request is a 400 whatever the account's slots and balance.
+              admit: () => {
+                admitBeforeReceiving(actor, replay);
+                // Each upload in progress holds a growing temp file: at most the plan's slots at once.
+                if (isMultipart(request) || actor.channel === "webapp") releaseUpload = deps.uploads.acquire(account.userId, deps.slots[account.plan] ?? 1);
+              },
+            });
+          },
+          execute: async ({ fields, recording }, complete) => {
+            if (actor.channel === "webapp" && recording.kind !== "upload") throw new UploadRequired();
+            let body: unknown = null;
+            const created = await create(actor, fields, recording, (tx, id) => {
+              if (actor.channel !== "api") return;
+              // Rendered in the creating transaction, before the scheduler wakes: the meeting as accepted, queued.
+              body = renderMeeting(tx, ownedMeetingRow(tx, account.userId, id)!, deps.publicApiUrl());
+              complete(tx, { status: 202, body }, id);
+            });
+            meetingId = created.meetingId;
+            return { status: 202, body };
+          },
+          discard: discardReceived,
+        });
+        return { ...outcome, meetingId };
+      } finally {
+        releaseUpload?.();
+      }
+    },
+
+    /**
+     * A meeting from a text transcript (web app): stored as the text gives it, its named speakers
+     * made participants, and a report-only job queued. The meeting's id.
+     */
+    async createFromText(actor: Actor, fields: CreateMeetingFields, text: string): Promise<string> {
+      const meeting = textMeeting(fields, text, deps.clock.now());
+      mkdirSync(meetingDir(deps.dataDir, meeting.id), { recursive: true, mode: 0o700 });
+      try {
+        writeSummarizeInput(deps.dataDir, meeting.id, meeting.transcript);
+        await storeTextMeeting(conn, deps, actor.account, meeting, actor.channel);
+      } catch (error) {
+        rmSync(meetingDir(deps.dataDir, meeting.id), { recursive: true, force: true });
+        throw error;
+      }
+      deps.scheduler.wake();
+      return meeting.id;
+    },
+
+    /**
+     * A draft meeting (the web app's recorder and resumable uploader): no recording yet, no job.
+     * Refused before anyone records an hour when the month's web app audio has no minutes left
+     * (checked before the form's fields, as createMeetingUpload reads them), and when the account
+     * has as many drafts open as it may. The draft's id.
+     */
+    async createDraft(actor: Actor, form: unknown, origin: { source: "upload" | "live_recording"; fileName: string | null }): Promise<string> {
+      assertWebappQuota(readerNow(conn), deps.billing, actor.account, deps.clock.now(), "audio");
+      const fields = parseOrThrow(createMeetingUpload, form);
+      const admit = (tx: Parameters<typeof assertDraftAdmitted>[0]) => assertDraftAdmitted(tx, actor.account.userId, deps.drafts);
+      return storeDraftMeeting(conn, { account: actor.account, fields, origin, admit }, deps.clock.now());
+    },
+
+    /** Which parts of one of the actor's meetings arrived (its status tells whether it is still a draft). */
+    async draftParts(actor: Actor, meetingId: string): Promise<{ status: MeetingRow["status"]; received: number[]; bytes: number }> {
+      const row = await owned(actor, meetingId);
+      const { indexes, bytes } = await draftPartsOf(conn, row.id);
+      return { status: row.status, received: indexes, bytes };
+    },
+
+    /**
+     * Stores part `index` of one of the actor's drafts. `read` reads the part's bytes (bounded by
+     * the caller): it runs while the account holds one of its uploads in flight, as for uploads.
+     */
+    async storeDraftPart(actor: Actor, meetingId: string, index: number, read: () => Promise<Uint8Array>): Promise<void> {
+      const { account } = actor;
+      const release = deps.uploads.acquire(account.userId, deps.slots[account.plan] ?? 1);
+      try {
+        const bytes = await read();
+        await receiveDraftPart(deps, account.userId, meetingId, index, bytes);
+      } finally {
+        release();
+      }
+    },
+
+    /** Joins a draft's parts into its recording and queues its processing; the job's id. */
+    async finishDraft(actor: Actor, meetingId: string, expectedBytes?: number): Promise<string> {
+      const jobId = await finishDraftOver(deps, actor.account, meetingId, expectedBytes);
+      deps.scheduler.wake();
+      return jobId;
+    },
+
+    /** One of the actor's meetings as the API shows it. */
+    async get(actor: Actor, meetingId: string): Promise<RenderedMeeting> {
+      return render(await owned(actor, meetingId));
+    },
+
+    /** One of the actor's meetings' row (the web app's pages: status, dates, the draft's times). */
+    row: owned,
+
+    /** The actor's meetings, filtered, newest first, one page. */
+    async list(actor: Actor, query: z.output<typeof listMeetingsQuery>) {
+      return meetingsPage(conn, actor.account.userId, query, deps.publicApiUrl());
+    },
+
+    patch,
+
+    /** A new title (the title source becomes the user's); the meeting after. */
+    rename: (actor: Actor, meetingId: string, title: string): Promise<RenderedMeeting> => patch(actor, meetingId, { title }),
+
+    /** Gives each speaker label the name typed for it (the web app's speaker editor), under PATCH's rules. */
+    async nameSpeakers(actor: Actor, meetingId: string, names: ReadonlyMap<string, string>): Promise<void> {
+      const row = await owned(actor, meetingId);
+      const { rows } = await meetingParticipants(conn, row.id);
+      await storeMeetingPatch(conn, actor.account.userId, row.id, { participants: speakerNamesPatch(rows, names) }, deps.clock.now());
+    },
+
+    /** The participants, then the transcript's speakers no participant holds (id null), as the API lists them. */
+    async participants(actor: Actor, meetingId: string) {
+      const row = await owned(actor, meetingId);
+      const { rows, unattributed } = await meetingParticipants(conn, row.id);
+      return [...rows.map(renderParticipant), ...unattributed.map(renderUnattributedSpeaker)];
+    },
+
+    /** Replaces the words of one transcript segment; the segment's words and version number. */
+    async correctSegment(actor: Actor, meetingId: string, segmentIndex: number, typed: string): Promise<SegmentCorrection> {
+      const text = correctionText(typed);
+      return storeSegmentCorrection(conn, actor.account.userId, meetingId, segmentIndex, text, deps.clock.now());
+    },
+
+    /** Every correction of one of the actor's meetings, oldest first. */
+    async corrections(actor: Actor, meetingId: string) {
+      return correctionsOf(conn, actor.account.userId, meetingId);
+    },
+
+    /**
+     * Writes the meeting's report again from its transcript as it is now (a report-only job on the
+     * actor's channel); the job's id. The transcript goes to the step's input file first.
+     */
+    async regenerateReport(actor: Actor, meetingId: string): Promise<string> {
+      const source = await loadReportSource(conn, actor.account.userId, meetingId);
+      writeSummarizeInput(deps.dataDir, source.meetingId, source.transcript);
+      const jobId = await queueReportRewrite(conn, deps, actor.account, source.meetingId, actor.channel, transcriptChars(source.transcript), deps.clock.now());
+      deps.scheduler.wake();
+      return jobId;
+    },
+
+    /**
+     * Deletes one of the actor's meetings and everything holding its content (meetings/delete.ts):
+     * its unfinished jobs canceled first, rows in one transaction, the WAL truncated, then its files.
+     */
+    async delete(actor: Actor, meetingId: string): Promise<void> {
+      const row = await owned(actor, meetingId);
+      deps.scheduler.cancel(await meetingJobIds(conn, row.id));
+      await removeMeetingRows(conn, row.id);
+      deps.wal.afterDeletion();
+      removeMeetingFiles(deps.dataDir, row.id);
+    },
+
+    /** The transcript (speakers named) with the title and date its text formats show. */
+    async transcript(actor: Actor, meetingId: string): Promise<{ transcript: TranscriptDocument; meta: TranscriptMeta }> {
+      return ownedTranscript(conn, actor.account.userId, meetingId);
+    },
+
+    /** The meeting's AI report (409 summary_not_ready before it is written, or with transcribe_only). */
+    async report(actor: Actor, meetingId: string): Promise<StoredReport> {
+      return ownedReport(conn, actor.account.userId, meetingId);
+    },
+
+    /** Everything the meeting exports (exports/ builds the bundle from it). */
+    async exportInput(actor: Actor, meetingId: string): Promise<ExportInput> {
+      return ownedExportInput(conn, actor.account.userId, meetingId);
+    },
+
+    /** Where the meeting's processing and documents stand (the web app's page polls it). */
+    async progress(actor: Actor, meetingId: string): Promise<{ status: MeetingRow["status"] } & MeetingProgress> {
+      const row = await owned(actor, meetingId);
+      return { status: row.status, ...(await meetingProgress(conn, row.id)) };
+    },
+
+    /** The recording's file for the player, or null when there is none (a draft, a text meeting, gone). */
+    async recording(actor: Actor, meetingId: string): Promise<string | null> {
+      const row = await owned(actor, meetingId);
+      const path = recordingPath(deps.dataDir, row.id);
+      return existsSync(path) ? path : null;
+    },
+
+    /** Everything the web app's meeting page shows. */
+    async page(actor: Actor, meetingId: string): Promise<MeetingPageData> {
+      const row = await owned(actor, meetingId);
+      const meeting = await render(row);
+      let transcript: TranscriptDocument | null = null;
+      if (meeting.has_transcript) transcript = await meetingTranscript(conn, row.id).catch(() => null);
+      const { rows, unattributed } = await meetingParticipants(conn, row.id);
+      const speakers = [
+        ...rows.flatMap((p) => p.speakerLabels.map((label) => ({ label, name: p.name }))),
+        ...unattributed.map((label) => ({ label, name: "" })),
+      ].sort((a, b) => a.label.localeCompare(b.label));
+      const progress = await meetingProgress(conn, row.id);
+      return {
+        row,
+        meeting,
+        transcript,
+        speakers,
+        hasRecording: existsSync(recordingPath(deps.dataDir, row.id)),
+        pendingDocuments: progress.pendingDocuments,
+        rewritingReport: progress.rewritingReport,
+        corrected: await segmentsCorrected(conn, row.id),
+        draft: row.status === "draft" ? { ...(await draftPartsCount(conn, row.id)), deletesAt: draftDeletionTime(row.updatedAt, deps.drafts) } : undefined,
+      };
+    },
+
+    /** When the idle sweep deletes a draft last touched at `updatedAt`. */
+    draftDeletionTime: (updatedAt: number) => draftDeletionTime(updatedAt, deps.drafts),
+  };
+}
+
+export type MeetingsApp = ReturnType<typeof meetingsApp>;

@@ -1,0 +1,74 @@
+import { and, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { findClientByIdOrName } from "../clients/service.ts";
+import type { Queryable } from "../db/client.ts";
+import { run, type Conn } from "../db/conn.ts";
+import { newestFirstAfter } from "../db/keyset.ts";
+import { paginate } from "../http/pagination.ts";
+import type { z } from "zod";
+import { renderMeetings } from "./render.ts";
+import type { listMeetingsQuery } from "./schema.ts";
+import { ftsQuery } from "./search-index.ts";
+import { meetings, meetingTags } from "./table.ts";
+
+/** SPEC 4: filtering on status looks only at this many of the most recent meetings. */
+export const STATUS_SCAN_LIMIT = 500;
+
+/** GET /v1/meetings: every filter combined with AND, newest first, one page. */
+export function listMeetings(db: Queryable, userId: string, query: z.output<typeof listMeetingsQuery>, publicApiUrl: string) {
+  const conditions: (SQL | undefined)[] = [eq(meetings.userId, userId)];
+  const empty = { data: [], has_more: false, next_cursor: null };
+
+  if (query.client !== undefined) {
+    const client = findClientByIdOrName(db, userId, query.client);
+    if (!client) return empty;
+    conditions.push(eq(meetings.clientId, client.id));
+  }
+  if (query.created_after) conditions.push(gte(meetings.createdAt, Date.parse(query.created_after)));
+  if (query.created_before) conditions.push(lt(meetings.createdAt, Date.parse(query.created_before)));
+  if (query.recorded_after) conditions.push(gte(meetings.recordedAt, Date.parse(query.recorded_after)));
+  if (query.recorded_before) conditions.push(lt(meetings.recordedAt, Date.parse(query.recorded_before)));
+  for (const tag of new Set(query.tag ?? [])) {
+    conditions.push(sql`EXISTS (SELECT 1 FROM ${meetingTags} WHERE ${meetingTags.meetingId} = ${meetings.id} AND ${meetingTags.tag} = ${tag})`);
+  }
+  if (query.q !== undefined) {
+    const match = ftsQuery(query.q);
+    if (!match) return empty;
+    conditions.push(sql`${meetings.id} IN (SELECT meeting_id FROM meetings_fts WHERE meetings_fts MATCH ${match})`);
+  }
+  if (query.status !== undefined) {
+    const recent = db
+      .select({ id: meetings.id })
+      .from(meetings)
+      .where(eq(meetings.userId, userId))
+      .orderBy(desc(meetings.createdAt), desc(meetings.id))
+      .limit(STATUS_SCAN_LIMIT)
+      .all()
+      .map((r) => r.id);
+    if (!recent.length) return empty;
+    conditions.push(eq(meetings.status, query.status), inArray(meetings.id, recent));
+  }
+
+  return paginate(
+    query,
+    (after, take) =>
+      db
+        .select()
+        .from(meetings)
+        .where(and(...conditions, newestFirstAfter(meetings.createdAt, meetings.id, after)))
+        .orderBy(desc(meetings.createdAt), desc(meetings.id))
+        .limit(take)
+        .all(),
+    (row) => [row.createdAt, row.id],
+    (rows) => renderMeetings(db, rows, publicApiUrl),
+  );
+}
+
+/** listMeetings over a `Conn`. */
+export function meetingsPage(c: Conn, userId: string, query: z.output<typeof listMeetingsQuery>, publicApiUrl: string): Promise<ReturnType<typeof listMeetings>> {
+  return run(c, (q) => listMeetings(q, userId, query, publicApiUrl));
+}
+
+/** Every meeting id of every account (the start-up sweep keeps only their folders). */
+export function allMeetingIds(db: Queryable): Set<string> {
+  return new Set(db.select({ id: meetings.id }).from(meetings).all().map((r) => r.id));
+}

@@ -1,0 +1,261 @@
+import { and, desc, eq, inArray } from "drizzle-orm";
+import { findOrCreateClient, requireClient, type ClientRow } from "../clients/service.ts";
+import { clients } from "../clients/table.ts";
+import type { Queryable } from "../db/client.ts";
+import { run, type Conn } from "../db/conn.ts";
+import type { renderDocument } from "../documents/resource.ts";
+import { documentsOfMeetings } from "../documents/store.ts";
+import type { JobRow } from "../jobs/query.ts";
+import { jobs } from "../jobs/table.ts";
+import { isUuid } from "../lib/ids.ts";
+import type { StoredTranscript } from "../transcripts/types.ts";
+import type { CreateMeetingFields } from "./schema.ts";
+import { reindexMeeting } from "./search-index.ts";
+import { meetings, meetingTags, participants, reports, transcripts } from "./table.ts";
+
+/**
+ * The meeting's own rows (meetings/table.ts): the meeting, its tags and participants, what the
+ * API shows beside it. Each read and write has a synchronous body over a `Queryable` (used inside
+ * the transactions of the other meeting stores and of the other domains' bridges) and, where the
+ * application layer calls it, an async face over a `Conn` (db/conn.ts).
+ */
+
+/** A meeting's row, as stored: the one declaration of the type. */
+export type MeetingRow = typeof meetings.$inferSelect;
+export type ParticipantRow = typeof participants.$inferSelect;
+export type ReportRow = typeof reports.$inferSelect;
+
+/**
+ * The one ownership check: the meeting when it exists and belongs to the user, else undefined
+ * (another account's meeting is simply absent; an id that is no UUID names none).
+ */
+export function ownedMeetingRow(q: Queryable, userId: string, meetingId: string): MeetingRow | undefined {
+  if (!isUuid(meetingId)) return undefined;
+  return q
+    .select()
+    .from(meetings)
+    .where(and(eq(meetings.id, meetingId.toLowerCase()), eq(meetings.userId, userId)))
+    .get();
+}
+
+export function findOwnedMeeting(c: Conn, userId: string, meetingId: string): Promise<MeetingRow | undefined> {
+  return run(c, (q) => ownedMeetingRow(q, userId, meetingId));
+}
+
+/** True when the meeting exists and belongs to the user (feedback/ checks the meeting it is about). */
+export function ownsMeeting(q: Queryable, userId: string, meetingId: string): boolean {
+  return ownedMeetingRow(q, userId, meetingId) !== undefined;
+}
+
+export function participantsOf(q: Queryable, meetingId: string): ParticipantRow[] {
+  return q.select().from(participants).where(eq(participants.meetingId, meetingId)).orderBy(participants.id).all();
+}
+
+/** Every speaker label the transcript heard, or null while there is no transcript. */
+export function transcriptSpeakers(q: Queryable, meetingId: string): Set<string> | null {
+  const row = q.select({ speakers: transcripts.speakers }).from(transcripts).where(eq(transcripts.meetingId, meetingId)).get();
+  return row ? new Set(row.speakers) : null;
+}
+
+/** A meeting's people: its participants, who holds which speaker label, and the labels no one holds. */
+export interface MeetingParticipants {
+  rows: ParticipantRow[];
+  /** The transcript's speakers no participant holds, sorted (none while there is no transcript). */
+  unattributed: string[];
+  /** Speaker label → the name of the participant holding it. */
+  names: Map<string, string>;
+}
+
+/** The one participant loader. */
+export function loadParticipants(q: Queryable, meetingId: string): MeetingParticipants {
+  const rows = participantsOf(q, meetingId);
+  const names = new Map<string, string>();
+  for (const p of rows) for (const label of p.speakerLabels) names.set(label, p.name);
+  const unattributed = [...(transcriptSpeakers(q, meetingId) ?? [])].filter((label) => !names.has(label)).sort();
+  return { rows, unattributed, names };
+}
+
+export function meetingParticipants(c: Conn, meetingId: string): Promise<MeetingParticipants> {
+  return run(c, (q) => loadParticipants(q, meetingId));
+}
+
+/**
+ * The database for a synchronous read where the caller cannot await: the multipart reader's hook
+ * that validates a form's fields and admits the account between the fields and the file (the
+ * upload must be refused before its bytes are read). Reads only; everything else awaits a store.
+ */
+export function readerNow(c: Conn): Queryable {
+  return c.kind === "db" ? c.drizzle : c.db.drizzle;
+}
+
+/** Where a meeting's row comes from, as insertMeeting records it. */
+export interface MeetingOrigin {
+  source: "upload" | "url" | "live_recording" | "text";
+  fileName: string | null;
+  audioUrl: string | null;
+  fallbackTitle: string;
+}
+
+/**
+ * The meeting's row, tags and participants, inside the caller's transaction. A draft (web app
+ * only) has no recording yet; anything else is queued.
+ */
+export function insertMeeting(
+  tx: Queryable,
+  meetingId: string,
+  account: { userId: string },
+  fields: CreateMeetingFields,
+  origin: MeetingOrigin,
+  status: "draft" | "queued",
+  now: number,
+): void {
+  const recordedAt = fields.recorded_at ? Date.parse(fields.recorded_at) : now;
+  let clientId: number | null = null;
+  if (fields.client_id !== undefined) {
+    clientId = requireClient(tx, account.userId, fields.client_id).id;
+  } else if (fields.client) {
+    clientId = findOrCreateClient(tx, account.userId, fields.client, now).id;
+  }
+  tx.insert(meetings)
+    .values({
+      id: meetingId,
+      userId: account.userId,
+      title: fields.title ?? origin.fallbackTitle,
+      titleSource: fields.title ? "user" : "file",
+      status,
+      createdAt: now,
+      updatedAt: now,
+      recordedAt,
+      transcribeOnly: fields.transcribe_only,
+      requestedLanguage: fields.language,
+      language: fields.language === "auto" ? null : fields.language,
+      source: origin.source,
+      recordingType: fields.recording_type,
+      clientId,
+      metadata: fields.metadata ?? null,
+      fileName: origin.fileName,
+      audioUrl: origin.audioUrl,
+      documentTemplates: fields.document_templates ?? null,
+      persona: fields.persona ?? null,
+      minSpeakers: fields.min_speakers ?? null,
+      maxSpeakers: fields.max_speakers ?? null,
+    })
+    .run();
+  for (const tag of new Set(fields.tags)) tx.insert(meetingTags).values({ meetingId, tag }).run();
+  for (const p of fields.participants) {
+    tx.insert(participants)
+      .values({ meetingId, name: p.name, email: p.email ?? null, speakerLabels: [...new Set(p.speaker_labels)] })
+      .run();
+  }
+  reindexMeeting(tx, meetingId);
+}
+
+/**
+ * A transcript given as text (no audio): stored as it is, its named speakers made participants,
+ * the meeting reindexed; inside the caller's transaction, after insertMeeting.
+ */
+export function insertGivenTranscript(
+  tx: Queryable,
+  meetingId: string,
+  transcript: StoredTranscript,
+  speakers: readonly { label: string; name: string }[],
+  now: number,
+): void {
+  const duration = transcript.durationSeconds;
+  tx.insert(transcripts)
+    .values({
+      meetingId,
+      language: transcript.language,
+      durationSeconds: duration > 0 ? Math.round(duration) : null,
+      model: transcript.model,
+      speakers: transcript.speakers,
+      segments: transcript.segments,
+      speakerTurns: transcript.turns,
+      createdAt: now,
+    })
+    .run();
+  for (const speaker of speakers) {
+    tx.insert(participants).values({ meetingId, name: speaker.name, email: null, speakerLabels: [speaker.label] }).run();
+  }
+  reindexMeeting(tx, meetingId);
+}
+
+/** What a meeting shows beside its own row, loaded for a whole page of meetings at once. */
+export interface MeetingExtras {
+  report: ReportRow | undefined;
+  hasTranscript: boolean;
+  client: ClientRow | undefined;
+  job: JobRow | undefined;
+  tags: string[];
+  participants: ParticipantRow[];
+  documents: ReturnType<typeof renderDocument>[];
+}
+
+/**
+ * The related rows of these meetings in seven queries whatever their number (a list page of 100
+ * meetings costs the same statements as one meeting): reports, transcript presence, clients,
+ * the latest processing job of each, tags, participants, documents.
+ */
+export function loadExtras(q: Queryable, rows: readonly MeetingRow[]): Map<string, MeetingExtras> {
+  const ids = rows.map((r) => r.id);
+  const extras = new Map<string, MeetingExtras>(
+    ids.map((id) => [id, { report: undefined, hasTranscript: false, client: undefined, job: undefined, tags: [], participants: [], documents: [] }]),
+  );
+  if (!ids.length) return extras;
+  for (const report of q.select().from(reports).where(inArray(reports.meetingId, ids)).all()) extras.get(report.meetingId)!.report = report;
+  for (const { id } of q.select({ id: transcripts.meetingId }).from(transcripts).where(inArray(transcripts.meetingId, ids)).all()) {
+    extras.get(id)!.hasTranscript = true;
+  }
+  const clientIds = [...new Set(rows.map((r) => r.clientId).filter((id): id is number => id !== null))];
+  const clientRows = clientIds.length ? q.select().from(clients).where(inArray(clients.id, clientIds)).all() : [];
+  const clientsById = new Map(clientRows.map((c) => [c.id, c]));
+  for (const row of rows) {
+    // A client of another account is never shown (the row's client_id always is the owner's own).
+    const client = row.clientId === null ? undefined : clientsById.get(row.clientId);
+    extras.get(row.id)!.client = client && client.userId === row.userId ? client : undefined;
+  }
+  // The newest API meeting_processing job per meeting: jobs come newest first, the first seen wins.
+  // A web app job (a report written again in the web app) is never the one an API meeting shows.
+  const jobRows = q
+    .select()
+    .from(jobs)
+    .where(and(inArray(jobs.meetingId, ids), eq(jobs.kind, "meeting_processing"), eq(jobs.source, "api")))
+    .orderBy(desc(jobs.createdAt))
+    .all();
+  for (const job of jobRows) {
+    const entry = extras.get(job.meetingId!)!;
+    entry.job ??= job;
+  }
+  for (const { meetingId, tag } of q.select().from(meetingTags).where(inArray(meetingTags.meetingId, ids)).orderBy(meetingTags.tag).all()) {
+    extras.get(meetingId)!.tags.push(tag);
+  }
+  for (const participant of q.select().from(participants).where(inArray(participants.meetingId, ids)).orderBy(participants.id).all()) {
+    extras.get(participant.meetingId)!.participants.push(participant);
+  }
+  for (const [meetingId, list] of documentsOfMeetings(q, ids)) extras.get(meetingId)!.documents = list;
+  return extras;
+}
+
+/** A meeting's tags, sorted. */
+export function tagsOf(q: Queryable, meetingId: string): string[] {
+  return q.select({ tag: meetingTags.tag }).from(meetingTags).where(eq(meetingTags.meetingId, meetingId)).orderBy(meetingTags.tag).all().map((t) => t.tag);
+}
+
+/** The report's Markdown of a meeting, when it has one. */
+export function reportMarkdownOf(q: Queryable, meetingId: string): { markdown: string; language: string | null } | undefined {
+  return q.select({ markdown: reports.markdown, language: reports.language }).from(reports).where(eq(reports.meetingId, meetingId)).get();
+}
+
+export function reportOf(q: Queryable, meetingId: string): ReportRow | undefined {
+  return q.select().from(reports).where(eq(reports.meetingId, meetingId)).get();
+}
+
+export function transcriptRowOf(q: Queryable, meetingId: string) {
+  return q.select().from(transcripts).where(eq(transcripts.meetingId, meetingId)).get();
+}
+
+/** Any meeting by id, whoever owns it (the job kinds and document material, never a request). */
+export function meetingById(q: Queryable, meetingId: string): MeetingRow | undefined {
+  if (!isUuid(meetingId)) return undefined;
+  return q.select().from(meetings).where(eq(meetings.id, meetingId.toLowerCase())).get();
+}
