@@ -145,3 +145,21 @@ describe("runTx", () => {
     expect(await has("nested-sync-dropped")).toBe(false);
   });
 });
+
+test("connOf gives one Conn per connection, so every wrapper shares one queue", async () => {
+  const { connOf } = await import("./conn.ts");
+  expect(connOf(db.drizzle)).toBe(db);
+  let release!: () => void;
+  const open = withTx(connOf(db.drizzle), async (tx) => {
+    await insert(tx, "one-queue-tx");
+    await new Promise<void>((resolve) => (release = resolve));
+    throw new Error("rolled back");
+  });
+  await Bun.sleep(5);
+  const outsider = insert(connOf(db.drizzle), "one-queue-outsider");
+  release();
+  await expect(open).rejects.toThrow("rolled back");
+  await outsider;
+  expect(await has("one-queue-outsider")).toBe(true);
+  expect(await has("one-queue-tx")).toBe(false);
+});

@@ -72,12 +72,20 @@ function rootOf(c: Conn): DbConn {
 
 /** Opens the service database (SQLite file) as a `Conn`. */
 export function openConn(path: string): DbConn {
-  return new DbConn(openDatabase(path));
+  return connOf(openDatabase(path));
 }
 
-/** Wraps a drizzle database already open (tests and the delivery thread's own connection). */
+/** One DbConn per connection: two would keep two queues, and one's statement could run inside the other's transaction. */
+const connsByDatabase = new WeakMap<Db, DbConn>();
+
+/** The `Conn` of a drizzle database already open (the composition root, tests, the delivery thread's own connection). */
 export function connOf(db: Db): DbConn {
-  return new DbConn(db);
+  let conn = connsByDatabase.get(db);
+  if (!conn) {
+    conn = new DbConn(db);
+    connsByDatabase.set(db, conn);
+  }
+  return conn;
 }
 
 /**
