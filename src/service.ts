@@ -5,12 +5,12 @@ import { createApiKey } from "./auth/api-keys.ts";
 import { purgeExpiredRevocations } from "./auth/revocations.ts";
 import { SCOPES } from "./auth/scopes.ts";
 import { loadOrCreateSigningKey } from "./auth/signing-key.ts";
-import { countUsers, createUser } from "./auth/users.ts";
+import { addUser, countUsers } from "./auth/users.ts";
 import { accountRoutes } from "./account/routes.ts";
 import { clientRoutes } from "./clients/routes.ts";
 import type { ServiceConfig } from "./config.ts";
 import { openDatabase, type Db } from "./db/client.ts";
-import { connOf } from "./db/conn.ts";
+import { connOf, type DbConn } from "./db/conn.ts";
 import { WalTruncator } from "./db/wal-truncation.ts";
 import { applyMigrations } from "./db/migrate.ts";
 import { databasePath } from "./db/paths.ts";
@@ -93,10 +93,10 @@ export interface ServiceIo {
 }
 
 /** The first start on an empty data dir makes an admin with an all-scopes key, shown once. */
-function bootstrapAdmin(db: Db, io: ServiceIo): void {
-  if (countUsers(db) > 0) return;
-  const user = createUser(db, { email: "admin@localhost", name: "Administrator", plan: "pro" });
-  const { key } = createApiKey(db, { userId: user.id, name: "bootstrap", scopes: [...SCOPES] });
+async function bootstrapAdmin(conn: DbConn, io: ServiceIo): Promise<void> {
+  if ((await countUsers(conn)) > 0) return;
+  const user = await addUser(conn, { email: "admin@localhost", name: "Administrator", plan: "pro" });
+  const { key } = await createApiKey(conn, { userId: user.id, name: "bootstrap", scopes: [...SCOPES] });
   io.say(`Created user admin@localhost with an all-scopes API key. It is shown only this once:`);
   io.say(`  ${key}`);
 }
@@ -119,7 +119,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   applyMigrations(db.$client);
   // Deletions truncate the WAL, which keeps the deleted content's earlier frames otherwise.
   const wal = new WalTruncator(db.$client, io.say);
-  bootstrapAdmin(db, io);
+  await bootstrapAdmin(conn, io);
   const idempotency = new IdempotencyStore(db, clock);
   idempotency.recover();
   renameLegacyRecordings(config.dataDir);
@@ -132,7 +132,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const signingKey = await loadOrCreateSigningKey(config.dataDir);
   // The IdP's JWKS is fetched under the same egress guard as audio_url; why a fetch failed goes to the log.
   const accessTokens = new AccessTokens(config.oauth, signingKey, { egress: config.egress, log: (error) => io.logError(error, "oauth-jwks") });
-  const authenticator = new Authenticator(db, accessTokens, clock);
+  const authenticator = new Authenticator(conn, accessTokens, clock);
   const requestLog = config.logRequests ? new RequestLog(stdoutSink()) : undefined;
   requestLog?.start();
 
@@ -269,6 +269,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const passwordVerifications = new PasswordVerifications({}, (matched) => metrics.countPasswordVerification(matched));
   const { app: webApp, signedInUserOf } = createWebApp({
     db,
+    conn,
     wal,
     clock,
     dataDir: config.dataDir,
