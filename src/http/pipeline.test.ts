@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Authenticator } from "../auth/authenticate.ts";
 import { DEFAULT_BODY_PACE } from "../lib/body-deadline.ts";
-import { SlidingWindowLimiter } from "./middleware/rate-limit/index.ts";
+import { SlidingWindowLimiter } from "./rate-limit.ts";
 import { createPipeline } from "./pipeline.ts";
 
 function anonymousPipeline(limit: number) {

@@ -2,10 +2,10 @@ import type { Authenticator, AuthOutcome } from "../auth/authenticate.ts";
 import type { Plan } from "../auth/plans.ts";
 import type { BodyPace } from "../lib/body-deadline.ts";
 import type { Clock } from "../lib/time.ts";
-import { anonymousClientKey } from "./middleware/client-key/index.ts";
-import { newRequestId } from "./middleware/request-id/index.ts";
-import { rateLimitHeaders, type RateState, type SlidingWindowLimiter } from "./middleware/rate-limit/index.ts";
-import type { RequestLog } from "./middleware/request-log/index.ts";
+import { anonymousClientKey } from "./client-key.ts";
+import { newRequestId } from "./request-id.ts";
+import { rateLimitHeaders, type RateState, type SlidingWindowLimiter } from "./rate-limit.ts";
+import type { RequestLog } from "./request-log.ts";
 import { problemResponse } from "./problem.ts";
 import { attachContext, type RequestContext } from "./request-context.ts";
 

@@ -20,7 +20,7 @@ import type { PasswordAttemptOutcome, PasswordAttempts } from "../auth/password-
 import type { UploadsInFlight } from "../uploads/in-flight.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import { contextOf } from "../http/request-context.ts";
-import { anonymousClientKey } from "../http/middleware/client-key/index.ts";
+import { anonymousClientKey } from "../http/client-key.ts";
 import { readFormBody } from "./form-body.ts";
 import { cookie, sameOrigin } from "./http.ts";
 import { pickLocale, translator, type MessageKey, type Translate } from "./i18n.ts";

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { SsoRefused } from "../auth/oidc-sign-in.ts";
 import { SESSION_MAX_MS } from "../auth/web-sessions.ts";
 import { ApiError } from "../errors/api-error.ts";
-import { anonymousClientKey } from "../http/middleware/client-key/index.ts";
+import { anonymousClientKey } from "../http/client-key.ts";
 import { contextOf } from "../http/request-context.ts";
 import { randomBase62 } from "../lib/ids.ts";
 import { sameSecret } from "../lib/same-secret.ts";

@@ -3,7 +3,7 @@ import type { Db } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { emitEvent } from "../events/service.ts";
 import { events } from "../events/table.ts";
-import { SlidingWindowLimiter, WINDOW_SECONDS } from "../http/middleware/rate-limit/index.ts";
+import { SlidingWindowLimiter, WINDOW_SECONDS } from "../http/rate-limit.ts";
 import type { Clock } from "../lib/time.ts";
 import { queueDelivery, type DeliveryRow } from "./deliveries.ts";
 import { getOwnedEndpoint } from "./endpoints.ts";
