@@ -96,13 +96,18 @@ export function revokeApiKey(c: Conn, id: string, now = Date.now()): Promise<boo
   );
 }
 
+/** What tells keys apart in a listing: the prefix and the key's last four characters. */
+export function apiKeyHint(row: Pick<ApiKeyRow, "keyHint">): string {
+  return `${API_KEY_PREFIX}…${row.keyHint}`;
+}
+
 export function renderApiKey(row: ApiKeyRow) {
   return {
     id: row.id,
     object: "api_key",
     name: row.name,
     scopes: row.scopes,
-    key_hint: `${API_KEY_PREFIX}…${row.keyHint}`,
+    key_hint: apiKeyHint(row),
     user_id: row.userId,
     created_at: toRfc3339(row.createdAt),
     last_used_at: row.lastUsedAt === null ? null : toRfc3339(row.lastUsedAt),

@@ -11,6 +11,15 @@ import type { Scope } from "./scopes.ts";
 import { getUserByEmail, getUserById, passwordHashOf, setPasswordHash, setUserLocale, type Locale } from "./users.ts";
 import { createWebSession, endAllWebSessions, endWebSession, endWebSessionOfToken, findWebSession, type WebSession } from "./web-sessions.ts";
 
+// What the front ends need of auth/ beside the use cases: refusals to tell apart, names, bounds.
+export { ApiKeyLimitReached, apiKeyHint, type ApiKeyRow } from "./api-keys.ts";
+export { SsoRefused, type OidcSignIn } from "./oidc-sign-in.ts";
+export type { PasswordAttemptOutcome, PasswordAttempts } from "./password-attempts.ts";
+export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./passwords.ts";
+export { isScope, SCOPES, type Scope } from "./scopes.ts";
+export type { Locale } from "./users.ts";
+export { SESSION_MAX_MS, type WebSession } from "./web-sessions.ts";
+
 /**
  * The accounts' use cases: API keys, signing in and out of the web app, passwords and the
  * web app's language. The web pages (and later the API and the MCP server) call these; each does

@@ -1,8 +1,6 @@
 import { webActor, type Actor } from "../auth/actor.ts";
-import { authApp } from "../auth/app.ts";
-import type { OidcSignIn } from "../auth/oidc-sign-in.ts";
+import { authApp, type OidcSignIn, type PasswordAttemptOutcome, type PasswordAttempts, type WebSession } from "../auth/app.ts";
 import type { Plan } from "../auth/plans.ts";
-import type { WebSession } from "../auth/web-sessions.ts";
 import type { Db } from "../db/client.ts";
 import type { DbConn } from "../db/conn.ts";
 import type { WalTruncation } from "../db/wal-truncation.ts";
@@ -16,7 +14,6 @@ import type { EgressPolicy } from "../net/egress.ts";
 import type { DiskFloor } from "../storage/disk-space.ts";
 import type { PingThrottle } from "../webhooks/ping.ts";
 import type { TemplateCatalogue } from "../templates/catalogue.ts";
-import type { PasswordAttemptOutcome, PasswordAttempts } from "../auth/password-attempts.ts";
 import type { UploadsInFlight } from "../uploads/in-flight.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import { contextOf } from "../http/request-context.ts";

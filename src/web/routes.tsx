@@ -1,6 +1,5 @@
 import { Elysia } from "elysia";
-import { SsoRefused } from "../auth/oidc-sign-in.ts";
-import { SESSION_MAX_MS } from "../auth/web-sessions.ts";
+import { SESSION_MAX_MS, SsoRefused } from "../auth/app.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { anonymousClientKey } from "../http/client-key.ts";
 import { contextOf } from "../http/request-context.ts";

@@ -1,8 +1,5 @@
 import type { Elysia } from "elysia";
-import { ApiKeyLimitReached, renderApiKey } from "../auth/api-keys.ts";
-import { isScope, type Scope } from "../auth/scopes.ts";
-import type { Locale } from "../auth/users.ts";
-import { SESSION_MAX_MS, type WebSession } from "../auth/web-sessions.ts";
+import { ApiKeyLimitReached, isScope, SESSION_MAX_MS, type Locale, type Scope, type WebSession } from "../auth/app.ts";
 import { cookie, html, redirect, setCookie } from "./http.ts";
 import { attemptRefusal, BROWSER_COOKIE, BROWSER_COOKIE_MAX_AGE_S, SESSION_COOKIE, type WebKit } from "./kit.ts";
 import type { PageNotice } from "./layout.tsx";
@@ -25,7 +22,7 @@ export function settingsPages(app: Elysia, kit: WebKit): void {
   const developersPage = async (request: Request, session: WebSession, extra: { status?: number; createdKey?: { name: string; key: string }; notice?: PageNotice } = {}) => {
     const frame = kit.frameFor(request, session, (t) => t("settings.developers"));
     const notice = extra.notice ?? kit.noticeOf(request, frame.t, ["revoked"]);
-    const keys = (await auth.keys.list(kit.actor(session))).map(renderApiKey);
+    const keys = await auth.keys.list(kit.actor(session));
     // The page holding a new key is never kept by a cache or shown again by the back button.
     return html(<DevelopersPage frame={frame} keys={keys} createdKey={extra.createdKey} notice={notice} maxKeys={deps.maxApiKeys} />, extra.status ?? 200, [], { "cache-control": "no-store" });
   };
