@@ -1,9 +1,8 @@
 import { ApiKeyLimitReached, createApiKey, listApiKeys, renderApiKey, revokeApiKey } from "../../auth/api-keys.ts";
-import { parseScopeList } from "../../auth/scopes.ts";
 import { DATA_DIR_OPTION, MAX_API_KEYS_OPTION } from "../../config-options.ts";
 import type { Command } from "../command.ts";
 import { UsageError } from "../options.ts";
-import { EMAIL_OPTION, JSON_OPTION, requireUser, withConn } from "./shared.ts";
+import { EMAIL_OPTION, JSON_OPTION, requireUser, SCOPES_OPTION, scopesOf, withConn } from "./shared.ts";
 
 /** `admin key ...`: API keys, for any user (the web app's Developers page is each user's own). */
 export const keyCommands: Record<string, Command> = {
@@ -14,17 +13,12 @@ export const keyCommands: Record<string, Command> = {
       DATA_DIR_OPTION,
       EMAIL_OPTION,
       { name: "name", type: "string", required: true, help: "A name to tell the key apart." },
-      { name: "scopes", type: "string", required: true, valueName: "a,b,c|all", help: "Scopes, comma-separated, or all." },
+      SCOPES_OPTION,
       MAX_API_KEYS_OPTION,
       JSON_OPTION,
     ],
     async run(values, out) {
-      let scopes;
-      try {
-        scopes = parseScopeList(values.scopes as string);
-      } catch (error) {
-        throw new UsageError((error as Error).message);
-      }
+      const scopes = scopesOf(values);
       const max = values["max-api-keys"] as number;
       if (max < 1) throw new UsageError("--max-api-keys must be at least 1");
       const { row, key } = await withConn(values, async (conn) => {

@@ -1,4 +1,5 @@
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword, passwordProblem } from "../../auth/passwords.ts";
+import { parseScopeList, type Scope } from "../../auth/scopes.ts";
 import { getUserByEmail, type User } from "../../auth/users.ts";
 import { openConn, sqliteOf, type Conn, type DbConn } from "../../db/conn.ts";
 import { applyMigrations } from "../../db/migrate.ts";
@@ -10,6 +11,17 @@ import { UsageError, type OptionSpec, type OptionValues } from "../options.ts";
 
 export const JSON_OPTION: OptionSpec = { name: "json", type: "bool", help: "Print JSON instead of text." };
 export const EMAIL_OPTION: OptionSpec = { name: "email", type: "string", required: true, help: "The user's email address." };
+
+export const SCOPES_OPTION: OptionSpec = { name: "scopes", type: "string", required: true, valueName: "a,b,c|all", help: "Scopes, comma-separated, or all." };
+
+/** The scopes --scopes names, an unknown one refused. */
+export function scopesOf(values: OptionValues): Scope[] {
+  try {
+    return parseScopeList(values.scopes as string);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
 
 export const PASSWORD_OPTION: OptionSpec = {
   name: "password",

@@ -1,6 +1,5 @@
 import { AccessTokens, identifyOwnToken } from "../../auth/access-tokens.ts";
 import { revokeToken } from "../../auth/revocations.ts";
-import { parseScopeList } from "../../auth/scopes.ts";
 import { loadOrCreateSigningKey, signingKeyPath } from "../../auth/signing-key.ts";
 import { DATA_DIR_OPTION, OAUTH_OPTIONS, TOKEN_MAX_TTL_OPTION } from "../../config-options.ts";
 import { LOCAL_TOKEN_ISSUER, oauthSettings, tokenMaxTtl } from "../../config.ts";
@@ -9,7 +8,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "../command.ts";
 import { UsageError } from "../options.ts";
-import { EMAIL_OPTION, JSON_OPTION, requireUser, withConn } from "./shared.ts";
+import { EMAIL_OPTION, JSON_OPTION, requireUser, SCOPES_OPTION, scopesOf, withConn } from "./shared.ts";
 
 /** `admin token ...`: OAuth access tokens this service signs, and their revocation. */
 export const tokenCommands: Record<string, Command> = {
@@ -20,19 +19,14 @@ export const tokenCommands: Record<string, Command> = {
     options: [
       DATA_DIR_OPTION,
       EMAIL_OPTION,
-      { name: "scopes", type: "string", required: true, valueName: "a,b,c|all", help: "Scopes, comma-separated, or all." },
+      SCOPES_OPTION,
       { name: "ttl", type: "int", default: "3600", help: "Lifetime in seconds, at most --token-max-ttl." },
       { name: "client-id", type: "string", default: "verbatim-cli", help: "client_id claim (rate limits count per client)." },
       ...OAUTH_OPTIONS,
       JSON_OPTION,
     ],
     async run(values, out) {
-      let scopes;
-      try {
-        scopes = parseScopeList(values.scopes as string);
-      } catch (error) {
-        throw new UsageError((error as Error).message);
-      }
+      const scopes = scopesOf(values);
       const settings = oauthSettings(values);
       const ttl = values.ttl as number;
       if (ttl < 1) throw new UsageError("--ttl must be at least 1 second");
