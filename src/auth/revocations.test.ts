@@ -18,8 +18,8 @@ describe("token revocations", async () => {
   });
 
   test("the sweep drops a revocation only once its token has expired", async () => {
-    expect(purgeExpiredRevocations(db, 8_999)).toBe(0);
-    expect(purgeExpiredRevocations(db, 9_001)).toBe(1);
+    expect(await purgeExpiredRevocations(temp.conn, 8_999)).toBe(0);
+    expect(await purgeExpiredRevocations(temp.conn, 9_001)).toBe(1);
     expect(await isTokenRevoked(temp.conn, "jti-1")).toBe(false);
   });
 

@@ -29,10 +29,7 @@ function revoked(q: Queryable, jti: string): boolean {
   return q.select({ jti: revokedTokens.jti }).from(revokedTokens).where(eq(revokedTokens.jti, jti)).get() !== undefined;
 }
 
-/**
- * Drops revocations whose token has expired anyway (the retention sweep); answers how many.
- * Synchronous: storage/retention.ts calls its sweeps synchronously.
- */
-export function purgeExpiredRevocations(db: Queryable, now: number): number {
-  return db.delete(revokedTokens).where(lt(revokedTokens.expiresAt, now)).returning({ jti: revokedTokens.jti }).all().length;
+/** Drops revocations whose token has expired anyway (the retention sweep); answers how many. */
+export function purgeExpiredRevocations(c: Conn, now: number): Promise<number> {
+  return run(c, (q) => q.delete(revokedTokens).where(lt(revokedTokens.expiresAt, now)).returning({ jti: revokedTokens.jti }).all().length);
 }

@@ -1,6 +1,5 @@
 import { and, eq, gt, isNull, lt, or } from "drizzle-orm";
 import { createHash } from "node:crypto";
-import type { Queryable } from "../db/client.ts";
 import { run, type Conn } from "../db/conn.ts";
 import { randomBase62 } from "../lib/ids.ts";
 import { users, webSessions } from "./table.ts";
@@ -74,11 +73,15 @@ export function endAllWebSessions(c: Conn, userId: string): Promise<number> {
   return run(c, (q) => q.delete(webSessions).where(eq(webSessions.userId, userId)).returning({ id: webSessions.tokenHash }).all().length);
 }
 
-/** Removes sessions past their end or idle too long (the retention sweep; synchronous, as storage/retention.ts calls it). */
-export function purgeExpiredWebSessions(db: Queryable, now: number): number {
-  return db
-    .delete(webSessions)
-    .where(or(lt(webSessions.expiresAt, now), lt(webSessions.lastSeenAt, now - SESSION_IDLE_MS)))
-    .returning({ id: webSessions.tokenHash })
-    .all().length;
+/** Removes sessions past their end or idle too long (the retention sweep). */
+export function purgeExpiredWebSessions(c: Conn, now: number): Promise<number> {
+  return run(
+    c,
+    (q) =>
+      q
+        .delete(webSessions)
+        .where(or(lt(webSessions.expiresAt, now), lt(webSessions.lastSeenAt, now - SESSION_IDLE_MS)))
+        .returning({ id: webSessions.tokenHash })
+        .all().length,
+  );
 }

@@ -1,7 +1,6 @@
 import { Elysia } from "elysia";
 import { SESSION_MAX_MS, SsoRefused } from "../auth/app.ts";
 import { ApiError } from "../errors/api-error.ts";
-import { anonymousClientKey } from "../http/client-key.ts";
 import { contextOf } from "../http/request-context.ts";
 import { randomBase62 } from "../lib/ids.ts";
 import { sameSecret } from "../lib/same-secret.ts";
