@@ -13,7 +13,7 @@ import { DEFAULT_BILLING, type BillingSettings } from "./usage/settings.ts";
 import { MODEL_PROFILES, selectModels, type ModelProfile } from "./models/selection.ts";
 import { DEFAULT_PARALLEL_SLOTS, type ParallelSlots } from "./jobs/slots.ts";
 import { parseEgressAllow, type EgressPolicy } from "./net/egress.ts";
-import { parseTrustedProxies, type TrustedProxies } from "./http/middleware/client-address/index.ts";
+import { parseTrustedProxies, type TrustedProxies } from "./http/client-address.ts";
 import type { DraftLimits } from "./meetings/drafts.ts";
 
 /** `iss` of the access tokens the service mints itself (admin token create). */

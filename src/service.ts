@@ -5,12 +5,12 @@ import { createApiKey } from "./auth/api-keys.ts";
 import { purgeExpiredRevocations } from "./auth/revocations.ts";
 import { SCOPES } from "./auth/scopes.ts";
 import { loadOrCreateSigningKey } from "./auth/signing-key.ts";
-import { countUsers, createUser } from "./auth/users.ts";
+import { addUser, countUsers } from "./auth/users.ts";
 import { accountRoutes } from "./account/routes.ts";
 import { clientRoutes } from "./clients/routes.ts";
 import type { ServiceConfig } from "./config.ts";
 import { openDatabase, type Db } from "./db/client.ts";
-import { connOf } from "./db/conn.ts";
+import { connOf, type DbConn } from "./db/conn.ts";
 import { WalTruncator } from "./db/wal-truncation.ts";
 import { applyMigrations } from "./db/migrate.ts";
 import { databasePath } from "./db/paths.ts";
@@ -30,7 +30,7 @@ import { documentRenderer } from "./documents/renderer.ts";
 import { documentsApp } from "./documents/app.ts";
 import { documentRoutes } from "./documents/routes.ts";
 import { webhooksApp } from "./webhooks/app.ts";
-import { purgeOldDeliveriesNow } from "./webhooks/delivery-store.ts";
+import { purgeOldDeliveries } from "./webhooks/delivery-store.ts";
 import { DeliveryThread } from "./webhooks/delivery-host.ts";
 import { PingThrottle } from "./webhooks/ping.ts";
 import { usageMeter } from "./usage/meter.ts";
@@ -65,7 +65,7 @@ import { startRetention } from "./storage/retention.ts";
 import { SignInThrottle } from "./auth/sign-in-throttle.ts";
 import { PasswordAttempts } from "./auth/password-attempts.ts";
 import { PasswordVerifications } from "./auth/password-verifications.ts";
-import { clientAddressResolver } from "./http/middleware/client-address/index.ts";
+import { clientAddressResolver } from "./http/client-address.ts";
 import { purgeExpiredWebSessions } from "./auth/web-sessions.ts";
 import { createWebApp, isWebPath } from "./web/routes.tsx";
 import { correctSegment, listCorrections } from "./meetings/corrections.ts";
@@ -74,8 +74,8 @@ import { renameLegacyRecordings, sweepOrphans } from "./storage/sweep.ts";
 import { recordUntrackedDraftParts, sweepIdleDrafts } from "./meetings/draft-upkeep.ts";
 import { workerCommand } from "./worker/command.ts";
 import { WORKER_CONFIG_ENV, type WorkerConfig } from "./worker/config.ts";
-import { SlidingWindowLimiter } from "./http/middleware/rate-limit/index.ts";
-import { RequestLog, stdoutSink } from "./http/middleware/request-log/index.ts";
+import { SlidingWindowLimiter } from "./http/rate-limit.ts";
+import { RequestLog, stdoutSink } from "./http/request-log.ts";
 import { createPipeline } from "./http/pipeline.ts";
 import type { RouteDef } from "./http/route.ts";
 import { createRouter } from "./http/router.ts";
@@ -100,10 +100,10 @@ export interface ServiceIo {
 }
 
 /** The first start on an empty data dir makes an admin with an all-scopes key, shown once. */
-function bootstrapAdmin(db: Db, io: ServiceIo): void {
-  if (countUsers(db) > 0) return;
-  const user = createUser(db, { email: "admin@localhost", name: "Administrator", plan: "pro" });
-  const { key } = createApiKey(db, { userId: user.id, name: "bootstrap", scopes: [...SCOPES] });
+async function bootstrapAdmin(conn: DbConn, io: ServiceIo): Promise<void> {
+  if ((await countUsers(conn)) > 0) return;
+  const user = await addUser(conn, { email: "admin@localhost", name: "Administrator", plan: "pro" });
+  const { key } = await createApiKey(conn, { userId: user.id, name: "bootstrap", scopes: [...SCOPES] });
   io.say(`Created user admin@localhost with an all-scopes API key. It is shown only this once:`);
   io.say(`  ${key}`);
 }
@@ -126,7 +126,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   applyMigrations(db.$client);
   // Deletions truncate the WAL, which keeps the deleted content's earlier frames otherwise.
   const wal = new WalTruncator(conn, io.say);
-  bootstrapAdmin(db, io);
+  await bootstrapAdmin(conn, io);
   const idempotency = new IdempotencyStore(db, clock);
   idempotency.recover();
   renameLegacyRecordings(config.dataDir);
@@ -139,7 +139,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const signingKey = await loadOrCreateSigningKey(config.dataDir);
   // The IdP's JWKS is fetched under the same egress guard as audio_url; why a fetch failed goes to the log.
   const accessTokens = new AccessTokens(config.oauth, signingKey, { egress: config.egress, log: (error) => io.logError(error, "oauth-jwks") });
-  const authenticator = new Authenticator(db, accessTokens, clock);
+  const authenticator = new Authenticator(conn, accessTokens, clock);
   const requestLog = config.logRequests ? new RequestLog(stdoutSink()) : undefined;
   requestLog?.start();
 
@@ -287,6 +287,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const passwordVerifications = new PasswordVerifications({}, (matched) => metrics.countPasswordVerification(matched));
   const { app: webApp, signedInUserOf } = createWebApp({
     db,
+    conn,
     wal,
     clock,
     dataDir: config.dataDir,
@@ -361,9 +362,9 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       dataDir: config.dataDir,
       clock,
       sweepIdempotencyKeys: () => idempotency.sweep(),
-      purgeExpiredRevocations: (now) => purgeExpiredRevocations(db, now),
-      purgeOldDeliveries: (now) => purgeOldDeliveriesNow(db, now),
-      purgeExpiredWebSessions: (now) => purgeExpiredWebSessions(db, now),
+      purgeExpiredRevocations: (now) => purgeExpiredRevocations(conn, now),
+      purgeOldDeliveries: (now) => purgeOldDeliveries(conn, now),
+      purgeExpiredWebSessions: (now) => purgeExpiredWebSessions(conn, now),
       purgeIdleDrafts: (now) => sweepIdleDrafts({ db, wal, dataDir: config.dataDir, cancelJobs: (ids) => scheduler.cancel(ids) }, config.drafts, now),
       log: io.say,
     },

@@ -1,6 +1,6 @@
 import type { Principal } from "../auth/authenticate.ts";
 import { renderUser } from "../auth/users.ts";
-import { WINDOW_SECONDS } from "../http/middleware/rate-limit/index.ts";
+import { WINDOW_SECONDS } from "../http/rate-limit.ts";
 import { access, defineRoute } from "../http/route.ts";
 import { toRfc3339 } from "../lib/time.ts";
 import { API_VERSION } from "../lib/version.ts";

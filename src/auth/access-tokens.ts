@@ -1,3 +1,4 @@
+import { z } from "zod";
 import {
   SignJWT,
   compactVerify,
@@ -194,15 +195,18 @@ export class AccessTokens {
   }
 }
 
+/** The claims revocation reads from a token this service signed (checked below, one by one). */
+const ownTokenClaims = z.looseObject({ iss: z.unknown(), jti: z.unknown(), exp: z.unknown() });
+
 /**
  * The jti and exp of a token this service signed, for revoking it: the signature must verify
  * (so no one revokes by a made-up token), but audience and expiry are not checked.
  */
 export async function identifyOwnToken(token: string, key: SigningKey, localIssuer: string): Promise<OwnTokenIdentity> {
-  let payload: JWTPayload;
+  let payload: { iss?: unknown; jti?: unknown; exp?: unknown };
   try {
     const verified = await compactVerify(token, key.publicKey, { algorithms: [SIGNING_ALGORITHM] });
-    payload = JSON.parse(new TextDecoder().decode(verified.payload)) as JWTPayload;
+    payload = ownTokenClaims.parse(JSON.parse(new TextDecoder().decode(verified.payload)));
   } catch {
     throw new TokenRejected("not an access token signed by this service's key");
   }

@@ -1,9 +1,10 @@
 import { and, count, eq, isNull } from "drizzle-orm";
 import { timingSafeEqual } from "node:crypto";
-import type { Db, Queryable } from "../db/client.ts";
+import type { Queryable } from "../db/client.ts";
+import { run, runTx, type Conn, type DbConn } from "../db/conn.ts";
 import { randomBase62, randomId } from "../lib/ids.ts";
 import { toRfc3339 } from "../lib/time.ts";
-import type { Scope } from "./scopes.ts";
+import { parseStoredScopes, type Scope } from "./scopes.ts";
 import type { User } from "./users.ts";
 import { apiKeys, users } from "./table.ts";
 
@@ -35,8 +36,8 @@ export class ApiKeyLimitReached extends Error {
   }
 }
 
-export function countActiveApiKeys(db: Queryable, userId: string): number {
-  return db.select({ n: count() }).from(apiKeys).where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt))).get()?.n ?? 0;
+function countActiveApiKeys(q: Queryable, userId: string): number {
+  return q.select({ n: count() }).from(apiKeys).where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt))).get()?.n ?? 0;
 }
 
 /**
@@ -45,47 +46,59 @@ export function countActiveApiKeys(db: Queryable, userId: string): number {
  * and inserted in one immediate transaction, so two creations at once cannot both pass the count.
  */
 export function createApiKey(
-  db: Db,
+  c: Conn,
   input: { userId: string; name: string; scopes: Scope[] },
   now = Date.now(),
   maxActive = DEFAULT_MAX_ACTIVE_API_KEYS,
-): { row: ApiKeyRow; key: string } {
+): Promise<{ row: ApiKeyRow; key: string }> {
   const key = API_KEY_PREFIX + randomBase62(KEY_RANDOM_LENGTH);
   const row: ApiKeyRow = {
     id: randomId("key", 16),
     userId: input.userId,
     name: input.name,
-    scopes: JSON.stringify(input.scopes),
+    scopes: input.scopes,
     keyHash: hashApiKey(key),
     keyHint: key.slice(-4),
     createdAt: now,
     lastUsedAt: null,
     revokedAt: null,
   };
-  db.transaction(
-    (tx) => {
-      if (countActiveApiKeys(tx, input.userId) >= maxActive) throw new ApiKeyLimitReached(maxActive);
-      tx.insert(apiKeys).values(row).run();
-    },
-    { behavior: "immediate" },
-  );
-  return { row, key };
+  return runTx(c, (q) => {
+    if (countActiveApiKeys(q, input.userId) >= maxActive) throw new ApiKeyLimitReached(maxActive);
+    q.insert(apiKeys).values(row).run();
+    return { row, key };
+  });
 }
 
-export function listApiKeys(db: Db, userId?: string): ApiKeyRow[] {
-  const query = db.select().from(apiKeys);
-  return (userId ? query.where(eq(apiKeys.userId, userId)) : query).orderBy(apiKeys.createdAt).all();
+/** Every key (of one user when `userId` is given), oldest first. */
+export function listApiKeys(c: Conn, userId?: string): Promise<ApiKeyRow[]> {
+  return run(c, (q) => {
+    const query = q.select().from(apiKeys);
+    return (userId ? query.where(eq(apiKeys.userId, userId)) : query).orderBy(apiKeys.createdAt).all();
+  });
+}
+
+export function getApiKey(c: Conn, id: string): Promise<ApiKeyRow | undefined> {
+  return run(c, (q) => q.select().from(apiKeys).where(eq(apiKeys.id, id)).get());
 }
 
 /** Marks a key revoked; answers false when no such unrevoked key exists. */
-export function revokeApiKey(db: Db, id: string, now = Date.now()): boolean {
-  const revoked = db
-    .update(apiKeys)
-    .set({ revokedAt: now })
-    .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id })
-    .all();
-  return revoked.length > 0;
+export function revokeApiKey(c: Conn, id: string, now = Date.now()): Promise<boolean> {
+  return run(
+    c,
+    (q) =>
+      q
+        .update(apiKeys)
+        .set({ revokedAt: now })
+        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+        .returning({ id: apiKeys.id })
+        .all().length > 0,
+  );
+}
+
+/** What tells keys apart in a listing: the prefix and the key's last four characters. */
+export function apiKeyHint(row: Pick<ApiKeyRow, "keyHint">): string {
+  return `${API_KEY_PREFIX}…${row.keyHint}`;
 }
 
 export function renderApiKey(row: ApiKeyRow) {
@@ -93,8 +106,8 @@ export function renderApiKey(row: ApiKeyRow) {
     id: row.id,
     object: "api_key",
     name: row.name,
-    scopes: JSON.parse(row.scopes) as Scope[],
-    key_hint: `${API_KEY_PREFIX}…${row.keyHint}`,
+    scopes: row.scopes,
+    key_hint: apiKeyHint(row),
     user_id: row.userId,
     created_at: toRfc3339(row.createdAt),
     last_used_at: row.lastUsedAt === null ? null : toRfc3339(row.lastUsedAt),
@@ -112,10 +125,12 @@ export interface ApiKeyMatch {
  * computed hashes in constant time. Plain prepared statements on bun:sqlite, two single-row
  * index lookups: measured at ~6 µs against ~30 µs for the same join through drizzle's mapper,
  * and about 12 µs inside the running server; a key seen since the database last changed is
- * answered from memory (one PRAGMA data_version read).
+ * answered from memory (one PRAGMA data_version read), synchronously: the API's hot path (GET
+ * /v1/me) then needs no promise. A key not in memory is read in its turn on the connection (`run`:
+ * after any transaction open on it), so the answer is then a promise.
  */
-export function createApiKeyLookup(db: Db) {
-  const sqlite = db.$client;
+export function createApiKeyLookup(conn: DbConn) {
+  const sqlite = conn.sqlite;
   const keyByHash = sqlite.prepare<RawKey, [string]>(
     "SELECT id, user_id, name, scopes, key_hash, key_hint, created_at, last_used_at, revoked_at FROM api_keys WHERE key_hash = ?",
   );
@@ -146,7 +161,7 @@ export function createApiKeyLookup(db: Db) {
         id: key.id,
         userId: key.user_id,
         name: key.name,
-        scopes: key.scopes,
+        scopes: parseStoredScopes(key.scopes),
         keyHash: key.key_hash,
         keyHint: key.key_hint,
         createdAt: key.created_at,
@@ -157,8 +172,17 @@ export function createApiKeyLookup(db: Db) {
     };
   };
 
+  const remember = (presented: string, found: ApiKeyMatch | undefined) => {
+    if (found) {
+      if (cache.size >= MAX_CACHED) cache.clear();
+      cache.set(presented, found);
+    }
+    return found;
+  };
+
   return {
-    find(presented: string): ApiKeyMatch | undefined {
+    /** From memory at once when this key was seen since the database last changed, else in a promise. */
+    find(presented: string): ApiKeyMatch | undefined | Promise<ApiKeyMatch | undefined> {
       const now = performance.now();
       if (now - checkedAt >= RECHECK_MS) {
         checkedAt = now;
@@ -170,15 +194,13 @@ export function createApiKeyLookup(db: Db) {
       }
       const cached = cache.get(presented);
       if (cached) return cached;
-      const found = lookup(presented);
-      if (found) {
-        if (cache.size >= MAX_CACHED) cache.clear();
-        cache.set(presented, found);
-      }
-      return found;
+      return run(conn, () => remember(presented, lookup(presented)));
     },
-    touch(id: string, now: number): void {
-      touch.run(now, id);
+    /** Records when a key was last used (at most once a minute per key, the caller decides). */
+    touch(id: string, now: number): Promise<void> {
+      return run(conn, () => {
+        touch.run(now, id);
+      });
     },
     /** Keys or users were changed on this process's own connection, which data_version does not see. */
     forget(): void {

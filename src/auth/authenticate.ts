@@ -1,11 +1,11 @@
-import type { Db } from "../db/client.ts";
+import type { DbConn } from "../db/conn.ts";
 import type { Clock } from "../lib/time.ts";
 import { TokenRejected, type AccessTokens } from "./access-tokens.ts";
-import { createApiKeyLookup, looksLikeApiKey } from "./api-keys.ts";
+import { createApiKeyLookup, looksLikeApiKey, type ApiKeyMatch } from "./api-keys.ts";
 import type { Scope } from "./scopes.ts";
 import { userForIdpToken } from "./external-identities.ts";
 import { isTokenRevoked } from "./revocations.ts";
-import { findUserById, type User } from "./users.ts";
+import { getUserById, type User } from "./users.ts";
 
 export interface Credential {
   type: "api_key" | "oauth";
@@ -38,11 +38,11 @@ export class Authenticator {
   private readonly keyOutcomes = new WeakMap<object, AuthOutcome>();
 
   constructor(
-    private readonly db: Db,
+    private readonly conn: DbConn,
     private readonly tokens: AccessTokens,
     private readonly clock: Clock,
   ) {
-    this.keys = createApiKeyLookup(db);
+    this.keys = createApiKeyLookup(conn);
   }
 
   /** Keys were created or revoked in this process (the web app): cached answers must not outlive that. */
@@ -50,7 +50,10 @@ export class Authenticator {
     this.keys.forget();
   }
 
-  /** API keys are answered at once (their lookup is synchronous), access tokens in a promise (jose). */
+  /**
+   * An API key seen since the database last changed is answered at once (from the lookup's
+   * memory), another key and access tokens (jose) in a promise.
+   */
   authenticate(header: string | null): AuthOutcome | Promise<AuthOutcome> {
     if (header === null || header.trim() === "") return { kind: "anonymous" };
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -59,15 +62,20 @@ export class Authenticator {
     return looksLikeApiKey(token) ? this.byApiKey(token) : this.byAccessToken(token);
   }
 
-  private byApiKey(presented: string): AuthOutcome {
+  private byApiKey(presented: string): AuthOutcome | Promise<AuthOutcome> {
     const found = this.keys.find(presented);
+    return found instanceof Promise ? found.then((settled) => this.keyOutcome(settled)) : this.keyOutcome(found);
+  }
+
+  private keyOutcome(found: ApiKeyMatch | undefined): AuthOutcome {
     if (!found) return { kind: "rejected", detail: "The API key is not valid." };
     if (found.key.revokedAt !== null) return { kind: "rejected", detail: "The API key was revoked." };
     const now = this.clock.now();
     const lastWrite = this.lastUsedWrites.get(found.key.id) ?? found.key.lastUsedAt ?? 0;
     if (now - lastWrite >= LAST_USED_WRITE_INTERVAL_MS) {
       this.lastUsedWrites.set(found.key.id, now);
-      this.keys.touch(found.key.id, now);
+      // Advisory (shown in key listings): a failed write is not the request's failure.
+      this.keys.touch(found.key.id, now).catch(() => this.lastUsedWrites.delete(found.key.id));
     }
     let outcome = this.keyOutcomes.get(found);
     if (!outcome) {
@@ -80,7 +88,7 @@ export class Authenticator {
             type: "api_key",
             id: found.key.id,
             name: found.key.name,
-            scopes: JSON.parse(found.key.scopes) as Scope[],
+            scopes: found.key.scopes,
             expiresAt: null,
           },
           rateKey: `key:${found.key.id}`,
@@ -103,13 +111,13 @@ export class Authenticator {
     if (verified.local) {
       // Local tokens name the user by id (their email claim never stands in for it), and can be
       // revoked by jti: one primary-key lookup, only for these tokens.
-      if (isTokenRevoked(this.db, verified.tokenId!)) return { kind: "rejected", detail: "The access token has been revoked." };
-      user = findUserById(this.db, verified.subject);
+      if (await isTokenRevoked(this.conn, verified.tokenId!)) return { kind: "rejected", detail: "The access token has been revoked." };
+      user = await getUserById(this.conn, verified.subject);
       if (!user) return { kind: "rejected", detail: "The access token's subject is not a user of this service." };
     } else {
       // An IdP's sub is its own, never a user id here: it is linked to a user by a verified email.
-      const mapped = userForIdpToken(
-        this.db,
+      const mapped = await userForIdpToken(
+        this.conn,
         { issuer: verified.issuer, subject: verified.subject, email: verified.email, emailVerified: verified.emailVerified },
         this.clock.now(),
       );

@@ -12,38 +12,38 @@ const ana = createUser(db, { email: "ana@firm.example", plan: "free" });
 const ben = createUser(db, { email: "ben@firm.example", plan: "free" });
 const ISS = "https://idp.firm.example";
 
-describe("userForIdpToken", () => {
-  test("an unverified email names no one and links nothing", () => {
-    const result = userForIdpToken(db, { issuer: ISS, subject: "s-unverified", email: "ana@firm.example", emailVerified: false }, 1);
+describe("userForIdpToken", async () => {
+  test("an unverified email names no one and links nothing", async () => {
+    const result = await userForIdpToken(temp.conn, { issuer: ISS, subject: "s-unverified", email: "ana@firm.example", emailVerified: false }, 1);
     expect(result).toEqual({ refused: expect.stringContaining("not verified") });
     expect(db.select().from(externalIdentities).all()).toHaveLength(0);
   });
 
-  test("no link and no email: refused", () => {
-    expect(userForIdpToken(db, { issuer: ISS, subject: "s-none", email: undefined, emailVerified: false }, 1)).toEqual({
+  test("no link and no email: refused", async () => {
+    expect(await userForIdpToken(temp.conn, { issuer: ISS, subject: "s-none", email: undefined, emailVerified: false }, 1)).toEqual({
       refused: expect.stringContaining("not linked"),
     });
   });
 
-  test("a verified email maps and links; later the link wins over any email", () => {
-    expect(userForIdpToken(db, { issuer: ISS, subject: "s-ana", email: "ANA@firm.example", emailVerified: true }, 5)).toEqual({ user: ana });
+  test("a verified email maps and links; later the link wins over any email", async () => {
+    expect(await userForIdpToken(temp.conn, { issuer: ISS, subject: "s-ana", email: "ANA@firm.example", emailVerified: true }, 5)).toEqual({ user: ana });
     expect(db.select().from(externalIdentities).all()).toEqual([{ issuer: ISS, subject: "s-ana", userId: ana.id, createdAt: 5 }]);
-    expect(userForIdpToken(db, { issuer: ISS, subject: "s-ana", email: "ben@firm.example", emailVerified: true }, 6)).toEqual({ user: ana });
-    expect(userForIdpToken(db, { issuer: ISS, subject: "s-ana", email: undefined, emailVerified: false }, 7)).toEqual({ user: ana });
+    expect(await userForIdpToken(temp.conn, { issuer: ISS, subject: "s-ana", email: "ben@firm.example", emailVerified: true }, 6)).toEqual({ user: ana });
+    expect(await userForIdpToken(temp.conn, { issuer: ISS, subject: "s-ana", email: undefined, emailVerified: false }, 7)).toEqual({ user: ana });
   });
 
-  test("the link is per issuer: the same sub at another issuer is a different person", () => {
-    expect(userForIdpToken(db, { issuer: "https://other.example", subject: "s-ana", email: undefined, emailVerified: false }, 8)).toEqual({
+  test("the link is per issuer: the same sub at another issuer is a different person", async () => {
+    expect(await userForIdpToken(temp.conn, { issuer: "https://other.example", subject: "s-ana", email: undefined, emailVerified: false }, 8)).toEqual({
       refused: expect.stringContaining("not linked"),
     });
-    expect(userForIdpToken(db, { issuer: "https://other.example", subject: "s-ana", email: "ben@firm.example", emailVerified: true }, 9)).toEqual({
+    expect(await userForIdpToken(temp.conn, { issuer: "https://other.example", subject: "s-ana", email: "ben@firm.example", emailVerified: true }, 9)).toEqual({
       user: ben,
     });
   });
 
-  test("a verified email of no user is refused and links nothing", () => {
+  test("a verified email of no user is refused and links nothing", async () => {
     const before = db.select().from(externalIdentities).all().length;
-    expect(userForIdpToken(db, { issuer: ISS, subject: "s-ghost", email: "ghost@firm.example", emailVerified: true }, 10)).toEqual({
+    expect(await userForIdpToken(temp.conn, { issuer: ISS, subject: "s-ghost", email: "ghost@firm.example", emailVerified: true }, 10)).toEqual({
       refused: expect.stringContaining("not a user"),
     });
     expect(db.select().from(externalIdentities).all()).toHaveLength(before);

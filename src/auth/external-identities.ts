@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import type { Queryable } from "../db/client.ts";
+import { run, type Conn } from "../db/conn.ts";
 import { externalIdentities } from "./table.ts";
 import { findUserByEmail, findUserById, type User } from "./users.ts";
 
@@ -19,30 +19,32 @@ export type IdpMapping = { user: User } | { refused: string };
  * change of the email at the IdP (or a token without one) still names the same user. An
  * unverified email names no one: anyone can type any address into an IdP's profile page.
  */
-export function userForIdpToken(db: Queryable, person: IdpPerson, now: number): IdpMapping {
-  const linked = db
-    .select({ userId: externalIdentities.userId })
-    .from(externalIdentities)
-    .where(and(eq(externalIdentities.issuer, person.issuer), eq(externalIdentities.subject, person.subject)))
-    .get();
-  if (linked) {
-    const user = findUserById(db, linked.userId);
-    return user ? { user } : { refused: "The access token's subject is not a user of this service." };
-  }
-  if (person.email === undefined) {
-    return { refused: "The access token's subject is not linked to a user of this service, and the token carries no verified email." };
-  }
-  if (!person.emailVerified) {
-    return {
-      refused: "The access token's email is not verified by the identity provider (email_verified is not true), so it cannot name a user of this service.",
-    };
-  }
-  const user = findUserByEmail(db, person.email);
-  if (!user) return { refused: "The access token's subject is not a user of this service." };
-  // A link another process recorded meanwhile is kept, not replaced.
-  db.insert(externalIdentities)
-    .values({ issuer: person.issuer, subject: person.subject, userId: user.id, createdAt: now })
-    .onConflictDoNothing()
-    .run();
-  return { user };
+export function userForIdpToken(c: Conn, person: IdpPerson, now: number): Promise<IdpMapping> {
+  return run(c, (db): IdpMapping => {
+    const linked = db
+      .select({ userId: externalIdentities.userId })
+      .from(externalIdentities)
+      .where(and(eq(externalIdentities.issuer, person.issuer), eq(externalIdentities.subject, person.subject)))
+      .get();
+    if (linked) {
+      const user = findUserById(db, linked.userId);
+      return user ? { user } : { refused: "The access token's subject is not a user of this service." };
+    }
+    if (person.email === undefined) {
+      return { refused: "The access token's subject is not linked to a user of this service, and the token carries no verified email." };
+    }
+    if (!person.emailVerified) {
+      return {
+        refused: "The access token's email is not verified by the identity provider (email_verified is not true), so it cannot name a user of this service.",
+      };
+    }
+    const user = findUserByEmail(db, person.email);
+    if (!user) return { refused: "The access token's subject is not a user of this service." };
+    // A link another process recorded meanwhile is kept, not replaced.
+    db.insert(externalIdentities)
+      .values({ issuer: person.issuer, subject: person.subject, userId: user.id, createdAt: now })
+      .onConflictDoNothing()
+      .run();
+    return { user };
+  });
 }

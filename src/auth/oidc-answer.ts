@@ -42,7 +42,7 @@ export async function readProviderAnswer(fetch: ProviderFetch, url: string, init
 /** The answer as a JSON object. */
 export function answerObject(answer: ProviderAnswer, what: string): Record<string, unknown> {
   try {
-    const value = JSON.parse(answer.text) as unknown;
+    const value: unknown = JSON.parse(answer.text);
     if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
   } catch {
     // below

@@ -1,3 +1,5 @@
+import { z } from "zod";
+
 export const SCOPES = [
   "read:meetings",
   "read:transcripts",
@@ -9,6 +11,13 @@ export const SCOPES = [
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
+
+/** The scopes column as stored (a JSON array of scope names), read where drizzle's JSON mode is not in the way (the key lookup's prepared statement). */
+const storedScopes = z.array(z.enum(SCOPES));
+
+export function parseStoredScopes(text: string): Scope[] {
+  return storedScopes.parse(JSON.parse(text));
+}
 
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);

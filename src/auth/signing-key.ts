@@ -1,6 +1,7 @@
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from "jose";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { z } from "zod";
 
 export const SIGNING_ALGORITHM = "ES256";
 
@@ -10,6 +11,9 @@ export interface SigningKey {
   publicKey: CryptoKey;
   publicJwk: JWK;
 }
+
+/** The key file as written above: an EC private key in JWK form, with its id. */
+const storedKey = z.looseObject({ kty: z.string(), crv: z.string(), x: z.string(), y: z.string(), d: z.string(), kid: z.string(), alg: z.string().optional() });
 
 export function signingKeyPath(dataDir: string): string {
   return join(dataDir, "oauth", "signing-key.jwk.json");
@@ -35,10 +39,10 @@ export async function loadOrCreateSigningKey(dataDir: string): Promise<SigningKe
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
   }
-  const jwk = JSON.parse(readFileSync(path, "utf8")) as JWK;
+  const jwk = storedKey.parse(JSON.parse(readFileSync(path, "utf8")));
   const { d: _private, ...publicJwk } = jwk;
   return {
-    kid: jwk.kid!,
+    kid: jwk.kid,
     privateKey: (await importJWK(jwk, SIGNING_ALGORITHM)) as CryptoKey,
     publicKey: (await importJWK(publicJwk, SIGNING_ALGORITHM)) as CryptoKey,
     publicJwk: { ...publicJwk, use: "sig" },

@@ -1,4 +1,5 @@
 import { sqliteTable, text, integer, index, primaryKey, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { Scope } from "./scopes.ts";
 
 export const users = sqliteTable(
   "users",
@@ -51,7 +52,7 @@ export const apiKeys = sqliteTable(
       .references(() => users.id),
     name: text("name").notNull(),
     /** JSON array of scope strings. */
-    scopes: text("scopes").notNull(),
+    scopes: text("scopes", { mode: "json" }).$type<Scope[]>().notNull(),
     /** Hex SHA-256 of the whole key: keys are high-entropy, so a plain hash is enough. */
     keyHash: text("key_hash").notNull(),
     /** Last four characters, so a person can tell keys apart in a listing. */

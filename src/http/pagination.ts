@@ -52,16 +52,31 @@ export function paginate<Row, Out>(
   keyOf: (row: Row) => SortKey,
   renderPage: (rows: Row[]) => Out[],
 ): Page<Out> {
-  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
-  const rows = fetch(after, input.limit + 1);
-  const hasMore = rows.length > input.limit;
-  const pageRows = hasMore ? rows.slice(0, input.limit) : rows;
-  const last = pageRows[pageRows.length - 1];
-  return {
-    data: renderPage(pageRows),
-    has_more: hasMore,
-    next_cursor: hasMore && last !== undefined ? encodeCursor(keyOf(last)) : null,
-  };
+  const { rows, has_more, next_cursor } = cut(input, fetch(afterOf(input), input.limit + 1), keyOf);
+  return { data: renderPage(rows), has_more, next_cursor };
+}
+
+/** paginate over an async store: `fetch` (and `renderPage`, when it loads related rows) answer promises. */
+export async function paginateAsync<Row, Out>(
+  input: { limit: number; cursor?: string },
+  fetch: (after: SortKey | undefined, take: number) => Promise<Row[]>,
+  keyOf: (row: Row) => SortKey,
+  renderPage: (rows: Row[]) => Out[] | Promise<Out[]>,
+): Promise<Page<Out>> {
+  const { rows, has_more, next_cursor } = cut(input, await fetch(afterOf(input), input.limit + 1), keyOf);
+  return { data: await renderPage(rows), has_more, next_cursor };
+}
+
+function afterOf(input: { cursor?: string }): SortKey | undefined {
+  return input.cursor === undefined ? undefined : decodeCursor(input.cursor);
+}
+
+/** The page's rows out of `limit + 1` fetched, and the cursor to the next page if one follows. */
+function cut<Row>(input: { limit: number }, fetched: Row[], keyOf: (row: Row) => SortKey) {
+  const hasMore = fetched.length > input.limit;
+  const rows = hasMore ? fetched.slice(0, input.limit) : fetched;
+  const last = rows[rows.length - 1];
+  return { rows, has_more: hasMore, next_cursor: hasMore && last !== undefined ? encodeCursor(keyOf(last)) : null };
 }
 
 export function pageSchema<T extends z.ZodType>(item: T) {

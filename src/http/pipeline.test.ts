@@ -1,14 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import type { Authenticator } from "../auth/authenticate.ts";
 import { DEFAULT_BODY_PACE } from "../lib/body-deadline.ts";
-import { SlidingWindowLimiter } from "./middleware/rate-limit/index.ts";
-import { createPipeline } from "./pipeline.ts";
+import { SlidingWindowLimiter } from "./rate-limit.ts";
+import { createPipeline, WEB_PAGES_PER_MINUTE, type PipelineDeps } from "./pipeline.ts";
 
-function anonymousPipeline(limit: number) {
+/** A pipeline with a fresh limiter, a fixed clock and a route answering "ok", as each test changes it. */
+function testPipeline(authenticate: () => unknown, changes: Partial<PipelineDeps> = {}) {
   return createPipeline({
-    authenticator: { authenticate: async () => ({ kind: "anonymous" }) } as unknown as Authenticator,
+    authenticator: { authenticate } as unknown as Authenticator,
     limiter: new SlidingWindowLimiter(),
-    limits: { free: 1, standard: 1, pro: 1, anonymous: limit },
+    limits: { free: 1, standard: 1, pro: 1, anonymous: 1 },
     clock: { now: () => 1_800_000_000_000 },
     docsUrl: "http://localhost/docs",
     maxHeaderBytes: 16 * 1024,
@@ -16,7 +17,12 @@ function anonymousPipeline(limit: number) {
     uncountedPaths: new Set(),
     route: async () => new Response("ok"),
     onUnexpectedError: () => {},
+    ...changes,
   });
+}
+
+function anonymousPipeline(limit: number) {
+  return testPipeline(async () => ({ kind: "anonymous" }), { limits: { free: 1, standard: 1, pro: 1, anonymous: limit } });
 }
 
 describe("anonymous rate limiting", () => {
@@ -50,15 +56,8 @@ describe("the request path", () => {
   function pipeline(options: { authenticate: () => unknown; route: (request: Request) => Response | Promise<Response> }) {
     const logged: { status: number; credential: string | null }[] = [];
     const errors: unknown[] = [];
-    const handle = createPipeline({
-      authenticator: { authenticate: options.authenticate } as unknown as Authenticator,
-      limiter: new SlidingWindowLimiter(),
+    const handle = testPipeline(options.authenticate, {
       limits: { free: 1, standard: 1, pro: 5, anonymous: 1 },
-      clock: { now: () => 1_800_000_000_000 },
-      docsUrl: "http://localhost/docs",
-      maxHeaderBytes: 16 * 1024,
-      bodyPace: DEFAULT_BODY_PACE,
-      uncountedPaths: new Set(),
       requestLog: { record: (entry: { status: number; credential: string | null }) => logged.push(entry) } as never,
       route: options.route,
       onUnexpectedError: (error) => errors.push(error),
@@ -109,5 +108,26 @@ describe("the request path", () => {
       expect(errors).toHaveLength(1);
       expect(logged).toEqual([expect.objectContaining({ status: 500 })]);
     }
+  });
+});
+
+describe("web pages", () => {
+  test("a signed-in user's pages count against the user's window, the session read in a promise; signed out, the address's", async () => {
+    const handle = testPipeline(() => ({ kind: "anonymous" }), {
+      isWebPath: (path) => path.startsWith("/meetings"),
+      webUserOf: async (request) => request.headers.get("cookie")?.slice("user=".length) ?? null,
+      route: () => new Response("ok"),
+    });
+    const page = (user?: string) => new Request("http://localhost/meetings", user ? { headers: { cookie: `user=${user}` } } : {});
+    const statuses = async (user: string | undefined, n: number) => {
+      const out = [];
+      for (let i = 0; i < n; i++) out.push((await handle(page(user), () => "192.0.2.9")).status);
+      return out;
+    };
+    // WEB_PAGES_PER_MINUTE each: one user's pages leave another's, and the address's, untouched.
+    const ana = await statuses("ana", WEB_PAGES_PER_MINUTE + 1);
+    expect(ana.indexOf(429)).toBe(WEB_PAGES_PER_MINUTE);
+    expect(await statuses("ben", 1)).toEqual([200]);
+    expect(await statuses(undefined, 1)).toEqual([200]);
   });
 });

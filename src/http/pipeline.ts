@@ -2,10 +2,10 @@ import type { Authenticator, AuthOutcome } from "../auth/authenticate.ts";
 import type { Plan } from "../auth/plans.ts";
 import type { BodyPace } from "../lib/body-deadline.ts";
 import type { Clock } from "../lib/time.ts";
-import { anonymousClientKey } from "./middleware/client-key/index.ts";
-import { newRequestId } from "./middleware/request-id/index.ts";
-import { rateLimitHeaders, type RateState, type SlidingWindowLimiter } from "./middleware/rate-limit/index.ts";
-import type { RequestLog } from "./middleware/request-log/index.ts";
+import { anonymousClientKey } from "./client-key.ts";
+import { newRequestId } from "./request-id.ts";
+import { rateLimitHeaders, type RateState, type SlidingWindowLimiter } from "./rate-limit.ts";
+import type { RequestLog } from "./request-log.ts";
 import { problemResponse } from "./problem.ts";
 import { attachContext, type RequestContext } from "./request-context.ts";
 
@@ -43,8 +43,9 @@ export interface PipelineDeps {
   /**
    * The signed-in user a web app request's session cookie names, or null: their pages count
    * against that user's window, not the address's (behind a proxy or a NAT a whole firm shares one).
+   * A promise when the session is read from the database (web paths only: never the API's hot path).
    */
-  webUserOf?(request: Request): string | null;
+  webUserOf?(request: Request): string | null | Promise<string | null>;
   /** Routes an admitted request; `pathname` is the one the pipeline already read from its URL. */
   route(request: Request, pathname: string): Response | Promise<Response>;
   onUnexpectedError(error: unknown, requestId: string): void;
@@ -89,11 +90,19 @@ export function createPipeline(deps: PipelineDeps) {
   };
 
   const admitted = (flight: InFlight, auth: AuthOutcome): Response | Promise<Response> => {
-    const { request, clientAddress, requestId, pathname } = flight;
+    const { request, clientAddress, pathname } = flight;
     const principal = auth.kind === "authenticated" ? auth.principal : undefined;
     flight.credential = principal?.rateKey ?? null;
     const web = !principal && deps.isWebPath?.(pathname) === true;
-    const key = principal?.rateKey ?? (web ? webKey(deps, request, clientAddress) : anonymousClientKey(clientAddress()));
+    if (!web) return counted(flight, auth, principal?.rateKey ?? anonymousClientKey(clientAddress()), false);
+    const user = deps.webUserOf?.(request) ?? null;
+    return user instanceof Promise ? user.then((settled) => counted(flight, auth, webKey(settled, clientAddress), true)) : counted(flight, auth, webKey(user, clientAddress), true);
+  };
+
+  /** The request counted against its window (`key`), then routed, or refused with 429. */
+  const counted = (flight: InFlight, auth: AuthOutcome, key: string, web: boolean): Response | Promise<Response> => {
+    const { request, clientAddress, requestId, pathname } = flight;
+    const principal = auth.kind === "authenticated" ? auth.principal : undefined;
     const limit = principal ? deps.limits[principal.user.plan as Plan] : web ? WEB_PAGES_PER_MINUTE : deps.limits.anonymous;
     const now = deps.clock.now();
     // Probes show the caller's window but are never refused: a liveness check must not fail
@@ -180,8 +189,7 @@ function commonHeaders(requestId: string, rate: RateState, strictTransportSecuri
   return headers;
 }
 
-function webKey(deps: PipelineDeps, request: Request, clientAddress: () => string): string {
-  const user = deps.webUserOf?.(request);
+function webKey(user: string | null, clientAddress: () => string): string {
   return user ? `web:user:${user}` : `web:${anonymousClientKey(clientAddress())}`;
 }
 

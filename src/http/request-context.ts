@@ -1,6 +1,6 @@
 import type { AuthOutcome } from "../auth/authenticate.ts";
 import { DEFAULT_BODY_PACE, type BodyPace } from "../lib/body-deadline.ts";
-import type { RateState } from "./middleware/rate-limit/index.ts";
+import type { RateState } from "./rate-limit.ts";
 
 /** What the pipeline learned about a request before routing, for the route to read. */
 export interface RequestContext {

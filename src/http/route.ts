@@ -4,7 +4,7 @@ import type { Scope } from "../auth/scopes.ts";
 import { ApiError } from "../errors/api-error.ts";
 import type { ErrorCode } from "../errors/catalogue.ts";
 import { readJsonBody } from "./body.ts";
-import type { RateState } from "./middleware/rate-limit/index.ts";
+import type { RateState } from "./rate-limit.ts";
 import { parseOrThrow } from "./validation.ts";
 
 export type Access =

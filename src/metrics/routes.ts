@@ -1,7 +1,7 @@
 import { access, defineRoute } from "../http/route.ts";
 import { ApiError } from "../errors/api-error.ts";
-import { anonymousClientKey } from "../http/middleware/client-key/index.ts";
-import type { SlidingWindowLimiter } from "../http/middleware/rate-limit/index.ts";
+import { anonymousClientKey } from "../http/client-key.ts";
+import type { SlidingWindowLimiter } from "../http/rate-limit.ts";
 import { contextOf } from "../http/request-context.ts";
 import { sameSecret } from "../lib/same-secret.ts";
 import type { Clock } from "../lib/time.ts";

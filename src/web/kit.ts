@@ -1,8 +1,8 @@
-import type { Actor } from "../auth/actor.ts";
-import type { OidcSignIn } from "../auth/oidc-sign-in.ts";
+import { webActor, type Actor } from "../auth/actor.ts";
+import { authApp, type OidcSignIn, type PasswordAttemptOutcome, type PasswordAttempts, type WebSession } from "../auth/app.ts";
 import type { Plan } from "../auth/plans.ts";
-import { findWebSession, type WebSession } from "../auth/web-sessions.ts";
 import type { Db } from "../db/client.ts";
+import type { DbConn } from "../db/conn.ts";
 import type { WalTruncation } from "../db/wal-truncation.ts";
 import type { DocumentsApp } from "../documents/app.ts";
 import type { ExportsApp } from "../exports/app.ts";
@@ -16,11 +16,10 @@ import type { Clock } from "../lib/time.ts";
 import type { EgressPolicy } from "../net/egress.ts";
 import type { DiskFloor } from "../storage/disk-space.ts";
 import type { WebhooksApp } from "../webhooks/app.ts";
-import type { PasswordAttemptOutcome, PasswordAttempts } from "../auth/password-attempts.ts";
 import type { UploadsInFlight } from "../uploads/in-flight.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import { contextOf } from "../http/request-context.ts";
-import { anonymousClientKey } from "../http/middleware/client-key/index.ts";
+import { anonymousClientKey } from "../http/client-key.ts";
 import { readFormBody } from "./form-body.ts";
 import { cookie, sameOrigin } from "./http.ts";
 import { pickLocale, translator, type MessageKey, type Translate } from "./i18n.ts";
@@ -44,6 +43,8 @@ export interface WebApps {
 export interface WebDeps {
   apps: WebApps;
   db: Db;
+  /** The same database as a store `Conn` (db/conn.ts), for the application layer (each domain's app.ts). */
+  conn: DbConn;
   /** Truncates the database's WAL after a deletion (db/wal-truncation.ts). */
   wal: WalTruncation;
   clock: Clock;
@@ -94,17 +95,33 @@ export type WebKit = ReturnType<typeof createWebKit>;
 
 /** The web app's per-request helpers: who is signed in, in which language, and the CSRF check. */
 export function createWebKit(deps: WebDeps) {
-  // The session of a request is read once: the pipeline reads it first to count the request
-  // against the user's window (signedInUserOf in routes.tsx), then the page.
+  const auth = authApp({
+    conn: deps.conn,
+    clock: deps.clock,
+    passwords: deps.passwords,
+    sso: deps.sso,
+    maxApiKeys: deps.maxApiKeys,
+    onApiKeysChanged: deps.onApiKeysChanged,
+  });
+  // The session of a request is read once, before any page runs (loadSession: the pipeline asks
+  // first, to count the request against the user's window, then createWebApp's onRequest hook);
+  // pages then read it synchronously (sessionOf).
+  const loading = new WeakMap<Request, Promise<WebSession | undefined>>();
   const sessions = new WeakMap<Request, WebSession | null>();
-  const sessionOf = (request: Request): WebSession | undefined => {
-    const known = sessions.get(request);
-    if (known !== undefined) return known ?? undefined;
-    const token = cookie(request, SESSION_COOKIE);
-    const session = token ? findWebSession(deps.db, token, deps.clock.now()) : undefined;
-    sessions.set(request, session ?? null);
-    return session;
+  const loadSession = (request: Request): Promise<WebSession | undefined> => {
+    let load = loading.get(request);
+    if (!load) {
+      const token = cookie(request, SESSION_COOKIE);
+      load = (token ? auth.session(token) : Promise.resolve(undefined)).then((session) => {
+        sessions.set(request, session ?? null);
+        return session;
+      });
+      loading.set(request, load);
+    }
+    return load;
   };
+  /** The request's session, loaded before the page ran; undefined when signed out (or not loaded: a failure before any page). */
+  const sessionOf = (request: Request): WebSession | undefined => sessions.get(request) ?? undefined;
   const frameFor = (request: Request, session: WebSession | undefined, title: (t: Translate) => string): PageFrame => {
     const locale = pickLocale(session?.locale ?? null, request.headers.get("accept-language"));
     const t = translator(locale);
@@ -142,9 +159,9 @@ export function createWebKit(deps: WebDeps) {
   /** The client's rate-limit key (its address, behind trusted proxies the one they name; IPv6 per /64). */
   const clientKey = (request: Request) => anonymousClientKey(contextOf(request).clientAddress());
   const account = (session: WebSession): { userId: string; plan: Plan } => ({ userId: session.user.id, plan: session.user.plan });
-  /** Who acts in a signed-in request, as the application layer takes it: the web app's channel. */
-  const actor = (session: WebSession): Actor => ({ account: account(session), channel: "webapp", credential: { type: "web_session", id: session.tokenHash } });
-  return { deps, sessionOf, frameFor, requireSession, assertCsrf, readForm, account, actor, clientKey, noticeOf };
+  /** Who is acting, as the application layer's use cases take it. */
+  const actor = (session: WebSession): Actor => webActor(session);
+  return { deps, auth, loadSession, sessionOf, frameFor, requireSession, assertCsrf, readForm, account, actor, clientKey, noticeOf };
 }
 
 /** What a password attempt refused before its check shows: the sentence, and the Retry-After header (seconds). */

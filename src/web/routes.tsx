@@ -1,10 +1,6 @@
 import { Elysia } from "elysia";
-import { userForIdpToken } from "../auth/external-identities.ts";
-import { SsoRefused } from "../auth/oidc-sign-in.ts";
-import { findUserByEmail, passwordHashOf } from "../auth/users.ts";
-import { createWebSession, endWebSession, endWebSessionOfToken, SESSION_MAX_MS } from "../auth/web-sessions.ts";
+import { SESSION_MAX_MS, SsoRefused } from "../auth/app.ts";
 import { ApiError } from "../errors/api-error.ts";
-import { anonymousClientKey } from "../http/middleware/client-key/index.ts";
 import { contextOf } from "../http/request-context.ts";
 import { randomBase62 } from "../lib/ids.ts";
 import { sameSecret } from "../lib/same-secret.ts";
@@ -76,16 +72,16 @@ export function createWebApp(deps: WebDeps) {
     ], headers);
   };
 
-  /** A new session for a user who proved who they are: a fresh token, and any session the browser brought is ended (fixation). */
-  const signedIn = (request: Request, userId: string, now: number, next: string, extraCookies: string[] = []) => {
-    const previous = cookie(request, SESSION_COOKIE);
-    if (previous) endWebSessionOfToken(deps.db, previous);
-    const session = createWebSession(deps.db, userId, now);
-    return redirect(afterSignIn(next), [setCookie(request, deps.publicUrl(), SESSION_COOKIE, session.token, SESSION_MAX_MS / 1000, "lax"), ...extraCookies]);
-  };
+  /** A browser signed in (its earlier session, if any, ended by the use case): the new session's cookie, then on to `next`. */
+  const signedIn = (request: Request, sessionToken: string, next: string, extraCookies: string[] = []) =>
+    redirect(afterSignIn(next), [setCookie(request, deps.publicUrl(), SESSION_COOKIE, sessionToken, SESSION_MAX_MS / 1000, "lax"), ...extraCookies]);
   const ssoCallback = () => `${deps.publicUrl()}/login/sso/callback`;
 
   const app = new Elysia()
+    // Who is signed in is read once, before any page (pages then ask kit.sessionOf synchronously).
+    .onRequest(async ({ request }) => {
+      await kit.loadSession(request);
+    })
     // Registered before the routes: Elysia applies a hook to the routes that follow it. A page for
     // a signed-out browser sends it to sign in; a refusal (CSRF, a meeting that is not the user's)
     // is its page; a refusal while reading a body (too large, too slow) is the client's, with its
@@ -124,15 +120,19 @@ export function createWebApp(deps: WebDeps) {
       }
       const next = form.get("next");
       const email = (form.get("email") ?? "").trim().toLowerCase().slice(0, 320);
-      const password = form.get("password") ?? "";
-      const user = findUserByEmail(deps.db, email);
-      const outcome = await deps.passwords.check(email, kit.clientKey(request), password, user ? passwordHashOf(deps.db, user.id) : null, cookie(request, BROWSER_COOKIE));
+      const outcome = await kit.auth.signInWithPassword({
+        email,
+        password: form.get("password") ?? "",
+        clientKey: kit.clientKey(request),
+        browserToken: cookie(request, BROWSER_COOKIE),
+        replacing: cookie(request, SESSION_COOKIE),
+      });
       if (outcome.kind === "throttled" || outcome.kind === "busy") {
         const refusal = attemptRefusal(t, outcome);
         return loginPage(request, 429, refusal.text, email, next ?? undefined, refusal.headers);
       }
-      if (!user || outcome.kind !== "matched") return loginPage(request, 401, t("login.failed"), email, next ?? undefined);
-      return signedIn(request, user.id, deps.clock.now(), afterSignIn(next), [
+      if (outcome.kind !== "signed_in") return loginPage(request, 401, t("login.failed"), email, next ?? undefined);
+      return signedIn(request, outcome.sessionToken, afterSignIn(next), [
         setCookie(request, deps.publicUrl(), FORM_COOKIE, "", 0, "strict"),
         setCookie(request, deps.publicUrl(), BROWSER_COOKIE, outcome.browserToken, BROWSER_COOKIE_MAX_AGE_S, "strict"),
       ]);
@@ -141,7 +141,7 @@ export function createWebApp(deps: WebDeps) {
       if (!deps.sso) throw new PageRefusal(404, "");
       try {
         const returnTo = afterSignIn(new URL(request.url).searchParams.get("next"));
-        const { url, state } = await deps.sso.start(ssoCallback(), returnTo, kit.clientKey(request));
+        const { url, state } = await kit.auth.startSso(ssoCallback(), returnTo, kit.clientKey(request));
         // Lax: the provider sends the browser back with a top-level GET, which carries Lax cookies.
         return redirect(url, [setCookie(request, deps.publicUrl(), SSO_COOKIE, state, 600, "lax")]);
       } catch (error) {
@@ -154,17 +154,16 @@ export function createWebApp(deps: WebDeps) {
       const params = new URL(request.url).searchParams;
       const clearState = setCookie(request, deps.publicUrl(), SSO_COOKIE, "", 0, "lax");
       try {
-        const { person, returnTo } = await deps.sso.finish(
+        const outcome = await kit.auth.finishSso(
           { state: params.get("state"), cookieState: cookie(request, SSO_COOKIE), code: params.get("code"), error: params.get("error") },
           ssoCallback(),
+          cookie(request, SESSION_COOKIE),
         );
-        const now = deps.clock.now();
-        const mapped = userForIdpToken(deps.db, person, now);
-        if ("refused" in mapped) {
+        if (outcome.kind === "unknown_person") {
           const t = translator(kit.frameFor(request, undefined, () => "").locale);
-          return html(<LoginPage frame={kit.frameFor(request, undefined, (tr) => tr("login.title"))} formToken={randomBase62(32)} error={t("login.ssoUnknown")} ssoName={deps.sso.name} next={returnTo} />, 403, [clearState]);
+          return html(<LoginPage frame={kit.frameFor(request, undefined, (tr) => tr("login.title"))} formToken={randomBase62(32)} error={t("login.ssoUnknown")} ssoName={deps.sso.name} next={outcome.returnTo} />, 403, [clearState]);
         }
-        return signedIn(request, mapped.user.id, now, returnTo, [clearState]);
+        return signedIn(request, outcome.sessionToken, outcome.returnTo, [clearState]);
       } catch (error) {
         if (error instanceof SsoRefused) return loginPage(request, 401, error.message);
         throw error;
@@ -173,7 +172,7 @@ export function createWebApp(deps: WebDeps) {
     .post("/logout", async ({ request }) => {
       if (!kit.sessionOf(request)) return redirect("/login");
       const { session } = await kit.readForm(request);
-      endWebSession(deps.db, session.tokenHash);
+      await kit.auth.signOut(session);
       return redirect("/login", [setCookie(request, deps.publicUrl(), SESSION_COOKIE, "", 0, "lax")]);
     })
     .get("/meetings", ({ request }) => {
@@ -219,6 +218,6 @@ export function createWebApp(deps: WebDeps) {
   return {
     app,
     /** The user a request's live session belongs to, or null (the pipeline's rate-limit key; the page reuses the lookup). */
-    signedInUserOf: (request: Request): string | null => kit.sessionOf(request)?.user.id ?? null,
+    signedInUserOf: (request: Request): Promise<string | null> => kit.loadSession(request).then((session) => session?.user.id ?? null),
   };
 }

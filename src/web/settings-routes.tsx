@@ -1,11 +1,7 @@
 import type { Elysia } from "elysia";
-import { ApiKeyLimitReached, createApiKey, listApiKeys, renderApiKey, revokeApiKey } from "../auth/api-keys.ts";
-import { hashPassword, passwordProblem } from "../auth/passwords.ts";
-import { isScope, type Scope } from "../auth/scopes.ts";
-import { passwordHashOf, setPasswordHash, setUserLocale, type Locale } from "../auth/users.ts";
-import { createWebSession, endAllWebSessions, SESSION_MAX_MS, type WebSession } from "../auth/web-sessions.ts";
+import { ApiKeyLimitReached, isScope, SESSION_MAX_MS, type Locale, type Scope, type WebSession } from "../auth/app.ts";
 import { cookie, html, redirect, setCookie } from "./http.ts";
-import { attemptRefusal, BROWSER_COOKIE, BROWSER_COOKIE_MAX_AGE_S, PageRefusal, SESSION_COOKIE, type WebKit } from "./kit.ts";
+import { attemptRefusal, BROWSER_COOKIE, BROWSER_COOKIE_MAX_AGE_S, SESSION_COOKIE, type WebKit } from "./kit.ts";
 import type { PageNotice } from "./layout.tsx";
 import { DevelopersPage } from "./pages/developers.tsx";
 import { SettingsPage } from "./pages/settings.tsx";
@@ -14,7 +10,7 @@ const SETTINGS_NOTICES = ["language", "password"];
 
 /** Settings: profile, language, password, sessions; Developers: API keys. */
 export function settingsPages(app: Elysia, kit: WebKit): void {
-  const { deps } = kit;
+  const { deps, auth } = kit;
 
   const settingsPage = (request: Request, session: WebSession, status = 200, notice?: PageNotice, headers: Record<string, string> = {}) => {
     const frame = kit.frameFor(request, session, (t) => t("nav.settings"));
@@ -23,10 +19,10 @@ export function settingsPages(app: Elysia, kit: WebKit): void {
     return html(<SettingsPage frame={frame} email={user.email} name={user.name} plan={user.plan} locale={session.locale} notice={shown} />, status, [], headers);
   };
 
-  const developersPage = (request: Request, session: WebSession, extra: { status?: number; createdKey?: { name: string; key: string }; notice?: PageNotice } = {}) => {
+  const developersPage = async (request: Request, session: WebSession, extra: { status?: number; createdKey?: { name: string; key: string }; notice?: PageNotice } = {}) => {
     const frame = kit.frameFor(request, session, (t) => t("settings.developers"));
     const notice = extra.notice ?? kit.noticeOf(request, frame.t, ["revoked"]);
-    const keys = listApiKeys(deps.db, session.user.id).map(renderApiKey);
+    const keys = await auth.keys.list(kit.actor(session));
     // The page holding a new key is never kept by a cache or shown again by the back button.
     return html(<DevelopersPage frame={frame} keys={keys} createdKey={extra.createdKey} notice={notice} maxKeys={deps.maxApiKeys} />, extra.status ?? 200, [], { "cache-control": "no-store" });
   };
@@ -37,41 +33,34 @@ export function settingsPages(app: Elysia, kit: WebKit): void {
       const { session, form } = await kit.readForm(request);
       const chosen = form.get("locale");
       const locale: Locale | null = chosen === "en" || chosen === "fr" ? chosen : null;
-      setUserLocale(deps.db, session.user.id, locale);
+      await auth.setLocale(kit.actor(session), locale);
       return redirect("/settings?notice=language");
     })
     .post("/settings/password", async ({ request }) => {
       const { session, form } = await kit.readForm(request);
       const t = kit.frameFor(request, session, () => "").t;
-      const password = form.get("password") ?? "";
       // Guessing the current password here is a sign-in attempt: the same throttle and bounds count it.
-      const outcome = await deps.passwords.check(
-        session.user.email,
-        kit.clientKey(request),
-        form.get("current") ?? "",
-        passwordHashOf(deps.db, session.user.id),
-        cookie(request, BROWSER_COOKIE),
-      );
+      const outcome = await auth.changePassword(kit.actor(session), {
+        current: form.get("current") ?? "",
+        password: form.get("password") ?? "",
+        clientKey: kit.clientKey(request),
+        browserToken: cookie(request, BROWSER_COOKIE),
+      });
       if (outcome.kind === "throttled" || outcome.kind === "busy") {
         const refusal = attemptRefusal(t, outcome);
         return settingsPage(request, session, 429, { text: refusal.text, error: true }, refusal.headers);
       }
-      if (outcome.kind !== "matched") return settingsPage(request, session, 400, { text: t("settings.wrongPassword"), error: true });
-      const now = deps.clock.now();
-      const problem = passwordProblem(password);
-      if (problem) return settingsPage(request, session, 400, { text: t("settings.passwordRules", { min: 10, max: 256 }), error: true });
-      setPasswordHash(deps.db, session.user.id, await hashPassword(password));
+      if (outcome.kind === "wrong_current") return settingsPage(request, session, 400, { text: t("settings.wrongPassword"), error: true });
+      if (outcome.kind === "weak") return settingsPage(request, session, 400, { text: t("settings.passwordRules", { min: 10, max: 256 }), error: true });
       // A new password ends every session, elsewhere and here; this browser gets a fresh one.
-      endAllWebSessions(deps.db, session.user.id);
-      const fresh = createWebSession(deps.db, session.user.id, now);
       return redirect("/settings?notice=password", [
-        setCookie(request, deps.publicUrl(), SESSION_COOKIE, fresh.token, SESSION_MAX_MS / 1000, "lax"),
+        setCookie(request, deps.publicUrl(), SESSION_COOKIE, outcome.sessionToken, SESSION_MAX_MS / 1000, "lax"),
         setCookie(request, deps.publicUrl(), BROWSER_COOKIE, outcome.browserToken, BROWSER_COOKIE_MAX_AGE_S, "strict"),
       ]);
     })
     .post("/settings/sign-out-everywhere", async ({ request }) => {
       const { session } = await kit.readForm(request);
-      endAllWebSessions(deps.db, session.user.id);
+      await auth.signOutEverywhere(kit.actor(session));
       return redirect("/login", [setCookie(request, deps.publicUrl(), SESSION_COOKIE, "", 0, "lax")]);
     })
     .get("/settings/developers", ({ request }) => developersPage(request, kit.requireSession(request)))
@@ -83,21 +72,17 @@ export function settingsPages(app: Elysia, kit: WebKit): void {
       if (!name || scopes.length === 0) return developersPage(request, session, { status: 400, notice: { text: t("keys.needNameAndScope"), error: true } });
       let key: string;
       try {
-        ({ key } = createApiKey(deps.db, { userId: session.user.id, name, scopes }, deps.clock.now(), deps.maxApiKeys));
+        ({ key } = await auth.keys.create(kit.actor(session), { name, scopes }));
       } catch (error) {
         if (!(error instanceof ApiKeyLimitReached)) throw error;
         return developersPage(request, session, { status: 409, notice: { text: t("keys.tooMany", { max: error.max }), error: true } });
       }
-      deps.onApiKeysChanged();
       return developersPage(request, session, { status: 201, createdKey: { name, key } });
     })
     .post("/settings/developers/keys/:keyId/revoke", async ({ request, params }) => {
       const { session } = await kit.readForm(request);
       // Only the user's own key: another account's id is not found, and nothing is revoked.
-      const own = listApiKeys(deps.db, session.user.id).some((key) => key.id === params.keyId);
-      if (!own) throw new PageRefusal(404, "");
-      revokeApiKey(deps.db, params.keyId, deps.clock.now());
-      deps.onApiKeysChanged();
+      await auth.keys.revoke(kit.actor(session), params.keyId);
       return redirect("/settings/developers?notice=revoked");
     });
 }

@@ -1,5 +1,5 @@
 import { ApiError } from "../errors/api-error.ts";
-import { SlidingWindowLimiter, WINDOW_SECONDS } from "../http/middleware/rate-limit/index.ts";
+import { SlidingWindowLimiter, WINDOW_SECONDS } from "../http/rate-limit.ts";
 
 /**
  * Test pings one endpoint may be sent per sliding 60 s window. A ping is an outbound request to a

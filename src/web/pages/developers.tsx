@@ -1,11 +1,10 @@
-import type { renderApiKey } from "../../auth/api-keys.ts";
-import { SCOPES } from "../../auth/scopes.ts";
+import { apiKeyHint, SCOPES, type ApiKeyRow } from "../../auth/app.ts";
 import { CsrfField, Layout, PostButton, Notice, ShownOnce, type PageFrame } from "../layout.tsx";
 import { SettingsNav } from "./settings.tsx";
 
 export function DevelopersPage(props: {
   frame: PageFrame;
-  keys: ReturnType<typeof renderApiKey>[];
+  keys: ApiKeyRow[];
   /** The key just created, shown this once. */
   createdKey?: { name: string; key: string };
   notice?: { text: string; error?: boolean };
@@ -15,7 +14,7 @@ export function DevelopersPage(props: {
   const { frame } = props;
   const { t } = frame;
   const date = new Intl.DateTimeFormat(frame.locale, { dateStyle: "medium", timeZone: "UTC" });
-  const active = props.keys.filter((key) => key.revoked_at === null);
+  const active = props.keys.filter((key) => key.revokedAt === null);
   return (
     <Layout frame={frame}>
       <h1>{t("nav.settings")}</h1>
@@ -50,10 +49,10 @@ export function DevelopersPage(props: {
                 <tr>
                   <td>{key.name}</td>
                   <td>
-                    <code>{key.key_hint}</code>
+                    <code>{apiKeyHint(key)}</code>
                   </td>
                   <td class="optional">{key.scopes.join(", ")}</td>
-                  <td class="optional">{key.last_used_at ? date.format(new Date(key.last_used_at)) : t("keys.never")}</td>
+                  <td class="optional">{key.lastUsedAt !== null ? date.format(new Date(key.lastUsedAt)) : t("keys.never")}</td>
                   <td>
                     <PostButton frame={frame} action={`/settings/developers/keys/${key.id}/revoke`} label={t("keys.revoke")} kind="danger" ariaLabel={t("keys.revokeNamed", { name: key.name })} />
                   </td>

@@ -1,5 +1,4 @@
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../../auth/passwords.ts";
-import type { Locale } from "../../auth/users.ts";
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, type Locale } from "../../auth/app.ts";
 import { CsrfField, Layout, Notice, PostButton, type PageFrame } from "../layout.tsx";
 
 const TABS = [

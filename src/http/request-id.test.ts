@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { newRequestId } from "./index.ts";
+import { newRequestId } from "./request-id.ts";
 
 test("request ids are prefixed, base62 and unique", () => {
   const ids = new Set(Array.from({ length: 1000 }, newRequestId));

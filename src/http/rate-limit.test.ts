@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { SlidingWindowLimiter, rateLimitHeaders } from "./index.ts";
+import { SlidingWindowLimiter, rateLimitHeaders } from "./rate-limit.ts";
 
 const T0 = 1_800_000_000_000; // a whole second, in ms
 

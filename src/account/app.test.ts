@@ -5,23 +5,30 @@ import { join } from "node:path";
 import { createApiKey, createApiKeyLookup } from "../auth/api-keys.ts";
 import { createUser, findUserByEmail, findUserById, listUsers } from "../auth/users.ts";
 import { openDatabase, type Db } from "../db/client.ts";
+import { connOf, type DbConn } from "../db/conn.ts";
 import { applyMigrations } from "../db/migrate.ts";
 import { meetingDir } from "../storage/paths.ts";
-import { AccountBusy, deleteAccount } from "./delete.ts";
+import { AccountBusy, accountApp } from "./app.ts";
 
 let dataDir: string;
 let db: Db;
+let conn: DbConn;
+let app: ReturnType<typeof accountApp>;
 
 beforeEach(() => {
   dataDir = mkdtempSync(join(tmpdir(), "verbatim-account-delete-"));
   db = openDatabase(join(dataDir, "verbatim.db"));
   applyMigrations(db.$client);
+  conn = connOf(db);
+  app = accountApp({ conn, dataDir, now: () => 42 });
 });
 
 afterEach(() => {
   db.$client.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
+
+const deleteAccount = (userId: string, options: { refuseUnfinishedJobs: boolean }) => app.delete({ userId }, options);
 
 function addMeeting(userId: string, id: string, jobStatus: string): void {
   db.$client
@@ -42,13 +49,13 @@ function addLedgerLine(userId: string): void {
     .run(userId);
 }
 
-test("an account without ledger lines loses every row, its user row included, and its meetings' folders", () => {
+test("an account without ledger lines loses every row, its user row included, and its meetings' folders", async () => {
   const user = createUser(db, { email: "gone@example.com", name: "Gone", plan: "pro" });
   const kept = createUser(db, { email: "kept@example.com", plan: "free" });
   addMeeting(user.id, "m_gone", "completed");
   addMeeting(kept.id, "m_kept", "completed");
-  createApiKey(db, { userId: user.id, name: "k", scopes: ["read:meetings"] });
-  expect(deleteAccount(db, dataDir, user.id, { refuseUnfinishedJobs: true })).toEqual({ meetings: 1, ledgerLinesKept: 0 });
+  await createApiKey(conn, { userId: user.id, name: "k", scopes: ["read:meetings"] });
+  expect(await deleteAccount(user.id, { refuseUnfinishedJobs: true })).toEqual({ meetings: 1, ledgerLinesKept: 0 });
   expect(db.$client.query("SELECT count(*) AS n FROM users WHERE id = ?").get(user.id)).toEqual({ n: 0 });
   for (const table of ["meetings", "jobs"]) expect(db.$client.query(`SELECT user_id FROM ${table}`).all()).toEqual([{ user_id: kept.id }]);
   expect(db.$client.query("SELECT count(*) AS n FROM api_keys").get()).toEqual({ n: 0 });
@@ -57,11 +64,11 @@ test("an account without ledger lines loses every row, its user row included, an
   expect(findUserByEmail(db, "kept@example.com")?.id).toBe(kept.id);
 });
 
-test("ledger lines keep a tombstone that no lookup finds and that gets no new rows", () => {
+test("ledger lines keep a tombstone that no lookup finds and that gets no new rows", async () => {
   const user = createUser(db, { email: "billed@example.com", name: "Billed Person", plan: "pro" });
-  const { key } = createApiKey(db, { userId: user.id, name: "k", scopes: ["read:meetings"] });
+  const { key } = await createApiKey(conn, { userId: user.id, name: "k", scopes: ["read:meetings"] });
   addLedgerLine(user.id);
-  expect(deleteAccount(db, dataDir, user.id, { refuseUnfinishedJobs: true, now: 42 })).toEqual({ meetings: 0, ledgerLinesKept: 1 });
+  expect(await deleteAccount(user.id, { refuseUnfinishedJobs: true })).toEqual({ meetings: 0, ledgerLinesKept: 1 });
   expect(db.$client.query("SELECT email, name, password_hash, deleted_at FROM users WHERE id = ?").get(user.id)).toEqual({
     email: `deleted:${user.id}`,
     name: null,
@@ -71,24 +78,24 @@ test("ledger lines keep a tombstone that no lookup finds and that gets no new ro
   expect(db.$client.query("SELECT count(*) AS n FROM ledger_lines WHERE user_id = ?").get(user.id)).toEqual({ n: 1 });
   expect(findUserById(db, user.id)).toBeUndefined();
   expect(findUserByEmail(db, `deleted:${user.id}`)).toBeUndefined();
-  expect(listUsers(db).map((u) => u.id)).not.toContain(user.id);
-  expect(createApiKeyLookup(db).find(key)).toBeUndefined();
+  expect((await listUsers(conn)).map((u) => u.id)).not.toContain(user.id);
+  expect(await createApiKeyLookup(conn).find(key)).toBeUndefined();
   // A request that authenticated before the deletion cannot write for the account after it.
   expect(() => addMeeting(user.id, "m_late", "queued")).toThrow("the account was deleted");
-  expect(() => createApiKey(db, { userId: user.id, name: "late", scopes: ["read:meetings"] })).toThrow("the account was deleted");
+  await expect(createApiKey(conn, { userId: user.id, name: "late", scopes: ["read:meetings"] })).rejects.toThrow("the account was deleted");
   // The email is free for a new account.
   expect(createUser(db, { email: "billed@example.com", plan: "free" }).id).not.toBe(user.id);
 });
 
-test("with refuseUnfinishedJobs, a queued or processing job refuses the deletion and nothing is deleted", () => {
+test("with refuseUnfinishedJobs, a queued or processing job refuses the deletion and nothing is deleted", async () => {
   const user = createUser(db, { email: "busy@example.com", plan: "pro" });
   addMeeting(user.id, "m_done", "completed");
   addMeeting(user.id, "m_running", "processing");
-  expect(() => deleteAccount(db, dataDir, user.id, { refuseUnfinishedJobs: true })).toThrow(AccountBusy);
+  await expect(deleteAccount(user.id, { refuseUnfinishedJobs: true })).rejects.toThrow(AccountBusy);
   expect(db.$client.query("SELECT count(*) AS n FROM meetings WHERE user_id = ?").get(user.id)).toEqual({ n: 2 });
   expect(findUserById(db, user.id)?.email).toBe("busy@example.com");
   expect(existsSync(meetingDir(dataDir, "m_done"))).toBe(true);
   // Without a running server (the caller holds the data dir's lock), the jobs are only rows.
-  expect(deleteAccount(db, dataDir, user.id, { refuseUnfinishedJobs: false }).meetings).toBe(2);
+  expect((await deleteAccount(user.id, { refuseUnfinishedJobs: false })).meetings).toBe(2);
   expect(db.$client.query("SELECT count(*) AS n FROM jobs").get()).toEqual({ n: 0 });
 });

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { RequestLog, type LogSink } from "./index.ts";
+import { RequestLog, type LogSink } from "./request-log.ts";
 
 function memorySink() {
   const writes: string[] = [];

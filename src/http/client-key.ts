@@ -1,4 +1,4 @@
-import { formatCidr, makeCidr, parseIP, unmapIP } from "../../../net/addresses.ts";
+import { formatCidr, makeCidr, parseIP, unmapIP } from "../net/addresses.ts";
 
 /**
  * The key anonymous requests are counted under. One IPv6 host usually holds a whole /64 (SLAAC,

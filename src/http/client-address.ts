@@ -1,4 +1,4 @@
-import { cidrContains, formatIP, parseCidr, parseIP, unmapIP, type Cidr, type IpAddress } from "../../../net/addresses.ts";
+import { cidrContains, formatIP, parseCidr, parseIP, unmapIP, type Cidr, type IpAddress } from "../net/addresses.ts";
 
 /**
  * The client's address behind the reverse proxies the operator named (--trusted-proxy): only a

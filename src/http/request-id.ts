@@ -1,4 +1,4 @@
-import { randomBase62 } from "../../../lib/ids.ts";
+import { randomBase62 } from "../lib/ids.ts";
 
 /** A fresh id for every request, echoed in X-Request-Id, problem bodies and the request log. */
 export function newRequestId(): string {

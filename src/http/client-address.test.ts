@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { clientAddressResolver, forwardedElementsFor, hopAddress, parseTrustedProxies } from "./index.ts";
+import { clientAddressResolver, forwardedElementsFor, hopAddress, parseTrustedProxies } from "./client-address.ts";
 
 const resolver = (trusted: string, header: "x-forwarded-for" | "forwarded" = "x-forwarded-for") =>
   clientAddressResolver({ networks: parseTrustedProxies(trusted), header });

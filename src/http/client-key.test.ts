@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { anonymousClientKey } from "./index.ts";
+import { anonymousClientKey } from "./client-key.ts";
 
 describe("anonymousClientKey", () => {
   test("IPv6 addresses of one /64 share a key; another /64 does not", () => {

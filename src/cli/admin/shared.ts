@@ -1,0 +1,62 @@
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword, passwordProblem } from "../../auth/passwords.ts";
+import { parseScopeList, type Scope } from "../../auth/scopes.ts";
+import { getUserByEmail, type User } from "../../auth/users.ts";
+import { openConn, sqliteOf, type Conn, type DbConn } from "../../db/conn.ts";
+import { applyMigrations } from "../../db/migrate.ts";
+import { databasePath } from "../../db/paths.ts";
+import { resolve } from "node:path";
+import { UsageError, type OptionSpec, type OptionValues } from "../options.ts";
+
+/** What the admin commands share: their options, the database they open, the user an email names. */
+
+export const JSON_OPTION: OptionSpec = { name: "json", type: "bool", help: "Print JSON instead of text." };
+export const EMAIL_OPTION: OptionSpec = { name: "email", type: "string", required: true, help: "The user's email address." };
+
+export const SCOPES_OPTION: OptionSpec = { name: "scopes", type: "string", required: true, valueName: "a,b,c|all", help: "Scopes, comma-separated, or all." };
+
+/** The scopes --scopes names, an unknown one refused. */
+export function scopesOf(values: OptionValues): Scope[] {
+  try {
+    return parseScopeList(values.scopes as string);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+export const PASSWORD_OPTION: OptionSpec = {
+  name: "password",
+  type: "string",
+  valueName: "P|-",
+  help: `Web app password (${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters); - reads it from standard input, which keeps it out of the process list and shell history.`,
+};
+
+/** Opens the data dir's database (migrated), as a store `Conn`. */
+export function openDataDirConn(dataDir: string): DbConn {
+  const conn = openConn(databasePath(dataDir));
+  applyMigrations(sqliteOf(conn));
+  return conn;
+}
+
+/** Admin commands open the same database as a running server; WAL and the busy timeout make that safe. */
+export async function withConn<T>(values: OptionValues, work: (conn: DbConn) => Promise<T>): Promise<T> {
+  const conn = openDataDirConn(resolve(values["data-dir"] as string));
+  try {
+    return await work(conn);
+  } finally {
+    conn.close();
+  }
+}
+
+export async function requireUser(c: Conn, email: string): Promise<User> {
+  const user = await getUserByEmail(c, email);
+  if (!user) throw new UsageError(`no user with email ${email}; create one with: admin user create --email ${email}`);
+  return user;
+}
+
+/** The Argon2id hash of the password given (or read from stdin for "-"), refused when too short or long. */
+export async function passwordHashFrom(value: string): Promise<string> {
+  const password = value === "-" ? (await new Response(Bun.stdin.stream()).text()).replace(/\r?\n$/, "") : value;
+  const problem = passwordProblem(password);
+  if (problem) throw new UsageError(problem);
+  return hashPassword(password);
+}
