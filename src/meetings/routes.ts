@@ -4,8 +4,8 @@ import type { WalTruncation } from "../db/wal-truncation.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { access, defineRoute } from "../http/route.ts";
 import type { IdempotencyStore } from "../idempotency/service.ts";
-import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
-import { assertCanPay } from "../usage/admission.ts";
+import type { ParallelSlots } from "../jobs/slots.ts";
+import { admitBeforeUpload } from "../usage/admit.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import type { Clock } from "../lib/time.ts";
 import type { EgressPolicy } from "../net/egress.ts";
@@ -109,8 +109,7 @@ export function meetingRoutes(deps: MeetingRouteDeps) {
                   // Fail fast when every slot is busy, before a long upload; checked again when creating.
                   // Not for a replay: the retry of an accepted request gets its answer even while its own job holds the slot.
                   if (!replay) {
-                    assertFreeSlot(deps.db, account.userId, account.plan, deps.slots);
-                    assertCanPay(deps.db, deps.billing, account, deps.clock.now());
+                    admitBeforeUpload(deps.db, deps, { account, channel: "api" }, deps.clock.now());
                   }
                   // Each upload in progress holds a growing temp file: at most the plan's slots at once.
                   if (isMultipart(request)) releaseUpload = deps.uploads.acquire(account.userId, deps.slots[account.plan] ?? 1);

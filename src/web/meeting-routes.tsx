@@ -5,8 +5,7 @@ import { requestDocument } from "../documents/request.ts";
 import { documentRequestBody } from "../documents/schema.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { buildExportBundle, exportMarkdown } from "../exports/bundle.ts";
-import { assertFreeSlot } from "../jobs/slots.ts";
-import { assertWebappQuota } from "../usage/webapp-quota.ts";
+import { admitBeforeUpload } from "../usage/admit.ts";
 import { createMeeting } from "../meetings/create.ts";
 import { deleteMeeting } from "../meetings/delete.ts";
 import { assertDiskAdmitsRecordings } from "../meetings/disk-admission.ts";
@@ -123,8 +122,7 @@ export function meetingPages(app: Elysia, kit: WebKit): void {
           // again when creating. The web app's usage never draws on the API allowance, so there is
           // no balance check.
           admit: () => {
-            assertFreeSlot(deps.db, account.userId, account.plan, deps.slots);
-            assertWebappQuota(deps.db, deps.billing, account, deps.clock.now(), "audio");
+            admitBeforeUpload(deps.db, deps, { account, channel: "webapp" }, deps.clock.now());
             release = deps.uploads.acquire(account.userId, deps.slots[account.plan] ?? 1);
           },
         });
