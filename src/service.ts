@@ -7,6 +7,7 @@ import { SCOPES } from "./auth/scopes.ts";
 import { loadOrCreateSigningKey } from "./auth/signing-key.ts";
 import { countUsers, createUser } from "./auth/users.ts";
 import { accountRoutes } from "./account/routes.ts";
+import { clientsApp } from "./clients/app.ts";
 import { clientRoutes } from "./clients/routes.ts";
 import type { ServiceConfig } from "./config.ts";
 import { openDatabase, type Db } from "./db/client.ts";
@@ -15,6 +16,7 @@ import { WalTruncator } from "./db/wal-truncation.ts";
 import { applyMigrations } from "./db/migrate.ts";
 import { databasePath } from "./db/paths.ts";
 import { docsRoutes } from "./docs/routes.ts";
+import { feedbackApp } from "./feedback/app.ts";
 import { feedbackRoutes } from "./feedback/routes.ts";
 import { announcedDuration } from "./engines/recording-duration.ts";
 import { databaseCheck, ffmpegCheck, migrationsCheck, modelsCheck } from "./health/readiness.ts";
@@ -34,6 +36,7 @@ import { PingThrottle } from "./webhooks/ping.ts";
 import { usageMeter } from "./usage/meter.ts";
 import { createServiceMetrics } from "./metrics/service-metrics.ts";
 import { metricsRoutes } from "./metrics/routes.ts";
+import { usageApp } from "./usage/app.ts";
 import { usageRoutes } from "./usage/routes.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
 import { trustedCertificates } from "./net/trust.ts";
@@ -116,6 +119,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const db = openDatabase(databasePath(config.dataDir));
   // The async face of the same connection, what stores take (db/conn.ts); `db` goes as each domain moves onto it.
   const conn = connOf(db);
+  const clients = clientsApp({ conn });
+  const usage = usageApp({ conn, clock, billing: config.billing });
   applyMigrations(db.$client);
   // Deletions truncate the WAL, which keeps the deleted content's earlier frames otherwise.
   const wal = new WalTruncator(db.$client, io.say);
@@ -214,8 +219,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       allRoutes: () => routes,
     }),
     ...accountRoutes(),
-    ...feedbackRoutes({ db }),
-    ...clientRoutes({ db }),
+    ...feedbackRoutes({ feedback: feedbackApp({ conn, clock }) }),
+    ...clientRoutes({ clients }),
     ...jobRoutes({ db }),
     ...meetingRoutes({
       db,
@@ -242,7 +247,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     ...templateRoutes({ catalogue: templates }),
     ...exportRoutes({ loadOwnedExportInput: (userId, meetingId) => loadOwnedExportInput(db, userId, meetingId) }),
     ...reportRoutes({ loadOwnedReport: (userId, meetingId) => loadOwnedReport(db, userId, meetingId) }),
-    ...usageRoutes({ db, clock, billing: config.billing }),
+    ...usageRoutes({ usage, billing: config.billing }),
     ...webhookRoutes({ db, wal, clock, egress: config.egress, idempotency, dispatcher: webhooks, pings }),
     ...documentRoutes({
       db,
@@ -275,6 +280,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     passwords: new PasswordAttempts(new SignInThrottle({ firstDelayMs: config.signInDelayMs }), passwordVerifications, clock),
     slots: config.parallelSlots,
     billing: config.billing,
+    clients,
+    usage,
     egress: config.egress,
     minFreeDisk: config.minFreeDisk,
     maxUploadBytes: MAX_UPLOAD_BYTES,

@@ -1,6 +1,7 @@
 import type { Channel } from "../lib/channel.ts";
-import type { Credential } from "./authenticate.ts";
+import type { Credential, Principal } from "./authenticate.ts";
 import type { Plan } from "./plans.ts";
+import type { WebSession } from "./web-sessions.ts";
 
 /** The account a use case acts for: whose rows it may see and change, and which plan bounds it. */
 export interface Account {
@@ -23,4 +24,14 @@ export interface Actor {
   account: Account;
   channel: Channel;
   credential: Credential | WebSessionCredential;
+}
+
+/** Who acts in an API request: the authenticated principal's account, on the API channel. */
+export function apiActor(principal: Principal): Actor {
+  return { account: { userId: principal.user.id, plan: principal.user.plan }, channel: "api", credential: principal.credential };
+}
+
+/** Who acts in a signed-in browser's request: the session's account, on the web app's channel. */
+export function webActor(session: WebSession): Actor {
+  return { account: { userId: session.user.id, plan: session.user.plan }, channel: "webapp", credential: { type: "web_session", id: session.tokenHash } };
 }

@@ -1,3 +1,5 @@
+import type { ClientsApp } from "../clients/app.ts";
+import type { UsageApp } from "../usage/app.ts";
 import type { OidcSignIn } from "../auth/oidc-sign-in.ts";
 import type { Plan } from "../auth/plans.ts";
 import { findWebSession, type WebSession } from "../auth/web-sessions.ts";
@@ -39,6 +41,9 @@ export interface WebDeps {
   passwords: PasswordAttempts;
   slots: ParallelSlots;
   billing: BillingSettings;
+  /** Application use cases (each domain's app.ts), built by the composition root. */
+  clients: ClientsApp;
+  usage: UsageApp;
   egress: EgressPolicy;
   minFreeDisk: DiskFloor;
   maxUploadBytes: number;
