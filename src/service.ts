@@ -125,8 +125,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   // Deletions truncate the WAL, which keeps the deleted content's earlier frames otherwise.
   const wal = new WalTruncator(db.$client, io.say);
   bootstrapAdmin(db, io);
-  const idempotency = new IdempotencyStore(db, clock);
-  idempotency.recover();
+  const idempotency = new IdempotencyStore(conn, clock);
+  await idempotency.recover();
   renameLegacyRecordings(config.dataDir);
   const meetingIds = allMeetingIds(db);
   const swept = sweepOrphans(config.dataDir, (id) => meetingIds.has(id));
@@ -351,7 +351,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     {
       dataDir: config.dataDir,
       clock,
-      sweepIdempotencyKeys: () => idempotency.sweep(),
+      sweepIdempotencyKeys: () => void idempotency.sweep(),
       purgeExpiredRevocations: (now) => purgeExpiredRevocations(db, now),
       purgeOldDeliveries: (now) => purgeOldDeliveries(db, now),
       purgeExpiredWebSessions: (now) => purgeExpiredWebSessions(db, now),
