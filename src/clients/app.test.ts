@@ -3,6 +3,7 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import type { Actor } from "../auth/actor.ts";
 import { createUser } from "../auth/users.ts";
+import { testActor } from "../../test/support/actor.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import { clientsApp } from "./app.ts";
 import { createClient } from "./service.ts";
@@ -10,12 +11,11 @@ import { createClient } from "./service.ts";
 let database: TempDatabase;
 let actor: Actor;
 let other: Actor;
-const actorOf = (userId: string): Actor => ({ account: { userId, plan: "free" }, channel: "api", credential: { type: "api_key", id: "key_1", name: null, scopes: [], expiresAt: null } });
 
 beforeEach(() => {
   database = tempDatabase("clients");
-  actor = actorOf(createUser(database.db, { email: "a@firm.example", plan: "free" }).id);
-  other = actorOf(createUser(database.db, { email: "b@firm.example", plan: "free" }).id);
+  actor = testActor(createUser(database.db, { email: "a@firm.example", plan: "free" }).id);
+  other = testActor(createUser(database.db, { email: "b@firm.example", plan: "free" }).id);
 });
 afterEach(() => database.remove());
 

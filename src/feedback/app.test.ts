@@ -4,6 +4,7 @@ import type { Actor } from "../auth/actor.ts";
 import { createUser } from "../auth/users.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { meetings } from "../meetings/table.ts";
+import { testActor } from "../../test/support/actor.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import { feedbackApp } from "./app.ts";
 
@@ -11,12 +12,11 @@ let database: TempDatabase;
 let actor: Actor;
 let other: Actor;
 const NOW = Date.parse("2026-11-10T12:00:00Z");
-const actorOf = (userId: string): Actor => ({ account: { userId, plan: "free" }, channel: "api", credential: { type: "api_key", id: "key_1", name: null, scopes: [], expiresAt: null } });
 
 beforeEach(() => {
   database = tempDatabase("feedback");
-  actor = actorOf(createUser(database.db, { email: "a@firm.example", plan: "free" }).id);
-  other = actorOf(createUser(database.db, { email: "b@firm.example", plan: "free" }).id);
+  actor = testActor(createUser(database.db, { email: "a@firm.example", plan: "free" }).id);
+  other = testActor(createUser(database.db, { email: "b@firm.example", plan: "free" }).id);
 });
 afterEach(() => database.remove());
 

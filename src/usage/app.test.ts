@@ -3,6 +3,7 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import type { Actor } from "../auth/actor.ts";
 import { createUser } from "../auth/users.ts";
+import { testActor } from "../../test/support/actor.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import { grantCredits, setSpendCap } from "./accounts.ts";
 import { usageApp } from "./app.ts";
@@ -24,11 +25,7 @@ let database: TempDatabase;
 let userId: string;
 let now = NOV;
 const app = () => usageApp({ conn: database.conn, clock: { now: () => now }, billing });
-const actor = (channel: "api" | "webapp"): Actor => ({
-  account: { userId, plan: "free" },
-  channel,
-  credential: channel === "api" ? { type: "api_key", id: "key_1", name: null, scopes: ["read:usage"], expiresAt: null } : { type: "web_session", id: "s" },
-});
+const actor = (channel: "api" | "webapp"): Actor => testActor(userId, channel);
 
 function consume(c: Partial<Consumption> & Pick<Consumption, "operation" | "channel">, at: number): void {
   const meter = usageMeter(billing);
