@@ -6,7 +6,7 @@ import { createUser } from "../auth/users.ts";
 import { testActor } from "../../test/support/actor.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import { grantCredits, setSpendCap } from "./accounts.ts";
-import { usageApp } from "./app.ts";
+import { usageAdminApp, usageApp } from "./app.ts";
 import { usageMeter, type Consumption } from "./meter.ts";
 import { renderLedgerLine, renderUsage } from "./render.ts";
 import { reserve } from "./reservations.ts";
@@ -93,4 +93,13 @@ test("webappQuotas: minutes and documents used this month, held by work in fligh
   expect(quotas.period).toBe("2026-11");
   expect(quotas.audioMinutes).toEqual({ used: 2, reserved: 2, quota: 10 });
   expect(quotas.documents).toEqual({ used: 1, reserved: 1, quota: 3 });
+});
+
+test("admin: a spend cap set and removed, credits granted for this month, as the summary then shows them", async () => {
+  const admin = usageAdminApp({ conn: database.conn, clock: { now: () => now } });
+  await admin.setSpendCap(userId, 400);
+  expect(await admin.grantCredits(userId, 25, "goodwill")).toEqual({ period: "2026-11" });
+  expect((await app().summary(actor("api"))).balance).toMatchObject({ spendCap: 400, credits: 25, onDemandRemaining: 400 });
+  await admin.setSpendCap(userId, null);
+  expect((await app().summary(actor("api"))).balance.spendCap).toBeNull();
 });

@@ -1,7 +1,8 @@
 import type { Actor } from "../auth/actor.ts";
-import type { Conn } from "../db/conn.ts";
+import { run, type Conn } from "../db/conn.ts";
 import type { Page } from "../http/pagination.ts";
 import type { Clock } from "../lib/time.ts";
+import { grantCredits, setSpendCap } from "./accounts.ts";
 import type { Balance } from "./balance.ts";
 import type { BillingSettings } from "./settings.ts";
 import { apiMonth, ledgerPage, readWebappUsage, type LedgerRow, type MonthTotals } from "./store.ts";
@@ -41,3 +42,23 @@ export function usageApp(deps: { conn: Conn; clock: Clock; billing: BillingSetti
 }
 
 export type UsageApp = ReturnType<typeof usageApp>;
+
+/**
+ * The operator's usage commands (verbatim admin cap set, credits grant): on an account named by
+ * the operator, not by who is acting, so they take the user's id.
+ */
+export function usageAdminApp(deps: { conn: Conn; clock: Clock }) {
+  return {
+    /** Turns on-demand billing on with a monthly cap (minor units), or off with null. */
+    setSpendCap(userId: string, capMinor: number | null): Promise<void> {
+      return run(deps.conn, (q) => setSpendCap(q, userId, capMinor, deps.clock.now()));
+    },
+
+    /** Credits added to the account's wallet for this UTC month; answers the month. */
+    grantCredits(userId: string, amountMinor: number, note: string | null): Promise<{ period: string }> {
+      return run(deps.conn, (q) => grantCredits(q, userId, amountMinor, note, deps.clock.now()));
+    },
+  };
+}
+
+export type UsageAdminApp = ReturnType<typeof usageAdminApp>;
