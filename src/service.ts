@@ -351,7 +351,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     {
       dataDir: config.dataDir,
       clock,
-      sweepIdempotencyKeys: () => void idempotency.sweep(),
+      // Async over the Conn: a failure is logged like the other sweeps' (storage/retention.ts).
+      sweepIdempotencyKeys: () => void idempotency.sweep().catch((error: Error) => io.say(`retention sweep failed: ${error.message}`)),
       purgeExpiredRevocations: (now) => purgeExpiredRevocations(db, now),
       purgeOldDeliveries: (now) => purgeOldDeliveries(db, now),
       purgeExpiredWebSessions: (now) => purgeExpiredWebSessions(db, now),
