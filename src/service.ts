@@ -7,6 +7,7 @@ import { SCOPES } from "./auth/scopes.ts";
 import { loadOrCreateSigningKey } from "./auth/signing-key.ts";
 import { addUser, countUsers } from "./auth/users.ts";
 import { accountRoutes } from "./account/routes.ts";
+import { clientsApp } from "./clients/app.ts";
 import { clientRoutes } from "./clients/routes.ts";
 import type { ServiceConfig } from "./config.ts";
 import { openDatabase, type Db } from "./db/client.ts";
@@ -15,6 +16,7 @@ import { WalTruncator } from "./db/wal-truncation.ts";
 import { applyMigrations } from "./db/migrate.ts";
 import { databasePath } from "./db/paths.ts";
 import { docsRoutes } from "./docs/routes.ts";
+import { feedbackApp } from "./feedback/app.ts";
 import { feedbackRoutes } from "./feedback/routes.ts";
 import { announcedDuration } from "./engines/recording-duration.ts";
 import { databaseCheck, ffmpegCheck, migrationsCheck, modelsCheck } from "./health/readiness.ts";
@@ -36,6 +38,7 @@ import { PingThrottle } from "./webhooks/ping.ts";
 import { usageMeter } from "./usage/meter.ts";
 import { createServiceMetrics } from "./metrics/service-metrics.ts";
 import { metricsRoutes } from "./metrics/routes.ts";
+import { usageApp } from "./usage/app.ts";
 import { usageRoutes } from "./usage/routes.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
 import { trustedCertificates } from "./net/trust.ts";
@@ -123,12 +126,14 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const db = openDatabase(databasePath(config.dataDir));
   // The async face of the same connection, what stores take (db/conn.ts); `db` goes as each domain moves onto it.
   const conn = connOf(db);
+  const clients = clientsApp({ conn });
+  const usage = usageApp({ conn, clock, billing: config.billing });
   applyMigrations(db.$client);
   // Deletions truncate the WAL, which keeps the deleted content's earlier frames otherwise.
   const wal = new WalTruncator(conn, io.say);
   await bootstrapAdmin(conn, io);
-  const idempotency = new IdempotencyStore(db, clock);
-  idempotency.recover();
+  const idempotency = new IdempotencyStore(conn, clock);
+  await idempotency.recover();
   renameLegacyRecordings(config.dataDir);
   const meetingIds = allMeetingIds(db);
   const swept = sweepOrphans(config.dataDir, (id) => meetingIds.has(id));
@@ -263,15 +268,15 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       allRoutes: () => routes,
     }),
     ...accountRoutes(),
-    ...feedbackRoutes({ db }),
-    ...clientRoutes({ db }),
+    ...feedbackRoutes({ feedback: feedbackApp({ conn, clock }) }),
+    ...clientRoutes({ clients }),
     ...jobRoutes({ db }),
     ...meetingRoutes({ meetings }),
     ...transcriptRoutes(apps.transcripts),
     ...templateRoutes(apps.templates),
     ...exportRoutes(apps.exports),
     ...reportRoutes(apps.reports),
-    ...usageRoutes({ db, clock, billing: config.billing }),
+    ...usageRoutes({ usage, billing: config.billing }),
     ...webhookRoutes({ webhooks: webhookUseCases }),
     ...documentRoutes(apps.documents),
   );
@@ -294,6 +299,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     passwords: new PasswordAttempts(new SignInThrottle({ firstDelayMs: config.signInDelayMs }), passwordVerifications, clock),
     slots: config.parallelSlots,
     billing: config.billing,
+    clients,
+    usage,
     egress: config.egress,
     minFreeDisk: config.minFreeDisk,
     maxUploadBytes: MAX_UPLOAD_BYTES,

@@ -1,12 +1,12 @@
 import { z } from "zod";
-import type { Db } from "../db/client.ts";
+import { apiActor } from "../auth/actor.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { access, defineRoute } from "../http/route.ts";
-import { parseNumericId } from "../lib/ids.ts";
+import type { ClientsApp } from "./app.ts";
 import { clientParams, clientSchema, listClientsQuery, patchClientBody } from "./schema.ts";
-import { listClients, renderClient, setClientArchived } from "./service.ts";
+import { renderClient } from "./service.ts";
 
-export function clientRoutes(deps: { db: Db }) {
+export function clientRoutes(deps: { clients: ClientsApp }) {
   return [
     defineRoute({
       method: "GET",
@@ -17,11 +17,9 @@ export function clientRoutes(deps: { db: Db }) {
       access: access.allOf("read:meetings"),
       query: listClientsQuery,
       responses: { 200: { description: "Client folders", schema: z.object({ data: z.array(clientSchema) }) } },
-      handle: ({ principal, query }) => ({
+      handle: async ({ principal, query }) => ({
         status: 200,
-        body: {
-          data: listClients(deps.db, principal.user.id, { includeArchived: query.include_archived, q: query.q }).map(renderClient),
-        },
+        body: { data: (await deps.clients.list(apiActor(principal), { includeArchived: query.include_archived, q: query.q })).map(renderClient) },
       }),
     }),
     defineRoute({
@@ -35,8 +33,8 @@ export function clientRoutes(deps: { db: Db }) {
       body: patchClientBody,
       responses: { 200: { description: "The client", schema: clientSchema } },
       errors: ["malformed_body", "unsupported_media_type"],
-      handle: ({ principal, params, body }) => {
-        const client = setClientArchived(deps.db, principal.user.id, parseNumericId("cli", params.client_id)!, body.is_archived);
+      handle: async ({ principal, params, body }) => {
+        const client = await deps.clients.setArchived(apiActor(principal), params.client_id, body.is_archived);
         if (!client) throw ApiError.notFound(`Client ${params.client_id}`);
         return { status: 200, body: renderClient(client) };
       },

@@ -57,7 +57,7 @@ function withApp(slots: Record<string, number> = { free: 2 }, billing = DEFAULT_
     templates: { get: (id) => (id === template.id ? template : undefined) },
     loadMaterial: (_q, meetingId) => material[meetingId.toLowerCase()],
     dataDir,
-    idempotency: new IdempotencyStore(database.db, { now: () => NOW }),
+    idempotency: new IdempotencyStore(database.conn, { now: () => NOW }),
     render: async (format) => {
       renders += 1;
       return new TextEncoder().encode(`%${format} render`);

@@ -3,10 +3,9 @@ import type { Queryable } from "../db/client.ts";
 import { run, withTx, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
-import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
+import type { ParallelSlots } from "../jobs/slots.ts";
 import type { Channel } from "../lib/channel.ts";
-import { admitJob } from "../usage/admission.ts";
-import { expectedDocument } from "../usage/estimate.ts";
+import { admit } from "../usage/admit.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import type { Clock } from "../lib/time.ts";
 import type { TemplateCatalogue } from "../templates/catalogue.ts";
@@ -61,18 +60,18 @@ export async function requestDocument(
       if (material.status !== "completed") {
         throw new ApiError("summary_not_ready", `The meeting is ${material.status}, not completed: its AI report is not ready. Wait for processing.completed, then ask again.`);
       }
-      assertFreeSlot(tx, account.userId, account.plan, deps.slots);
-      const jobId = enqueueJob(tx, {
-        userId: account.userId,
-        kind: "document_generation",
-        source: channel,
-        firstStep: "generate",
-        now,
-        meetingId: material.meetingId,
-        metadata: body.metadata ?? null,
-      });
       const readChars = material.report.markdown.length + (material.transcript ?? []).reduce((sum, s) => sum + s.text.length + s.speaker.length + 2, 0);
-      admitJob(tx, deps.billing, account, { jobId, channel }, expectedDocument(deps.billing, readChars), now);
+      const jobId = admit(tx, deps, { account, channel }, { kind: "document", readChars }, now, () =>
+        enqueueJob(tx, {
+          userId: account.userId,
+          kind: "document_generation",
+          source: channel,
+          firstStep: "generate",
+          now,
+          meetingId: material.meetingId,
+          metadata: body.metadata ?? null,
+        }),
+      );
       return { jobId, template, subject: material.meetingId };
     });
     await insertDocumentRequest(t, {

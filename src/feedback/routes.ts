@@ -1,9 +1,10 @@
-import type { Db } from "../db/client.ts";
+import { apiActor } from "../auth/actor.ts";
 import { access, defineRoute } from "../http/route.ts";
+import type { FeedbackApp } from "./app.ts";
 import { createFeedbackBody, feedbackSchema } from "./schema.ts";
-import { createFeedback } from "./service.ts";
+import { renderFeedback } from "./render.ts";
 
-export function feedbackRoutes(deps: { db: Db }) {
+export function feedbackRoutes(deps: { feedback: FeedbackApp }) {
   return [
     defineRoute({
       method: "POST",
@@ -15,7 +16,7 @@ export function feedbackRoutes(deps: { db: Db }) {
       body: createFeedbackBody,
       responses: { 201: { description: "The feedback was recorded", schema: feedbackSchema } },
       errors: ["malformed_body", "unsupported_media_type", "request_too_large"],
-      handle: ({ principal, body }) => ({ status: 201, body: createFeedback(deps.db, principal.user.id, body) }),
+      handle: async ({ principal, body }) => ({ status: 201, body: renderFeedback(await deps.feedback.create(apiActor(principal), body)) }),
     }),
   ];
 }

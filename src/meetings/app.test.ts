@@ -47,7 +47,7 @@ beforeEach(() => {
     clock,
     slots: DEFAULT_PARALLEL_SLOTS,
     billing: DEFAULT_BILLING,
-    idempotency: new IdempotencyStore(store.db, clock),
+    idempotency: new IdempotencyStore(store.conn, clock),
     egress: emptyEgressPolicy(),
     maxUploadBytes: 10 * 1024 * 1024,
     templates: { has: (id) => id === "tpl_minutes", hasPersona: () => false },

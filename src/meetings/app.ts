@@ -7,7 +7,7 @@ import { ApiError } from "../errors/api-error.ts";
 import { parseOrThrow } from "../http/validation.ts";
 import type { ExportInput } from "../exports/bundle.ts";
 import type { IdempotencyStore } from "../idempotency/service.ts";
-import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
+import type { ParallelSlots } from "../jobs/slots.ts";
 import type { Clock } from "../lib/time.ts";
 import type { EgressPolicy } from "../net/egress.ts";
 import type { StoredReport } from "../reports/types.ts";
@@ -15,9 +15,8 @@ import type { DiskFloor } from "../storage/disk-space.ts";
 import { meetingDir, recordingPath, uploadsTmpDir } from "../storage/paths.ts";
 import type { TranscriptDocument, TranscriptMeta } from "../transcripts/types.ts";
 import type { UploadsInFlight } from "../uploads/in-flight.ts";
-import { assertCanPay } from "../usage/admission.ts";
+import { admitBeforeUpload, checkBeforeUpload } from "../usage/admit.ts";
 import type { BillingSettings } from "../usage/settings.ts";
-import { assertWebappQuota } from "../usage/webapp-quota.ts";
 import { correctionsOf, correctionText, segmentsCorrected, storeSegmentCorrection, type SegmentCorrection } from "./corrections-store.ts";
 import { createMeetingOver, storeDraftMeeting, type Recording } from "./create.ts";
 import { meetingJobIds, removeMeetingFiles, removeMeetingRows } from "./delete.ts";
@@ -133,18 +132,9 @@ export function meetingsApp(deps: MeetingsAppDeps) {
    * reader calls it between a form's fields and its file.
    */
   const admitBeforeReceiving = (actor: Actor, replay: boolean) => {
-    const reader = readerNow(conn);
-    const { account } = actor;
-    if (actor.channel === "api") {
-      if (!replay) {
-        assertFreeSlot(reader, account.userId, account.plan, deps.slots);
-        assertCanPay(reader, deps.billing, account, deps.clock.now());
-      }
-    } else {
-      // The web app's usage never draws on the API allowance, so there is no balance check.
-      assertFreeSlot(reader, account.userId, account.plan, deps.slots);
-      assertWebappQuota(reader, deps.billing, account, deps.clock.now(), "audio");
-    }
+    // The API's retry of an accepted request gets its answer even while its own job holds the slot.
+    if (actor.channel === "api" && replay) return;
+    admitBeforeUpload(readerNow(conn), deps, actor, deps.clock.now());
   };
 
   /** The meeting and its processing job, then the scheduler woken. */
@@ -248,7 +238,8 @@ export function meetingsApp(deps: MeetingsAppDeps) {
      * has as many drafts open as it may. The draft's id.
      */
     async createDraft(actor: Actor, form: unknown, origin: { source: "upload" | "live_recording"; fileName: string | null }): Promise<string> {
-      assertWebappQuota(readerNow(conn), deps.billing, actor.account, deps.clock.now(), "audio");
+      // A draft holds no processing slot until it is finished.
+      await checkBeforeUpload(conn, deps, actor, deps.clock.now(), { slot: false });
       const fields = parseOrThrow(createMeetingUpload, form);
       const admit = (tx: Parameters<typeof assertDraftAdmitted>[0]) => assertDraftAdmitted(tx, actor.account.userId, deps.drafts);
       return storeDraftMeeting(conn, { account: actor.account, fields, origin, admit }, deps.clock.now());

@@ -5,9 +5,8 @@ import type { Db, Queryable } from "../db/client.ts";
 import { connOf, runTx, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
-import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
-import { admitJob } from "../usage/admission.ts";
-import { expectedProcessing } from "../usage/estimate.ts";
+import type { ParallelSlots } from "../jobs/slots.ts";
+import { admit } from "../usage/admit.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import type { Clock } from "../lib/time.ts";
 import { meetingDir, recordingPath } from "../storage/paths.ts";
@@ -84,11 +83,10 @@ export function enqueueProcessing(
   channel: Channel,
   now: number,
 ): string {
-  assertFreeSlot(tx, account.userId, account.plan, deps.slots);
   const { audioSeconds, ...queued } = job;
-  const jobId = enqueueJob(tx, { userId: account.userId, kind: "meeting_processing", now, meetingId, source: channel, ...queued });
-  admitJob(tx, deps.billing, account, { jobId, channel }, expectedProcessing(deps.billing, { audioSeconds, report: !job.transcribeOnly }), now);
-  return jobId;
+  return admit(tx, deps, { account, channel }, { kind: "processing", audioSeconds, report: !job.transcribeOnly }, now, () =>
+    enqueueJob(tx, { userId: account.userId, kind: "meeting_processing", now, meetingId, source: channel, ...queued }),
+  );
 }
 
 /**

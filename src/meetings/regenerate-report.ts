@@ -5,12 +5,11 @@ import type { Db, Queryable } from "../db/client.ts";
 import { run, runTx, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
-import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
+import type { ParallelSlots } from "../jobs/slots.ts";
 import type { Clock } from "../lib/time.ts";
 import { stepOutputPath } from "../storage/paths.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
-import { admitJob } from "../usage/admission.ts";
-import { expectedReport } from "../usage/estimate.ts";
+import { admit } from "../usage/admit.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import type { Channel } from "../lib/channel.ts";
 import { loadParticipants, ownedMeetingRow, transcriptRowOf } from "./store.ts";
@@ -101,8 +100,7 @@ export function enqueueReportOnly(
   chars: number,
   now: number,
 ): string {
-  assertFreeSlot(tx, account.userId, account.plan, deps.slots);
-  const jobId = enqueueJob(tx, { userId: account.userId, kind: "meeting_processing", firstStep: "summarize", now, meetingId, source: channel, reportOnly: true, transcribeOnly: false });
-  admitJob(tx, deps.billing, account, { jobId, channel }, expectedReport(deps.billing, chars), now);
-  return jobId;
+  return admit(tx, deps, { account, channel }, { kind: "report", transcriptChars: chars }, now, () =>
+    enqueueJob(tx, { userId: account.userId, kind: "meeting_processing", firstStep: "summarize", now, meetingId, source: channel, reportOnly: true, transcribeOnly: false }),
+  );
 }

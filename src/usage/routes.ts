@@ -1,11 +1,11 @@
-import type { Db } from "../db/client.ts";
+import { apiActor } from "../auth/actor.ts";
 import { access, defineRoute } from "../http/route.ts";
-import type { Clock } from "../lib/time.ts";
-import { listLedger, renderUsage } from "./query.ts";
+import type { UsageApp } from "./app.ts";
+import { renderLedgerLine, renderUsage } from "./render.ts";
 import { ledgerPageSchema, ledgerQuery, usageSchema } from "./schema.ts";
 import type { BillingSettings } from "./settings.ts";
 
-export function usageRoutes(deps: { db: Db; clock: Clock; billing: BillingSettings }) {
+export function usageRoutes(deps: { usage: UsageApp; billing: BillingSettings }) {
   return [
     defineRoute({
       method: "GET",
@@ -15,10 +15,10 @@ export function usageRoutes(deps: { db: Db; clock: Clock; billing: BillingSettin
       tag: "Usage",
       access: access.allOf("read:usage"),
       responses: { 200: { description: "The usage object", schema: usageSchema } },
-      handle: ({ principal }) => ({
-        status: 200,
-        body: renderUsage(deps.db, deps.billing, { userId: principal.user.id, plan: principal.user.plan }, deps.clock.now()),
-      }),
+      handle: async ({ principal }) => {
+        const summary = await deps.usage.summary(apiActor(principal));
+        return { status: 200, body: renderUsage(deps.billing, summary.plan, summary) };
+      },
     }),
     defineRoute({
       method: "GET",
@@ -29,7 +29,10 @@ export function usageRoutes(deps: { db: Db; clock: Clock; billing: BillingSettin
       access: access.allOf("read:usage"),
       query: ledgerQuery,
       responses: { 200: { description: "A page of ledger lines", schema: ledgerPageSchema } },
-      handle: ({ principal, query }) => ({ status: 200, body: listLedger(deps.db, principal.user.id, query, deps.clock.now()) }),
+      handle: async ({ principal, query }) => {
+        const page = await deps.usage.ledger(apiActor(principal), query);
+        return { status: 200, body: { ...page, data: page.data.map(renderLedgerLine) } };
+      },
     }),
   ];
 }

@@ -1,6 +1,6 @@
 import type { Elysia } from "elysia";
-import { listClients, renderClient, setClientArchived } from "../clients/service.ts";
-import { parseNumericId } from "../lib/ids.ts";
+import { webActor } from "../auth/actor.ts";
+import { renderClient } from "../clients/service.ts";
 import { html, redirect } from "./http.ts";
 import { PageRefusal, type WebKit } from "./kit.ts";
 import { ClientsPage } from "./pages/clients.tsx";
@@ -11,17 +11,16 @@ export function clientPages(app: Elysia, kit: WebKit): void {
 
   const setArchived = async (request: Request, id: string, archived: boolean) => {
     const { session } = await kit.readForm(request);
-    const clientId = parseNumericId("cli", id);
     // Another account's client, or no client, is the 404 page.
-    if (clientId === null || !setClientArchived(deps.db, session.user.id, clientId, archived)) throw new PageRefusal(404, "");
+    if (!(await deps.clients.setArchived(webActor(session), id, archived))) throw new PageRefusal(404, "");
     return redirect(`/clients?notice=${archived ? "archived" : "unarchived"}`);
   };
 
   app
-    .get("/clients", ({ request }) => {
+    .get("/clients", async ({ request }) => {
       const session = kit.requireSession(request);
       const frame = kit.frameFor(request, session, (t) => t("clients.title"));
-      const clients = listClients(deps.db, session.user.id, { includeArchived: true }).map(renderClient);
+      const clients = (await deps.clients.list(webActor(session), { includeArchived: true })).map(renderClient);
       return html(<ClientsPage frame={frame} clients={clients} notice={kit.noticeOf(request, frame.t, ["archived", "unarchived"])} />);
     })
     .post("/clients/:id/archive", ({ request, params }) => setArchived(request, params.id, true))

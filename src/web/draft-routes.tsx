@@ -6,7 +6,7 @@ import { createDraftMeeting } from "../meetings/create.ts";
 import { assertDraftAdmitted, finishDraft, listDraftParts, MAX_PART_BYTES, MIN_PART_BYTES, storeDraftPart } from "../meetings/drafts.ts";
 import { getOwnedMeetingRow } from "../meetings/render.ts";
 import { createMeetingUpload } from "../meetings/schema.ts";
-import { assertWebappQuota } from "../usage/webapp-quota.ts";
+import { admitBeforeUpload } from "../usage/admit.ts";
 import { html, json, redirect, respond } from "./http.ts";
 import type { WebKit } from "./kit.ts";
 import { RecordPage } from "./pages/record.tsx";
@@ -32,7 +32,7 @@ export function draftRoutes(app: Elysia, kit: WebKit): void {
     .post("/meetings/drafts", async ({ request }) => {
       const { session, form } = await kit.readForm(request);
       // Before anyone records an hour: the month's web app audio must have minutes left.
-      assertWebappQuota(deps.db, deps.billing, kit.account(session), deps.clock.now(), "audio");
+      admitBeforeUpload(deps.db, deps, { account: kit.account(session), channel: "webapp" }, deps.clock.now(), { slot: false });
       const kind = form.get("kind") === "recording" ? "live_recording" : "upload";
       const fields = parseOrThrow(createMeetingUpload, {
         title: form.get("title")?.trim() || undefined,

@@ -1,5 +1,7 @@
 import { webActor, type Actor } from "../auth/actor.ts";
 import { authApp, type OidcSignIn, type PasswordAttemptOutcome, type PasswordAttempts, type WebSession } from "../auth/app.ts";
+import type { ClientsApp } from "../clients/app.ts";
+import type { UsageApp } from "../usage/app.ts";
 import type { Plan } from "../auth/plans.ts";
 import type { Db } from "../db/client.ts";
 import type { DbConn } from "../db/conn.ts";
@@ -53,6 +55,9 @@ export interface WebDeps {
   passwords: PasswordAttempts;
   slots: ParallelSlots;
   billing: BillingSettings;
+  /** Application use cases (each domain's app.ts), built by the composition root. */
+  clients: ClientsApp;
+  usage: UsageApp;
   egress: EgressPolicy;
   minFreeDisk: DiskFloor;
   maxUploadBytes: number;

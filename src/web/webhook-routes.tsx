@@ -3,12 +3,9 @@ import { ApiError } from "../errors/api-error.ts";
 import { paginationQuery } from "../http/pagination.ts";
 import { webActor } from "../auth/actor.ts";
 import { createEndpointBody, renderDelivery, renderEndpoint } from "../webhooks/app.ts";
-import { listLedger, renderUsage } from "../usage/query.ts";
-import { webappUsage } from "../usage/webapp-quota.ts";
 import { html, redirect } from "./http.ts";
 import type { WebKit } from "./kit.ts";
 import { DeliveriesPage, WebhooksPage } from "./pages/webhooks.tsx";
-import { UsagePage } from "./pages/usage.tsx";
 import { z } from "zod";
 import type { WebSession } from "../auth/web-sessions.ts";
 
@@ -19,7 +16,7 @@ function isTooManyEndpoints(error: ApiError): boolean {
 }
 const pageQuery = z.object(paginationQuery(50));
 
-/** Settings, Webhooks (endpoints, their delivery log, test, secret rotation) and Usage (the month's ledger). */
+/** Settings, Webhooks: endpoints, their delivery log, test, secret rotation. */
 export function webhookPages(app: Elysia, kit: WebKit): void {
   const { deps } = kit;
 
@@ -100,16 +97,5 @@ export function webhookPages(app: Elysia, kit: WebKit): void {
       const { session } = await kit.readForm(request);
       await deps.webhooksApp.delete(webActor(session), params.endpointId);
       return redirect("/settings/webhooks?notice=deleted");
-    })
-    .get("/settings/usage", ({ request }) => {
-      const session = kit.requireSession(request);
-      const now = deps.clock.now();
-      const usage = renderUsage(deps.db, deps.billing, { userId: session.user.id, plan: session.user.plan }, now);
-      const search = new URL(request.url).searchParams;
-      const page = listLedger(deps.db, session.user.id, pageQuery.parse({ cursor: search.get("cursor") ?? undefined }), now, "all");
-      const frame = kit.frameFor(request, session, (t) => t("usage.title"));
-      const nextHref = page.has_more && page.next_cursor ? `/settings/usage?cursor=${encodeURIComponent(page.next_cursor)}` : null;
-      const webapp = webappUsage(deps.db, deps.billing, { userId: session.user.id, plan: session.user.plan }, now);
-      return html(<UsagePage frame={frame} usage={usage} webapp={webapp} lines={page.data as never} nextHref={nextHref} />);
     });
 }

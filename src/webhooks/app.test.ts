@@ -35,7 +35,7 @@ function app(pingsPerWindow = 20) {
       told.lookups.push(host);
       return host === "private.example" ? ["10.0.0.7"] : ["93.184.216.34"];
     },
-    idempotency: new IdempotencyStore(database.db, clock),
+    idempotency: new IdempotencyStore(database.conn, clock),
     wal: { afterDeletion: () => void told.walTruncations++ },
     dispatcher: { wake: () => void told.wake++, sendNow: (id) => void told.sendNow.push(id) },
     pings: new PingThrottle(pingsPerWindow),

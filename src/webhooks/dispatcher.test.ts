@@ -52,7 +52,7 @@ function hooks(d?: WebhookDispatcher) {
     conn: database.conn,
     clock,
     egress: parseEgressAllow("127.0.0.1,10.1.2.3"),
-    idempotency: new IdempotencyStore(database.db, clock),
+    idempotency: new IdempotencyStore(database.conn, clock),
     wal: { afterDeletion() {} },
     dispatcher: { sendNow: (id) => void d?.sendNow(id), wake() {} },
     pings: new PingThrottle(),

@@ -1,10 +1,9 @@
-import type { renderLedgerLine, renderUsage } from "../../usage/query.ts";
+import type { renderLedgerLineWithChannel, Usage } from "../../usage/render.ts";
 import type { WebappUsage } from "../../usage/webapp-quota.ts";
 import { Layout, NextPageLink, type PageFrame } from "../layout.tsx";
 import { SettingsNav } from "./settings.tsx";
 
-type Usage = ReturnType<typeof renderUsage>;
-type Line = ReturnType<typeof renderLedgerLine> & { channel: "api" | "webapp" };
+type Line = ReturnType<typeof renderLedgerLineWithChannel>;
 
 /** The month's usage: the API allowance and its spending, and every ledger line of both channels. */
 export function UsagePage(props: { frame: PageFrame; usage: Usage; webapp: WebappUsage; lines: Line[]; nextHref: string | null }) {

@@ -1,36 +1,19 @@
-import { and, desc, eq, sql } from "drizzle-orm";
-import type { Queryable } from "../db/client.ts";
-import { newestFirstAfter } from "../db/keyset.ts";
-import { paginate } from "../http/pagination.ts";
 import { toRfc3339 } from "../lib/time.ts";
-import { balanceOf } from "./balance.ts";
-import { ALERT_THRESHOLDS_PERCENT, periodBounds, periodOf, SPEND_CAP_THRESHOLDS_PERCENT, type BillingSettings } from "./settings.ts";
-import { ledgerLines } from "./table.ts";
+import type { Balance } from "./balance.ts";
+import { ALERT_THRESHOLDS_PERCENT, periodBounds, SPEND_CAP_THRESHOLDS_PERCENT, type BillingSettings } from "./settings.ts";
+import type { LedgerRow, MonthTotals } from "./store.ts";
 
-type LedgerRow = typeof ledgerLines.$inferSelect;
-
-/** GET /v1/usage: the month of `now` (UTC). Amounts are integers in minor units of `currency`. */
-export function renderUsage(db: Queryable, settings: BillingSettings, account: { userId: string; plan: string }, now: number) {
-  const balance = balanceOf(db, settings, account, now);
+/** GET /v1/usage, and the web app's usage page: the month of the balance (UTC). Amounts are integers in minor units of `currency`. */
+export function renderUsage(settings: BillingSettings, plan: string, month: { balance: Balance; totals: MonthTotals }) {
+  const { balance, totals } = month;
   const { start, end } = periodBounds(balance.period);
-  const totals = db
-    .select({
-      operations: sql<number>`count(*)`,
-      audioSeconds: sql<number>`coalesce(sum(${ledgerLines.audioSeconds}), 0)`,
-      promptTokens: sql<number>`coalesce(sum(${ledgerLines.promptTokens}), 0)`,
-      completionTokens: sql<number>`coalesce(sum(${ledgerLines.completionTokens}), 0)`,
-      cost: sql<number>`coalesce(sum(${ledgerLines.cost}), 0)`,
-    })
-    .from(ledgerLines)
-    .where(and(eq(ledgerLines.userId, account.userId), eq(ledgerLines.period, balance.period), eq(ledgerLines.channel, "api")))
-    .get()!;
   return {
     object: "usage" as const,
     period: balance.period,
     period_start: toRfc3339(start),
     period_end: toRfc3339(end),
     currency: settings.currency,
-    plan: account.plan,
+    plan,
     wallet: {
       allowance: balance.allowance,
       credits: balance.credits,
@@ -91,21 +74,10 @@ function paymentOf(row: LedgerRow): "wallet" | "on_demand" | "written_off" | "mi
   return parts.length === 1 ? parts[0]! : "mixed";
 }
 
-/** The account's ledger lines of one month, newest first: the API's (GET /v1/usage/ledger), or both channels' (the web app's usage page). */
-export function listLedger(db: Queryable, userId: string, query: { limit: number; cursor?: string; period?: string }, now: number, channels: "api" | "all" = "api") {
-  const period = query.period ?? periodOf(now);
-  const channelFilter = channels === "api" ? eq(ledgerLines.channel, "api") : undefined;
-  return paginate(
-    query,
-    (after, take) =>
-      db
-        .select()
-        .from(ledgerLines)
-        .where(and(eq(ledgerLines.userId, userId), eq(ledgerLines.period, period), channelFilter, newestFirstAfter(ledgerLines.createdAt, ledgerLines.id, after)))
-        .orderBy(desc(ledgerLines.createdAt), desc(ledgerLines.id))
-        .limit(take)
-        .all(),
-    (row) => [row.createdAt, row.id],
-    (rows) => rows.map((row) => (channels === "api" ? renderLedgerLine(row) : { ...renderLedgerLine(row), channel: row.channel })),
-  );
+/** A ledger line as the web app's usage page lists it: with the channel it was metered on. */
+export function renderLedgerLineWithChannel(row: LedgerRow) {
+  return { ...renderLedgerLine(row), channel: row.channel };
 }
+
+export type Usage = ReturnType<typeof renderUsage>;
+export type LedgerLine = ReturnType<typeof renderLedgerLine>;

@@ -1,0 +1,126 @@
+// The one admission, for both channels, against a real store: the slot, the API wallet or the web
+// app's quotas, the reservation; and the fail-fast check before an upload.
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { createUser } from "../auth/users.ts";
+import type { Queryable } from "../db/client.ts";
+import { ApiError } from "../errors/api-error.ts";
+import { enqueueJob } from "../jobs/enqueue.ts";
+import type { Channel } from "../lib/channel.ts";
+import { enqueueReportOnly } from "../meetings/regenerate-report.ts";
+import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
+import { admit, admitBeforeUpload, checkBeforeUpload, type AdmissionDeps } from "./admit.ts";
+import { reservationOf, reserve } from "./reservations.ts";
+import { DEFAULT_BILLING } from "./settings.ts";
+
+const NOV = Date.parse("2026-11-10T12:00:00Z");
+const deps: AdmissionDeps = {
+  slots: { free: 1 },
+  billing: {
+    ...DEFAULT_BILLING,
+    allowances: { free: 100 },
+    holdPerOperation: 5,
+    webappQuotas: { audioMinutes: { free: 2 }, documents: { free: 1 } },
+  },
+};
+let database: TempDatabase;
+let userId: string;
+const who = (channel: Channel) => ({ account: { userId, plan: "free" }, channel });
+const queue = (q: Queryable, channel: Channel) => () => enqueueJob(q, { userId, kind: "meeting_processing", firstStep: "decode", now: NOV, source: channel });
+
+function codeOf(run: () => unknown): string | null {
+  try {
+    run();
+    return null;
+  } catch (error) {
+    if (error instanceof ApiError) return error.code;
+    throw error;
+  }
+}
+
+function jobCount(): number {
+  return (database.db.$client.query("SELECT count(*) AS n FROM jobs").get() as { n: number }).n;
+}
+
+beforeEach(() => {
+  database = tempDatabase("admit");
+  userId = createUser(database.db, { email: "dept@firm.example", plan: "free" }).id;
+});
+afterEach(() => database.remove());
+
+describe("admit", () => {
+  test("API: a free slot, the job queued, its expected cost payable and reserved", () => {
+    const jobId = database.db.transaction((tx) => admit(tx, deps, who("api"), { kind: "processing", audioSeconds: 60, report: false }, NOV, queue(tx, "api")));
+    expect(reservationOf(database.db, jobId)).toMatchObject({ userId, channel: "api", amountMinor: 5, audioSeconds: 0, documents: 0 });
+  });
+
+  test("no free slot: 429 before anything is queued", () => {
+    database.db.transaction((tx) => admit(tx, deps, who("api"), { kind: "processing", audioSeconds: null, report: true }, NOV, queue(tx, "api")));
+    let queued = false;
+    const code = codeOf(() =>
+      database.db.transaction((tx) =>
+        admit(tx, deps, who("api"), { kind: "processing", audioSeconds: null, report: true }, NOV, () => {
+          queued = true;
+          return "job_never";
+        }),
+      ),
+    );
+    expect(code).toBe("parallel_processing_limit");
+    expect(queued).toBe(false);
+  });
+
+  test("API: a cost the wallet cannot pay is 402 and the transaction leaves no job", () => {
+    // 10 hours of audio at 60 per hour: far beyond the allowance of 100.
+    const code = codeOf(() => database.db.transaction((tx) => admit(tx, deps, who("api"), { kind: "processing", audioSeconds: 36_000, report: false }, NOV, queue(tx, "api"))));
+    expect(code).toBe("insufficient_balance");
+    expect(jobCount()).toBe(0);
+  });
+
+  test("web app: audio beyond the month's minutes is 402 webapp_quota_reached; within them it reserves seconds, not money", () => {
+    expect(codeOf(() => database.db.transaction((tx) => admit(tx, deps, who("webapp"), { kind: "processing", audioSeconds: 600, report: true }, NOV, queue(tx, "webapp"))))).toBe(
+      "webapp_quota_reached",
+    );
+    const jobId = database.db.transaction((tx) => admit(tx, deps, who("webapp"), { kind: "processing", audioSeconds: 90, report: true }, NOV, queue(tx, "webapp")));
+    expect(reservationOf(database.db, jobId)).toMatchObject({ channel: "webapp", amountMinor: 0, audioSeconds: 90, documents: 0 });
+  });
+
+  test("web app: a report written again counts against the documents quota", () => {
+    const first = database.db.transaction((tx) => admit(tx, { ...deps, slots: { free: 5 } }, who("webapp"), { kind: "report", transcriptChars: 1000 }, NOV, queue(tx, "webapp")));
+    expect(reservationOf(database.db, first)).toMatchObject({ channel: "webapp", documents: 1 });
+    expect(codeOf(() => database.db.transaction((tx) => admit(tx, { ...deps, slots: { free: 5 } }, who("webapp"), { kind: "document", readChars: 10 }, NOV, queue(tx, "webapp"))))).toBe(
+      "webapp_quota_reached",
+    );
+  });
+
+  test("regenerating a report from the web app checks the web app's documents quota (enqueueReportOnly goes through admit)", () => {
+    const wide = { ...deps, slots: { free: 5 } };
+    // The month's one document is held by a document in flight.
+    database.db.transaction((tx) => reserve(tx, { jobId: queue(tx, "webapp")(), userId, channel: "webapp" }, { cost: 0, audioSeconds: 0, documents: 1 }, NOV));
+    const code = codeOf(() => database.db.transaction((tx) => enqueueReportOnly(tx, wide, { userId, plan: "free" }, crypto.randomUUID(), "webapp", 500, NOV)));
+    expect(code).toBe("webapp_quota_reached");
+    expect(jobCount()).toBe(1);
+    // The API's regenerate draws on the wallet instead, which can pay.
+    const jobId = database.db.transaction((tx) => enqueueReportOnly(tx, wide, { userId, plan: "free" }, crypto.randomUUID(), "api", 500, NOV));
+    expect(reservationOf(database.db, jobId)?.channel).toBe("api");
+  });
+});
+
+describe("the check before an upload", () => {
+  test("API: a free slot and a balance that pays the hold", async () => {
+    expect(codeOf(() => admitBeforeUpload(database.db, deps, who("api"), NOV))).toBeNull();
+    await checkBeforeUpload(database.conn, deps, who("api"), NOV);
+    expect(codeOf(() => admitBeforeUpload(database.db, { ...deps, billing: { ...deps.billing, allowances: { free: 0 } } }, who("api"), NOV))).toBe("insufficient_balance");
+    database.db.transaction((tx) => queue(tx, "api")());
+    expect(codeOf(() => admitBeforeUpload(database.db, deps, who("api"), NOV))).toBe("parallel_processing_limit");
+    await expect(checkBeforeUpload(database.conn, deps, who("api"), NOV)).rejects.toThrow(ApiError);
+  });
+
+  test("web app: minutes left this month; a draft being opened needs no slot", () => {
+    database.db.transaction((tx) => queue(tx, "webapp")());
+    expect(codeOf(() => admitBeforeUpload(database.db, deps, who("webapp"), NOV))).toBe("parallel_processing_limit");
+    expect(codeOf(() => admitBeforeUpload(database.db, deps, who("webapp"), NOV, { slot: false }))).toBeNull();
+    const full = { ...deps, billing: { ...deps.billing, webappQuotas: { audioMinutes: { free: 0 }, documents: { free: 1 } } } };
+    expect(codeOf(() => admitBeforeUpload(database.db, full, who("webapp"), NOV, { slot: false }))).toBe("webapp_quota_reached");
+    // Nothing is reserved by the check.
+    expect((database.db.$client.query("SELECT count(*) AS n FROM usage_reservations").get() as { n: number }).n).toBe(0);
+  });
+});

@@ -1,0 +1,12 @@
+// An Actor (src/auth/actor.ts) for use-case tests: an account on a channel, with an API key or a web session.
+import type { Actor } from "../../src/auth/actor.ts";
+import type { Plan } from "../../src/auth/plans.ts";
+import type { Channel } from "../../src/lib/channel.ts";
+
+export function testActor(userId: string, channel: Channel = "api", plan: Plan = "free"): Actor {
+  return {
+    account: { userId, plan },
+    channel,
+    credential: channel === "api" ? { type: "api_key", id: "key_test", name: null, scopes: [], expiresAt: null } : { type: "web_session", id: "session_test" },
+  };
+}
