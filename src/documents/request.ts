@@ -2,6 +2,7 @@ import type { Plan } from "../auth/plans.ts";
 import type { Db, Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
+import { documentGenerationJob } from "./generation-job.ts";
 import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
 import { admitJob } from "../usage/admission.ts";
 import { expectedDocument } from "../usage/estimate.ts";
@@ -63,11 +64,12 @@ export function requestDocument(
       assertFreeSlot(tx, account.userId, account.plan, deps.slots);
       jobId = enqueueJob(tx, {
         userId: account.userId,
-        kind: "document_generation",
-        source: channel,
+        kind: documentGenerationJob,
+        channel,
         firstStep: "generate",
         now,
         meetingId: material.meetingId,
+        payload: {},
         metadata: body.metadata ?? null,
       });
       const readChars = material.report.markdown.length + (material.transcript ?? []).reduce((sum, s) => sum + s.text.length + s.speaker.length + 2, 0);

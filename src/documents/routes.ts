@@ -1,8 +1,8 @@
 import type { Db } from "../db/client.ts";
 import { access, defineRoute, servedAs } from "../http/route.ts";
 import { hashRequest, type IdempotencyStore } from "../idempotency/service.ts";
-import { jobSchema } from "../jobs/schema.ts";
-import { getJob } from "../jobs/query.ts";
+import { jobSchemas } from "../jobs/schema.ts";
+import { getJobIn } from "../jobs/query.ts";
 import type { LoadMeetingMaterial } from "./material.ts";
 import { getOwnedDocument, listDocuments, renderDocument } from "./query.ts";
 import { DOCUMENT_FILE_TYPES, documentFile } from "./file.ts";
@@ -39,7 +39,7 @@ export function documentRoutes(deps: DocumentRouteDeps) {
       access: access.allOf("write:documents"),
       params: documentRequestParams,
       body: documentRequestBody,
-      responses: { 202: { description: "Accepted: the queued document_generation job", schema: jobSchema } },
+      responses: { 202: { description: "Accepted: the queued document_generation job", schema: jobSchemas().jobSchema } },
       errors: ["summary_not_ready", "parallel_processing_limit", "insufficient_balance", "spend_cap_reached", "idempotency_key_in_use", "idempotency_key_reused", "malformed_body", "unsupported_media_type"],
       handle: async ({ principal, params, body, request }) => {
         const account = { userId: principal.user.id, plan: principal.user.plan };
@@ -52,7 +52,7 @@ export function documentRoutes(deps: DocumentRouteDeps) {
           execute: async (parsed, complete) => {
             let response: unknown;
             requestDocument(deps, account, meetingId, parsed, (tx, jobId) => {
-              response = getJob(tx, account.userId, jobId);
+              response = getJobIn(tx, account.userId, jobId);
               // The meeting is the resource: deleting it forgets this stored response too.
               complete(tx, { status: 202, body: response }, meetingId);
             });

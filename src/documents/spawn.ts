@@ -4,6 +4,7 @@ import { emitEvent } from "../events/service.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
 import { renderJob } from "../jobs/query.ts";
 import { jobs } from "../jobs/table.ts";
+import { documentGenerationJob } from "./generation-job.ts";
 import type { TemplateCatalogue } from "../templates/catalogue.ts";
 import { documentRequests } from "./table.ts";
 
@@ -20,7 +21,7 @@ export function templatesRequested(catalogue: Pick<TemplateCatalogue, "templates
 /**
  * Queues the document jobs a meeting asked for at creation, once its report exists, inside the
  * transaction that completes the meeting's job: each with parent_job_id, holding no processing
- * slot (SPEC 8 rule 2), and their ids in the parent's document_job_ids. A template gone from the
+ * slot (SPEC 8 rule 2); answers their ids (the parent's kind keeps them: document_job_ids). A template gone from the
  * catalogue since (the operator removed its file) gets a job failed at once with
  * template_unavailable and its document.failed event, so the client hears of every document asked for.
  */
@@ -36,11 +37,12 @@ export function spawnDocumentJobs(
     const template = catalogue.get(templateId);
     const jobId = enqueueJob(tx, {
       userId: parent.userId,
-      kind: "document_generation",
+      kind: documentGenerationJob,
       firstStep: "generate",
       now,
       meetingId: parent.meetingId,
       parentJobId: parent.id,
+      payload: {},
       metadata: parent.metadata,
     });
     ids.push(jobId);
@@ -73,6 +75,5 @@ export function spawnDocumentJobs(
       })
       .run();
   }
-  if (ids.length) tx.update(jobs).set({ documentJobIds: ids }).where(eq(jobs.id, parent.id)).run();
   return ids;
 }

@@ -13,6 +13,7 @@ import type { Clock } from "../lib/time.ts";
 import { meetingDir, recordingPath } from "../storage/paths.ts";
 import type { CreateMeetingFields } from "./schema.ts";
 import { firstMeetingStep } from "./processing.ts";
+import { meetingProcessingJob } from "./processing-job.ts";
 import { reindexMeeting } from "./search-index.ts";
 import { meetings, meetingTags, participants } from "./table.ts";
 
@@ -142,8 +143,8 @@ export function enqueueProcessing(
   now: number,
 ): string {
   assertFreeSlot(tx, account.userId, account.plan, deps.slots);
-  const { audioSeconds, ...queued } = job;
-  const jobId = enqueueJob(tx, { userId: account.userId, kind: "meeting_processing", now, meetingId, source: channel, ...queued });
+  const { audioSeconds, firstStep, metadata, ...payload } = job;
+  const jobId = enqueueJob(tx, { userId: account.userId, kind: meetingProcessingJob, firstStep, now, meetingId, channel, metadata, payload });
   admitJob(tx, deps.billing, account, { jobId, channel }, expectedProcessing(deps.billing, { audioSeconds, report: !job.transcribeOnly }), now);
   return jobId;
 }

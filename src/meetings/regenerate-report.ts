@@ -5,6 +5,7 @@ import type { Plan } from "../auth/plans.ts";
 import type { Db, Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
+import { meetingProcessingJob } from "./processing-job.ts";
 import { assertFreeSlot, type ParallelSlots } from "../jobs/slots.ts";
 import type { Clock } from "../lib/time.ts";
 import { stepOutputPath } from "../storage/paths.ts";
@@ -88,7 +89,7 @@ export function enqueueReportOnly(
   now: number,
 ): string {
   assertFreeSlot(tx, account.userId, account.plan, deps.slots);
-  const jobId = enqueueJob(tx, { userId: account.userId, kind: "meeting_processing", firstStep: "summarize", now, meetingId, source: channel, reportOnly: true, transcribeOnly: false });
+  const jobId = enqueueJob(tx, { userId: account.userId, kind: meetingProcessingJob, firstStep: "summarize", now, meetingId, channel, payload: { reportOnly: true, transcribeOnly: false } });
   admitJob(tx, deps.billing, account, { jobId, channel }, expectedReport(deps.billing, chars), now);
   return jobId;
 }

@@ -73,7 +73,7 @@ function loadExtras(db: Queryable, rows: readonly MeetingRow[]): Map<string, Mee
   const jobRows = db
     .select()
     .from(jobs)
-    .where(and(inArray(jobs.meetingId, ids), eq(jobs.kind, "meeting_processing"), eq(jobs.source, "api")))
+    .where(and(inArray(jobs.meetingId, ids), eq(jobs.kind, "meeting_processing"), eq(jobs.channel, "api")))
     .orderBy(desc(jobs.createdAt))
     .all();
   for (const job of jobRows) {
