@@ -10,7 +10,7 @@ import type { StepOutcome, WorkerPool } from "./worker-pool.ts";
 
 export interface SchedulerOptions {
   conn: DbConn;
-  pool: WorkerPool;
+  pool: Pick<WorkerPool, "size" | "run" | "cancel" | "stop">;
   /** The job kinds this scheduler runs; each lives in its domain folder. */
   kinds: JobKind[];
   clock: Clock;

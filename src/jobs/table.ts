@@ -9,8 +9,8 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 /** A JSON value as a column stores it. */
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 /**
- * What a job of one kind carries that the queue does not read (transcribe_only, the documents a
- * meeting asked for, the document written...): the kind's own, declared and validated by it
+ * What a job of one kind carries that the queue does not read (a meeting's options, the document
+ * written...): the kind's own, declared and validated by it
  * (jobs/kind.ts `payload`), stored whole in `jobs.payload`.
  */
 export type JobPayload = { [key: string]: Json | undefined };
