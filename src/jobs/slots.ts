@@ -1,5 +1,6 @@
 import { and, count, eq, inArray, isNull } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
+import { run, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { jobs } from "./table.ts";
 
@@ -29,4 +30,9 @@ export function assertFreeSlot(db: Queryable, userId: string, plan: string, slot
       { headers: { "Retry-After": "30" } },
     );
   }
+}
+
+/** `assertFreeSlot` for a caller holding a `Conn` (inside the transaction that creates the work). */
+export function assertSlotFree(c: Conn, userId: string, plan: string, slots: ParallelSlots): Promise<void> {
+  return run(c, (q) => assertFreeSlot(q, userId, plan, slots));
 }
