@@ -1,4 +1,3 @@
-import { eq } from "drizzle-orm";
 import { findUserById } from "../auth/users.ts";
 import { run, type Conn, type TxConn } from "../db/conn.ts";
 import type { UsageMeter } from "../usage/meter.ts";
@@ -11,7 +10,7 @@ import { DOCUMENT_STEPS, type DocumentStepInput } from "../worker/protocol.ts";
 import { documentGenerationJob, documentJobPayload } from "./generation-job.ts";
 import type { LoadMeetingMaterial } from "./material.ts";
 import { renderDocument } from "./query.ts";
-import { documentRequests, documents } from "./table.ts";
+import { findDocument, insertDocument, requestOfJob } from "./generation-store.ts";
 
 /**
  * document_generation, the second job kind (issue 10): one step, generate, in which the worker's
@@ -20,7 +19,7 @@ import { documentRequests, documents } from "./table.ts";
  * exists only whole, and only with its job completed and its document.generated event.
  */
 export function documentGeneration(deps: { dataDir: string; loadMaterial: LoadMeetingMaterial; meter: UsageMeter }): JobKind {
-  const requestOf = (c: Conn, job: JobRow) => run(c, (q) => q.select().from(documentRequests).where(eq(documentRequests.jobId, job.id)).get());
+  const requestOf = (c: Conn, job: JobRow) => requestOfJob(c, job.id);
   const current = async (tx: TxConn, job: JobRow) => (await loadJob(tx, job.id))!;
 
   return {
@@ -57,22 +56,21 @@ export function documentGeneration(deps: { dataDir: string; loadMaterial: LoadMe
       if (result.step !== "generate") return;
       const request = (await requestOf(tx, job))!;
       const id = randomId("doc");
-      await run(tx, (q) => {
-        q.insert(documents)
-          .values({
-            id,
-            userId: job.userId,
-            meetingId: job.meetingId!,
-            jobId: job.id,
-            title: result.document.title.slice(0, 300),
-            templateId: request.templateId,
-            language: result.document.language,
-            model: result.document.model,
-            markdown: result.document.markdown,
-            createdAt: now,
-            updatedAt: now,
-          })
-          .run();
+      await insertDocument(tx, {
+        id,
+        userId: job.userId,
+        meetingId: job.meetingId!,
+        jobId: job.id,
+        title: result.document.title.slice(0, 300),
+        templateId: request.templateId,
+        language: result.document.language,
+        model: result.document.model,
+        markdown: result.document.markdown,
+        createdAt: now,
+        updatedAt: now,
+      });
+      await setJobPayload(tx, job.id, { ...documentJobPayload(job), documentId: id });
+      await run(tx, (q) =>
         deps.meter(
           q,
           {
@@ -87,25 +85,23 @@ export function documentGeneration(deps: { dataDir: string; loadMaterial: LoadMe
             model: result.document.model,
           },
           now,
-        );
-      });
-      await setJobPayload(tx, job.id, { ...documentJobPayload(job), documentId: id });
+        ),
+      );
     },
     // Events name the job: only the API's jobs emit them (a web app job is not the API's to read).
     async onCompleted(tx, job, now) {
       if (job.channel !== "api") return;
       const row = await current(tx, job);
-      const documentId = documentJobPayload(row).documentId!;
-      await run(tx, (q) => {
-        const document = q.select().from(documents).where(eq(documents.id, documentId)).get()!;
+      const document = (await findDocument(tx, documentJobPayload(row).documentId!))!;
+      await run(tx, (q) =>
         emitEvent(q, {
           userId: job.userId,
           type: "document.generated",
           now,
           meetingId: job.meetingId,
           object: { ...renderJob(row), document: renderDocument(document) },
-        });
-      });
+        }),
+      );
     },
     async onFailed(tx, job, now) {
       if (job.channel !== "api") return;

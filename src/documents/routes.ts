@@ -2,7 +2,7 @@ import type { Db } from "../db/client.ts";
 import { access, defineRoute, servedAs } from "../http/route.ts";
 import { hashRequest, type IdempotencyStore } from "../idempotency/service.ts";
 import { jobSchemas } from "../jobs/schema.ts";
-import { getJobIn } from "../jobs/query.ts";
+import { getJobIn } from "../jobs/store.ts";
 import type { LoadMeetingMaterial } from "./material.ts";
 import { getOwnedDocument, listDocuments, renderDocument } from "./query.ts";
 import { DOCUMENT_FILE_TYPES, documentFile } from "./file.ts";

@@ -1,12 +1,11 @@
-import { eq } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import { emitEvent } from "../events/service.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
 import { renderJob } from "../jobs/query.ts";
-import { jobs } from "../jobs/table.ts";
+import { failQueuedJobIn } from "../jobs/store.ts";
 import { documentGenerationJob } from "./generation-job.ts";
 import type { TemplateCatalogue } from "../templates/catalogue.ts";
-import { documentRequests } from "./table.ts";
+import { insertDocumentRequestIn } from "./generation-store.ts";
 
 /** Documents a meeting may ask for at creation (SPEC 8). */
 export const MAX_DOCUMENTS_AT_CREATION = 5;
@@ -47,33 +46,21 @@ export function spawnDocumentJobs(
     });
     ids.push(jobId);
     if (!template) {
-      tx.update(jobs)
-        .set({
-          status: "failed",
-          nextStep: null,
-          errorCode: "template_unavailable",
-          errorMessage: `The template ${templateId} is no longer in the catalogue.`,
-          finishedAt: now,
-        })
-        .where(eq(jobs.id, jobId))
-        .run();
-      const row = tx.select().from(jobs).where(eq(jobs.id, jobId)).get()!;
+      const row = failQueuedJobIn(tx, jobId, { code: "template_unavailable", message: `The template ${templateId} is no longer in the catalogue.` }, now);
       emitEvent(tx, { userId: parent.userId, type: "document.failed", now, meetingId: parent.meetingId, object: renderJob(row) });
       continue;
     }
-    tx.insert(documentRequests)
-      .values({
-        jobId,
-        userId: parent.userId,
-        meetingId: parent.meetingId,
-        templateId: template.id,
-        task: template.prompt,
-        title: template.name,
-        instructions: null,
-        includeTranscript: false,
-        createdAt: now,
-      })
-      .run();
+    insertDocumentRequestIn(tx, {
+      jobId,
+      userId: parent.userId,
+      meetingId: parent.meetingId,
+      templateId: template.id,
+      task: template.prompt,
+      title: template.name,
+      instructions: null,
+      includeTranscript: false,
+      createdAt: now,
+    });
   }
   return ids;
 }

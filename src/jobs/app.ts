@@ -1,6 +1,7 @@
 import type { Actor } from "../auth/actor.ts";
 import type { Conn } from "../db/conn.ts";
-import { getJob, listJobs, type JobListFilter } from "./query.ts";
+import type { JobListFilter } from "./query.ts";
+import { getJob, listJobs } from "./store.ts";
 
 /**
  * The jobs' use cases (GET /v1/jobs and /v1/jobs/{id}): the acting account's API jobs. A web app

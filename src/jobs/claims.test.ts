@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createUser } from "../auth/users.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
-import { claimNextJob, LEASE_MS, releaseLease, renewLease } from "./claims.ts";
+import { claimNextJob, LEASE_MS, releaseLease, renewLease } from "./claims-store.ts";
 import { jobs } from "./table.ts";
 
 
@@ -40,7 +40,7 @@ describe("claimNextJob", () => {
     const script = (owner: string) => `
       import { appendFileSync, readFileSync } from "node:fs";
       import { openConn } from ${JSON.stringify(join(import.meta.dir, "../db/conn.ts"))};
-      import { claimNextJob } from ${JSON.stringify(join(import.meta.dir, "claims.ts"))};
+      import { claimNextJob } from ${JSON.stringify(join(import.meta.dir, "claims-store.ts"))};
       const db = openConn(${JSON.stringify(path)});
       // Both start together, however long each took to boot (a loaded machine can take seconds):
       // each says it is ready, then waits for the other.

@@ -1,12 +1,6 @@
-import { and, desc, eq } from "drizzle-orm";
-import type { Queryable } from "../db/client.ts";
-import { run, type Conn } from "../db/conn.ts";
-import { newestFirstAfter } from "../db/keyset.ts";
-import { ApiError } from "../errors/api-error.ts";
-import { paginate } from "../http/pagination.ts";
 import { toRfc3339 } from "../lib/time.ts";
 import { specKindFields } from "./schema.ts";
-import { jobs, type JobStatus } from "./table.ts";
+import type { jobs, JobStatus } from "./table.ts";
 
 export type JobRow = typeof jobs.$inferSelect;
 
@@ -15,52 +9,6 @@ export interface JobListFilter {
   cursor?: string;
   kind?: string;
   status?: JobStatus;
-}
-
-/** The account's API jobs, newest first, one page. */
-export function listJobs(c: Conn, userId: string, filter: JobListFilter) {
-  return run(c, (db) =>
-    paginate(
-      filter,
-      (after, take) =>
-        db
-          .select()
-          .from(jobs)
-          .where(
-            and(
-              eq(jobs.userId, userId),
-              eq(jobs.channel, "api"),
-              filter.kind ? eq(jobs.kind, filter.kind) : undefined,
-              filter.status ? eq(jobs.status, filter.status) : undefined,
-              newestFirstAfter(jobs.createdAt, jobs.id, after),
-            ),
-          )
-          .orderBy(desc(jobs.createdAt), desc(jobs.id))
-          .limit(take)
-          .all(),
-      (row) => [row.createdAt, row.id],
-      (rows) => rows.map(renderJob),
-    ),
-  );
-}
-
-/** One job of the account; another account's job, or a webapp job, is not found. */
-export function getJob(c: Conn, userId: string, jobId: string) {
-  return run(c, (q) => getJobIn(q, userId, jobId));
-}
-
-/**
- * `getJob` inside a synchronous transaction body (the bridge for callers that answer the job they
- * just queued from inside their own transaction, documents/routes.ts).
- */
-export function getJobIn(q: Queryable, userId: string, jobId: string) {
-  const row = q
-    .select()
-    .from(jobs)
-    .where(and(eq(jobs.id, jobId), eq(jobs.userId, userId), eq(jobs.channel, "api")))
-    .get();
-  if (!row) throw ApiError.notFound(`Job ${jobId}`);
-  return renderJob(row);
 }
 
 function time(ms: number | null): string | null {

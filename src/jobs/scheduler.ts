@@ -2,7 +2,7 @@ import { withTx, type DbConn } from "../db/conn.ts";
 import { publicJobMessage } from "../errors/public-message.ts";
 import { randomId } from "../lib/ids.ts";
 import type { Clock } from "../lib/time.ts";
-import { claimNextJob, LEASE_MS, releaseAllLeases, releaseLease, renewLease } from "./claims.ts";
+import { claimNextJob, LEASE_MS, releaseAllLeases, releaseLease, renewLease } from "./claims-store.ts";
 import type { JobKind } from "./kind.ts";
 import type { JobRow } from "./query.ts";
 import { cancelUnfinished, loadJob, raiseProgress, updateJob } from "./store.ts";
@@ -26,7 +26,7 @@ export interface SchedulerOptions {
 
 /**
  * The job queue is the jobs table. The scheduler claims jobs (round-robin across accounts, see
- * claims.ts), runs each one step at a time on the worker pool, and records after each step which
+ * claims-store.ts), runs each one step at a time on the worker pool, and records after each step which
  * step comes next, so a crash or restart resumes from there. What a step means is its kind's
  * business (kind.ts): this file knows no meeting.
  */

@@ -1,4 +1,3 @@
-import { and, count, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import { existsSync, readFileSync } from "node:fs";
 import { findUserById } from "../auth/users.ts";
@@ -16,19 +15,24 @@ import type { TemplateCatalogue } from "../templates/catalogue.ts";
 import { emitEvent, type EventType } from "../events/service.ts";
 import type { JobKind, JobStage } from "../jobs/kind.ts";
 import { renderJob, type JobRow } from "../jobs/query.ts";
-import { loadJob, setJobPayload } from "../jobs/store.ts";
-import { jobs } from "../jobs/table.ts";
+import { loadJob, queuedAmong, setJobPayload } from "../jobs/store.ts";
 import { recordingPath } from "../storage/paths.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import { MEETING_STEPS, type MeetingStep, type MeetingStepInput, type StepResult } from "../worker/protocol.ts";
-import { forgetCorrections } from "./corrections.ts";
 import { renderMeeting } from "./render.ts";
-import { reindexMeeting } from "./search-index.ts";
 import { meetingJobPayload, meetingProcessingJob, type MeetingJobPayload } from "./processing-job.ts";
-import { meetings, participants, reports, transcripts } from "./table.ts";
+import {
+  findMeeting,
+  findMeetingIn,
+  hasTranscript,
+  participantCount,
+  reportLength,
+  storeReport,
+  storeTranscript,
+  updateMeeting,
+  type ProcessedMeeting,
+} from "./processing-store.ts";
 
-type MeetingRow = typeof meetings.$inferSelect;
-type ReportResult = Extract<StepResult, { step: "summarize" }>["report"];
 
 /** Share of the whole job each step stands for, so progress moves steadily from 0 to 1. */
 const WEIGHTS: Record<MeetingStep, number> = { download: 0.1, decode: 0.05, transcribe: 0.55, diarize: 0.1, summarize: 0.2 };
@@ -78,9 +82,7 @@ export function meetingProcessing(deps: {
   /** Re-estimates what a job reserves once its recording is decoded (usage/admission.ts). */
   billing: BillingSettings;
 }): JobKind {
-  const meetingIn = (q: Queryable, job: JobRow): MeetingRow | undefined =>
-    job.meetingId === null ? undefined : q.select().from(meetings).where(eq(meetings.id, job.meetingId)).get();
-  const meetingOf = (c: Conn, job: JobRow) => run(c, (q) => meetingIn(q, job));
+  const meetingOf = async (c: Conn, job: JobRow): Promise<ProcessedMeeting | undefined> => (job.meetingId === null ? undefined : findMeeting(c, job.meetingId));
   // A job with no download step is an upload: its progress is shared over four or five steps.
   const hasDownload = async (c: Conn, job: JobRow) => (await meetingOf(c, job))?.audioUrl != null;
 
@@ -88,7 +90,7 @@ export function meetingProcessing(deps: {
     if (job.channel !== "api") return;
     const current = (await loadJob(tx, job.id))!;
     await run(tx, (q) => {
-      const meeting = meetingIn(q, job)!;
+      const meeting = findMeetingIn(q, job.meetingId!)!;
       emitEvent(q, {
         userId: job.userId,
         type,
@@ -98,8 +100,7 @@ export function meetingProcessing(deps: {
       });
     });
   };
-  const setMeeting = (tx: TxConn, job: JobRow, values: Partial<typeof meetings.$inferInsert>) =>
-    run(tx, (q) => q.update(meetings).set(values).where(eq(meetings.id, job.meetingId!)).run());
+  const setMeeting = (tx: TxConn, job: JobRow, values: Parameters<typeof updateMeeting>[2]) => updateMeeting(tx, job.meetingId!, values);
   // A report written again: the meeting stays completed whatever becomes of the new report.
   const rewritesReport = async (tx: TxConn, job: JobRow) => meetingJobPayload(job).reportOnly === true && (await meetingOf(tx, job))?.status === "completed";
 
@@ -123,14 +124,8 @@ export function meetingProcessing(deps: {
       return steps[steps.indexOf(step as MeetingStep) + 1] ?? null;
     },
     async stepInput(c, job, step, runId): Promise<MeetingStepInput | null> {
-      const found = await run(c, (q) => {
-        const meeting = meetingIn(q, job);
-        if (!meeting) return undefined;
-        const participantCount = q.select({ n: count() }).from(participants).where(eq(participants.meetingId, meeting.id)).get()?.n ?? 0;
-        return { meeting, participantCount };
-      });
-      if (!found) return null;
-      const { meeting, participantCount } = found;
+      const meeting = await meetingOf(c, job);
+      if (!meeting) return null;
       return {
         kind: "meeting_processing",
         runId,
@@ -147,7 +142,7 @@ export function meetingProcessing(deps: {
         minSpeakers: meeting.minSpeakers,
         maxSpeakers: meeting.maxSpeakers,
         title: meeting.titleSource === "user" ? meeting.title : null,
-        participantCount,
+        participantCount: await participantCount(c, meeting.id),
       };
     },
     async onStepStarted(tx, job, _step, now) {
@@ -218,15 +213,14 @@ export function meetingProcessing(deps: {
           const current = (await loadJob(tx, job.id))!;
           await setJobPayload(tx, job.id, { ...meetingJobPayload(current), documentJobIds: spawned });
         }
-        await run(tx, (q) => reserveSpawnedDocuments(q, deps.billing, meeting.id, spawned, now));
+        await reserveSpawnedDocuments(tx, deps.billing, meeting.id, spawned, now);
       }
       await emit(tx, "processing.completed", job, now);
     },
     async onFailed(tx, job, now) {
       if (!(await meetingOf(tx, job)) || (await rewritesReport(tx, job))) return;
       await setMeeting(tx, job, { status: "failed", updatedAt: now });
-      const transcribed = await run(tx, (q) => q.select({ id: transcripts.meetingId }).from(transcripts).where(eq(transcripts.meetingId, job.meetingId!)).get());
-      await emit(tx, transcribed ? "processing.failed" : "transcription.failed", job, now);
+      await emit(tx, (await hasTranscript(tx, job.meetingId!)) ? "processing.failed" : "transcription.failed", job, now);
     },
   };
 }
@@ -242,15 +236,13 @@ function templateList(stored: unknown): string[] | null {
  * refused now, but each reserves its expected cost while it runs (written from the report), so
  * what they will spend counts against the next admissions as the meeting's reservation is released.
  */
-function reserveSpawnedDocuments(tx: Queryable, billing: BillingSettings, meetingId: string, jobIds: string[], now: number): void {
+async function reserveSpawnedDocuments(tx: TxConn, billing: BillingSettings, meetingId: string, jobIds: string[], now: number): Promise<void> {
   if (!jobIds.length) return;
-  const reportChars = tx.select({ markdown: reports.markdown }).from(reports).where(eq(reports.meetingId, meetingId)).get()?.markdown.length ?? 0;
-  const queued = tx
-    .select({ id: jobs.id, userId: jobs.userId, channel: jobs.channel })
-    .from(jobs)
-    .where(and(inArray(jobs.id, jobIds), eq(jobs.status, "queued")))
-    .all();
-  for (const row of queued) reserve(tx, { jobId: row.id, userId: row.userId, channel: row.channel }, expectedDocument(billing, reportChars), now);
+  const reportChars = await reportLength(tx, meetingId);
+  const queued = await queuedAmong(tx, jobIds);
+  await run(tx, (q) => {
+    for (const row of queued) reserve(q, { jobId: row.id, userId: row.userId, channel: row.channel }, expectedDocument(billing, reportChars), now);
+  });
 }
 
 const segment = { start: z.number(), end: z.number(), speaker: z.string() };
@@ -268,42 +260,4 @@ const storedTranscriptFile: z.ZodType<StoredTranscript> = z.looseObject({
 function readStoredTranscript(path: string): StoredTranscript {
   if (!existsSync(path)) throw new Error("the transcript file of the diarize step is missing");
   return storedTranscriptFile.parse(JSON.parse(readFileSync(path, "utf8")));
-}
-
-/** The diarize step's transcript into the transcripts table, and the search index. */
-function storeTranscript(tx: Queryable, meetingId: string, transcript: StoredTranscript, now: number): void {
-  const values = {
-    meetingId,
-    language: transcript.language,
-    durationSeconds: Math.round(transcript.durationSeconds),
-    model: transcript.model,
-    speakers: transcript.speakers,
-    segments: transcript.segments,
-    speakerTurns: transcript.turns,
-    createdAt: now,
-  };
-  tx.insert(transcripts).values(values).onConflictDoUpdate({ target: transcripts.meetingId, set: values }).run();
-  forgetCorrections(tx, meetingId);
-  reindexMeeting(tx, meetingId);
-}
-
-/** The summarize step's report into its table; the AI title replaces a title taken from a file name. */
-function storeReport(tx: Queryable, meetingId: string, report: ReportResult, now: number): void {
-  const values = {
-    meetingId,
-    title: report.title,
-    language: report.language,
-    markdown: report.markdown,
-    structured: report.structured,
-    model: report.model,
-    createdAt: now,
-    updatedAt: now,
-  };
-  tx.insert(reports).values(values).onConflictDoUpdate({ target: reports.meetingId, set: { ...values, createdAt: undefined } }).run();
-  // Never a title the client gave or pinned.
-  const current = tx.select({ titleSource: meetings.titleSource }).from(meetings).where(eq(meetings.id, meetingId)).get();
-  if (current && current.titleSource !== "user" && report.title.trim()) {
-    tx.update(meetings).set({ title: report.title.trim().slice(0, 300), titleSource: "ai", updatedAt: now }).where(eq(meetings.id, meetingId)).run();
-  }
-  reindexMeeting(tx, meetingId);
 }
