@@ -23,7 +23,7 @@ export function documentGeneration(deps: { dataDir: string; loadMaterial: LoadMe
   const current = async (tx: TxConn, job: JobRow) => (await loadJob(tx, job.id))!;
 
   return {
-    kind: documentGenerationJob.kind,
+    declaration: documentGenerationJob,
     isStep: (step) => (DOCUMENT_STEPS as readonly string[]).includes(step),
     stageOf: () => "generating",
     progress: async (_c, _job, _step, fraction) => Math.round(Math.min(1, Math.max(0, fraction)) * 1000) / 1000,

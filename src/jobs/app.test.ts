@@ -11,10 +11,11 @@ import { ApiError } from "../errors/api-error.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import { jobsApp } from "./app.ts";
 import { enqueueJob } from "./enqueue.ts";
-import { declareJobKind, declaredJobKinds } from "./kind.ts";
+import { declareJobKind, registerJobKinds, registeredJobKinds } from "./kind.ts";
 import { jobSchemas } from "./schema.ts";
 
 const plainJob = declareJobKind({ kind: "test_plain", stages: ["plain"], payload: z.object({ transcribeOnly: z.boolean().optional(), documentId: z.string().optional(), note: z.string().optional() }) });
+registerJobKinds([plainJob]);
 
 let temp: TempDatabase;
 let owner: Actor;
@@ -79,14 +80,20 @@ test("a job is queued only with a payload its kind accepts", async () => {
   expect(refused).toBeInstanceOf(z.ZodError);
 });
 
-test("the job schemas take the declared kinds and their stages", () => {
+test("the job schemas take the registered kinds and their stages, in registration order", () => {
   const { listJobsQuery, jobSchema } = jobSchemas();
-  expect(declaredJobKinds().map((k) => k.kind)).toContain("test_plain");
+  expect(registeredJobKinds().map((k) => k.kind)).toContain("test_plain");
   expect(listJobsQuery.safeParse({ limit: 5, kind: "test_plain" }).success).toBe(true);
   expect(listJobsQuery.safeParse({ limit: 5, kind: "transcription" }).success).toBe(false);
   const stages = jobSchema.shape.stage.unwrap().options;
   expect(stages).toContain("plain");
   expect([stages[0], stages.at(-1)]).toEqual(["queued", "done"]);
+  const second = declareJobKind({ kind: "test_second", stages: ["plain", "later"], payload: z.object({}) });
+  registerJobKinds([second]);
+  const again = jobSchemas();
+  expect(again.jobSchema.shape.kind.options.slice(-2)).toEqual(["test_plain", "test_second"]);
+  expect(again.jobSchema.shape.stage.unwrap().options.slice(-3)).toEqual(["plain", "later", "done"]);
+  expect(() => registerJobKinds([{ kind: "test_plain", stages: [] }])).toThrow("two job kinds are named test_plain");
 });
 
 test("jobs/ names no job kind: kinds declare themselves from their own folders", () => {

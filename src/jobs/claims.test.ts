@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { z } from "zod";
 import { createUser } from "../auth/users.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import { claimNextJob, LEASE_MS, releaseLease, renewLease } from "./claims-store.ts";
@@ -63,7 +64,7 @@ describe("claimNextJob", () => {
       }
       console.log(JSON.stringify(got));`;
     const runs = ["sched_a", "sched_b"].map((owner) => Bun.spawn([process.execPath, "-e", script(owner)], { stdout: "pipe", stderr: "inherit" }));
-    const outputs = await Promise.all(runs.map(async (p) => JSON.parse(await new Response(p.stdout).text()) as string[]));
+    const outputs = await Promise.all(runs.map(async (p) => z.array(z.string()).parse(JSON.parse(await new Response(p.stdout).text()))));
     const claimed = outputs.flat();
     expect(claimed.length).toBe(all.length);
     expect(new Set(claimed).size).toBe(all.length);

@@ -12,7 +12,8 @@ export type JobStage = string;
  * documents/generation-job.ts): its name, the public stages its steps show as, and its payload:
  * the kind's own data on each job (jobs.payload), validated by `payload` when a job is queued
  * and when the kind reads it back. jobs/ holds no kind's name, stage or column: a new kind
- * declares itself here and registers its `JobKind` with the scheduler (service.ts).
+ * declares itself and registers its `JobKind` with the scheduler (service.ts), which is what the
+ * API's job schemas list (`registeredJobKinds`).
  */
 export interface JobKindDeclaration<P extends JobPayload = JobPayload> {
   readonly kind: string;
@@ -22,19 +23,31 @@ export interface JobKindDeclaration<P extends JobPayload = JobPayload> {
   readonly payload: z.ZodType<P>;
 }
 
-const declared = new Map<string, JobKindDeclaration>();
-
-/** Declares a job kind (once, when its module loads); answers the declaration. */
+/** Types a kind's declaration (nothing is registered until its `JobKind` is: `registerJobKinds`). */
 export function declareJobKind<P extends JobPayload>(declaration: JobKindDeclaration<P>): JobKindDeclaration<P> {
-  const known = declared.get(declaration.kind);
-  if (known && known !== (declaration as unknown as JobKindDeclaration)) throw new Error(`the job kind ${declaration.kind} is declared twice`);
-  declared.set(declaration.kind, declaration as unknown as JobKindDeclaration);
   return declaration;
 }
 
-/** The job kinds declared so far, in declaration order. */
-export function declaredJobKinds(): readonly JobKindDeclaration[] {
-  return [...declared.values()];
+/** What the queue and the API need of a declaration: the kind's name and stages. */
+export type JobKindName = Pick<JobKindDeclaration, "kind" | "stages">;
+
+const registered = new Map<string, JobKindName>();
+
+/**
+ * Registers job kinds, in order (the scheduler registers the kinds it runs): the API's job
+ * schemas list their names and stages in that order.
+ */
+export function registerJobKinds(declarations: readonly JobKindName[]): void {
+  for (const declaration of declarations) {
+    const known = registered.get(declaration.kind);
+    if (known && known !== declaration) throw new Error(`two job kinds are named ${declaration.kind}`);
+    registered.set(declaration.kind, declaration);
+  }
+}
+
+/** The job kinds registered so far, in registration order. */
+export function registeredJobKinds(): readonly JobKindName[] {
+  return [...registered.values()];
 }
 
 /** A job's payload as its kind declares it (throws when the stored JSON is not that shape). */
@@ -52,7 +65,8 @@ export function payloadOf<P extends JobPayload>(declaration: JobKindDeclaration<
  * every store call), so the domain's change (and the event it emits) commits exactly with the job's.
  */
 export interface JobKind {
-  readonly kind: string;
+  /** Its name, stages and payload (its `*-job.ts` declaration). */
+  readonly declaration: JobKindName;
   /** Whether `step` is one of this kind's steps (a stored next_step is checked before running). */
   isStep(step: string): boolean;
   /** The public stage (SPEC 3) a step shows as: one of its declaration's stages. */

@@ -26,7 +26,7 @@ const STEPS = ["one", "two"];
 /** The kind: two steps; each finished step is written into the payload; `throwOn` makes that step's hook throw. */
 function echoKind(calls: string[]): JobKind {
   return {
-    kind: echoJob.kind,
+    declaration: echoJob,
     isStep: (step) => STEPS.includes(step),
     stageOf: () => "echoing",
     progress: async (_c, _job, step, fraction) => (STEPS.indexOf(step) + fraction) / STEPS.length,

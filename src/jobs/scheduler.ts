@@ -3,7 +3,7 @@ import { publicJobMessage } from "../errors/public-message.ts";
 import { randomId } from "../lib/ids.ts";
 import type { Clock } from "../lib/time.ts";
 import { claimNextJob, LEASE_MS, releaseAllLeases, releaseLease, renewLease } from "./claims-store.ts";
-import type { JobKind } from "./kind.ts";
+import { registerJobKinds, type JobKind } from "./kind.ts";
 import type { JobRow } from "./query.ts";
 import { cancelUnfinished, loadJob, raiseProgress, updateJob } from "./store.ts";
 import type { StepOutcome, WorkerPool } from "./worker-pool.ts";
@@ -43,7 +43,8 @@ export class Scheduler {
   private wakeAgain = false;
 
   constructor(private readonly o: SchedulerOptions) {
-    this.kinds = new Map(o.kinds.map((k) => [k.kind, k]));
+    this.kinds = new Map(o.kinds.map((k) => [k.declaration.kind, k]));
+    registerJobKinds(o.kinds.map((k) => k.declaration));
   }
 
   async start(): Promise<void> {

@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { pageSchema, paginationQuery } from "../http/pagination.ts";
-import { declaredJobKinds } from "./kind.ts";
+import { registeredJobKinds } from "./kind.ts";
 import { JOB_STATUSES } from "./table.ts";
 
-/** The job kinds' names and the stages of SPEC 3, from the kinds declared (jobs/kind.ts). */
+/** The job kinds' names and the stages of SPEC 3, from the kinds registered (jobs/kind.ts). */
 function kindsAndStages(): { kinds: [string, ...string[]]; stages: [string, ...string[]] } {
-  const declared = declaredJobKinds();
-  if (!declared.length) throw new Error("no job kind is declared yet: the job schemas are built once the kinds' modules are loaded");
+  const declared = registeredJobKinds();
+  if (!declared.length) throw new Error("no job kind is registered yet: build the job schemas after the scheduler is (service.ts)");
   const kinds = declared.map((k) => k.kind) as [string, ...string[]];
   const stages = ["queued", ...new Set(declared.flatMap((k) => k.stages)), "done"] as [string, ...string[]];
   return { kinds, stages };
@@ -16,11 +16,11 @@ let built: { count: number; schemas: ReturnType<typeof buildSchemas> } | undefin
 
 /**
  * The job routes' schemas (the query of GET /v1/jobs, the job object and its page), built from
- * the job kinds declared, so the API validates and documents every kind without jobs/ naming one.
- * Call it when routes are defined (the kinds' modules are loaded by then).
+ * the job kinds registered, so the API validates and documents every kind without jobs/ naming one.
+ * Call it when routes are defined (after the scheduler registered its kinds).
  */
 export function jobSchemas(): ReturnType<typeof buildSchemas> {
-  const count = declaredJobKinds().length;
+  const count = registeredJobKinds().length;
   if (!built || built.count !== count) built = { count, schemas: buildSchemas() };
   return built.schemas;
 }

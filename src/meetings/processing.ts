@@ -109,7 +109,7 @@ export function meetingProcessing(deps: {
     deps.meter(q, { ...what, userId: job.userId, plan: findUserById(q, job.userId)?.plan ?? "free", channel: job.channel, meetingId, jobId: job.id }, now);
 
   return {
-    kind: meetingProcessingJob.kind,
+    declaration: meetingProcessingJob,
     isStep: isMeetingStep,
     stageOf(step): JobStage {
       if (step === "download") return "downloading";
