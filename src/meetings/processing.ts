@@ -18,7 +18,7 @@ import { renderJob, type JobRow } from "../jobs/query.ts";
 import { loadJob, queuedAmong, setJobPayload } from "../jobs/store.ts";
 import { recordingPath } from "../storage/paths.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
-import { MEETING_STEPS, type MeetingStep, type MeetingStepInput, type StepResult } from "../worker/protocol.ts";
+import { MEETING_STEPS, type MeetingStep, type MeetingStepInput } from "../worker/protocol.ts";
 import { renderMeeting } from "./render.ts";
 import { meetingJobPayload, meetingProcessingJob, type MeetingJobPayload } from "./processing-job.ts";
 import {
@@ -32,7 +32,6 @@ import {
   updateMeeting,
   type ProcessedMeeting,
 } from "./processing-store.ts";
-
 
 /** Share of the whole job each step stands for, so progress moves steadily from 0 to 1. */
 const WEIGHTS: Record<MeetingStep, number> = { download: 0.1, decode: 0.05, transcribe: 0.55, diarize: 0.1, summarize: 0.2 };
