@@ -8,7 +8,8 @@ import { EMBEDDED_MIGRATIONS } from "../db/migrations.generated.ts";
 // ends, jobs refused for deleted accounts) survive it.
 test("0015_jobs_payload_channel copies each old row's kind columns into its payload, and source into channel", () => {
   const sqlite = new Database(":memory:");
-  const at = EMBEDDED_MIGRATIONS.findIndex((m) => m.tag === "0015_jobs_payload_channel");
+  // Found by name, not number: a merge may renumber it.
+  const at = EMBEDDED_MIGRATIONS.findIndex((m) => m.tag.endsWith("_jobs_payload_channel"));
   expect(at).toBeGreaterThan(0);
   applyMigrations(sqlite, EMBEDDED_MIGRATIONS.slice(0, at));
   sqlite.run("INSERT INTO users (id, email, plan, created_at) VALUES ('usr_1', 'a@example.com', 'pro', 1)");
