@@ -48,8 +48,8 @@ try {
       db.query("INSERT INTO meeting_tags (meeting_id, tag) VALUES (?, 'board'), (?, 'q4')").run(id, id);
       db.query("INSERT INTO participants (meeting_id, name, email, speaker_labels) VALUES (?, 'Ana', 'ana@firm.example', '[\"SPEAKER_00\"]')").run(id);
       db.query(
-        `INSERT INTO jobs (id, user_id, kind, status, stage, progress, source, meeting_id, transcribe_only, step_attempts, created_at)
-         VALUES (?, ?, 'meeting_processing', 'completed', 'done', 1, 'api', ?, 0, 0, ?)`,
+        `INSERT INTO jobs (id, user_id, kind, status, stage, progress, channel, meeting_id, payload, step_attempts, created_at)
+         VALUES (?, ?, 'meeting_processing', 'completed', 'done', 1, 'api', ?, '{"transcribeOnly":false}', 0, ?)`,
       ).run(`job_bench${i}`, userId, id, at);
       db.query(`INSERT INTO transcripts (meeting_id, language, duration_seconds, model, speakers, segments, speaker_turns, created_at) VALUES (?, 'en', 60, 'm', '[]', '[]', '[]', ?)`).run(id, at);
       db.query(`INSERT INTO ${reportTable.name} (meeting_id, title, language, markdown, structured, model, created_at, updated_at) VALUES (?, 't', 'en', '# Report', NULL, 'm', ?, ?)`).run(id, at, at);

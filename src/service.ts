@@ -21,6 +21,7 @@ import { feedbackRoutes } from "./feedback/routes.ts";
 import { announcedDuration } from "./engines/recording-duration.ts";
 import { databaseCheck, ffmpegCheck, migrationsCheck, modelsCheck } from "./health/readiness.ts";
 import { healthRoutes } from "./health/routes.ts";
+import { jobsApp } from "./jobs/app.ts";
 import { jobRoutes } from "./jobs/routes.ts";
 import { Scheduler } from "./jobs/scheduler.ts";
 import { WorkerPool } from "./jobs/worker-pool.ts";
@@ -193,7 +194,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   });
   const metrics = createServiceMetrics({ conn, workers: () => pool.stats(), webhooks: () => webhooks.counters });
   const scheduler = new Scheduler({
-    db,
+    conn,
     pool,
     kinds: [
       meetingProcessing({ dataDir: config.dataDir, publicApiUrl: () => urls.api, templates, meter, billing: config.billing }),
@@ -270,7 +271,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     ...accountRoutes(),
     ...feedbackRoutes({ feedback: feedbackApp({ conn, clock }) }),
     ...clientRoutes({ clients }),
-    ...jobRoutes({ db }),
+    ...jobRoutes({ jobs: jobsApp({ conn }) }),
     ...meetingRoutes({ meetings }),
     ...transcriptRoutes(apps.transcripts),
     ...templateRoutes(apps.templates),
@@ -362,7 +363,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   });
   const url = `${config.tls ? "https" : "http"}://${displayHost(config.host)}:${server.port}`;
   publicUrl ||= url;
-  scheduler.start();
+  await scheduler.start();
   await webhooks.start();
   const retention = startRetention(
     {

@@ -15,9 +15,9 @@ const DOMAINS = ["meetings", "transcripts", "reports", "exports", "templates", "
 
 /**
  * jobs/ knows queues, claims, leases, slots, retries and the worker pool; job kinds plug in from their
- * domains. auth/table.ts only for the jobs table's foreign key to users.
+ * domains. auth/table.ts only for the jobs table's foreign key to users, auth/actor.ts for who is acting (its use cases).
  */
-const JOBS_MAY_IMPORT = ["db", "lib", "errors", "http", "worker/protocol.ts", "worker/command.ts", "auth/table.ts"];
+const JOBS_MAY_IMPORT = ["db", "lib", "errors", "http", "worker/protocol.ts", "worker/command.ts", "auth/table.ts", "auth/actor.ts"];
 
 /** Types shared by the API side and the worker: the only files of domain folders the worker and the engines may import. */
 const SHARED_TYPES = ["transcripts/types.ts"];

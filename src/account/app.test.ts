@@ -35,7 +35,7 @@ function addMeeting(userId: string, id: string, jobStatus: string): void {
     .prepare("INSERT INTO meetings (id, user_id, title, status, created_at, updated_at) VALUES (?, ?, 'Title', 'queued', 1, 1)")
     .run(id, userId);
   db.$client
-    .prepare("INSERT INTO jobs (id, user_id, kind, status, source, meeting_id, created_at) VALUES (?, ?, 'meeting_processing', ?, 'api', ?, 1)")
+    .prepare("INSERT INTO jobs (id, user_id, kind, status, channel, meeting_id, created_at) VALUES (?, ?, 'meeting_processing', ?, 'api', ?, 1)")
     .run(`job_${id}`, userId, jobStatus, id);
   mkdirSync(meetingDir(dataDir, id), { recursive: true });
   writeFileSync(join(meetingDir(dataDir, id), "recording"), "audio");

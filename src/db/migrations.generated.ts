@@ -14,6 +14,7 @@ import m11 from "../../migrations/0011_transcript_corrections.sql" with { type: 
 import m12 from "../../migrations/0012_draft_parts.sql" with { type: "text" };
 import m13 from "../../migrations/0013_usage_reservations.sql" with { type: "text" };
 import m14 from "../../migrations/0014_account_deletion.sql" with { type: "text" };
+import m15 from "../../migrations/0015_jobs_payload_channel.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 },
@@ -31,4 +32,5 @@ export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0012_draft_parts", sql: m12 },
   { tag: "0013_usage_reservations", sql: m13 },
   { tag: "0014_account_deletion", sql: m14 },
+  { tag: "0015_jobs_payload_channel", sql: m15 },
 ];

@@ -2,7 +2,7 @@ import type { Actor } from "../auth/actor.ts";
 import { run } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { hashRequest, type IdempotencyStore, type StoredResponse } from "../idempotency/service.ts";
-import { getJob } from "../jobs/query.ts";
+import { getJobIn } from "../jobs/store.ts";
 import { xmlSafeText } from "../lib/xml-text.ts";
 import { cachedRender, type RenderDocument } from "./render-cache.ts";
 import { requestDocument, type RequestDocumentDeps } from "./request.ts";
@@ -63,7 +63,7 @@ export function documentsApp(deps: DocumentsDeps) {
         execute: async (parsed, complete) => {
           let response: unknown;
           await requestDocument(deps, actor.account, subject, parsed, (tx, jobId) => {
-            response = getJob(tx, userId, jobId);
+            response = getJobIn(tx, userId, jobId);
             // The meeting is the resource: deleting it forgets this stored response too.
             complete(tx, { status: 202, body: response }, subject);
           }, actor.channel);

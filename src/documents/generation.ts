@@ -1,16 +1,16 @@
-import { eq } from "drizzle-orm";
 import { findUserById } from "../auth/users.ts";
-import type { Queryable } from "../db/client.ts";
+import { run, type Conn, type TxConn } from "../db/conn.ts";
 import type { UsageMeter } from "../usage/meter.ts";
 import { emitEvent } from "../events/service.ts";
 import type { JobKind } from "../jobs/kind.ts";
 import { renderJob, type JobRow } from "../jobs/query.ts";
-import { jobs } from "../jobs/table.ts";
+import { loadJob, setJobPayload } from "../jobs/store.ts";
 import { randomId } from "../lib/ids.ts";
 import { DOCUMENT_STEPS, type DocumentStepInput } from "../worker/protocol.ts";
+import { documentGenerationJob, documentJobPayload } from "./generation-job.ts";
 import type { LoadMeetingMaterial } from "./material.ts";
 import { renderDocument } from "./resource.ts";
-import { documentRequests, documents } from "./table.ts";
+import { findDocument, insertDocument, requestOfJob } from "./generation-store.ts";
 
 /**
  * document_generation, the second job kind (issue 10): one step, generate, in which the worker's
@@ -19,18 +19,19 @@ import { documentRequests, documents } from "./table.ts";
  * exists only whole, and only with its job completed and its document.generated event.
  */
 export function documentGeneration(deps: { dataDir: string; loadMaterial: LoadMeetingMaterial; meter: UsageMeter }): JobKind {
-  const requestOf = (db: Queryable, job: JobRow) => db.select().from(documentRequests).where(eq(documentRequests.jobId, job.id)).get();
-  const current = (tx: Queryable, job: JobRow) => tx.select().from(jobs).where(eq(jobs.id, job.id)).get()!;
+  const requestOf = (c: Conn, job: JobRow) => requestOfJob(c, job.id);
+  const current = async (tx: TxConn, job: JobRow) => (await loadJob(tx, job.id))!;
 
   return {
-    kind: "document_generation",
+    declaration: documentGenerationJob,
     isStep: (step) => (DOCUMENT_STEPS as readonly string[]).includes(step),
     stageOf: () => "generating",
-    progress: (_db, _job, _step, fraction) => Math.round(Math.min(1, Math.max(0, fraction)) * 1000) / 1000,
-    stepAfter: () => null,
-    stepInput(db, job, _step, runId): DocumentStepInput | null {
-      const request = requestOf(db, job);
-      const material = job.meetingId === null ? undefined : deps.loadMaterial(db, job.meetingId, request?.includeTranscript ?? false);
+    progress: async (_c, _job, _step, fraction) => Math.round(Math.min(1, Math.max(0, fraction)) * 1000) / 1000,
+    stepAfter: async () => null,
+    async stepInput(c, job, _step, runId): Promise<DocumentStepInput | null> {
+      const request = await requestOf(c, job);
+      const meetingId = job.meetingId;
+      const material = meetingId === null ? undefined : await run(c, (q) => deps.loadMaterial(q, meetingId, request?.includeTranscript ?? false));
       // The meeting (and with it the request) was deleted, or its report is gone: nothing to write from.
       if (!request || !material?.report) return null;
       return {
@@ -50,59 +51,62 @@ export function documentGeneration(deps: { dataDir: string; loadMaterial: LoadMe
         },
       };
     },
-    onStepStarted() {},
-    onStepDone(tx, job, result, now) {
+    async onStepStarted() {},
+    async onStepDone(tx, job, result, now) {
       if (result.step !== "generate") return;
-      const request = requestOf(tx, job)!;
+      const request = (await requestOf(tx, job))!;
       const id = randomId("doc");
-      tx.insert(documents)
-        .values({
-          id,
-          userId: job.userId,
-          meetingId: job.meetingId!,
-          jobId: job.id,
-          title: result.document.title.slice(0, 300),
-          templateId: request.templateId,
-          language: result.document.language,
-          model: result.document.model,
-          markdown: result.document.markdown,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .run();
-      tx.update(jobs).set({ documentId: id }).where(eq(jobs.id, job.id)).run();
-      deps.meter(
-        tx,
-        {
-          operation: "document",
-          userId: job.userId,
-          plan: findUserById(tx, job.userId)?.plan ?? "free",
-          channel: job.source,
-          meetingId: job.meetingId,
-          jobId: job.id,
-          promptTokens: result.document.usage.promptTokens,
-          completionTokens: result.document.usage.completionTokens,
-          model: result.document.model,
-        },
-        now,
+      await insertDocument(tx, {
+        id,
+        userId: job.userId,
+        meetingId: job.meetingId!,
+        jobId: job.id,
+        title: result.document.title.slice(0, 300),
+        templateId: request.templateId,
+        language: result.document.language,
+        model: result.document.model,
+        markdown: result.document.markdown,
+        createdAt: now,
+        updatedAt: now,
+      });
+      await setJobPayload(tx, job.id, { ...documentJobPayload(job), documentId: id });
+      await run(tx, (q) =>
+        deps.meter(
+          q,
+          {
+            operation: "document",
+            userId: job.userId,
+            plan: findUserById(q, job.userId)?.plan ?? "free",
+            channel: job.channel,
+            meetingId: job.meetingId,
+            jobId: job.id,
+            promptTokens: result.document.usage.promptTokens,
+            completionTokens: result.document.usage.completionTokens,
+            model: result.document.model,
+          },
+          now,
+        ),
       );
     },
     // Events name the job: only the API's jobs emit them (a web app job is not the API's to read).
-    onCompleted(tx, job, now) {
-      if (job.source !== "api") return;
-      const row = current(tx, job);
-      const document = tx.select().from(documents).where(eq(documents.id, row.documentId!)).get()!;
-      emitEvent(tx, {
-        userId: job.userId,
-        type: "document.generated",
-        now,
-        meetingId: job.meetingId,
-        object: { ...renderJob(row), document: renderDocument(document) },
-      });
+    async onCompleted(tx, job, now) {
+      if (job.channel !== "api") return;
+      const row = await current(tx, job);
+      const document = (await findDocument(tx, documentJobPayload(row).documentId!))!;
+      await run(tx, (q) =>
+        emitEvent(q, {
+          userId: job.userId,
+          type: "document.generated",
+          now,
+          meetingId: job.meetingId,
+          object: { ...renderJob(row), document: renderDocument(document) },
+        }),
+      );
     },
-    onFailed(tx, job, now) {
-      if (job.source !== "api") return;
-      emitEvent(tx, { userId: job.userId, type: "document.failed", now, meetingId: job.meetingId, object: renderJob(current(tx, job)) });
+    async onFailed(tx, job, now) {
+      if (job.channel !== "api") return;
+      const row = await current(tx, job);
+      await run(tx, (q) => emitEvent(q, { userId: job.userId, type: "document.failed", now, meetingId: job.meetingId, object: renderJob(row) }));
     },
   };
 }

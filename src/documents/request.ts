@@ -3,6 +3,7 @@ import type { Queryable } from "../db/client.ts";
 import { run, withTx, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
+import { documentGenerationJob } from "./generation-job.ts";
 import type { ParallelSlots } from "../jobs/slots.ts";
 import type { Channel } from "../lib/channel.ts";
 import { admit } from "../usage/admit.ts";
@@ -64,11 +65,12 @@ export async function requestDocument(
       const jobId = admit(tx, deps, { account, channel }, { kind: "document", readChars }, now, () =>
         enqueueJob(tx, {
           userId: account.userId,
-          kind: "document_generation",
-          source: channel,
+          kind: documentGenerationJob,
+          channel,
           firstStep: "generate",
           now,
           meetingId: material.meetingId,
+          payload: {},
           metadata: body.metadata ?? null,
         }),
       );

@@ -1,6 +1,6 @@
 import { apiActor } from "../auth/actor.ts";
 import { access, defineRoute, servedAs } from "../http/route.ts";
-import { jobSchema } from "../jobs/schema.ts";
+import { jobSchemas } from "../jobs/schema.ts";
 import type { DocumentsApp } from "./app.ts";
 import { DOCUMENT_FILE_TYPES } from "./resource.ts";
 import {
@@ -24,7 +24,7 @@ export function documentRoutes(documents: DocumentsApp) {
       access: access.allOf("write:documents"),
       params: documentRequestParams,
       body: documentRequestBody,
-      responses: { 202: { description: "Accepted: the queued document_generation job", schema: jobSchema } },
+      responses: { 202: { description: "Accepted: the queued document_generation job", schema: jobSchemas().jobSchema } },
       errors: ["summary_not_ready", "parallel_processing_limit", "insufficient_balance", "spend_cap_reached", "idempotency_key_in_use", "idempotency_key_reused", "malformed_body", "unsupported_media_type"],
       handle: async ({ principal, params, body, request }) => {
         const outcome = await documents.requestOnce(apiActor(principal), params.meeting_id, body, request.headers.get("idempotency-key"));

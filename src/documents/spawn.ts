@@ -1,11 +1,11 @@
-import { eq } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import { emitEvent } from "../events/service.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
 import { renderJob } from "../jobs/query.ts";
-import { jobs } from "../jobs/table.ts";
+import { failQueuedJobIn } from "../jobs/store.ts";
+import { documentGenerationJob } from "./generation-job.ts";
 import type { TemplateCatalogue } from "../templates/catalogue.ts";
-import { documentRequests } from "./table.ts";
+import { insertDocumentRequestIn } from "./generation-store.ts";
 
 /** Documents a meeting may ask for at creation (SPEC 8). */
 export const MAX_DOCUMENTS_AT_CREATION = 5;
@@ -20,7 +20,7 @@ export function templatesRequested(catalogue: Pick<TemplateCatalogue, "templates
 /**
  * Queues the document jobs a meeting asked for at creation, once its report exists, inside the
  * transaction that completes the meeting's job: each with parent_job_id, holding no processing
- * slot (SPEC 8 rule 2), and their ids in the parent's document_job_ids. A template gone from the
+ * slot (SPEC 8 rule 2); answers their ids (the parent's kind keeps them: document_job_ids). A template gone from the
  * catalogue since (the operator removed its file) gets a job failed at once with
  * template_unavailable and its document.failed event, so the client hears of every document asked for.
  */
@@ -36,43 +36,31 @@ export function spawnDocumentJobs(
     const template = catalogue.get(templateId);
     const jobId = enqueueJob(tx, {
       userId: parent.userId,
-      kind: "document_generation",
+      kind: documentGenerationJob,
       firstStep: "generate",
       now,
       meetingId: parent.meetingId,
       parentJobId: parent.id,
+      payload: {},
       metadata: parent.metadata,
     });
     ids.push(jobId);
     if (!template) {
-      tx.update(jobs)
-        .set({
-          status: "failed",
-          nextStep: null,
-          errorCode: "template_unavailable",
-          errorMessage: `The template ${templateId} is no longer in the catalogue.`,
-          finishedAt: now,
-        })
-        .where(eq(jobs.id, jobId))
-        .run();
-      const row = tx.select().from(jobs).where(eq(jobs.id, jobId)).get()!;
+      const row = failQueuedJobIn(tx, jobId, { code: "template_unavailable", message: `The template ${templateId} is no longer in the catalogue.` }, now);
       emitEvent(tx, { userId: parent.userId, type: "document.failed", now, meetingId: parent.meetingId, object: renderJob(row) });
       continue;
     }
-    tx.insert(documentRequests)
-      .values({
-        jobId,
-        userId: parent.userId,
-        meetingId: parent.meetingId,
-        templateId: template.id,
-        task: template.prompt,
-        title: template.name,
-        instructions: null,
-        includeTranscript: false,
-        createdAt: now,
-      })
-      .run();
+    insertDocumentRequestIn(tx, {
+      jobId,
+      userId: parent.userId,
+      meetingId: parent.meetingId,
+      templateId: template.id,
+      task: template.prompt,
+      title: template.name,
+      instructions: null,
+      includeTranscript: false,
+      createdAt: now,
+    });
   }
-  if (ids.length) tx.update(jobs).set({ documentJobIds: ids }).where(eq(jobs.id, parent.id)).run();
   return ids;
 }

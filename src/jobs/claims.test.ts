@@ -1,18 +1,22 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { z } from "zod";
 import { createUser } from "../auth/users.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
-import { claimNextJob, LEASE_MS, releaseLease, renewLease } from "./claims.ts";
+import { claimNextJob, LEASE_MS, releaseLease, renewLease } from "./claims-store.ts";
 import { jobs } from "./table.ts";
 
 
 const temps: TempDatabase[] = [];
 afterAll(() => temps.forEach((t) => t.remove()));
 
+/** A kind of the test's own: the queue serves whatever kinds it is given. */
+const KIND = "test_kind";
+
 function freshDb(name: string) {
   const temp = tempDatabase(`claims-${name}`);
   temps.push(temp);
-  return { db: temp.db, path: temp.path };
+  return { db: temp.db, conn: temp.conn, path: temp.path };
 }
 
 function queue(db: ReturnType<typeof freshDb>["db"], userId: string, count: number, createdFrom = 1000) {
@@ -20,7 +24,7 @@ function queue(db: ReturnType<typeof freshDb>["db"], userId: string, count: numb
   for (let i = 0; i < count; i++) {
     const id = `job_${userId.slice(0, 6)}_${i}`;
     db.insert(jobs)
-      .values({ id, userId, kind: "meeting_processing", status: "queued", stage: "queued", progress: 0, source: "api", nextStep: "decode", createdAt: createdFrom + i })
+      .values({ id, userId, kind: KIND, status: "queued", stage: "queued", progress: 0, channel: "api", nextStep: "decode", createdAt: createdFrom + i })
       .run();
     ids.push(id);
   }
@@ -36,20 +40,20 @@ describe("claimNextJob", () => {
     const barrier = `${path}.ready`;
     const script = (owner: string) => `
       import { appendFileSync, readFileSync } from "node:fs";
-      import { openDatabase } from ${JSON.stringify(join(import.meta.dir, "../db/client.ts"))};
-      import { claimNextJob } from ${JSON.stringify(join(import.meta.dir, "claims.ts"))};
-      const db = openDatabase(${JSON.stringify(path)});
+      import { openConn } from ${JSON.stringify(join(import.meta.dir, "../db/conn.ts"))};
+      import { claimNextJob } from ${JSON.stringify(join(import.meta.dir, "claims-store.ts"))};
+      const db = openConn(${JSON.stringify(path)});
       // Both start together, however long each took to boot (a loaded machine can take seconds):
       // each says it is ready, then waits for the other.
       appendFileSync(${JSON.stringify(barrier)}, ${JSON.stringify(owner)} + "\\n");
       while (readFileSync(${JSON.stringify(barrier)}, "utf8").trim().split("\\n").length < 2) await Bun.sleep(1);
       const got = [];
       for (;;) {
-        const job = claimNextJob(db, { owner: ${JSON.stringify(owner)}, kinds: ["meeting_processing"], now: Date.now(), lastServed: new Map() });
+        const job = await claimNextJob(db, { owner: ${JSON.stringify(owner)}, kinds: ["test_kind"], now: Date.now(), lastServed: new Map() });
         if (!job) {
           // Lost every try to the other process this time (one account: both want its oldest job);
           // stop only when nothing is left unclaimed.
-          if (db.$client.query("SELECT count(*) AS n FROM jobs WHERE lease_owner IS NULL").get().n === 0) break;
+          if (db.sqlite.query("SELECT count(*) AS n FROM jobs WHERE lease_owner IS NULL").get().n === 0) break;
           await Bun.sleep(1);
           continue;
         }
@@ -60,7 +64,7 @@ describe("claimNextJob", () => {
       }
       console.log(JSON.stringify(got));`;
     const runs = ["sched_a", "sched_b"].map((owner) => Bun.spawn([process.execPath, "-e", script(owner)], { stdout: "pipe", stderr: "inherit" }));
-    const outputs = await Promise.all(runs.map(async (p) => JSON.parse(await new Response(p.stdout).text()) as string[]));
+    const outputs = await Promise.all(runs.map(async (p) => z.array(z.string()).parse(JSON.parse(await new Response(p.stdout).text()))));
     const claimed = outputs.flat();
     expect(claimed.length).toBe(all.length);
     expect(new Set(claimed).size).toBe(all.length);
@@ -68,42 +72,42 @@ describe("claimNextJob", () => {
     expect(Math.min(...outputs.map((o) => o.length))).toBeGreaterThan(0);
   });
 
-  test("a claimed job is nobody else's until its lease runs out unrenewed, or is released", () => {
-    const { db } = freshDb("lease");
+  test("a claimed job is nobody else's until its lease runs out unrenewed, or is released", async () => {
+    const { db, conn } = freshDb("lease");
     const user = createUser(db, { email: "lease@example.com", name: null, plan: "pro" });
     const [only] = queue(db, user.id, 1);
     const t0 = 1_000_000;
-    const claim = (owner: string, now: number) => claimNextJob(db, { owner, kinds: ["meeting_processing"], now, lastServed: new Map() })?.id;
-    expect(claim("a", t0)).toBe(only);
-    expect(claim("b", t0 + 1)).toBeUndefined();
-    expect(renewLease(db, only!, "a", t0 + LEASE_MS - 1)).toBe(true);
-    expect(claim("b", t0 + LEASE_MS + 1)).toBeUndefined(); // renewed: still a's
-    expect(claim("b", t0 + 2 * LEASE_MS)).toBe(only); // a stopped renewing: b takes over
-    expect(renewLease(db, only!, "a", t0 + 2 * LEASE_MS)).toBe(false); // and a knows it lost it
-    releaseLease(db, only!, "b");
-    expect(claim("c", t0 + 2 * LEASE_MS)).toBe(only);
+    const claim = async (owner: string, now: number) => (await claimNextJob(conn, { owner, kinds: [KIND], now, lastServed: new Map() }))?.id;
+    expect(await claim("a", t0)).toBe(only);
+    expect(await claim("b", t0 + 1)).toBeUndefined();
+    expect(await renewLease(conn, only!, "a", t0 + LEASE_MS - 1)).toBe(true);
+    expect(await claim("b", t0 + LEASE_MS + 1)).toBeUndefined(); // renewed: still a's
+    expect(await claim("b", t0 + 2 * LEASE_MS)).toBe(only); // a stopped renewing: b takes over
+    expect(await renewLease(conn, only!, "a", t0 + 2 * LEASE_MS)).toBe(false); // and a knows it lost it
+    await releaseLease(conn, only!, "b");
+    expect(await claim("c", t0 + 2 * LEASE_MS)).toBe(only);
   });
 
-  test("round-robin: the account served longest ago (or never) goes next, whatever came first", () => {
-    const { db } = freshDb("fair");
+  test("round-robin: the account served longest ago (or never) goes next, whatever came first", async () => {
+    const { db, conn } = freshDb("fair");
     const busy = createUser(db, { email: "busy@example.com", name: null, plan: "pro" });
     const quiet = createUser(db, { email: "quiet@example.com", name: null, plan: "pro" });
     const busyJobs = queue(db, busy.id, 3, 1000);
     const [quietJob] = queue(db, quiet.id, 1, 5000);
     const lastServed = new Map<string, number>([[busy.id, 10]]);
-    const next = () => claimNextJob(db, { owner: "s", kinds: ["meeting_processing"], now: 100, lastServed });
-    expect(next()!.id).toBe(quietJob!);
+    const next = () => claimNextJob(conn, { owner: "s", kinds: [KIND], now: 100, lastServed });
+    expect((await next())!.id).toBe(quietJob!);
     lastServed.set(quiet.id, 20);
-    expect(next()!.id).toBe(busyJobs[0]!);
+    expect((await next())!.id).toBe(busyJobs[0]!);
   });
 
-  test("a job a restart left in processing goes before any queued one", () => {
-    const { db } = freshDb("resume");
+  test("a job a restart left in processing goes before any queued one", async () => {
+    const { db, conn } = freshDb("resume");
     const a = createUser(db, { email: "a@example.com", name: null, plan: "pro" });
     const b = createUser(db, { email: "b@example.com", name: null, plan: "pro" });
     queue(db, a.id, 2, 1000);
     const [late] = queue(db, b.id, 1, 9000);
     db.$client.query("UPDATE jobs SET status = 'processing' WHERE id = ?").run(late!);
-    expect(claimNextJob(db, { owner: "s", kinds: ["meeting_processing"], now: 100, lastServed: new Map([[b.id, 99]]) })!.id).toBe(late!);
+    expect((await claimNextJob(conn, { owner: "s", kinds: [KIND], now: 100, lastServed: new Map([[b.id, 99]]) }))!.id).toBe(late!);
   });
 });

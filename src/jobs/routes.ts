@@ -1,9 +1,15 @@
-import type { Db } from "../db/client.ts";
-import { access, defineRoute } from "../http/route.ts";
-import { getJob, listJobs } from "./query.ts";
-import { jobPageSchema, jobParams, jobSchema, listJobsQuery } from "./schema.ts";
+import type { Actor } from "../auth/actor.ts";
+import { access, defineRoute, type HandlerInput } from "../http/route.ts";
+import type { JobsApp } from "./app.ts";
+import { jobParams, jobSchemas } from "./schema.ts";
 
-export function jobRoutes(deps: { db: Db }) {
+/** The API's caller as the use cases take it. */
+function apiActor({ principal }: Pick<HandlerInput<unknown, unknown, unknown>, "principal">): Actor {
+  return { account: { userId: principal.user.id, plan: principal.user.plan }, channel: "api", credential: principal.credential };
+}
+
+export function jobRoutes(deps: { jobs: JobsApp }) {
+  const { listJobsQuery, jobSchema, jobPageSchema } = jobSchemas();
   return [
     defineRoute({
       method: "GET",
@@ -14,7 +20,7 @@ export function jobRoutes(deps: { db: Db }) {
       access: access.any,
       query: listJobsQuery,
       responses: { 200: { description: "A page of jobs", schema: jobPageSchema } },
-      handle: ({ principal, query }) => ({ status: 200, body: listJobs(deps.db, principal.user.id, query) }),
+      handle: async (input) => ({ status: 200, body: await deps.jobs.list(apiActor(input), input.query) }),
     }),
     defineRoute({
       method: "GET",
@@ -25,7 +31,7 @@ export function jobRoutes(deps: { db: Db }) {
       access: access.any,
       params: jobParams,
       responses: { 200: { description: "The job", schema: jobSchema } },
-      handle: ({ principal, params }) => ({ status: 200, body: getJob(deps.db, principal.user.id, params.job_id) }),
+      handle: async (input) => ({ status: 200, body: await deps.jobs.get(apiActor(input), input.params.job_id) }),
     }),
   ];
 }

@@ -1,7 +1,7 @@
-import { and, count, eq, inArray, isNull } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
+import { run, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
-import { jobs } from "./table.ts";
+import { busySlotsIn } from "./store.ts";
 
 /** Processings an account may have queued or running at once, by plan name. */
 export type ParallelSlots = Readonly<Record<string, number>>;
@@ -15,12 +15,7 @@ export const DEFAULT_PARALLEL_SLOTS: ParallelSlots = { free: 1, standard: 3, pro
  * transaction so two concurrent requests cannot both take the last slot.
  */
 export function assertFreeSlot(db: Queryable, userId: string, plan: string, slots: ParallelSlots): void {
-  const busy =
-    db
-      .select({ n: count() })
-      .from(jobs)
-      .where(and(eq(jobs.userId, userId), inArray(jobs.status, ["queued", "processing"]), isNull(jobs.parentJobId)))
-      .get()?.n ?? 0;
+  const busy = busySlotsIn(db, userId);
   const limit = slots[plan] ?? 1;
   if (busy >= limit) {
     throw new ApiError(
@@ -29,4 +24,9 @@ export function assertFreeSlot(db: Queryable, userId: string, plan: string, slot
       { headers: { "Retry-After": "30" } },
     );
   }
+}
+
+/** `assertFreeSlot` for a caller holding a `Conn` (inside the transaction that creates the work). */
+export function assertSlotFree(c: Conn, userId: string, plan: string, slots: ParallelSlots): Promise<void> {
+  return run(c, (q) => assertFreeSlot(q, userId, plan, slots));
 }

@@ -1,9 +1,19 @@
+import { sql } from "drizzle-orm";
 import { sqliteTable, text, integer, real, index } from "drizzle-orm/sqlite-core";
 import { users } from "../auth/table.ts";
+import { CHANNELS, type Channel } from "../lib/channel.ts";
 
-export const JOB_KINDS = ["meeting_processing", "document_generation"] as const;
 export const JOB_STATUSES = ["queued", "processing", "completed", "failed", "canceled"] as const;
-export const JOB_STAGES = ["queued", "downloading", "transcribing", "summarizing", "generating", "done"] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/** A JSON value as a column stores it. */
+export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+/**
+ * What a job of one kind carries that the queue does not read (a meeting's options, the document
+ * written...): the kind's own, declared and validated by it
+ * (jobs/kind.ts `payload`), stored whole in `jobs.payload`.
+ */
+export type JobPayload = { [key: string]: Json | undefined };
 
 export const jobs = sqliteTable(
   "jobs",
@@ -12,20 +22,19 @@ export const jobs = sqliteTable(
     userId: text("user_id")
       .notNull()
       .references(() => users.id),
-    kind: text("kind", { enum: JOB_KINDS }).notNull(),
+    /** A registered job kind's name (jobs/kind.ts): the queue knows none of them. */
+    kind: text("kind").notNull(),
     status: text("status", { enum: JOB_STATUSES }).notNull(),
-    stage: text("stage", { enum: JOB_STAGES }),
+    /** "queued", "done", or a stage its kind declared. */
+    stage: text("stage"),
     progress: real("progress"),
     /** Jobs of meetings processed in the webapp are kept but never listed by the API. */
-    source: text("source", { enum: ["api", "webapp"] }).notNull(),
+    channel: text("channel", { enum: CHANNELS }).$type<Channel>().notNull(),
     meetingId: text("meeting_id"),
-    documentId: text("document_id"),
+    /** The job that queued this one (a meeting's documents): it holds no processing slot. */
     parentJobId: text("parent_job_id"),
-    transcribeOnly: integer("transcribe_only", { mode: "boolean" }),
-    /** A meeting's report written again from its stored (corrected) transcript: summarize only, no documents spawned. */
-    reportOnly: integer("report_only", { mode: "boolean" }),
-    documentTemplates: text("document_templates", { mode: "json" }).$type<string[]>(),
-    documentJobIds: text("document_job_ids", { mode: "json" }).$type<string[]>(),
+    /** The kind's own data (its `payload` declaration validates it). */
+    payload: text("payload", { mode: "json" }).$type<JobPayload>().notNull().default(sql`'{}'`),
     errorCode: text("error_code"),
     errorMessage: text("error_message"),
     usage: text("usage", { mode: "json" }).$type<Record<string, unknown>>(),

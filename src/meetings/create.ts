@@ -14,6 +14,7 @@ import type { CreateMeetingFields } from "./schema.ts";
 import { firstMeetingStep } from "./processing.ts";
 import { insertMeeting } from "./store.ts";
 import type { Channel } from "../lib/channel.ts";
+import { meetingProcessingJob } from "./processing-job.ts";
 
 export type Recording =
   | { kind: "upload"; tmpPath: string; fileName: string }
@@ -83,9 +84,9 @@ export function enqueueProcessing(
   channel: Channel,
   now: number,
 ): string {
-  const { audioSeconds, ...queued } = job;
+  const { audioSeconds, firstStep, metadata, ...payload } = job;
   return admit(tx, deps, { account, channel }, { kind: "processing", audioSeconds, report: !job.transcribeOnly }, now, () =>
-    enqueueJob(tx, { userId: account.userId, kind: "meeting_processing", now, meetingId, source: channel, ...queued }),
+    enqueueJob(tx, { userId: account.userId, kind: meetingProcessingJob, firstStep, now, meetingId, channel, metadata, payload }),
   );
 }
 

@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { rmSync } from "node:fs";
 import type { Db, Queryable } from "../db/client.ts";
 import { run, runTx, type Conn } from "../db/conn.ts";
@@ -50,7 +50,7 @@ export function deleteMeetingRows(tx: Queryable, meetingId: string): void {
   purgeMeetingEvents(tx, meetingId);
   forgetResource(tx, meetingId);
   tx.update(jobs)
-    .set({ metadata: null, documentTemplates: null })
+    .set({ metadata: null, payload: sql`json_remove(${jobs.payload}, '$.documentTemplates')` })
     .where(eq(jobs.meetingId, meetingId))
     .run();
   deleteMeetingDocuments(tx, meetingId);

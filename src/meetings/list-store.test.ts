@@ -4,6 +4,7 @@ import { findOrCreateClient } from "../clients/service.ts";
 import type { Db } from "../db/client.ts";
 import { tempDatabase } from "../../test/support/database.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
+import { meetingProcessingJob } from "./processing-job.ts";
 import { listMeetings } from "./list-store.ts";
 import { meetings, meetingTags, participants, reports, transcripts } from "./table.ts";
 
@@ -20,7 +21,7 @@ function account(db: Db, email: string, count: number): string {
       .run();
     db.insert(meetingTags).values([{ meetingId: id, tag: "a" }, { meetingId: id, tag: "b" }]).run();
     db.insert(participants).values({ meetingId: id, name: "Ana", email: null, speakerLabels: ["SPEAKER_00"] }).run();
-    enqueueJob(db, { userId: user.id, kind: "meeting_processing", firstStep: "decode", now: at, meetingId: id });
+    enqueueJob(db, { userId: user.id, kind: meetingProcessingJob, firstStep: "decode", now: at, meetingId: id, payload: {} });
     db.insert(transcripts).values({ meetingId: id, language: "en", durationSeconds: 1, model: "m", speakers: [], segments: [], speakerTurns: [], createdAt: at }).run();
     db.insert(reports).values({ meetingId: id, title: "t", language: "en", markdown: "# t", structured: null, model: "m", createdAt: at, updatedAt: at }).run();
   }

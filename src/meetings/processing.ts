@@ -1,7 +1,8 @@
-import { and, count, eq, inArray } from "drizzle-orm";
+import { z } from "zod";
 import { existsSync, readFileSync } from "node:fs";
 import { findUserById } from "../auth/users.ts";
 import type { Queryable } from "../db/client.ts";
+import { run, type Conn, type TxConn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { isJobErrorCode, JOB_ERROR_CATALOGUE } from "../errors/job-codes.ts";
 import { admitJob } from "../usage/admission.ts";
@@ -14,17 +15,23 @@ import type { TemplateCatalogue } from "../templates/catalogue.ts";
 import { emitEvent, type EventType } from "../events/service.ts";
 import type { JobKind, JobStage } from "../jobs/kind.ts";
 import { renderJob, type JobRow } from "../jobs/query.ts";
-import { jobs } from "../jobs/table.ts";
+import { loadJob, queuedAmong, setJobPayload } from "../jobs/store.ts";
 import { recordingPath } from "../storage/paths.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
-import { MEETING_STEPS, type MeetingStep, type MeetingStepInput, type StepResult } from "../worker/protocol.ts";
-import { forgetCorrections } from "./corrections.ts";
+import { MEETING_STEPS, type MeetingStep, type MeetingStepInput } from "../worker/protocol.ts";
 import { renderMeeting } from "./render.ts";
-import { reindexMeeting } from "./search-index.ts";
-import type { MeetingRow } from "./store.ts";
-import { meetings, participants, reports, transcripts } from "./table.ts";
-
-type ReportResult = Extract<StepResult, { step: "summarize" }>["report"];
+import { meetingJobPayload, meetingProcessingJob, type MeetingJobPayload } from "./processing-job.ts";
+import {
+  findMeeting,
+  findMeetingIn,
+  hasTranscript,
+  participantCount,
+  reportLength,
+  storeReport,
+  storeTranscript,
+  updateMeeting,
+  type ProcessedMeeting,
+} from "./processing-store.ts";
 
 /** Share of the whole job each step stands for, so progress moves steadily from 0 to 1. */
 const WEIGHTS: Record<MeetingStep, number> = { download: 0.1, decode: 0.05, transcribe: 0.55, diarize: 0.1, summarize: 0.2 };
@@ -38,7 +45,7 @@ function isMeetingStep(step: string): step is MeetingStep {
 }
 
 /** The steps this job runs: download only for audio_url, summarize only without transcribe_only. */
-function stepsOf(job: JobRow, hasDownload: boolean): MeetingStep[] {
+function stepsOf(job: MeetingJobPayload, hasDownload: boolean): MeetingStep[] {
   if (job.reportOnly === true) return ["summarize"];
   return MEETING_STEPS.filter((s) => (s !== "download" || hasDownload) && (s !== "summarize" || job.transcribeOnly !== true));
 }
@@ -74,51 +81,50 @@ export function meetingProcessing(deps: {
   /** Re-estimates what a job reserves once its recording is decoded (usage/admission.ts). */
   billing: BillingSettings;
 }): JobKind {
-  const meetingOf = (db: Queryable, job: JobRow): MeetingRow | undefined =>
-    job.meetingId === null ? undefined : db.select().from(meetings).where(eq(meetings.id, job.meetingId)).get();
+  const meetingOf = async (c: Conn, job: JobRow): Promise<ProcessedMeeting | undefined> => (job.meetingId === null ? undefined : findMeeting(c, job.meetingId));
   // A job with no download step is an upload: its progress is shared over four or five steps.
-  const hasDownload = (db: Queryable, job: JobRow) => meetingOf(db, job)?.audioUrl != null;
+  const hasDownload = async (c: Conn, job: JobRow) => (await meetingOf(c, job))?.audioUrl != null;
 
-  const emit = (tx: Queryable, type: EventType, job: JobRow, now: number) => {
-    if (job.source !== "api") return;
-    const current = tx.select().from(jobs).where(eq(jobs.id, job.id)).get()!;
-    const meeting = meetingOf(tx, job)!;
-    emitEvent(tx, {
-      userId: job.userId,
-      type,
-      now,
-      meetingId: meeting.id,
-      object: { ...renderJob(current), meeting: renderMeeting(tx, meeting, deps.publicApiUrl()) },
+  const emit = async (tx: TxConn, type: EventType, job: JobRow, now: number) => {
+    if (job.channel !== "api") return;
+    const current = (await loadJob(tx, job.id))!;
+    await run(tx, (q) => {
+      const meeting = findMeetingIn(q, job.meetingId!)!;
+      emitEvent(q, {
+        userId: job.userId,
+        type,
+        now,
+        meetingId: meeting.id,
+        object: { ...renderJob(current), meeting: renderMeeting(q, meeting, deps.publicApiUrl()) },
+      });
     });
   };
-  const setMeeting = (tx: Queryable, job: JobRow, values: Partial<typeof meetings.$inferInsert>) =>
-    tx.update(meetings).set(values).where(eq(meetings.id, job.meetingId!)).run();
+  const setMeeting = (tx: TxConn, job: JobRow, values: Parameters<typeof updateMeeting>[2]) => updateMeeting(tx, job.meetingId!, values);
   // A report written again: the meeting stays completed whatever becomes of the new report.
-  const rewritesReport = (tx: Queryable, job: JobRow) => job.reportOnly === true && meetingOf(tx, job)?.status === "completed";
+  const rewritesReport = async (tx: TxConn, job: JobRow) => meetingJobPayload(job).reportOnly === true && (await meetingOf(tx, job))?.status === "completed";
 
-  const stepsOfJob = (db: Queryable, job: JobRow) => stepsOf(job, hasDownload(db, job));
-  const meter = (tx: Queryable, job: JobRow, meetingId: string, now: number, what: Pick<Consumption, "operation" | "audioSeconds" | "promptTokens" | "completionTokens" | "model">) =>
-    deps.meter(tx, { ...what, userId: job.userId, plan: findUserById(tx, job.userId)?.plan ?? "free", channel: job.source, meetingId, jobId: job.id }, now);
+  const stepsOfJob = async (c: Conn, job: JobRow) => stepsOf(meetingJobPayload(job), await hasDownload(c, job));
+  const meter = (q: Queryable, job: JobRow, meetingId: string, now: number, what: Pick<Consumption, "operation" | "audioSeconds" | "promptTokens" | "completionTokens" | "model">) =>
+    deps.meter(q, { ...what, userId: job.userId, plan: findUserById(q, job.userId)?.plan ?? "free", channel: job.channel, meetingId, jobId: job.id }, now);
 
   return {
-    kind: "meeting_processing",
+    declaration: meetingProcessingJob,
     isStep: isMeetingStep,
     stageOf(step): JobStage {
       if (step === "download") return "downloading";
       if (step === "summarize") return "summarizing";
       return "transcribing"; // decoding and diarization are part of transcribing
     },
-    progress(db, job, step, fraction) {
-      return overallProgress(step as MeetingStep, fraction, stepsOfJob(db, job));
+    async progress(c, job, step, fraction) {
+      return overallProgress(step as MeetingStep, fraction, await stepsOfJob(c, job));
     },
-    stepAfter(db, job, step) {
-      const steps = stepsOfJob(db, job);
+    async stepAfter(c, job, step) {
+      const steps = await stepsOfJob(c, job);
       return steps[steps.indexOf(step as MeetingStep) + 1] ?? null;
     },
-    stepInput(reader, job, step, runId): MeetingStepInput | null {
-      const meeting = meetingOf(reader, job);
+    async stepInput(c, job, step, runId): Promise<MeetingStepInput | null> {
+      const meeting = await meetingOf(c, job);
       if (!meeting) return null;
-      const participantCount = reader.select({ n: count() }).from(participants).where(eq(participants.meetingId, meeting.id)).get()?.n ?? 0;
       return {
         kind: "meeting_processing",
         runId,
@@ -130,78 +136,98 @@ export function meetingProcessing(deps: {
         audioUrl: meeting.audioUrl,
         remuxJoinedWebm: meeting.source === "live_recording",
         language: meeting.requestedLanguage === "auto" ? null : meeting.requestedLanguage,
-        transcribeOnly: job.transcribeOnly === true,
+        transcribeOnly: meetingJobPayload(job).transcribeOnly === true,
         solo: meeting.recordingType === "solo",
         minSpeakers: meeting.minSpeakers,
         maxSpeakers: meeting.maxSpeakers,
         title: meeting.titleSource === "user" ? meeting.title : null,
-        participantCount,
+        participantCount: await participantCount(c, meeting.id),
       };
     },
-    onStepStarted(tx, job, _step, now) {
-      if (!rewritesReport(tx, job)) setMeeting(tx, job, { status: "processing", updatedAt: now });
+    async onStepStarted(tx, job, _step, now) {
+      if (!(await rewritesReport(tx, job))) await setMeeting(tx, job, { status: "processing", updatedAt: now });
     },
-    admitResult(tx, job, result, now) {
+    async admitResult(tx, job, result, now) {
       if (result.step !== "decode") return null;
-      // The decoded length, not the container's word: what the job really is expected to cost.
-      const account = { userId: job.userId, plan: findUserById(tx, job.userId)?.plan ?? "free" };
-      const expected = expectedProcessing(deps.billing, { audioSeconds: result.durationSeconds, report: job.transcribeOnly !== true });
-      const held = reservationOf(tx, job.id);
-      const grows = !held || (job.source === "api" ? expected.cost > held.amountMinor : Math.ceil(expected.audioSeconds) > held.audioSeconds);
-      try {
-        if (grows) admitJob(tx, deps.billing, account, { jobId: job.id, channel: job.source }, expected, now);
-        else reserve(tx, { jobId: job.id, userId: job.userId, channel: job.source }, expected, now);
-        return null;
-      } catch (error) {
-        if (!(error instanceof ApiError) || !isJobErrorCode(error.code)) throw error;
-        return { code: error.code, message: JOB_ERROR_CATALOGUE[error.code].message };
-      }
+      const transcribeOnly = meetingJobPayload(job).transcribeOnly === true;
+      return run(tx, (q) => {
+        // The decoded length, not the container's word: what the job really is expected to cost.
+        const account = { userId: job.userId, plan: findUserById(q, job.userId)?.plan ?? "free" };
+        const expected = expectedProcessing(deps.billing, { audioSeconds: result.durationSeconds, report: !transcribeOnly });
+        const held = reservationOf(q, job.id);
+        const grows = !held || (job.channel === "api" ? expected.cost > held.amountMinor : Math.ceil(expected.audioSeconds) > held.audioSeconds);
+        try {
+          if (grows) admitJob(q, deps.billing, account, { jobId: job.id, channel: job.channel }, expected, now);
+          else reserve(q, { jobId: job.id, userId: job.userId, channel: job.channel }, expected, now);
+          return null;
+        } catch (error) {
+          if (!(error instanceof ApiError) || !isJobErrorCode(error.code)) throw error;
+          return { code: error.code, message: JOB_ERROR_CATALOGUE[error.code].message };
+        }
+      });
     },
-    onStepDone(tx, job, result, now) {
-      const meeting = meetingOf(tx, job);
+    async onStepDone(tx, job, result, now) {
+      const meeting = await meetingOf(tx, job);
       if (!meeting) return;
       switch (result.step) {
         case "decode":
-          setMeeting(tx, job, { durationSeconds: Math.round(result.durationSeconds), updatedAt: now });
+          await setMeeting(tx, job, { durationSeconds: Math.round(result.durationSeconds), updatedAt: now });
           break;
         case "transcribe":
-          if (meeting.requestedLanguage === "auto") setMeeting(tx, job, { language: result.language, updatedAt: now });
+          if (meeting.requestedLanguage === "auto") await setMeeting(tx, job, { language: result.language, updatedAt: now });
           break;
         case "diarize": {
-          const transcript = storeTranscript(tx, meeting.id, result.transcriptPath, now);
-          meter(tx, job, meeting.id, now, { operation: "transcription", audioSeconds: transcript.durationSeconds, model: transcript.model });
-          emit(tx, "transcription.completed", job, now);
+          const transcript = readStoredTranscript(result.transcriptPath);
+          await run(tx, (q) => {
+            storeTranscript(q, meeting.id, transcript, now);
+            meter(q, job, meeting.id, now, { operation: "transcription", audioSeconds: transcript.durationSeconds, model: transcript.model });
+          });
+          await emit(tx, "transcription.completed", job, now);
           break;
         }
         case "summarize":
-          storeReport(tx, meeting.id, result.report, now);
-          meter(tx, job, meeting.id, now, {
-            operation: "report",
-            promptTokens: result.report.usage.promptTokens,
-            completionTokens: result.report.usage.completionTokens,
-            model: result.report.model,
+          await run(tx, (q) => {
+            storeReport(q, meeting.id, result.report, now);
+            meter(q, job, meeting.id, now, {
+              operation: "report",
+              promptTokens: result.report.usage.promptTokens,
+              completionTokens: result.report.usage.completionTokens,
+              model: result.report.model,
+            });
           });
           break;
       }
     },
-    onCompleted(tx, job, now) {
-      setMeeting(tx, job, { status: "completed", updatedAt: now });
-      const meeting = meetingOf(tx, job);
-      if (meeting && job.transcribeOnly !== true && job.reportOnly !== true) {
+    async onCompleted(tx, job, now) {
+      await setMeeting(tx, job, { status: "completed", updatedAt: now });
+      const meeting = await meetingOf(tx, job);
+      const payload = meetingJobPayload(job);
+      if (meeting && payload.transcribeOnly !== true && payload.reportOnly !== true) {
         // Before processing.completed, which carries their ids (document_job_ids).
-        const templateIds = templatesRequested(deps.templates, meeting.documentTemplates, meeting.persona);
-        const spawned = spawnDocumentJobs(tx, deps.templates, { id: job.id, userId: job.userId, meetingId: meeting.id, metadata: job.metadata }, templateIds, now);
-        reserveSpawnedDocuments(tx, deps.billing, meeting.id, spawned, now);
+        const templateIds = templatesRequested(deps.templates, templateList(meeting.documentTemplates), meeting.persona);
+        const spawned = await run(tx, (q) =>
+          spawnDocumentJobs(q, deps.templates, { id: job.id, userId: job.userId, meetingId: meeting.id, metadata: job.metadata }, templateIds, now),
+        );
+        if (spawned.length) {
+          const current = (await loadJob(tx, job.id))!;
+          await setJobPayload(tx, job.id, { ...meetingJobPayload(current), documentJobIds: spawned });
+        }
+        await reserveSpawnedDocuments(tx, deps.billing, meeting.id, spawned, now);
       }
-      emit(tx, "processing.completed", job, now);
+      await emit(tx, "processing.completed", job, now);
     },
-    onFailed(tx, job, now) {
-      if (!meetingOf(tx, job) || rewritesReport(tx, job)) return;
-      setMeeting(tx, job, { status: "failed", updatedAt: now });
-      const transcribed = tx.select({ id: transcripts.meetingId }).from(transcripts).where(eq(transcripts.meetingId, job.meetingId!)).get();
-      emit(tx, transcribed ? "processing.failed" : "transcription.failed", job, now);
+    async onFailed(tx, job, now) {
+      if (!(await meetingOf(tx, job)) || (await rewritesReport(tx, job))) return;
+      await setMeeting(tx, job, { status: "failed", updatedAt: now });
+      await emit(tx, (await hasTranscript(tx, job.meetingId!)) ? "processing.failed" : "transcription.failed", job, now);
     },
   };
+}
+
+/** The meeting's document_templates, as its column holds them (JSON text today, a JSON column tomorrow). */
+function templateList(stored: unknown): string[] | null {
+  if (stored === null || stored === undefined) return null;
+  return z.array(z.string()).parse(typeof stored === "string" ? JSON.parse(stored) : stored);
 }
 
 /**
@@ -209,54 +235,28 @@ export function meetingProcessing(deps: {
  * refused now, but each reserves its expected cost while it runs (written from the report), so
  * what they will spend counts against the next admissions as the meeting's reservation is released.
  */
-function reserveSpawnedDocuments(tx: Queryable, billing: BillingSettings, meetingId: string, jobIds: string[], now: number): void {
+async function reserveSpawnedDocuments(tx: TxConn, billing: BillingSettings, meetingId: string, jobIds: string[], now: number): Promise<void> {
   if (!jobIds.length) return;
-  const reportChars = tx.select({ markdown: reports.markdown }).from(reports).where(eq(reports.meetingId, meetingId)).get()?.markdown.length ?? 0;
-  const queued = tx
-    .select({ id: jobs.id, userId: jobs.userId, source: jobs.source })
-    .from(jobs)
-    .where(and(inArray(jobs.id, jobIds), eq(jobs.status, "queued")))
-    .all();
-  for (const row of queued) reserve(tx, { jobId: row.id, userId: row.userId, channel: row.source }, expectedDocument(billing, reportChars), now);
+  const reportChars = await reportLength(tx, meetingId);
+  const queued = await queuedAmong(tx, jobIds);
+  await run(tx, (q) => {
+    for (const row of queued) reserve(q, { jobId: row.id, userId: row.userId, channel: row.channel }, expectedDocument(billing, reportChars), now);
+  });
 }
 
-/** The diarize step's transcript file into the transcripts table, and the search index. */
-function storeTranscript(tx: Queryable, meetingId: string, path: string, now: number): StoredTranscript {
+const segment = { start: z.number(), end: z.number(), speaker: z.string() };
+/** The diarize step's transcript file, as the worker writes it (worker/steps.ts). */
+const storedTranscriptFile: z.ZodType<StoredTranscript> = z.looseObject({
+  language: z.string().nullable(),
+  model: z.string(),
+  durationSeconds: z.number(),
+  speakers: z.array(z.string()),
+  segments: z.array(z.looseObject({ ...segment, text: z.string() })),
+  turns: z.array(z.looseObject(segment)),
+});
+
+/** Reads the diarize step's transcript file (outside the transaction: it is disk, not the database). */
+function readStoredTranscript(path: string): StoredTranscript {
   if (!existsSync(path)) throw new Error("the transcript file of the diarize step is missing");
-  const transcript = JSON.parse(readFileSync(path, "utf8")) as StoredTranscript;
-  const values = {
-    meetingId,
-    language: transcript.language,
-    durationSeconds: Math.round(transcript.durationSeconds),
-    model: transcript.model,
-    speakers: transcript.speakers,
-    segments: transcript.segments,
-    speakerTurns: transcript.turns,
-    createdAt: now,
-  };
-  tx.insert(transcripts).values(values).onConflictDoUpdate({ target: transcripts.meetingId, set: values }).run();
-  forgetCorrections(tx, meetingId);
-  reindexMeeting(tx, meetingId);
-  return transcript;
-}
-
-/** The summarize step's report into its table; the AI title replaces a title taken from a file name. */
-function storeReport(tx: Queryable, meetingId: string, report: ReportResult, now: number): void {
-  const values = {
-    meetingId,
-    title: report.title,
-    language: report.language,
-    markdown: report.markdown,
-    structured: report.structured,
-    model: report.model,
-    createdAt: now,
-    updatedAt: now,
-  };
-  tx.insert(reports).values(values).onConflictDoUpdate({ target: reports.meetingId, set: { ...values, createdAt: undefined } }).run();
-  // Never a title the client gave or pinned.
-  const current = tx.select({ titleSource: meetings.titleSource }).from(meetings).where(eq(meetings.id, meetingId)).get();
-  if (current && current.titleSource !== "user" && report.title.trim()) {
-    tx.update(meetings).set({ title: report.title.trim().slice(0, 300), titleSource: "ai", updatedAt: now }).where(eq(meetings.id, meetingId)).run();
-  }
-  reindexMeeting(tx, meetingId);
+  return storedTranscriptFile.parse(JSON.parse(readFileSync(path, "utf8")));
 }

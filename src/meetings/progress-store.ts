@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray } from "drizzle-orm";
+import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import { run, type Conn } from "../db/conn.ts";
 import { jobs } from "../jobs/table.ts";
@@ -31,7 +31,7 @@ export function reportBeingRewritten(db: Queryable, meetingId: string): boolean 
     db
       .select({ id: jobs.id })
       .from(jobs)
-      .where(and(eq(jobs.meetingId, meetingId), eq(jobs.kind, "meeting_processing"), eq(jobs.reportOnly, true), inArray(jobs.status, ["queued", "processing"])))
+      .where(and(eq(jobs.meetingId, meetingId), eq(jobs.kind, "meeting_processing"), sql`json_extract(${jobs.payload}, '$.reportOnly') = 1`, inArray(jobs.status, ["queued", "processing"])))
       .get() !== undefined
   );
 }

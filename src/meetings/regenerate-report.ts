@@ -5,6 +5,7 @@ import type { Db, Queryable } from "../db/client.ts";
 import { run, runTx, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
+import { meetingProcessingJob } from "./processing-job.ts";
 import type { ParallelSlots } from "../jobs/slots.ts";
 import type { Clock } from "../lib/time.ts";
 import { stepOutputPath } from "../storage/paths.ts";
@@ -101,6 +102,6 @@ export function enqueueReportOnly(
   now: number,
 ): string {
   return admit(tx, deps, { account, channel }, { kind: "report", transcriptChars: chars }, now, () =>
-    enqueueJob(tx, { userId: account.userId, kind: "meeting_processing", firstStep: "summarize", now, meetingId, source: channel, reportOnly: true, transcribeOnly: false }),
+    enqueueJob(tx, { userId: account.userId, kind: meetingProcessingJob, firstStep: "summarize", now, meetingId, channel, payload: { reportOnly: true, transcribeOnly: false } }),
   );
 }

@@ -219,7 +219,7 @@ export function loadExtras(q: Queryable, rows: readonly MeetingRow[]): Map<strin
   const jobRows = q
     .select()
     .from(jobs)
-    .where(and(inArray(jobs.meetingId, ids), eq(jobs.kind, "meeting_processing"), eq(jobs.source, "api")))
+    .where(and(inArray(jobs.meetingId, ids), eq(jobs.kind, "meeting_processing"), eq(jobs.channel, "api")))
     .orderBy(desc(jobs.createdAt))
     .all();
   for (const job of jobRows) {

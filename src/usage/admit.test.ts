@@ -1,5 +1,6 @@
 // The one admission, for both channels, against a real store: the slot, the API wallet or the web
 // app's quotas, the reservation; and the fail-fast check before an upload.
+import { meetingProcessingJob } from "../meetings/processing-job.ts";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createUser } from "../auth/users.ts";
 import type { Queryable } from "../db/client.ts";
@@ -25,7 +26,7 @@ const deps: AdmissionDeps = {
 let database: TempDatabase;
 let userId: string;
 const who = (channel: Channel) => ({ account: { userId, plan: "free" }, channel });
-const queue = (q: Queryable, channel: Channel) => () => enqueueJob(q, { userId, kind: "meeting_processing", firstStep: "decode", now: NOV, source: channel });
+const queue = (q: Queryable, channel: Channel) => () => enqueueJob(q, { userId, kind: meetingProcessingJob, firstStep: "decode", now: NOV, channel, payload: {} });
 
 function codeOf(run: () => unknown): string | null {
   try {

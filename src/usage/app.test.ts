@@ -1,5 +1,6 @@
 // Usage's use cases against a real store: the API month (wallet, on-demand, totals), the ledger
 // (the API's lines through the API, both channels' in the web app, pages), the web app's quotas.
+import { meetingProcessingJob } from "../meetings/processing-job.ts";
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import type { Actor } from "../auth/actor.ts";
 import { createUser } from "../auth/users.ts";
@@ -35,7 +36,7 @@ function consume(c: Partial<Consumption> & Pick<Consumption, "operation" | "chan
 /** A job in flight on `channel` holding `expected`. */
 function hold(channel: "api" | "webapp", expected: { cost: number; audioSeconds: number; documents: number }): void {
   database.db.transaction((tx) => {
-    const jobId = enqueueJob(tx, { userId, kind: "meeting_processing", firstStep: "decode", now: NOV, source: channel });
+    const jobId = enqueueJob(tx, { userId, kind: meetingProcessingJob, firstStep: "decode", now: NOV, channel, payload: {} });
     reserve(tx, { jobId, userId, channel }, expected, NOV);
   });
 }

@@ -109,7 +109,7 @@ describe("a month's lifecycle", () => {
     const admit = (i: number, cost: number): boolean => {
       try {
         database.db.transaction((tx) => {
-          tx.insert(jobs).values({ id: `job_${i}`, userId, kind: "meeting_processing", status: "queued", stage: "queued", source: "api", nextStep: "decode", createdAt: NOV }).run();
+          tx.insert(jobs).values({ id: `job_${i}`, userId, kind: "meeting_processing", status: "queued", stage: "queued", channel: "api", nextStep: "decode", createdAt: NOV }).run();
           admitJob(tx, settings, account(), { jobId: `job_${i}`, channel: "api" }, { cost, audioSeconds: 0, documents: 0 }, NOV);
         });
         return true;
@@ -175,7 +175,7 @@ describe("the ledger", () => {
   });
 
   test("a line names ids, quantities, rates and money only; the job's usage sums its lines", () => {
-    database.db.insert(jobs).values({ id: "job_m", userId, kind: "meeting_processing", status: "processing", stage: "transcribing", source: "api", nextStep: "diarize", createdAt: NOV }).run();
+    database.db.insert(jobs).values({ id: "job_m", userId, kind: "meeting_processing", status: "processing", stage: "transcribing", channel: "api", nextStep: "diarize", createdAt: NOV }).run();
     consume(65, NOV, "job_m");
     database.db.transaction((tx) =>
       meter(tx, { operation: "report", userId, plan: "free", channel: "api", meetingId: null, jobId: "job_m", promptTokens: 3, completionTokens: 2, model: "stories260K" }, NOV),

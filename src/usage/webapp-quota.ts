@@ -24,7 +24,7 @@ export function webappUsage(db: Queryable, settings: BillingSettings, account: {
   const lines = db
     .select({
       audioSeconds: sql<number>`coalesce(sum(case when ${ledgerLines.operation} = 'transcription' then ${ledgerLines.audioSeconds} else 0 end), 0)`,
-      documents: sql<number>`coalesce(sum(case when ${ledgerLines.operation} = 'document' or (${ledgerLines.operation} = 'report' and ${jobs.reportOnly} = 1) then 1 else 0 end), 0)`,
+      documents: sql<number>`coalesce(sum(case when ${ledgerLines.operation} = 'document' or (${ledgerLines.operation} = 'report' and json_extract(${jobs.payload}, '$.reportOnly') = 1) then 1 else 0 end), 0)`,
     })
     .from(ledgerLines)
     .leftJoin(jobs, eq(jobs.id, ledgerLines.jobId))

@@ -597,7 +597,7 @@ describe("another account's resource answers 404, never 403", () => {
     const now = Date.now();
     db.insert(meetings).values({ id: meetingId, userId: userA.id, title: "Board meeting", status: "completed", createdAt: now, updatedAt: now }).run();
     db.insert(jobs)
-      .values({ id: jobId, userId: userA.id, kind: "meeting_processing", status: "completed", stage: "done", progress: 1, source: "api", meetingId, createdAt: now })
+      .values({ id: jobId, userId: userA.id, kind: "meeting_processing", status: "completed", stage: "done", progress: 1, channel: "api", meetingId, createdAt: now })
       .run();
   });
 

@@ -29,13 +29,13 @@ beforeAll(async () => {
       status: i % 2 === 0 ? ("completed" as const) : ("processing" as const),
       stage: i % 2 === 0 ? ("done" as const) : ("transcribing" as const),
       progress: i % 2 === 0 ? 1 : 0.5,
-      source: "api" as const,
+      channel: "api" as const,
       metadata: { n: i },
       createdAt: T0 + Math.floor(i / 5) * 1000,
     });
   }
   webappJobId = randomId("job");
-  rows.push({ ...rows[0]!, id: webappJobId, source: "webapp" as const, createdAt: T0 + 999_999 });
+  rows.push({ ...rows[0]!, id: webappJobId, channel: "webapp" as const, createdAt: T0 + 999_999 });
   db.insert(jobs).values(rows).run();
 });
 

@@ -1,8 +1,8 @@
 import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
+import { run, type Conn } from "../db/conn.ts";
 import type { JobRow } from "./query.ts";
 import { jobs } from "./table.ts";
-
 
 /** A claim lasts this long unless renewed; a running job's claim is renewed every third of it. */
 export const LEASE_MS = 60_000;
@@ -10,7 +10,7 @@ export const LEASE_MS = 60_000;
 /** Unfinished jobs of these kinds that nobody holds, or whose holder stopped renewing. */
 function claimable(kinds: readonly string[], now: number) {
   return and(
-    inArray(jobs.kind, kinds as JobRow["kind"][]),
+    inArray(jobs.kind, [...kinds]),
     inArray(jobs.status, ["queued", "processing"]),
     or(isNull(jobs.leaseOwner), lt(jobs.leaseExpiresAt, now)),
   );
@@ -24,9 +24,13 @@ function claimable(kinds: readonly string[], now: number) {
  * re-checks the job is claimable: two schedulers over one database never both get a job.
  */
 export function claimNextJob(
-  db: Queryable,
+  c: Conn,
   input: { owner: string; kinds: readonly string[]; now: number; lastServed: ReadonlyMap<string, number> },
-): JobRow | undefined {
+): Promise<JobRow | undefined> {
+  return run(c, (db) => claimNext(db, input));
+}
+
+function claimNext(db: Queryable, input: Parameters<typeof claimNextJob>[1]): JobRow | undefined {
   for (let attempt = 0; attempt < 5; attempt++) {
     // Each account's first job in line (at most one row per account).
     const heads = db.all<{ id: string; user_id: string; status: string }>(sql`
@@ -57,25 +61,28 @@ export function claimNextJob(
 }
 
 /** Extends a running job's claim; false when the claim was lost (another owner took it over). */
-export function renewLease(db: Queryable, jobId: string, owner: string, now: number): boolean {
-  const renewed = db
-    .update(jobs)
-    .set({ leaseExpiresAt: now + LEASE_MS })
-    .where(and(eq(jobs.id, jobId), eq(jobs.leaseOwner, owner)))
-    .returning({ id: jobs.id })
-    .get();
-  return renewed !== undefined;
+export function renewLease(c: Conn, jobId: string, owner: string, now: number): Promise<boolean> {
+  return run(
+    c,
+    (db) =>
+      db
+        .update(jobs)
+        .set({ leaseExpiresAt: now + LEASE_MS })
+        .where(and(eq(jobs.id, jobId), eq(jobs.leaseOwner, owner)))
+        .returning({ id: jobs.id })
+        .get() !== undefined,
+  );
 }
 
 /** Lets go of a job (it finished, failed, was canceled, or the scheduler stops). */
-export function releaseLease(db: Queryable, jobId: string, owner: string): void {
-  db.update(jobs).set({ leaseOwner: null, leaseExpiresAt: null }).where(and(eq(jobs.id, jobId), eq(jobs.leaseOwner, owner))).run();
+export async function releaseLease(c: Conn, jobId: string, owner: string): Promise<void> {
+  await run(c, (db) => db.update(jobs).set({ leaseOwner: null, leaseExpiresAt: null }).where(and(eq(jobs.id, jobId), eq(jobs.leaseOwner, owner))).run());
 }
 
 /**
  * At start: the data dir lock proves no other server runs on this database, so every claim
  * left is a dead server's and is dropped at once rather than after its lease runs out.
  */
-export function releaseAllLeases(db: Queryable): void {
-  db.update(jobs).set({ leaseOwner: null, leaseExpiresAt: null }).where(sql`${jobs.leaseOwner} IS NOT NULL`).run();
+export async function releaseAllLeases(c: Conn): Promise<void> {
+  await run(c, (db) => db.update(jobs).set({ leaseOwner: null, leaseExpiresAt: null }).where(sql`${jobs.leaseOwner} IS NOT NULL`).run());
 }

@@ -1,0 +1,128 @@
+import { and, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import type { Queryable } from "../db/client.ts";
+import { run, runTx, type Conn } from "../db/conn.ts";
+import { newestFirstAfter } from "../db/keyset.ts";
+import { ApiError } from "../errors/api-error.ts";
+import { paginate } from "../http/pagination.ts";
+import { renderJob, type JobListFilter, type JobRow } from "./query.ts";
+import { jobs, type JobPayload } from "./table.ts";
+
+/** What the scheduler changes on a job row as it moves (status, stage, progress, step, error...). */
+export type JobChange = Partial<Pick<typeof jobs.$inferInsert, "status" | "stage" | "progress" | "nextStep" | "stepAttempts" | "errorCode" | "errorMessage" | "startedAt" | "finishedAt">>;
+
+/** One job by id, whoever's. */
+export function loadJob(c: Conn, jobId: string): Promise<JobRow | undefined> {
+  return run(c, (q) => q.select().from(jobs).where(eq(jobs.id, jobId)).get());
+}
+
+/** Changes a job row. */
+export async function updateJob(c: Conn, jobId: string, change: JobChange): Promise<void> {
+  await run(c, (q) => q.update(jobs).set(change).where(eq(jobs.id, jobId)).run());
+}
+
+/** Replaces a job's payload (its kind validated it: jobs/kind.ts `payloadOf`, then changed it). */
+export async function setJobPayload(c: Conn, jobId: string, payload: JobPayload): Promise<void> {
+  await run(c, (q) => q.update(jobs).set({ payload }).where(eq(jobs.id, jobId)).run());
+}
+
+/** Raises a running job's progress to `value` (never lowers it). */
+export async function raiseProgress(c: Conn, jobId: string, value: number): Promise<void> {
+  await run(c, (q) =>
+    q
+      .update(jobs)
+      .set({ progress: sql`max(coalesce(${jobs.progress}, 0), ${value})` })
+      .where(and(eq(jobs.id, jobId), eq(jobs.status, "processing")))
+      .run(),
+  );
+}
+
+/** Marks these jobs canceled where unfinished; answers the ids that were. */
+export function cancelUnfinished(c: Conn, jobIds: string[], now: number): Promise<string[]> {
+  return runTx(c, (q) =>
+    q
+      .update(jobs)
+      .set({ status: "canceled", finishedAt: now })
+      .where(and(inArray(jobs.id, jobIds), inArray(jobs.status, ["queued", "processing"])))
+      .returning({ id: jobs.id })
+      .all()
+      .map((r) => r.id),
+  );
+}
+
+/** Which of these jobs are still queued, with whose and which channel they are. */
+export function queuedAmong(c: Conn, jobIds: string[]): Promise<Array<Pick<JobRow, "id" | "userId" | "channel">>> {
+  if (!jobIds.length) return Promise.resolve([]);
+  return run(c, (q) =>
+    q
+      .select({ id: jobs.id, userId: jobs.userId, channel: jobs.channel })
+      .from(jobs)
+      .where(and(inArray(jobs.id, jobIds), eq(jobs.status, "queued")))
+      .all(),
+  );
+}
+
+/**
+ * Fails a job before it ever ran, inside a synchronous body (the bridge for spawnDocumentJobs,
+ * which queues and refuses in one go); answers the row as it now is.
+ */
+export function failQueuedJobIn(q: Queryable, jobId: string, error: { code: string; message: string }, now: number): JobRow {
+  q.update(jobs).set({ status: "failed", nextStep: null, errorCode: error.code, errorMessage: error.message, finishedAt: now }).where(eq(jobs.id, jobId)).run();
+  return q.select().from(jobs).where(eq(jobs.id, jobId)).get()!;
+}
+
+/** The account's API jobs, newest first, one page. */
+export function listJobs(c: Conn, userId: string, filter: JobListFilter) {
+  return run(c, (db) =>
+    paginate(
+      filter,
+      (after, take) =>
+        db
+          .select()
+          .from(jobs)
+          .where(
+            and(
+              eq(jobs.userId, userId),
+              eq(jobs.channel, "api"),
+              filter.kind ? eq(jobs.kind, filter.kind) : undefined,
+              filter.status ? eq(jobs.status, filter.status) : undefined,
+              newestFirstAfter(jobs.createdAt, jobs.id, after),
+            ),
+          )
+          .orderBy(desc(jobs.createdAt), desc(jobs.id))
+          .limit(take)
+          .all(),
+      (row) => [row.createdAt, row.id],
+      (rows) => rows.map(renderJob),
+    ),
+  );
+}
+
+/** One job of the account; another account's job, or a webapp job, is not found. */
+export function getJob(c: Conn, userId: string, jobId: string) {
+  return run(c, (q) => getJobIn(q, userId, jobId));
+}
+
+/**
+ * `getJob` inside a synchronous transaction body (the bridge for callers that answer the job they
+ * just queued from inside their own transaction, documents/routes.ts).
+ */
+export function getJobIn(q: Queryable, userId: string, jobId: string) {
+  const row = q
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.id, jobId), eq(jobs.userId, userId), eq(jobs.channel, "api")))
+    .get();
+  if (!row) throw ApiError.notFound(`Job ${jobId}`);
+  return renderJob(row);
+}
+
+/** Queued and running jobs of the account that hold a processing slot (none queued by another job). */
+export function busySlotsIn(q: Queryable, userId: string): number {
+  return (
+    q
+      .select({ n: count() })
+      .from(jobs)
+      .where(and(eq(jobs.userId, userId), inArray(jobs.status, ["queued", "processing"]), isNull(jobs.parentJobId)))
+      .get()?.n ?? 0
+  );
+}
