@@ -103,8 +103,8 @@ afterEach(() => {
 describe("documents.request", () => {
   test("queues a document_generation job on the actor's channel with its request, and wakes the scheduler", async () => {
     const jobId = await app.request(alice, MEETING.toUpperCase(), { template_id: template.id, include_transcript: false });
-    const job = database.db.$client.query("SELECT kind, source, meeting_id FROM jobs WHERE id = ?").get(jobId) as Record<string, string>;
-    expect(job).toEqual({ kind: "document_generation", source: "api", meeting_id: MEETING });
+    const job = database.db.$client.query("SELECT kind, channel, meeting_id FROM jobs WHERE id = ?").get(jobId) as Record<string, string>;
+    expect(job).toEqual({ kind: "document_generation", channel: "api", meeting_id: MEETING });
     const request = database.db.$client.query("SELECT meeting_id, task, title, template_id FROM document_requests WHERE job_id = ?").get(jobId);
     expect(request).toEqual({ meeting_id: MEETING, task: template.prompt, title: "Minutes", template_id: template.id });
     expect(wakes).toBe(1);

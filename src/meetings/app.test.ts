@@ -102,7 +102,7 @@ describe("receiveUpload", () => {
     expect(first).toMatchObject({ status: 202, replayed: false, body: { object: "meeting", title: "Weekly", status: "queued", source: "upload" } });
     const id = first.meetingId!;
     expect(existsSync(recordingPath(dataDir, id))).toBe(true);
-    expect(jobsOf(id)).toMatchObject([{ kind: "meeting_processing", source: "api", status: "queued" }]);
+    expect(jobsOf(id)).toMatchObject([{ kind: "meeting_processing", channel: "api", status: "queued" }]);
     expect(wakes).toBe(1);
     const again = await app.receiveUpload(api, uploadRequest({ title: "Weekly" }, "k1"), { idempotencyKey: "k1" });
     expect(again).toMatchObject({ status: 202, replayed: true, meetingId: null, body: first.body as object });
@@ -113,7 +113,7 @@ describe("receiveUpload", () => {
     const received = await app.receiveUpload(web, uploadRequest({ title: "", language: "" }), { idempotencyKey: "ignored" });
     const row = store.db.select().from(meetings).where(eq(meetings.id, received.meetingId!)).get()!;
     expect(row).toMatchObject({ title: "weekly sync", titleSource: "file", requestedLanguage: "auto", status: "queued" });
-    expect(jobsOf(row.id)).toMatchObject([{ source: "webapp" }]);
+    expect(jobsOf(row.id)).toMatchObject([{ channel: "webapp" }]);
     expect(received.body).toBeNull();
     expect(wakes).toBe(1);
   });
@@ -141,7 +141,7 @@ describe("create", () => {
     const { meetingId, jobId } = await app.create(api, fields({ metadata: { ref: 1 } }), { kind: "url", url: "https://example.com/calls/quarterly%20review.mp3" });
     const meeting = await app.get(api, meetingId);
     expect(meeting).toMatchObject({ title: "quarterly review", source: "url", metadata: { ref: 1 }, job: { id: jobId, status: "queued" } });
-    expect(jobsOf(meetingId)).toMatchObject([{ nextStep: "download", source: "api" }]);
+    expect(jobsOf(meetingId)).toMatchObject([{ nextStep: "download", channel: "api" }]);
     expect(wakes).toBe(1);
   });
 });
@@ -169,7 +169,7 @@ describe("text meetings", () => {
       { object: "participant", name: "Alice Martin", speaker_labels: ["SPEAKER_00"] },
       { object: "participant", name: "Bob", speaker_labels: ["SPEAKER_01"] },
     ]);
-    expect(jobsOf(id)).toMatchObject([{ reportOnly: true, source: "api", nextStep: "summarize" }]);
+    expect(jobsOf(id)).toMatchObject([{ payload: { reportOnly: true }, channel: "api", nextStep: "summarize" }]);
     expect((await app.transcript(api, id)).transcript.segments[0]).toMatchObject({ speaker_name: "Alice Martin", text: "Good morning." });
     expect(wakes).toBe(1);
   });
@@ -190,7 +190,7 @@ describe("drafts", () => {
     const page = await app.page(web, id);
     expect(page.draft).toMatchObject({ parts: 1, bytes: part.length });
     const jobId = await app.finishDraft(web, id, part.length);
-    expect(jobsOf(id)).toMatchObject([{ id: jobId, source: "webapp" }]);
+    expect(jobsOf(id)).toMatchObject([{ id: jobId, channel: "webapp" }]);
     expect(existsSync(recordingPath(dataDir, id))).toBe(true);
     expect(wakes).toBe(1);
     await expect(app.storeDraftPart(web, id, 1, async () => part)).rejects.toMatchObject({ code: "draft_closed" });
@@ -239,7 +239,7 @@ describe("reading and changing a meeting", () => {
     await expect(app.regenerateReport(web, id)).rejects.toMatchObject({ code: "transcript_not_ready" });
     complete(id);
     const jobId = await app.regenerateReport(web, id);
-    expect(jobsOf(id).find((j) => j.id === jobId)).toMatchObject({ reportOnly: true, source: "webapp", status: "queued" });
+    expect(jobsOf(id).find((j) => j.id === jobId)).toMatchObject({ payload: { reportOnly: true }, channel: "webapp", status: "queued" });
     expect(await app.progress(web, id)).toMatchObject({ status: "completed", rewritingReport: true, pendingDocuments: 0 });
     expect(wakes).toBe(2);
   });
