@@ -110,7 +110,7 @@ describe("documents.request", () => {
     expect(wakes).toBe(1);
 
     const webJob = await app.request(bob, OTHER_MEETING, { prompt: "A letter.", title: "Letter", include_transcript: true });
-    expect((database.db.$client.query("SELECT source FROM jobs WHERE id = ?").get(webJob) as { source: string }).source).toBe("webapp");
+    expect((database.db.$client.query("SELECT channel FROM jobs WHERE id = ?").get(webJob) as { channel: string }).channel).toBe("webapp");
   });
 
   test("refuses another account's meeting (404), a meeting without its report (409) and an unknown template (422), queuing nothing", async () => {
