@@ -41,9 +41,6 @@ import { webhookRoutes } from "./webhooks/routes.ts";
 import { trustedCertificates } from "./net/trust.ts";
 import { STAND_IN_WARNING, standInModels } from "./models/catalogue.ts";
 import { allMeetingIds } from "./meetings/query.ts";
-import { loadOwnedExportInput } from "./meetings/export-input.ts";
-import { loadOwnedReport } from "./meetings/report.ts";
-import { loadOwnedTranscript } from "./meetings/transcript.ts";
 import { meetingsApp } from "./meetings/app.ts";
 import { meetingRoutes } from "./meetings/routes.ts";
 import { exportsApp } from "./exports/app.ts";
@@ -68,7 +65,6 @@ import { PasswordVerifications } from "./auth/password-verifications.ts";
 import { clientAddressResolver } from "./http/middleware/client-address/index.ts";
 import { purgeExpiredWebSessions } from "./auth/web-sessions.ts";
 import { createWebApp, isWebPath } from "./web/routes.tsx";
-import { correctSegment, listCorrections } from "./meetings/corrections.ts";
 import { OidcSignIn } from "./auth/oidc-sign-in.ts";
 import { renameLegacyRecordings, sweepOrphans } from "./storage/sweep.ts";
 import { recordUntrackedDraftParts, sweepIdleDrafts } from "./meetings/draft-upkeep.ts";
@@ -204,10 +200,9 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
 
   // Shared by the API and the web app: one cap on uploads in progress, one renderer, one probe.
   const uploads = new UploadsInFlight();
-  const webhookUseCases = webhooksApp({ conn, clock, egress: config.egress, idempotency, wal, dispatcher: webhooks, pings: new PingThrottle() });
   const measureRecording = announcedDuration(config.ffmpegPath);
   const renderDocumentFile = documentRenderer({ cjkFontPath: config.cjkFontPath });
-  // The meetings' use cases, for the API's routes (the web app's pages move onto them next).
+  // The meetings' use cases, for the API's routes and the web app's pages.
   const meetings = meetingsApp({
     conn,
     wal,
@@ -228,6 +223,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   });
   // The application layer both front ends call (the API's routes and the web app's pages).
   const apps = {
+    meetings,
     documents: documentsApp({
       conn,
       dataDir: config.dataDir,
@@ -240,14 +236,12 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       render: renderDocumentFile,
       scheduler,
     }),
-    transcripts: transcriptsApp({
-      loadOwnedTranscript: (userId, meetingId) => loadOwnedTranscript(db, userId, meetingId),
-      correctSegment: (userId, meetingId, index, text) => correctSegment(db, clock, userId, meetingId, index, text),
-      listCorrections: (userId, meetingId) => listCorrections(db, userId, meetingId),
-    }),
-    reports: reportsApp({ loadOwnedReport: (userId, meetingId) => loadOwnedReport(db, userId, meetingId) }),
-    exports: exportsApp({ loadOwnedExportInput: (userId, meetingId) => loadOwnedExportInput(db, userId, meetingId) }),
+    // The transcript, report and export rows are the meeting's: their use cases load them through meetings'.
+    transcripts: transcriptsApp({ loadOwnedTranscript: meetings.transcript, correctSegment: meetings.correctSegment, listCorrections: meetings.corrections }),
+    reports: reportsApp({ loadOwnedReport: meetings.report }),
+    exports: exportsApp({ loadOwnedExportInput: meetings.exportInput }),
     templates: templatesApp(templates),
+    webhooks: webhooksApp({ conn, clock, egress: config.egress, idempotency, wal, dispatcher: webhooks, pings: new PingThrottle() }),
   };
   const routes: RouteDef[] = [];
   routes.push(
@@ -266,13 +260,13 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     ...feedbackRoutes({ db }),
     ...clientRoutes({ db }),
     ...jobRoutes({ db }),
-    ...meetingRoutes({ meetings }),
+    ...meetingRoutes({ meetings: apps.meetings }),
     ...transcriptRoutes(apps.transcripts),
     ...templateRoutes(apps.templates),
     ...exportRoutes(apps.exports),
     ...reportRoutes(apps.reports),
     ...usageRoutes({ db, clock, billing: config.billing }),
-    ...webhookRoutes({ webhooks: webhookUseCases }),
+    ...webhookRoutes({ webhooks: apps.webhooks }),
     ...documentRoutes(apps.documents),
   );
 
@@ -287,22 +281,11 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const passwordVerifications = new PasswordVerifications({}, (matched) => metrics.countPasswordVerification(matched));
   const { app: webApp, signedInUserOf } = createWebApp({
     db,
-    wal,
     clock,
-    dataDir: config.dataDir,
     passwords: new PasswordAttempts(new SignInThrottle({ firstDelayMs: config.signInDelayMs }), passwordVerifications, clock),
-    slots: config.parallelSlots,
     billing: config.billing,
-    egress: config.egress,
-    minFreeDisk: config.minFreeDisk,
     maxUploadBytes: MAX_UPLOAD_BYTES,
-    drafts: config.drafts,
-    uploads,
-    measureRecording,
-    templates,
     apps,
-    scheduler,
-    webhooksApp: webhookUseCases,
     sso: config.sso ? new OidcSignIn(config.sso, { egress: config.egress, now: () => clock.now() }) : null,
     maxApiKeys: config.maxApiKeys,
     onApiKeysChanged: () => authenticator.forgetCachedKeys(),

@@ -41,7 +41,8 @@ import { meetingTranscript, ownedTranscript } from "./transcript.ts";
 
 /** What the routes and pages need beside the use cases: the request schemas, the bounds, the domain types. */
 export { MAX_PART_BYTES, MIN_PART_BYTES, type DraftLimits } from "./draft-limits.ts";
-export type { RenderedMeeting } from "./render.ts";
+/** A meeting as its use cases answer it: one view for the API's JSON and the web app's pages alike. */
+export type { RenderedMeeting as MeetingView } from "./render.ts";
 export { createMeetingUpload, listMeetingsQuery, patchMeetingBody } from "./schema.ts";
 export type { MeetingRow, ParticipantRow } from "./store.ts";
 export { MAX_TEXT_TRANSCRIPT_BYTES } from "./text-transcript.ts";
