@@ -30,7 +30,7 @@ import { documentRenderer } from "./documents/renderer.ts";
 import { documentsApp } from "./documents/app.ts";
 import { documentRoutes } from "./documents/routes.ts";
 import { webhooksApp } from "./webhooks/app.ts";
-import { purgeOldDeliveriesNow } from "./webhooks/delivery-store.ts";
+import { purgeOldDeliveries } from "./webhooks/delivery-store.ts";
 import { DeliveryThread } from "./webhooks/delivery-host.ts";
 import { PingThrottle } from "./webhooks/ping.ts";
 import { usageMeter } from "./usage/meter.ts";
@@ -40,7 +40,7 @@ import { usageRoutes } from "./usage/routes.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
 import { trustedCertificates } from "./net/trust.ts";
 import { STAND_IN_WARNING, standInModels } from "./models/catalogue.ts";
-import { allMeetingIds } from "./meetings/query.ts";
+import { allMeetingIds } from "./meetings/list-store.ts";
 import { meetingsApp } from "./meetings/app.ts";
 import { meetingRoutes } from "./meetings/routes.ts";
 import { exportsApp } from "./exports/app.ts";
@@ -126,7 +126,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const idempotency = new IdempotencyStore(db, clock);
   idempotency.recover();
   renameLegacyRecordings(config.dataDir);
-  const meetingIds = allMeetingIds(db);
+  const meetingIds = await allMeetingIds(conn);
   const swept = sweepOrphans(config.dataDir, (id) => meetingIds.has(id));
   if (swept.tmpFiles || swept.meetingDirs) io.say(`Removed ${swept.tmpFiles} partial upload(s) and ${swept.meetingDirs} orphan meeting folder(s)`);
   // Drafts begun before the draft_parts table: their parts are recorded from their folders, once.
@@ -345,9 +345,9 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       clock,
       sweepIdempotencyKeys: () => idempotency.sweep(),
       purgeExpiredRevocations: (now) => purgeExpiredRevocations(db, now),
-      purgeOldDeliveries: (now) => purgeOldDeliveriesNow(db, now),
+      purgeOldDeliveries: (now) => purgeOldDeliveries(conn, now),
       purgeExpiredWebSessions: (now) => purgeExpiredWebSessions(db, now),
-      purgeIdleDrafts: (now) => sweepIdleDrafts({ db, wal, dataDir: config.dataDir, cancelJobs: (ids) => scheduler.cancel(ids) }, config.drafts, now),
+      purgeIdleDrafts: (now) => sweepIdleDrafts({ conn, wal, dataDir: config.dataDir, cancelJobs: (ids) => scheduler.cancel(ids) }, config.drafts, now),
       log: io.say,
     },
     config.sweepIntervalSeconds * 1000,

@@ -2,7 +2,7 @@ import type { Db } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { numericId } from "../lib/ids.ts";
 import { toRfc3339 } from "../lib/time.ts";
-import { ownsMeeting } from "../meetings/ownership.ts";
+import { ownsMeeting } from "../meetings/store.ts";
 import type { CreateFeedback } from "./schema.ts";
 import { feedback } from "./table.ts";
 

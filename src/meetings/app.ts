@@ -20,7 +20,7 @@ import type { BillingSettings } from "../usage/settings.ts";
 import { assertWebappQuota } from "../usage/webapp-quota.ts";
 import { correctionsOf, correctionText, segmentsCorrected, storeSegmentCorrection, type SegmentCorrection } from "./corrections-store.ts";
 import { createMeetingOver, storeDraftMeeting, type Recording } from "./create.ts";
-import { meetingJobIds, removeMeetingFiles, removeMeetingRows } from "./delete.ts";
+import { deleteMeeting } from "./delete.ts";
 import { assertDiskAdmitsRecordings } from "./disk-admission.ts";
 import { draftDeletionTime } from "./draft-upkeep.ts";
 import { assertDraftAdmitted, draftPartsCount, draftPartsOf } from "./draft-store.ts";
@@ -344,11 +344,7 @@ export function meetingsApp(deps: MeetingsAppDeps) {
      * its unfinished jobs canceled first, rows in one transaction, the WAL truncated, then its files.
      */
     async delete(actor: Actor, meetingId: string): Promise<void> {
-      const row = await owned(actor, meetingId);
-      deps.scheduler.cancel(await meetingJobIds(conn, row.id));
-      await removeMeetingRows(conn, row.id);
-      deps.wal.afterDeletion();
-      removeMeetingFiles(deps.dataDir, row.id);
+      await deleteMeeting({ ...deps, cancelJobs: (ids) => deps.scheduler.cancel(ids) }, actor.account.userId, meetingId);
     },
 
     /** The transcript (speakers named) with the title and date its text formats show. */

@@ -131,11 +131,12 @@ export function findOwnedDraft(c: Conn, userId: string, meetingId: string): Prom
   return run(c, (q) => ownedDraft(q, userId, meetingId));
 }
 
-/** Draft part rows over a `Conn`: which arrived (listDraftParts) and how many (draftPartsSummary). */
+/** Draft part rows over a `Conn`: which arrived, in order, and their total size. */
 export function draftPartsOf(c: Conn, meetingId: string): Promise<{ indexes: number[]; bytes: number }> {
   return run(c, (q) => listDraftParts(q, meetingId));
 }
 
+/** How many parts a draft holds and their size, counted by the database. */
 export function draftPartsCount(c: Conn, meetingId: string): Promise<{ parts: number; bytes: number }> {
   return run(c, (q) => draftPartsSummary(q, meetingId));
 }
@@ -222,10 +223,12 @@ export function insertDraftParts(c: Conn, rows: DraftPartRow[]): Promise<void> {
 }
 
 /** The drafts nobody touched (created, or sent a part) since `before`. */
-export function idleDrafts(db: Queryable, before: number): { id: string; userId: string }[] {
-  return db
-    .select({ id: meetings.id, userId: meetings.userId })
-    .from(meetings)
-    .where(and(eq(meetings.status, "draft"), lt(meetings.updatedAt, before)))
-    .all();
+export function idleDraftsBefore(c: Conn, before: number): Promise<{ id: string; userId: string }[]> {
+  return run(c, (q) =>
+    q
+      .select({ id: meetings.id, userId: meetings.userId })
+      .from(meetings)
+      .where(and(eq(meetings.status, "draft"), lt(meetings.updatedAt, before)))
+      .all(),
+  );
 }

@@ -18,7 +18,7 @@ import { jobs } from "../jobs/table.ts";
 import { recordingPath } from "../storage/paths.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import { MEETING_STEPS, type MeetingStep, type MeetingStepInput, type StepResult } from "../worker/protocol.ts";
-import { forgetCorrections } from "./corrections.ts";
+import { forgetCorrections } from "./corrections-store.ts";
 import { renderMeeting } from "./render.ts";
 import { reindexMeeting } from "./search-index.ts";
 import type { MeetingRow } from "./store.ts";

@@ -6,19 +6,22 @@ import { uploadsTmpDir } from "./paths.ts";
 /** A temp upload not written to for this long belongs to no live request (Bun closes idle connections after 255 s). */
 export const STALE_UPLOAD_MS = 60 * 60 * 1000;
 
+/** A sweep's answer, now or once its store has answered (each sweep is awaited before the next). */
+type Swept<T> = T | Promise<T>;
+
 export interface RetentionDeps {
   dataDir: string;
   clock: Clock;
   /** Drops idempotency keys past their 24 hours. */
-  sweepIdempotencyKeys(): void;
+  sweepIdempotencyKeys(): Swept<void>;
   /** Drops revocations of tokens that have expired anyway; answers how many. */
-  purgeExpiredRevocations(now: number): number;
+  purgeExpiredRevocations(now: number): Swept<number>;
   /** Drops webhook deliveries past their 30 days; answers how many. */
-  purgeOldDeliveries(now: number): number;
+  purgeOldDeliveries(now: number): Swept<number>;
   /** Web app sessions past their end or idle too long. */
-  purgeExpiredWebSessions(now: number): number;
+  purgeExpiredWebSessions(now: number): Swept<number>;
   /** Deletes drafts left untouched too long, like meetings; answers how many. */
-  purgeIdleDrafts(now: number): number;
+  purgeIdleDrafts(now: number): Swept<number>;
   log(line: string): void;
 }
 
@@ -28,8 +31,8 @@ export interface RetentionDeps {
  * nobody writes to any more, revoked-token rows whose token has expired anyway, webhook
  * deliveries after 30 days, and drafts nobody continued (--draft-idle-days).
  */
-export function sweepExpired(deps: RetentionDeps): { tmpFiles: number; revocations: number; deliveries: number; webSessions: number; drafts: number } {
-  deps.sweepIdempotencyKeys();
+export async function sweepExpired(deps: RetentionDeps): Promise<{ tmpFiles: number; revocations: number; deliveries: number; webSessions: number; drafts: number }> {
+  await deps.sweepIdempotencyKeys();
   const now = deps.clock.now();
   let tmpFiles = 0;
   const tmp = uploadsTmpDir(deps.dataDir);
@@ -51,22 +54,30 @@ export function sweepExpired(deps: RetentionDeps): { tmpFiles: number; revocatio
   }
   return {
     tmpFiles,
-    revocations: deps.purgeExpiredRevocations(now),
-    deliveries: deps.purgeOldDeliveries(now),
-    webSessions: deps.purgeExpiredWebSessions(now),
-    drafts: deps.purgeIdleDrafts(now),
+    revocations: await deps.purgeExpiredRevocations(now),
+    deliveries: await deps.purgeOldDeliveries(now),
+    webSessions: await deps.purgeExpiredWebSessions(now),
+    drafts: await deps.purgeIdleDrafts(now),
   };
 }
 
-/** Runs sweepExpired every `intervalMs`; a failed sweep is logged and tried again next time. */
+/**
+ * Runs sweepExpired every `intervalMs`; a failed sweep is logged and tried again next time. A
+ * sweep still running when the timer fires again is not started twice.
+ */
 export function startRetention(deps: RetentionDeps, intervalMs: number): { stop(): void } {
-  const timer = setInterval(() => {
+  let running = false;
+  const timer = setInterval(async () => {
+    if (running) return;
+    running = true;
     try {
-      const swept = sweepExpired(deps);
+      const swept = await sweepExpired(deps);
       if (swept.tmpFiles) deps.log(`retention: removed ${swept.tmpFiles} stale partial upload(s)`);
       if (swept.drafts) deps.log(`retention: deleted ${swept.drafts} draft(s) nobody continued`);
     } catch (error) {
       deps.log(`retention sweep failed: ${(error as Error).message}`);
+    } finally {
+      running = false;
     }
   }, intervalMs);
   timer.unref?.();
