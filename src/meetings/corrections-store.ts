@@ -65,45 +65,40 @@ function versionCount(db: Queryable, meetingId: string, segmentIndex: number): n
 }
 
 /** Every correction of one of the user's meetings, oldest first, each with its version and author. */
-export function correctionsOf(c: Conn, userId: string, meetingId: string): Promise<ReturnType<typeof listCorrections>> {
-  return run(c, (q) => listCorrections(q, userId, meetingId));
-}
-
-export function listCorrections(db: Queryable, userId: string, meetingId: string) {
-  const meeting = ownedMeetingRow(db, userId, meetingId);
-  if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
-  const rows = db
-    .select({ c: transcriptCorrections, email: users.email })
-    .from(transcriptCorrections)
-    .leftJoin(users, eq(users.id, transcriptCorrections.authorUserId))
-    .where(eq(transcriptCorrections.meetingId, meeting.id))
-    .orderBy(asc(transcriptCorrections.id))
-    .all();
-  const seen = new Map<number, number>();
-  return rows.map(({ c, email }) => {
-    const version = (seen.get(c.segmentIndex) ?? 0) + 1;
-    seen.set(c.segmentIndex, version);
-    return {
-      object: "transcript_correction" as const,
-      segment_index: c.segmentIndex,
-      version,
-      text: c.text,
-      previous_text: c.previousText,
-      author: { id: c.authorUserId, email: email ?? null },
-      created_at: toRfc3339(c.createdAt),
-    };
+export function correctionsOf(c: Conn, userId: string, meetingId: string) {
+  return run(c, (q) => {
+    const meeting = ownedMeetingRow(q, userId, meetingId);
+    if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
+    const rows = q
+      .select({ c: transcriptCorrections, email: users.email })
+      .from(transcriptCorrections)
+      .leftJoin(users, eq(users.id, transcriptCorrections.authorUserId))
+      .where(eq(transcriptCorrections.meetingId, meeting.id))
+      .orderBy(asc(transcriptCorrections.id))
+      .all();
+    const seen = new Map<number, number>();
+    return rows.map(({ c, email }) => {
+      const version = (seen.get(c.segmentIndex) ?? 0) + 1;
+      seen.set(c.segmentIndex, version);
+      return {
+        object: "transcript_correction" as const,
+        segment_index: c.segmentIndex,
+        version,
+        text: c.text,
+        previous_text: c.previousText,
+        author: { id: c.authorUserId, email: email ?? null },
+        created_at: toRfc3339(c.createdAt),
+      };
+    });
   });
 }
 
-/** correctedSegments over a `Conn`. */
-export function segmentsCorrected(c: Conn, meetingId: string): Promise<Set<number>> {
-  return run(c, (q) => correctedSegments(q, meetingId));
-}
-
 /** The segments of a meeting a person corrected, by index. */
-export function correctedSegments(db: Queryable, meetingId: string): Set<number> {
-  const rows = db.selectDistinct({ index: transcriptCorrections.segmentIndex }).from(transcriptCorrections).where(eq(transcriptCorrections.meetingId, meetingId)).all();
-  return new Set(rows.map((row) => row.index));
+export function segmentsCorrected(c: Conn, meetingId: string): Promise<Set<number>> {
+  return run(c, (q) => {
+    const rows = q.selectDistinct({ index: transcriptCorrections.segmentIndex }).from(transcriptCorrections).where(eq(transcriptCorrections.meetingId, meetingId)).all();
+    return new Set(rows.map((row) => row.index));
+  });
 }
 
 /** A transcript made again replaces the words the corrections were about: they go with it. */

@@ -31,27 +31,6 @@ export function assertDraftAdmitted(db: Queryable, userId: string, limits: Draft
   }
 }
 
-/** The parts a draft holds, from its table: their numbers in order and their total size. */
-export function listDraftParts(db: Queryable, meetingId: string): { indexes: number[]; bytes: number } {
-  const rows = db
-    .select({ index: draftParts.partIndex, bytes: draftParts.bytes })
-    .from(draftParts)
-    .where(eq(draftParts.meetingId, meetingId))
-    .orderBy(draftParts.partIndex)
-    .all();
-  return { indexes: rows.map((row) => row.index), bytes: rows.reduce((total, row) => total + row.bytes, 0) };
-}
-
-/** How many parts a draft holds and their size, counted by the database. */
-export function draftPartsSummary(db: Queryable, meetingId: string): { parts: number; bytes: number } {
-  const row = db
-    .select({ parts: count(), bytes: sum(draftParts.bytes) })
-    .from(draftParts)
-    .where(eq(draftParts.meetingId, meetingId))
-    .get();
-  return { parts: row?.parts ?? 0, bytes: Number(row?.bytes ?? 0) };
-}
-
 /**
  * The checks a part must pass against what the draft and the account already hold; run before
  * its bytes are written and again in the transaction that stores it (a part sent in parallel may
@@ -133,12 +112,27 @@ export function findOwnedDraft(c: Conn, userId: string, meetingId: string): Prom
 
 /** Draft part rows over a `Conn`: which arrived, in order, and their total size. */
 export function draftPartsOf(c: Conn, meetingId: string): Promise<{ indexes: number[]; bytes: number }> {
-  return run(c, (q) => listDraftParts(q, meetingId));
+  return run(c, (db) => {
+    const rows = db
+      .select({ index: draftParts.partIndex, bytes: draftParts.bytes })
+      .from(draftParts)
+      .where(eq(draftParts.meetingId, meetingId))
+      .orderBy(draftParts.partIndex)
+      .all();
+    return { indexes: rows.map((row) => row.index), bytes: rows.reduce((total, row) => total + row.bytes, 0) };
+  });
 }
 
 /** How many parts a draft holds and their size, counted by the database. */
 export function draftPartsCount(c: Conn, meetingId: string): Promise<{ parts: number; bytes: number }> {
-  return run(c, (q) => draftPartsSummary(q, meetingId));
+  return run(c, (db) => {
+    const row = db
+      .select({ parts: count(), bytes: sum(draftParts.bytes) })
+      .from(draftParts)
+      .where(eq(draftParts.meetingId, meetingId))
+      .get();
+    return { parts: row?.parts ?? 0, bytes: Number(row?.bytes ?? 0) };
+  });
 }
 
 /** The part's checks against what the draft and the account hold, before its bytes are written. */

@@ -19,7 +19,7 @@ import { loadParticipants, ownedMeetingRow, transcriptRowOf } from "./store.ts";
  * it is now, speakers named where a participant holds the label (the model reads who spoke by
  * name). 404 when the meeting is not the user's, 409 transcript_not_ready before it is completed.
  */
-export function reportSource(q: Queryable, userId: string, meetingId: string): { meetingId: string; transcript: StoredTranscript } {
+function reportSource(q: Queryable, userId: string, meetingId: string): { meetingId: string; transcript: StoredTranscript } {
   const meeting = ownedMeetingRow(q, userId, meetingId);
   if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
   const row = transcriptRowOf(q, meeting.id);
