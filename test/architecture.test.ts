@@ -26,7 +26,7 @@ const SHARED_TYPES = ["transcripts/types.ts"];
 const WORKER_MAY_IMPORT = ["engines", "net", "storage", "lib", "errors", "models", ...SHARED_TYPES];
 
 /** Domains the web app reaches through their application module (`app.ts`) alone (issue 21). */
-const WEB_THROUGH_APP = ["meetings", "documents", "exports", "transcripts", "reports", "templates", "webhooks"];
+const WEB_THROUGH_APP = ["meetings", "documents", "exports", "transcripts", "reports", "templates", "webhooks", "events"];
 
 const RULES: Rule[] = [
   { description: "jobs/ imports only queue machinery (JOBS_MAY_IMPORT), no domain folder", folder: "jobs", allow: JOBS_MAY_IMPORT },
@@ -42,7 +42,7 @@ const RULES: Rule[] = [
   { description: "product code imports no tool (test/, bench/, scripts/)", folder: "*", forbid: ["../test/**", "../bench/**", "../scripts/**"] },
   { description: "web/ is a front end over the services: only the composition root imports it", folder: "*", except: [ROOT_FOLDER], forbid: ["web"] },
   {
-    description: "web/ reaches meetings/, documents/, exports/, transcripts/, reports/, templates/ and webhooks/ through their application modules (app.ts) only",
+    description: "web/ reaches meetings/, documents/, exports/, transcripts/, reports/, templates/, webhooks/ and events/ through their application modules (app.ts; events/ through webhooks/app.ts) only",
     folder: "web",
     forbid: [`{${WEB_THROUGH_APP.join(",")}}/**/!(app.ts)`],
   },
