@@ -1,5 +1,4 @@
 import type { Elysia } from "elysia";
-import type { WebSession } from "../../auth/web-sessions.ts";
 import { ApiError } from "../../errors/api-error.ts";
 import { isUuid } from "../../lib/ids.ts";
 import type { MeetingRow } from "../../meetings/app.ts";
@@ -13,6 +12,9 @@ import { MeetingPage } from "../pages/meeting.tsx";
 const NOTICES = ["saved", "speakers", "document", "uploaded", "corrected", "regenerating"];
 
 export type MeetingPageKit = ReturnType<typeof meetingPageKit>;
+
+/** A signed-in user's session, as the kit reads it. */
+type Session = ReturnType<WebKit["requireSession"]>;
 
 /** Any other account's meeting, or none, is the 404 page (not the API's refusal). */
 const asPageRefusal = (error: unknown): never => {
@@ -28,7 +30,7 @@ export function meetingPageKit(kit: WebKit) {
   const { meetings } = kit.deps.apps;
 
   /** One of the signed-in user's meetings; any other id (another account's, or none) is the 404 page. */
-  const ownedMeeting = async (session: WebSession, id: string): Promise<MeetingRow> => {
+  const ownedMeeting = async (session: Session, id: string): Promise<MeetingRow> => {
     if (!isUuid(id)) throw new PageRefusal(404, "");
     return meetings.row(kit.actor(session), id.toLowerCase()).catch(asPageRefusal);
   };
