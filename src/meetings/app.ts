@@ -19,12 +19,13 @@ import { assertCanPay } from "../usage/admission.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import { assertWebappQuota } from "../usage/webapp-quota.ts";
 import { correctionsOf, correctionText, segmentsCorrected, storeSegmentCorrection, type SegmentCorrection } from "./corrections-store.ts";
-import { createMeetingOver, storeDraftMeeting, type Recording } from "./create.ts";
+import { createMeeting, storeDraftMeeting, type Recording } from "./create.ts";
 import { deleteMeeting } from "./delete.ts";
 import { assertDiskAdmitsRecordings } from "./disk-admission.ts";
 import { draftDeletionTime } from "./draft-upkeep.ts";
 import { assertDraftAdmitted, draftPartsCount, draftPartsOf } from "./draft-store.ts";
-import { finishDraftOver, receiveDraftPart, type DraftLimits } from "./drafts.ts";
+import { queueFinishedDraft, receiveDraftPart } from "./drafts.ts";
+import type { DraftLimits } from "./draft-limits.ts";
 import { ownedExportInput } from "./export-input.ts";
 import { storeMeetingPatch } from "./patch-store.ts";
 import { meetingProgress, type MeetingProgress } from "./progress-store.ts";
@@ -153,9 +154,9 @@ export function meetingsApp(deps: MeetingsAppDeps) {
     actor: Actor,
     fields: CreateMeetingFields,
     recording: Recording,
-    inTransaction?: Parameters<typeof createMeetingOver>[4],
+    inTransaction?: Parameters<typeof createMeeting>[4],
   ): Promise<{ meetingId: string; jobId: string }> => {
-    const created = await createMeetingOver(deps, actor.account, fields, recording, inTransaction, actor.channel);
+    const created = await createMeeting(deps, actor.account, fields, recording, inTransaction, actor.channel);
     deps.scheduler.wake();
     return created;
   };
@@ -279,7 +280,7 @@ export function meetingsApp(deps: MeetingsAppDeps) {
 
     /** Joins a draft's parts into its recording and queues its processing; the job's id. */
     async finishDraft(actor: Actor, meetingId: string, expectedBytes?: number): Promise<string> {
-      const jobId = await finishDraftOver(deps, actor.account, meetingId, expectedBytes);
+      const jobId = await queueFinishedDraft(deps, actor.account, meetingId, expectedBytes);
       deps.scheduler.wake();
       return jobId;
     },

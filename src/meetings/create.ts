@@ -99,7 +99,7 @@ export function enqueueProcessing(
  * `inTransaction` runs last inside that transaction (the request's idempotency key is recorded
  * there, so the meeting and its key commit together).
  */
-export async function createMeetingOver(
+export async function createMeeting(
   deps: CreateMeetingDeps,
   account: { userId: string; plan: Plan },
   fields: CreateMeetingFields,

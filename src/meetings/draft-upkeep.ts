@@ -4,7 +4,8 @@ import type { Conn } from "../db/conn.ts";
 import { draftsWithoutParts, idleDraftsBefore, insertDraftParts, type DraftPartRow } from "./draft-store.ts";
 import { draftPartsDir } from "../storage/paths.ts";
 import { deleteMeeting } from "./delete.ts";
-import { sha256Hex, type DraftLimits } from "./drafts.ts";
+import type { DraftLimits } from "./draft-limits.ts";
+import { sha256Hex } from "./drafts.ts";
 
 /**
  * Drafts need looking after outside requests: the parts of drafts a server stored before the

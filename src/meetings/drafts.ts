@@ -17,7 +17,6 @@ import { assertDiskAdmitsRecordings } from "./disk-admission.ts";
 import { MAX_PARTS, type DraftLimits } from "./draft-limits.ts";
 import { checkDraftPart, closeDraft, draftWithParts, findOwnedDraft, forgetLostPart, partRefused, recordDraftPart } from "./draft-store.ts";
 
-export { MAX_PART_BYTES, MAX_PARTS, MIN_PART_BYTES, type DraftLimits } from "./draft-limits.ts";
 
 const partName = (index: number) => String(index).padStart(6, "0");
 
@@ -86,7 +85,7 @@ export async function receiveDraftPart(deps: DraftConnDeps, userId: string, meet
  * before decoding (meetings/processing.ts). If queueing fails (no free slot), the parts stay and
  * the draft can be finished later.
  */
-export async function finishDraftOver(deps: DraftConnDeps, account: { userId: string; plan: Plan }, meetingId: string, expectedBytes?: number): Promise<string> {
+export async function queueFinishedDraft(deps: DraftConnDeps, account: { userId: string; plan: Plan }, meetingId: string, expectedBytes?: number): Promise<string> {
   const { draft, parts } = await draftWithParts(deps.conn, account.userId, meetingId);
   const bytes = parts.reduce((total, part) => total + part.bytes, 0);
   const last = parts.at(-1)?.index ?? -1;
