@@ -14,7 +14,7 @@ import { MODEL_PROFILES, selectModels, type ModelProfile } from "./models/select
 import { DEFAULT_PARALLEL_SLOTS, type ParallelSlots } from "./jobs/slots.ts";
 import { parseEgressAllow, type EgressPolicy } from "./net/egress.ts";
 import { parseTrustedProxies, type TrustedProxies } from "./http/client-address.ts";
-import type { DraftLimits } from "./meetings/drafts.ts";
+import type { DraftLimits } from "./meetings/draft-limits.ts";
 
 /** `iss` of the access tokens the service mints itself (admin token create). */
 export const LOCAL_TOKEN_ISSUER = "verbatim-local";

@@ -44,10 +44,7 @@ import { usageRoutes } from "./usage/routes.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
 import { trustedCertificates } from "./net/trust.ts";
 import { STAND_IN_WARNING, standInModels } from "./models/catalogue.ts";
-import { allMeetingIds } from "./meetings/query.ts";
-import { loadOwnedExportInput } from "./meetings/export-input.ts";
-import { loadOwnedReport } from "./meetings/report.ts";
-import { loadOwnedTranscript } from "./meetings/transcript.ts";
+import { allMeetingIds } from "./meetings/list-store.ts";
 import { meetingsApp } from "./meetings/app.ts";
 import { meetingRoutes } from "./meetings/routes.ts";
 import { exportsApp } from "./exports/app.ts";
@@ -72,7 +69,6 @@ import { PasswordVerifications } from "./auth/password-verifications.ts";
 import { clientAddressResolver } from "./http/client-address.ts";
 import { purgeExpiredWebSessions } from "./auth/web-sessions.ts";
 import { createWebApp, isWebPath } from "./web/routes.tsx";
-import { correctSegment, listCorrections } from "./meetings/corrections.ts";
 import { OidcSignIn } from "./auth/oidc-sign-in.ts";
 import { renameLegacyRecordings, sweepOrphans } from "./storage/sweep.ts";
 import { recordUntrackedDraftParts, sweepIdleDrafts } from "./meetings/draft-upkeep.ts";
@@ -136,7 +132,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const idempotency = new IdempotencyStore(conn, clock);
   await idempotency.recover();
   renameLegacyRecordings(config.dataDir);
-  const meetingIds = allMeetingIds(db);
+  const meetingIds = await allMeetingIds(conn);
   const swept = sweepOrphans(config.dataDir, (id) => meetingIds.has(id));
   if (swept.tmpFiles || swept.meetingDirs) io.say(`Removed ${swept.tmpFiles} partial upload(s) and ${swept.meetingDirs} orphan meeting folder(s)`);
   // Drafts begun before the draft_parts table: their parts are recorded from their folders, once.
@@ -210,10 +206,9 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
 
   // Shared by the API and the web app: one cap on uploads in progress, one renderer, one probe.
   const uploads = new UploadsInFlight();
-  const webhookUseCases = webhooksApp({ conn, clock, egress: config.egress, idempotency, wal, dispatcher: webhooks, pings: new PingThrottle() });
   const measureRecording = announcedDuration(config.ffmpegPath);
   const renderDocumentFile = documentRenderer({ cjkFontPath: config.cjkFontPath });
-  // The meetings' use cases, for the API's routes (the web app's pages move onto them next).
+  // The meetings' use cases, for the API's routes and the web app's pages.
   const meetings = meetingsApp({
     conn,
     wal,
@@ -234,6 +229,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   });
   // The application layer both front ends call (the API's routes and the web app's pages).
   const apps = {
+    meetings,
     documents: documentsApp({
       conn,
       dataDir: config.dataDir,
@@ -246,14 +242,12 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       render: renderDocumentFile,
       scheduler,
     }),
-    transcripts: transcriptsApp({
-      loadOwnedTranscript: (userId, meetingId) => loadOwnedTranscript(db, userId, meetingId),
-      correctSegment: (userId, meetingId, index, text) => correctSegment(db, clock, userId, meetingId, index, text),
-      listCorrections: (userId, meetingId) => listCorrections(db, userId, meetingId),
-    }),
-    reports: reportsApp({ loadOwnedReport: (userId, meetingId) => loadOwnedReport(db, userId, meetingId) }),
-    exports: exportsApp({ loadOwnedExportInput: (userId, meetingId) => loadOwnedExportInput(db, userId, meetingId) }),
+    // The transcript, report and export rows are the meeting's: their use cases load them through meetings'.
+    transcripts: transcriptsApp({ loadOwnedTranscript: meetings.transcript, correctSegment: meetings.correctSegment, listCorrections: meetings.corrections }),
+    reports: reportsApp({ loadOwnedReport: meetings.report }),
+    exports: exportsApp({ loadOwnedExportInput: meetings.exportInput }),
     templates: templatesApp(templates),
+    webhooks: webhooksApp({ conn, clock, egress: config.egress, idempotency, wal, dispatcher: webhooks, pings: new PingThrottle() }),
   };
   const routes: RouteDef[] = [];
   routes.push(
@@ -272,13 +266,13 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     ...feedbackRoutes({ feedback: feedbackApp({ conn, clock }) }),
     ...clientRoutes({ clients }),
     ...jobRoutes({ jobs: jobsApp({ conn }) }),
-    ...meetingRoutes({ meetings }),
+    ...meetingRoutes({ meetings: apps.meetings }),
     ...transcriptRoutes(apps.transcripts),
     ...templateRoutes(apps.templates),
     ...exportRoutes(apps.exports),
     ...reportRoutes(apps.reports),
     ...usageRoutes({ usage, billing: config.billing }),
-    ...webhookRoutes({ webhooks: webhookUseCases }),
+    ...webhookRoutes({ webhooks: apps.webhooks }),
     ...documentRoutes(apps.documents),
   );
 
@@ -294,24 +288,13 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const { app: webApp, signedInUserOf } = createWebApp({
     db,
     conn,
-    wal,
     clock,
-    dataDir: config.dataDir,
     passwords: new PasswordAttempts(new SignInThrottle({ firstDelayMs: config.signInDelayMs }), passwordVerifications, clock),
-    slots: config.parallelSlots,
     billing: config.billing,
     clients,
     usage,
-    egress: config.egress,
-    minFreeDisk: config.minFreeDisk,
     maxUploadBytes: MAX_UPLOAD_BYTES,
-    drafts: config.drafts,
-    uploads,
-    measureRecording,
-    templates,
     apps,
-    scheduler,
-    webhooksApp: webhookUseCases,
     sso: config.sso ? new OidcSignIn(config.sso, { egress: config.egress, now: () => clock.now() }) : null,
     maxApiKeys: config.maxApiKeys,
     onApiKeysChanged: () => authenticator.forgetCachedKeys(),
@@ -373,7 +356,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       purgeExpiredRevocations: (now) => purgeExpiredRevocations(conn, now),
       purgeOldDeliveries: (now) => purgeOldDeliveries(conn, now),
       purgeExpiredWebSessions: (now) => purgeExpiredWebSessions(conn, now),
-      purgeIdleDrafts: (now) => sweepIdleDrafts({ db, wal, dataDir: config.dataDir, cancelJobs: (ids) => scheduler.cancel(ids) }, config.drafts, now),
+      purgeIdleDrafts: (now) => sweepIdleDrafts({ conn, wal, dataDir: config.dataDir, cancelJobs: (ids) => scheduler.cancel(ids) }, config.drafts, now),
       log: io.say,
     },
     config.sweepIntervalSeconds * 1000,

@@ -26,7 +26,7 @@ const SHARED_TYPES = ["transcripts/types.ts"];
 const WORKER_MAY_IMPORT = ["engines", "net", "storage", "lib", "errors", "models", ...SHARED_TYPES];
 
 /** Domains the web app reaches through their application module (`app.ts`) alone (issue 21). */
-const WEB_THROUGH_APP = ["documents", "exports", "transcripts", "reports", "templates"];
+const WEB_THROUGH_APP = ["meetings", "documents", "exports", "transcripts", "reports", "templates", "webhooks", "events"];
 
 const RULES: Rule[] = [
   { description: "jobs/ imports only queue machinery (JOBS_MAY_IMPORT), no domain folder", folder: "jobs", allow: JOBS_MAY_IMPORT },
@@ -42,7 +42,7 @@ const RULES: Rule[] = [
   { description: "product code imports no tool (test/, bench/, scripts/)", folder: "*", forbid: ["../test/**", "../bench/**", "../scripts/**"] },
   { description: "web/ is a front end over the services: only the composition root imports it", folder: "*", except: [ROOT_FOLDER], forbid: ["web"] },
   {
-    description: "web/ reaches documents/, exports/, transcripts/, reports/ and templates/ through their application modules (app.ts) only",
+    description: "web/ reaches meetings/, documents/, exports/, transcripts/, reports/, templates/, webhooks/ and events/ through their application modules (app.ts; events/ through webhooks/app.ts) only",
     folder: "web",
     forbid: [`{${WEB_THROUGH_APP.join(",")}}/**/!(app.ts)`],
   },
@@ -96,6 +96,9 @@ test("each rule fires on a made-up import that breaks it, and lets the allowed o
     edge("meetings/routes.ts", "web/routes.tsx"),
     edge("web/meeting/downloads.ts", "documents/store.ts"),
     edge("web/pages/meeting.tsx", "transcripts/types.ts", true),
+    edge("web/meeting/forms.tsx", "meetings/delete.ts"),
+    edge("web/pages/meetings.tsx", "meetings/render.ts", true),
+    edge("web/webhook-routes.tsx", "webhooks/endpoints.ts"),
   ];
   const fine = [
     edge("jobs/scheduler.ts", "db/client.ts"),
@@ -116,7 +119,8 @@ test("each rule fires on a made-up import that breaks it, and lets the allowed o
     edge("db/migrations.generated.ts", "../migrations/0000_init.sql"),
     edge("service.ts", "meetings/routes.ts"),
     edge("service.ts", "web/routes.tsx"),
-    edge("web/meeting-routes.tsx", "meetings/drafts.ts"),
+    edge("web/meeting-routes.tsx", "meetings/app.ts"),
+    edge("web/webhook-routes.tsx", "webhooks/app.ts"),
     edge("web/meeting/downloads.ts", "documents/app.ts"),
   ];
   const caught = ruleViolations([...broken, ...fine], RULES);

@@ -13,7 +13,7 @@ const input: ExportInput = {
   segments: [{ start: 0, speaker: "SPEAKER_00", speaker_name: "Ada", text: "Hello." }],
 };
 const exportsOf = exportsApp({
-  loadOwnedExportInput: async (userId, meetingId) => {
+  loadOwnedExportInput: async ({ account: { userId } }, meetingId) => {
     if (userId !== "usr_a" || meetingId !== "m-1") throw ApiError.notFound(`Meeting ${meetingId}`);
     return input;
   },

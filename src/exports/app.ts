@@ -4,13 +4,13 @@ import { buildExportBundle, exportMarkdown, type ExportBundle, type ExportInput,
 /** What one of the user's meetings exports, gathered by the meeting side (service.ts hands it in). */
 export interface ExportsDeps {
   /** Throws not_found or transcript_not_ready. */
-  loadOwnedExportInput(userId: string, meetingId: string): ExportInput | Promise<ExportInput>;
+  loadOwnedExportInput(actor: Actor, meetingId: string): Promise<ExportInput>;
 }
 
 /** The export bundle of one of the actor's meetings, as the API's JSON or one Markdown text. */
 export function exportsApp(deps: ExportsDeps) {
   const bundle = async (actor: Actor, meetingId: string, options: ExportOptions): Promise<ExportBundle> =>
-    buildExportBundle(await deps.loadOwnedExportInput(actor.account.userId, meetingId), options);
+    buildExportBundle(await deps.loadOwnedExportInput(actor, meetingId), options);
   return {
     bundle,
     /** The parts joined as Markdown, named `export-<meeting id>.md`. */

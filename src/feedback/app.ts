@@ -2,7 +2,7 @@ import type { Actor } from "../auth/actor.ts";
 import { run, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import type { Clock } from "../lib/time.ts";
-import { ownsMeeting } from "../meetings/ownership.ts";
+import { ownsMeeting } from "../meetings/store.ts";
 import type { CreateFeedback } from "./schema.ts";
 import { insertFeedback, type FeedbackRow } from "./store.ts";
 

@@ -15,6 +15,7 @@ import { DEFAULT_BILLING } from "../usage/settings.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import { wavSizedBytes } from "../../test/helpers/recordings.ts";
 import { meetingsApp, UploadRequired, type MeetingsApp } from "./app.ts";
+import { sweepIdleDrafts } from "./draft-upkeep.ts";
 import { createMeetingUpload } from "./schema.ts";
 import { meetings, reports } from "./table.ts";
 
@@ -194,6 +195,16 @@ describe("drafts", () => {
     expect(existsSync(recordingPath(dataDir, id))).toBe(true);
     expect(wakes).toBe(1);
     await expect(app.storeDraftPart(web, id, 1, async () => part)).rejects.toMatchObject({ code: "draft_closed" });
+  });
+
+  test("the idle sweep (sweepIdleDrafts) deletes, as a meeting, only the drafts untouched for drafts.idleMs", async () => {
+    const idle = await app.createDraft(web, {}, { source: "live_recording", fileName: null });
+    const idleMs = 7 * 24 * 3600 * 1000;
+    const deps = { conn: store.conn, dataDir, wal: { afterDeletion: () => void truncations++ }, cancelJobs: (ids: string[]) => void canceled.push(...ids) };
+    expect(await sweepIdleDrafts(deps, { idleMs }, NOW + idleMs)).toBe(0);
+    expect(await sweepIdleDrafts(deps, { idleMs }, NOW + idleMs + 1)).toBe(1);
+    await expect(app.draftParts(web, idle)).rejects.toMatchObject({ code: "not_found" });
+    expect(truncations).toBe(1);
   });
 
   test("an account keeps at most drafts.maxOpen drafts open; finishing an empty draft is refused", async () => {

@@ -18,12 +18,13 @@ import type { UploadsInFlight } from "../uploads/in-flight.ts";
 import { admitBeforeUpload, checkBeforeUpload } from "../usage/admit.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import { correctionsOf, correctionText, segmentsCorrected, storeSegmentCorrection, type SegmentCorrection } from "./corrections-store.ts";
-import { createMeetingOver, storeDraftMeeting, type Recording } from "./create.ts";
-import { meetingJobIds, removeMeetingFiles, removeMeetingRows } from "./delete.ts";
+import { createMeeting, storeDraftMeeting, type Recording } from "./create.ts";
+import { deleteMeeting } from "./delete.ts";
 import { assertDiskAdmitsRecordings } from "./disk-admission.ts";
 import { draftDeletionTime } from "./draft-upkeep.ts";
 import { assertDraftAdmitted, draftPartsCount, draftPartsOf } from "./draft-store.ts";
-import { finishDraftOver, receiveDraftPart, type DraftLimits } from "./drafts.ts";
+import { queueFinishedDraft, receiveDraftPart } from "./drafts.ts";
+import type { DraftLimits } from "./draft-limits.ts";
 import { ownedExportInput } from "./export-input.ts";
 import { storeMeetingPatch } from "./patch-store.ts";
 import { meetingProgress, type MeetingProgress } from "./progress-store.ts";
@@ -40,7 +41,8 @@ import { meetingTranscript, ownedTranscript } from "./transcript.ts";
 
 /** What the routes and pages need beside the use cases: the request schemas, the bounds, the domain types. */
 export { MAX_PART_BYTES, MIN_PART_BYTES, type DraftLimits } from "./draft-limits.ts";
-export type { RenderedMeeting } from "./render.ts";
+/** A meeting as its use cases answer it: one view for the API's JSON and the web app's pages alike. */
+export type { RenderedMeeting as MeetingView } from "./render.ts";
 export { createMeetingUpload, listMeetingsQuery, patchMeetingBody } from "./schema.ts";
 export type { MeetingRow, ParticipantRow } from "./store.ts";
 export { MAX_TEXT_TRANSCRIPT_BYTES } from "./text-transcript.ts";
@@ -142,9 +144,9 @@ export function meetingsApp(deps: MeetingsAppDeps) {
     actor: Actor,
     fields: CreateMeetingFields,
     recording: Recording,
-    inTransaction?: Parameters<typeof createMeetingOver>[4],
+    inTransaction?: Parameters<typeof createMeeting>[4],
   ): Promise<{ meetingId: string; jobId: string }> => {
-    const created = await createMeetingOver(deps, actor.account, fields, recording, inTransaction, actor.channel);
+    const created = await createMeeting(deps, actor.account, fields, recording, inTransaction, actor.channel);
     deps.scheduler.wake();
     return created;
   };
@@ -269,7 +271,7 @@ export function meetingsApp(deps: MeetingsAppDeps) {
 
     /** Joins a draft's parts into its recording and queues its processing; the job's id. */
     async finishDraft(actor: Actor, meetingId: string, expectedBytes?: number): Promise<string> {
-      const jobId = await finishDraftOver(deps, actor.account, meetingId, expectedBytes);
+      const jobId = await queueFinishedDraft(deps, actor.account, meetingId, expectedBytes);
       deps.scheduler.wake();
       return jobId;
     },
@@ -334,11 +336,7 @@ export function meetingsApp(deps: MeetingsAppDeps) {
      * its unfinished jobs canceled first, rows in one transaction, the WAL truncated, then its files.
      */
     async delete(actor: Actor, meetingId: string): Promise<void> {
-      const row = await owned(actor, meetingId);
-      deps.scheduler.cancel(await meetingJobIds(conn, row.id));
-      await removeMeetingRows(conn, row.id);
-      deps.wal.afterDeletion();
-      removeMeetingFiles(deps.dataDir, row.id);
+      await deleteMeeting({ ...deps, cancelJobs: (ids) => deps.scheduler.cancel(ids) }, actor.account.userId, meetingId);
     },
 
     /** The transcript (speakers named) with the title and date its text formats show. */

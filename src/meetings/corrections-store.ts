@@ -1,9 +1,8 @@
 import { and, asc, count, eq } from "drizzle-orm";
 import { users } from "../auth/table.ts";
-import type { Db, Queryable } from "../db/client.ts";
+import type { Queryable } from "../db/client.ts";
 import { run, runTx, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
-import type { Clock } from "../lib/time.ts";
 import { toRfc3339 } from "../lib/time.ts";
 import { oneLine } from "../transcripts/normalize.ts";
 import { ownedMeetingRow } from "./store.ts";
@@ -11,20 +10,6 @@ import { reindexMeeting } from "./search-index.ts";
 import { meetings, transcriptCorrections, transcripts } from "./table.ts";
 
 export const MAX_CORRECTION_CHARS = 5000;
-
-/**
- * Replaces the words of one transcript segment (its index in the transcript's segments), as a
- * person heard them: the transcripts row gets the new text, so exports, documents, search and a
- * regenerated report use it; the correction is kept as a new version with its author. Sending the
- * current text again changes nothing. Answers the segment's version number.
- *
- * Synchronous, for the web app's pages (and the transcript routes of service.ts) until they call meetings/app.ts; then deleted.
- */
-export function correctSegment(db: Db, clock: Clock, userId: string, meetingId: string, segmentIndex: number, typed: string): SegmentCorrection {
-  const text = correctionText(typed);
-  const now = clock.now();
-  return db.transaction((tx) => correctSegmentRows(tx, userId, meetingId, segmentIndex, text, now), { behavior: "immediate" });
-}
 
 /** A segment's words after a correction, and how many versions the segment now has. */
 export interface SegmentCorrection {
@@ -41,7 +26,13 @@ export function correctionText(typed: string): string {
   return text;
 }
 
-/** correctSegment's writes over a `Conn` (`text` already checked by correctionText). */
+/**
+ * Replaces the words of one transcript segment (its index in the transcript's segments), as a
+ * person heard them: the transcripts row gets the new text, so exports, documents, search and a
+ * regenerated report use it; the correction is kept as a new version with its author. Sending the
+ * current text again changes nothing. Answers the segment's version number.
+ * `text` already checked by correctionText; in a transaction of its own over a `Conn`.
+ */
 export function storeSegmentCorrection(c: Conn, userId: string, meetingId: string, segmentIndex: number, text: string, now: number): Promise<SegmentCorrection> {
   return runTx(c, (tx) => correctSegmentRows(tx, userId, meetingId, segmentIndex, text, now));
 }
@@ -74,45 +65,40 @@ function versionCount(db: Queryable, meetingId: string, segmentIndex: number): n
 }
 
 /** Every correction of one of the user's meetings, oldest first, each with its version and author. */
-export function correctionsOf(c: Conn, userId: string, meetingId: string): Promise<ReturnType<typeof listCorrections>> {
-  return run(c, (q) => listCorrections(q, userId, meetingId));
-}
-
-export function listCorrections(db: Queryable, userId: string, meetingId: string) {
-  const meeting = ownedMeetingRow(db, userId, meetingId);
-  if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
-  const rows = db
-    .select({ c: transcriptCorrections, email: users.email })
-    .from(transcriptCorrections)
-    .leftJoin(users, eq(users.id, transcriptCorrections.authorUserId))
-    .where(eq(transcriptCorrections.meetingId, meeting.id))
-    .orderBy(asc(transcriptCorrections.id))
-    .all();
-  const seen = new Map<number, number>();
-  return rows.map(({ c, email }) => {
-    const version = (seen.get(c.segmentIndex) ?? 0) + 1;
-    seen.set(c.segmentIndex, version);
-    return {
-      object: "transcript_correction" as const,
-      segment_index: c.segmentIndex,
-      version,
-      text: c.text,
-      previous_text: c.previousText,
-      author: { id: c.authorUserId, email: email ?? null },
-      created_at: toRfc3339(c.createdAt),
-    };
+export function correctionsOf(c: Conn, userId: string, meetingId: string) {
+  return run(c, (q) => {
+    const meeting = ownedMeetingRow(q, userId, meetingId);
+    if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
+    const rows = q
+      .select({ c: transcriptCorrections, email: users.email })
+      .from(transcriptCorrections)
+      .leftJoin(users, eq(users.id, transcriptCorrections.authorUserId))
+      .where(eq(transcriptCorrections.meetingId, meeting.id))
+      .orderBy(asc(transcriptCorrections.id))
+      .all();
+    const seen = new Map<number, number>();
+    return rows.map(({ c, email }) => {
+      const version = (seen.get(c.segmentIndex) ?? 0) + 1;
+      seen.set(c.segmentIndex, version);
+      return {
+        object: "transcript_correction" as const,
+        segment_index: c.segmentIndex,
+        version,
+        text: c.text,
+        previous_text: c.previousText,
+        author: { id: c.authorUserId, email: email ?? null },
+        created_at: toRfc3339(c.createdAt),
+      };
+    });
   });
 }
 
-/** correctedSegments over a `Conn`. */
-export function segmentsCorrected(c: Conn, meetingId: string): Promise<Set<number>> {
-  return run(c, (q) => correctedSegments(q, meetingId));
-}
-
 /** The segments of a meeting a person corrected, by index. */
-export function correctedSegments(db: Queryable, meetingId: string): Set<number> {
-  const rows = db.selectDistinct({ index: transcriptCorrections.segmentIndex }).from(transcriptCorrections).where(eq(transcriptCorrections.meetingId, meetingId)).all();
-  return new Set(rows.map((row) => row.index));
+export function segmentsCorrected(c: Conn, meetingId: string): Promise<Set<number>> {
+  return run(c, (q) => {
+    const rows = q.selectDistinct({ index: transcriptCorrections.segmentIndex }).from(transcriptCorrections).where(eq(transcriptCorrections.meetingId, meetingId)).all();
+    return new Set(rows.map((row) => row.index));
+  });
 }
 
 /** A transcript made again replaces the words the corrections were about: they go with it. */

@@ -1,8 +1,8 @@
 import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Plan } from "../auth/plans.ts";
-import type { Db, Queryable } from "../db/client.ts";
-import { connOf, runTx, type Conn } from "../db/conn.ts";
+import type { Queryable } from "../db/client.ts";
+import { runTx, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
 import type { ParallelSlots } from "../jobs/slots.ts";
@@ -98,7 +98,7 @@ export function enqueueProcessing(
  * `inTransaction` runs last inside that transaction (the request's idempotency key is recorded
  * there, so the meeting and its key commit together).
  */
-export async function createMeetingOver(
+export async function createMeeting(
   deps: CreateMeetingDeps,
   account: { userId: string; plan: Plan },
   fields: CreateMeetingFields,
@@ -159,36 +159,6 @@ export async function createMeetingOver(
   return { meetingId, jobId };
 }
 
-/** createMeetingOver for the web app's pages until they call meetings/app.ts (then deleted). */
-export function createMeeting(
-  deps: Omit<CreateMeetingDeps, "conn"> & { db: Db },
-  ...rest: Parameters<typeof createMeetingOver> extends [CreateMeetingDeps, ...infer R] ? R : never
-): Promise<{ meetingId: string; jobId: string }> {
-  return createMeetingOver({ ...deps, conn: connOf(deps.db) }, ...rest);
-}
-
-/**
- * A draft meeting (web app): no recording yet, no job. Its recording arrives in numbered parts
- * (meetings/drafts.ts) and finishing it queues its processing.
- *
- * Synchronous, for the web app's pages until they call meetings/app.ts; then deleted.
- */
-export function createDraftMeeting(
-  db: Queryable,
-  clock: Clock,
-  account: { userId: string },
-  fields: CreateMeetingFields,
-  origin: { source: "upload" | "live_recording"; fileName: string | null },
-  /** Refuses the draft (the account's open drafts, say), checked in the transaction that creates it. */
-  admit: (tx: Queryable) => void = () => {},
-): string {
-  const now = clock.now();
-  const meetingId = crypto.randomUUID();
-  assertLabelsUnique(fields.participants, "participants");
-  db.transaction((tx) => draftMeetingRows(tx, meetingId, { account, fields, origin, admit }, now), { behavior: "immediate" });
-  return meetingId;
-}
-
 /** A draft meeting to store: whose, its fields, where its recording will come from, and what must admit it. */
 export interface DraftMeetingInput {
   account: { userId: string };
@@ -198,7 +168,10 @@ export interface DraftMeetingInput {
   admit: (tx: Queryable) => void;
 }
 
-/** A draft meeting (createDraftMeeting) over a `Conn`: its id. */
+/**
+ * A draft meeting (web app): no recording yet, no job; its id. Its recording arrives in numbered
+ * parts (meetings/drafts.ts) and finishing it queues its processing.
+ */
 export async function storeDraftMeeting(c: Conn, input: DraftMeetingInput, now: number): Promise<string> {
   const meetingId = crypto.randomUUID();
   assertLabelsUnique(input.fields.participants, "participants");

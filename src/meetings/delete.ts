@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import { rmSync } from "node:fs";
-import type { Db, Queryable } from "../db/client.ts";
+import type { Queryable } from "../db/client.ts";
 import { run, runTx, type Conn } from "../db/conn.ts";
 import type { WalTruncation } from "../db/wal-truncation.ts";
 import { ApiError } from "../errors/api-error.ts";
@@ -9,35 +9,9 @@ import { purgeMeetingEvents } from "../events/service.ts";
 import { forgetResource } from "../idempotency/service.ts";
 import { jobs } from "../jobs/table.ts";
 import { meetingDir } from "../storage/paths.ts";
-import { ownedMeetingRow } from "./store.ts";
+import { findOwnedMeeting } from "./store.ts";
 import { removeFromIndex } from "./search-index.ts";
 import { meetings } from "./table.ts";
-
-/**
- * Deletes a meeting and everything that holds its content: recording, transcript, report,
- * participants and tags (cascade), its documents and document requests, their cached renders (in
- * the meeting's folder), its search-index row, the events about it, the stored
- * responses of the requests that created it, and the client metadata its job rows carried.
- * Job rows stay (ids, states, times), as ledger lines will. Unfinished jobs are canceled first
- * (their worker is killed). Rows go before files, so a crash in between leaves only an orphan
- * folder, which the next start removes. With secure_delete on (db/client.ts, and the index's
- * own secure-delete option) the freed bytes are overwritten, not left in the file; `wal` then
- * truncates the write-ahead log, which still holds the content's earlier frames.
- *
- * Synchronous, for the web app's pages (and the idle-draft sweep, which storage/retention.ts calls synchronously) until they call meetings/app.ts; then deleted.
- */
-export function deleteMeeting(
-  deps: { db: Db; dataDir: string; wal: WalTruncation; cancelJobs(jobIds: string[]): void },
-  userId: string,
-  meetingId: string,
-): void {
-  const meeting = ownedMeetingRow(deps.db, userId, meetingId);
-  if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
-  deps.cancelJobs(jobIdsOf(deps.db, meeting.id));
-  deps.db.transaction((tx) => deleteMeetingRows(tx, meeting.id));
-  deps.wal.afterDeletion();
-  removeMeetingFiles(deps.dataDir, meeting.id);
-}
 
 /**
  * The rows of one meeting and everything holding its content, inside the caller's transaction
@@ -55,6 +29,30 @@ export function deleteMeetingRows(tx: Queryable, meetingId: string): void {
     .run();
   deleteMeetingDocuments(tx, meetingId);
   tx.delete(meetings).where(eq(meetings.id, meetingId)).run();
+}
+
+/**
+ * Deletes a meeting and everything that holds its content: recording, transcript, report,
+ * participants and tags (cascade), its documents and document requests, their cached renders (in
+ * the meeting's folder), its search-index row, the events about it, the stored
+ * responses of the requests that created it, and the client metadata its job rows carried.
+ * Job rows stay (ids, states, times), as ledger lines will. Unfinished jobs are canceled first
+ * (their worker is killed). Rows go before files, so a crash in between leaves only an orphan
+ * folder, which the next start removes. With secure_delete on (db/client.ts, and the index's
+ * own secure-delete option) the freed bytes are overwritten, not left in the file; `wal` then
+ * truncates the write-ahead log, which still holds the content's earlier frames.
+ */
+export async function deleteMeeting(
+  deps: { conn: Conn; dataDir: string; wal: WalTruncation; cancelJobs(jobIds: string[]): void },
+  userId: string,
+  meetingId: string,
+): Promise<void> {
+  const meeting = await findOwnedMeeting(deps.conn, userId, meetingId);
+  if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
+  deps.cancelJobs(await meetingJobIds(deps.conn, meeting.id));
+  await removeMeetingRows(deps.conn, meeting.id);
+  deps.wal.afterDeletion();
+  removeMeetingFiles(deps.dataDir, meeting.id);
 }
 
 /** The meeting's folder: recording, decoded audio, step outputs, draft parts, cached renders. */

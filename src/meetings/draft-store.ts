@@ -31,27 +31,6 @@ export function assertDraftAdmitted(db: Queryable, userId: string, limits: Draft
   }
 }
 
-/** The parts a draft holds, from its table: their numbers in order and their total size. */
-export function listDraftParts(db: Queryable, meetingId: string): { indexes: number[]; bytes: number } {
-  const rows = db
-    .select({ index: draftParts.partIndex, bytes: draftParts.bytes })
-    .from(draftParts)
-    .where(eq(draftParts.meetingId, meetingId))
-    .orderBy(draftParts.partIndex)
-    .all();
-  return { indexes: rows.map((row) => row.index), bytes: rows.reduce((total, row) => total + row.bytes, 0) };
-}
-
-/** How many parts a draft holds and their size, counted by the database. */
-export function draftPartsSummary(db: Queryable, meetingId: string): { parts: number; bytes: number } {
-  const row = db
-    .select({ parts: count(), bytes: sum(draftParts.bytes) })
-    .from(draftParts)
-    .where(eq(draftParts.meetingId, meetingId))
-    .get();
-  return { parts: row?.parts ?? 0, bytes: Number(row?.bytes ?? 0) };
-}
-
 /**
  * The checks a part must pass against what the draft and the account already hold; run before
  * its bytes are written and again in the transaction that stores it (a part sent in parallel may
@@ -131,13 +110,29 @@ export function findOwnedDraft(c: Conn, userId: string, meetingId: string): Prom
   return run(c, (q) => ownedDraft(q, userId, meetingId));
 }
 
-/** Draft part rows over a `Conn`: which arrived (listDraftParts) and how many (draftPartsSummary). */
+/** Draft part rows over a `Conn`: which arrived, in order, and their total size. */
 export function draftPartsOf(c: Conn, meetingId: string): Promise<{ indexes: number[]; bytes: number }> {
-  return run(c, (q) => listDraftParts(q, meetingId));
+  return run(c, (db) => {
+    const rows = db
+      .select({ index: draftParts.partIndex, bytes: draftParts.bytes })
+      .from(draftParts)
+      .where(eq(draftParts.meetingId, meetingId))
+      .orderBy(draftParts.partIndex)
+      .all();
+    return { indexes: rows.map((row) => row.index), bytes: rows.reduce((total, row) => total + row.bytes, 0) };
+  });
 }
 
+/** How many parts a draft holds and their size, counted by the database. */
 export function draftPartsCount(c: Conn, meetingId: string): Promise<{ parts: number; bytes: number }> {
-  return run(c, (q) => draftPartsSummary(q, meetingId));
+  return run(c, (db) => {
+    const row = db
+      .select({ parts: count(), bytes: sum(draftParts.bytes) })
+      .from(draftParts)
+      .where(eq(draftParts.meetingId, meetingId))
+      .get();
+    return { parts: row?.parts ?? 0, bytes: Number(row?.bytes ?? 0) };
+  });
 }
 
 /** The part's checks against what the draft and the account hold, before its bytes are written. */
@@ -222,10 +217,12 @@ export function insertDraftParts(c: Conn, rows: DraftPartRow[]): Promise<void> {
 }
 
 /** The drafts nobody touched (created, or sent a part) since `before`. */
-export function idleDrafts(db: Queryable, before: number): { id: string; userId: string }[] {
-  return db
-    .select({ id: meetings.id, userId: meetings.userId })
-    .from(meetings)
-    .where(and(eq(meetings.status, "draft"), lt(meetings.updatedAt, before)))
-    .all();
+export function idleDraftsBefore(c: Conn, before: number): Promise<{ id: string; userId: string }[]> {
+  return run(c, (q) =>
+    q
+      .select({ id: meetings.id, userId: meetings.userId })
+      .from(meetings)
+      .where(and(eq(meetings.status, "draft"), lt(meetings.updatedAt, before)))
+      .all(),
+  );
 }

@@ -1,10 +1,11 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Conn } from "../db/conn.ts";
-import { draftsWithoutParts, idleDrafts, insertDraftParts, type DraftPartRow } from "./draft-store.ts";
+import { draftsWithoutParts, idleDraftsBefore, insertDraftParts, type DraftPartRow } from "./draft-store.ts";
 import { draftPartsDir } from "../storage/paths.ts";
 import { deleteMeeting } from "./delete.ts";
-import { sha256Hex, type DraftLimits } from "./drafts.ts";
+import type { DraftLimits } from "./draft-limits.ts";
+import { sha256Hex } from "./drafts.ts";
 
 /**
  * Drafts need looking after outside requests: the parts of drafts a server stored before the
@@ -44,11 +45,11 @@ export async function recordUntrackedDraftParts(c: Conn, dataDir: string, now: n
  * Deletes the drafts left untouched for `limits.idleMs`, each as a meeting is deleted (rows,
  * parts, folder); answers how many. Their pages said when, from draftDeletionTime.
  */
-export function sweepIdleDrafts(deps: Parameters<typeof deleteMeeting>[0], limits: Pick<DraftLimits, "idleMs">, now: number): number {
+export async function sweepIdleDrafts(deps: Parameters<typeof deleteMeeting>[0], limits: Pick<DraftLimits, "idleMs">, now: number): Promise<number> {
   let deleted = 0;
-  for (const draft of idleDrafts(deps.db, now - limits.idleMs)) {
+  for (const draft of await idleDraftsBefore(deps.conn, now - limits.idleMs)) {
     try {
-      deleteMeeting(deps, draft.userId, draft.id);
+      await deleteMeeting(deps, draft.userId, draft.id);
       deleted++;
     } catch {
       // Deleted by its owner meanwhile.

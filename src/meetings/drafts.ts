@@ -3,8 +3,7 @@ import { renameSync } from "node:fs";
 import { mkdir, open, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Plan } from "../auth/plans.ts";
-import type { Db } from "../db/client.ts";
-import { connOf, run, withTx, type Conn } from "../db/conn.ts";
+import { run, withTx, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import type { ParallelSlots } from "../jobs/slots.ts";
 import { randomBase62 } from "../lib/ids.ts";
@@ -18,14 +17,8 @@ import { assertDiskAdmitsRecordings } from "./disk-admission.ts";
 import { MAX_PARTS, type DraftLimits } from "./draft-limits.ts";
 import { checkDraftPart, closeDraft, draftWithParts, findOwnedDraft, forgetLostPart, partRefused, recordDraftPart } from "./draft-store.ts";
 
-export { MAX_PART_BYTES, MAX_PARTS, MIN_PART_BYTES, type DraftLimits } from "./draft-limits.ts";
-/** The web app's pages' import path until they call meetings/app.ts (then deleted). */
-export { assertDraftAdmitted, draftPartsSummary, listDraftParts } from "./draft-store.ts";
 
 const partName = (index: number) => String(index).padStart(6, "0");
-
-/** The web app's pages' deps until they call meetings/app.ts, which hands a `Conn`. */
-export type DraftDeps = Omit<DraftConnDeps, "conn"> & { db: Db };
 
 /** What receiving and finishing a draft need: the database as a `Conn` (meetings/app.ts). */
 export interface DraftConnDeps {
@@ -57,11 +50,6 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
   return hash.digest("hex");
 }
 
-/** storeDraftPart for the web app's pages until they call meetings/app.ts (then deleted). */
-export function storeDraftPart(deps: DraftDeps, userId: string, meetingId: string, index: number, bytes: Uint8Array): Promise<void> {
-  return receiveDraftPart({ ...deps, conn: connOf(deps.db) }, userId, meetingId, index, bytes);
-}
-
 /** Stores part `index` of one of the user's drafts (again, if it was sent before: the last copy wins). */
 export async function receiveDraftPart(deps: DraftConnDeps, userId: string, meetingId: string, index: number, bytes: Uint8Array): Promise<void> {
   const draft = await findOwnedDraft(deps.conn, userId, meetingId);
@@ -90,19 +78,14 @@ export async function receiveDraftPart(deps: DraftConnDeps, userId: string, meet
 }
 
 /**
- * Joins a draft's parts into its recording and queues its processing (web app channel). The
- * parts must run from 0 without a gap; when `expectedBytes` is given (an upload of a known file)
- * they must add up to it. Each part's file must still hold the bytes it arrived with (sha256).
- * A live recording's joined WebM carries no duration: the worker remuxes it before decoding
- * (meetings/processing.ts). If queueing fails (no free slot), the parts stay and the draft can be
- * finished later.
+ * Joins a draft's parts into its recording and queues its processing (web app channel); the
+ * processing job's id. The parts must run from 0 without a gap; when `expectedBytes` is given (an
+ * upload of a known file) they must add up to it. Each part's file must still hold the bytes it
+ * arrived with (sha256). A live recording's joined WebM carries no duration: the worker remuxes it
+ * before decoding (meetings/processing.ts). If queueing fails (no free slot), the parts stay and
+ * the draft can be finished later.
  */
-export function finishDraft(deps: DraftDeps, account: { userId: string; plan: Plan }, meetingId: string, expectedBytes?: number): Promise<string> {
-  return finishDraftOver({ ...deps, conn: connOf(deps.db) }, account, meetingId, expectedBytes);
-}
-
-/** finishDraft over a `Conn` (meetings/app.ts): the processing job's id. */
-export async function finishDraftOver(deps: DraftConnDeps, account: { userId: string; plan: Plan }, meetingId: string, expectedBytes?: number): Promise<string> {
+export async function queueFinishedDraft(deps: DraftConnDeps, account: { userId: string; plan: Plan }, meetingId: string, expectedBytes?: number): Promise<string> {
   const { draft, parts } = await draftWithParts(deps.conn, account.userId, meetingId);
   const bytes = parts.reduce((total, part) => total + part.bytes, 0);
   const last = parts.at(-1)?.index ?? -1;

@@ -69,6 +69,6 @@ export function meetingsPage(c: Conn, userId: string, query: z.output<typeof lis
 }
 
 /** Every meeting id of every account (the start-up sweep keeps only their folders). */
-export function allMeetingIds(db: Queryable): Set<string> {
-  return new Set(db.select({ id: meetings.id }).from(meetings).all().map((r) => r.id));
+export function allMeetingIds(c: Conn): Promise<Set<string>> {
+  return run(c, (q) => new Set(q.select({ id: meetings.id }).from(meetings).all().map((r) => r.id)));
 }

@@ -4,7 +4,6 @@ import type { Queryable } from "../db/client.ts";
 import { runTx, type Conn } from "../db/conn.ts";
 import { ApiError, type FieldError } from "../errors/api-error.ts";
 import { parseNumericId } from "../lib/ids.ts";
-import type { Clock } from "../lib/time.ts";
 import { ownedMeetingRow, participantsOf, transcriptSpeakers } from "./store.ts";
 import type { PatchMeeting } from "./schema.ts";
 import { reindexMeeting } from "./search-index.ts";
@@ -15,14 +14,8 @@ import { meetings, meetingTags, participants } from "./table.ts";
  * Participants are removed, then updated, then added. A speaker label belongs to at most one
  * participant: giving it to one takes it from any other. Labels must exist in the transcript.
  *
- * Synchronous, for the web app's pages until they call meetings/app.ts; then deleted.
+ * In a transaction of its own (or a savepoint of the caller's).
  */
-export function patchMeeting(db: Queryable, clock: Clock, userId: string, meetingId: string, patch: PatchMeeting): void {
-  const now = clock.now();
-  db.transaction((tx) => patchMeetingRows(tx, userId, meetingId, patch, now), { behavior: "immediate" });
-}
-
-/** patchMeeting over a `Conn`, in a transaction of its own (or a savepoint of the caller's). */
 export function storeMeetingPatch(c: Conn, userId: string, meetingId: string, patch: PatchMeeting, now: number): Promise<void> {
   return runTx(c, (tx) => patchMeetingRows(tx, userId, meetingId, patch, now));
 }
@@ -106,4 +99,3 @@ function applyParticipants(tx: Queryable, meetingId: string, change: NonNullable
 }
 
 /** Participants plus the transcript's speakers no participant holds (id null). */
-export { loadParticipants as listParticipants } from "./store.ts";

@@ -3,7 +3,7 @@ import type { Queryable } from "../db/client.ts";
 import { run, type Conn } from "../db/conn.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import type { StepResult } from "../worker/protocol.ts";
-import { forgetCorrections } from "./corrections.ts";
+import { forgetCorrections } from "./corrections-store.ts";
 import { reindexMeeting } from "./search-index.ts";
 import { meetings, participants, reports, transcripts } from "./table.ts";
 

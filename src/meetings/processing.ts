@@ -18,7 +18,7 @@ import { renderJob, type JobRow } from "../jobs/query.ts";
 import { loadJob, queuedAmong, setJobPayload } from "../jobs/store.ts";
 import { recordingPath } from "../storage/paths.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
-import { MEETING_STEPS, type MeetingStep, type MeetingStepInput } from "../worker/protocol.ts";
+import { MEETING_STEPS, type MeetingStep, type MeetingStepInput, type StepResult } from "../worker/protocol.ts";
 import { renderMeeting } from "./render.ts";
 import { meetingJobPayload, meetingProcessingJob, type MeetingJobPayload } from "./processing-job.ts";
 import {

@@ -4,7 +4,7 @@ import { run, type Conn } from "../db/conn.ts";
 import { jobs } from "../jobs/table.ts";
 
 /** Documents of a meeting asked for and not yet written (queued or being written). */
-export function pendingDocumentCount(db: Queryable, meetingId: string): number {
+function pendingDocumentCount(db: Queryable, meetingId: string): number {
   return (
     db
       .select({ n: count() })
@@ -15,7 +15,7 @@ export function pendingDocumentCount(db: Queryable, meetingId: string): number {
 }
 
 /** Where a meeting's processing stands (its latest processing job), whichever channel created it. */
-export function processingState(db: Queryable, meetingId: string): { stage: string | null; progress: number | null } | undefined {
+function processingState(db: Queryable, meetingId: string): { stage: string | null; progress: number | null } | undefined {
   return db
     .select({ stage: jobs.stage, progress: jobs.progress })
     .from(jobs)
@@ -26,7 +26,7 @@ export function processingState(db: Queryable, meetingId: string): { stage: stri
 }
 
 /** Whether the meeting's report is being written again (a report_only job queued or running). */
-export function reportBeingRewritten(db: Queryable, meetingId: string): boolean {
+function reportBeingRewritten(db: Queryable, meetingId: string): boolean {
   return (
     db
       .select({ id: jobs.id })

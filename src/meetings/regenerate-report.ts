@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Plan } from "../auth/plans.ts";
-import type { Db, Queryable } from "../db/client.ts";
+import type { Queryable } from "../db/client.ts";
 import { run, runTx, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
@@ -16,35 +16,11 @@ import type { Channel } from "../lib/channel.ts";
 import { loadParticipants, ownedMeetingRow, transcriptRowOf } from "./store.ts";
 
 /**
- * Writes a meeting's AI report again from its transcript as it is now (with its corrections and
- * speaker names): a processing job of the summarize step only (report_only), which replaces the
- * report and spawns no documents. The transcript goes to the step's input file first, so the
- * worker reads exactly what the database holds. The meeting must be completed, with a transcript,
- * and the account have a free processing slot and pay for it like any language-model work
- * (enqueueReportOnly). The meeting stays completed meanwhile, with its report and its job as they
- * are until the new report replaces the old one (an API client sees no second processing: the
- * web app's job is not the API's).
- *
- * Synchronous, for the web app's pages until they call meetings/app.ts; then deleted.
- */
-export function regenerateReport(
-  deps: { db: Db; dataDir: string; clock: Clock; slots: ParallelSlots; billing: BillingSettings },
-  account: { userId: string; plan: Plan },
-  meetingId: string,
-  channel: Channel,
-): string {
-  const { meetingId: id, transcript } = reportSource(deps.db, account.userId, meetingId);
-  writeSummarizeInput(deps.dataDir, id, transcript);
-  const now = deps.clock.now();
-  return deps.db.transaction((tx) => enqueueReportOnly(tx, deps, account, id, channel, transcriptChars(transcript), now), { behavior: "immediate" });
-}
-
-/**
  * What a report is written again from: the transcript of one of the user's completed meetings as
  * it is now, speakers named where a participant holds the label (the model reads who spoke by
  * name). 404 when the meeting is not the user's, 409 transcript_not_ready before it is completed.
  */
-export function reportSource(q: Queryable, userId: string, meetingId: string): { meetingId: string; transcript: StoredTranscript } {
+function reportSource(q: Queryable, userId: string, meetingId: string): { meetingId: string; transcript: StoredTranscript } {
   const meeting = ownedMeetingRow(q, userId, meetingId);
   if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
   const row = transcriptRowOf(q, meeting.id);
@@ -70,7 +46,17 @@ export function loadReportSource(c: Conn, userId: string, meetingId: string): Pr
   return run(c, (q) => reportSource(q, userId, meetingId));
 }
 
-/** enqueueReportOnly in a transaction of its own over a `Conn`: the job's id. */
+/**
+ * Writes a meeting's AI report again from its transcript as it is now (with its corrections and
+ * speaker names): a processing job of the summarize step only (report_only), which replaces the
+ * report and spawns no documents. The transcript goes to the step's input file first
+ * (writeSummarizeInput), so the worker reads exactly what the database holds. The meeting must be
+ * completed, with a transcript, and the account have a free processing slot and pay for it like
+ * any language-model work (enqueueReportOnly). The meeting stays completed meanwhile, with its
+ * report and its job as they are until the new report replaces the old one (an API client sees no
+ * second processing: the web app's job is not the API's). In a transaction of its own over a
+ * `Conn`: the job's id.
+ */
 export function queueReportRewrite(c: Conn, ...args: Parameters<typeof enqueueReportOnly> extends [Queryable, ...infer R] ? R : never): Promise<string> {
   return runTx(c, (tx) => enqueueReportOnly(tx, ...args));
 }

@@ -7,9 +7,6 @@ import { toRfc3339 } from "../lib/time.ts";
 import { renderReport } from "../reports/render.ts";
 import { loadExtras, type MeetingExtras, type MeetingRow, type ParticipantRow } from "./store.ts";
 
-export type { MeetingRow, ParticipantRow, ReportRow } from "./store.ts";
-/** The one ownership check lives in store.ts; this name stays for the web app's pages until they call meetings/app.ts. */
-export { ownedMeetingRow as getOwnedMeetingRow, participantsOf } from "./store.ts";
 
 export function renderParticipant(row: ParticipantRow) {
   return {

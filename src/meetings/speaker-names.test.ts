@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { ParticipantRow } from "./render.ts";
+import type { ParticipantRow } from "./store.ts";
 import { speakerNamesPatch } from "./speaker-names.ts";
 
 const row = (id: number, name: string, labels: string[]): ParticipantRow =>

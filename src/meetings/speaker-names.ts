@@ -1,4 +1,4 @@
-import type { ParticipantRow } from "./render.ts";
+import type { ParticipantRow } from "./store.ts";
 import type { PatchMeeting } from "./schema.ts";
 
 type ParticipantsPatch = NonNullable<PatchMeeting["participants"]>;

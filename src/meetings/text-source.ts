@@ -1,45 +1,22 @@
-import { mkdirSync, rmSync } from "node:fs";
 import type { Plan } from "../auth/plans.ts";
-import type { Db, Queryable } from "../db/client.ts";
+import type { Queryable } from "../db/client.ts";
 import { runTx, type Conn } from "../db/conn.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import { ApiError } from "../errors/api-error.ts";
 import type { ParallelSlots } from "../jobs/slots.ts";
-import type { Clock } from "../lib/time.ts";
-import { meetingDir } from "../storage/paths.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import type { Channel } from "../lib/channel.ts";
 import { insertGivenTranscript, insertMeeting } from "./store.ts";
-import { enqueueReportOnly, transcriptChars, writeSummarizeInput } from "./regenerate-report.ts";
+import { enqueueReportOnly, transcriptChars } from "./regenerate-report.ts";
 import type { CreateMeetingFields } from "./schema.ts";
 import { parseTextTranscript } from "./text-transcript.ts";
 
-/**
+/*
  * A meeting from a text transcript (source text, web app): no audio, so no decoding or
  * transcription: the transcript is stored as the text gives it, its named speakers become
  * participants, and a report-only job writes the AI report, admitted like any language-model
- * work (for the web app, one writing of its documents quota).
- *
- * Synchronous, for the web app's pages until they call meetings/app.ts; then deleted.
+ * work (for the web app, one writing of its documents quota). meetings/app.ts's createFromText.
  */
-export function createTextMeeting(
-  deps: { db: Db; dataDir: string; clock: Clock; slots: ParallelSlots; billing: BillingSettings },
-  account: { userId: string; plan: Plan },
-  fields: CreateMeetingFields,
-  text: string,
-  channel: Channel,
-): string {
-  const meeting = textMeeting(fields, text, deps.clock.now());
-  mkdirSync(meetingDir(deps.dataDir, meeting.id), { recursive: true, mode: 0o700 });
-  try {
-    writeSummarizeInput(deps.dataDir, meeting.id, meeting.transcript);
-    deps.db.transaction((tx) => textMeetingRows(tx, deps, account, meeting, channel), { behavior: "immediate" });
-  } catch (error) {
-    rmSync(meetingDir(deps.dataDir, meeting.id), { recursive: true, force: true });
-    throw error;
-  }
-  return meeting.id;
-}
 
 /** A text meeting before it is stored: its id, fields, parsed transcript and time. */
 export interface TextMeeting {

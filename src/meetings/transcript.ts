@@ -29,15 +29,12 @@ export function loadTranscript(db: Queryable, meetingId: string): TranscriptDocu
 }
 
 /** The transcript of one of the user's meetings, with the title and date the text formats show. */
-export function loadOwnedTranscript(db: Queryable, userId: string, meetingId: string): { transcript: TranscriptDocument; meta: TranscriptMeta } {
-  const meeting = ownedMeetingRow(db, userId, meetingId);
-  if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
-  return { transcript: loadTranscript(db, meeting.id), meta: { title: meeting.title, recordedAt: toRfc3339(meeting.recordedAt) } };
-}
-
-/** loadOwnedTranscript over a `Conn`. */
 export function ownedTranscript(c: Conn, userId: string, meetingId: string): Promise<{ transcript: TranscriptDocument; meta: TranscriptMeta }> {
-  return run(c, (q) => loadOwnedTranscript(q, userId, meetingId));
+  return run(c, (q) => {
+    const meeting = ownedMeetingRow(q, userId, meetingId);
+    if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
+    return { transcript: loadTranscript(q, meeting.id), meta: { title: meeting.title, recordedAt: toRfc3339(meeting.recordedAt) } };
+  });
 }
 
 /** loadTranscript over a `Conn`: 409 transcript_not_ready while there is none. */

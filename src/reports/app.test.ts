@@ -8,7 +8,7 @@ import type { StoredReport } from "./types.ts";
 const actor: Actor = { account: { userId: "usr_a", plan: "free" }, channel: "api", credential: { type: "web_session", id: "s" } };
 const report: StoredReport = { meetingId: "m-1", title: "Weekly", language: "en", markdown: "# Weekly\u0001\n\nDone.", structured: null, model: "m", createdAt: 1, updatedAt: 2 };
 const reports = reportsApp({
-  loadOwnedReport: (userId, meetingId) => {
+  loadOwnedReport: async ({ account: { userId } }, meetingId) => {
     if (userId !== "usr_a" || meetingId !== "m-1") throw ApiError.notFound(`Meeting ${meetingId}`);
     return report;
   },

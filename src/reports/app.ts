@@ -11,13 +11,13 @@ export interface ReportFile {
 
 /** The report rows are the meeting's (reports/ never imports meetings/): service.ts hands the loader in. */
 export interface ReportsDeps {
-  /** The report of a meeting of this user; throws not_found (not this user's) or summary_not_ready. */
-  loadOwnedReport(userId: string, meetingId: string): StoredReport | Promise<StoredReport>;
+  /** The report of one of the actor's meetings; throws not_found (not the actor's) or summary_not_ready. */
+  loadOwnedReport(actor: Actor, meetingId: string): Promise<StoredReport>;
 }
 
 /** The reports' use cases: the report of one of the actor's meetings, as stored or as a Markdown file. */
 export function reportsApp(deps: ReportsDeps) {
-  const get = async (actor: Actor, meetingId: string): Promise<StoredReport> => deps.loadOwnedReport(actor.account.userId, meetingId);
+  const get = async (actor: Actor, meetingId: string): Promise<StoredReport> => deps.loadOwnedReport(actor, meetingId);
   return {
     get,
     async markdownFile(actor: Actor, meetingId: string): Promise<ReportFile> {

@@ -14,17 +14,17 @@ function app() {
   let transcript = structuredClone(SAMPLE_TRANSCRIPT);
   const calls: string[] = [];
   const transcripts = transcriptsApp({
-    loadOwnedTranscript: async (userId, meetingId) => {
+    loadOwnedTranscript: async ({ account: { userId } }, meetingId) => {
       calls.push(`load ${userId} ${meetingId}`);
       if (userId !== "usr_a" || meetingId !== MEETING) throw ApiError.notFound(`Meeting ${meetingId}`);
       return { transcript, meta: SAMPLE_META };
     },
-    correctSegment: (userId, meetingId, index, text) => {
+    correctSegment: async ({ account: { userId } }, meetingId, index, text) => {
       calls.push(`correct ${userId} ${meetingId} ${index}`);
       transcript = { ...transcript, segments: transcript.segments.map((s, i) => (i === index ? { ...s, text } : s)) };
       return { text, version: 2 };
     },
-    listCorrections: async (userId, meetingId) => [{ userId, meetingId }],
+    listCorrections: async ({ account: { userId } }, meetingId) => [{ userId, meetingId }],
   });
   return { transcripts, calls };
 }

@@ -21,17 +21,17 @@ export interface TranscriptFile {
  * now or later.
  */
 export interface TranscriptsDeps {
-  /** Throws not_found (not this user's meeting) or transcript_not_ready. */
-  loadOwnedTranscript(userId: string, meetingId: string): OwnedTranscript | Promise<OwnedTranscript>;
+  /** Throws not_found (not the actor's meeting) or transcript_not_ready. */
+  loadOwnedTranscript(actor: Actor, meetingId: string): Promise<OwnedTranscript>;
   /** Replaces one segment's words, keeping the version and its author. */
-  correctSegment(userId: string, meetingId: string, segmentIndex: number, text: string): { text: string; version: number } | Promise<{ text: string; version: number }>;
-  /** Every correction of one of the user's meetings, oldest first. */
-  listCorrections(userId: string, meetingId: string): unknown[] | Promise<unknown[]>;
+  correctSegment(actor: Actor, meetingId: string, segmentIndex: number, text: string): Promise<{ text: string; version: number }>;
+  /** Every correction of one of the actor's meetings, oldest first. */
+  listCorrections(actor: Actor, meetingId: string): Promise<unknown[]>;
 }
 
 /** The transcripts' use cases, for the API's routes and the web app's downloads and editor. */
 export function transcriptsApp(deps: TranscriptsDeps) {
-  const owned = async (actor: Actor, meetingId: string): Promise<OwnedTranscript> => deps.loadOwnedTranscript(actor.account.userId, meetingId);
+  const owned = async (actor: Actor, meetingId: string): Promise<OwnedTranscript> => deps.loadOwnedTranscript(actor, meetingId);
   return {
     /** One of the actor's meetings' transcript; not_found or transcript_not_ready otherwise. */
     get: owned,
@@ -45,13 +45,13 @@ export function transcriptsApp(deps: TranscriptsDeps) {
 
     /** Corrects one segment's words: the words as kept, their version, and the segment as it now reads. */
     async correctSegment(actor: Actor, meetingId: string, segmentIndex: number, text: string): Promise<{ text: string; version: number; segment: TranscriptSegment }> {
-      const saved = await deps.correctSegment(actor.account.userId, meetingId, segmentIndex, text);
+      const saved = await deps.correctSegment(actor, meetingId, segmentIndex, text);
       const { transcript } = await owned(actor, meetingId);
       return { ...saved, segment: transcript.segments[segmentIndex]! };
     },
 
     /** Every correction of the transcript's words, oldest first. */
-    corrections: async (actor: Actor, meetingId: string) => deps.listCorrections(actor.account.userId, meetingId),
+    corrections: async (actor: Actor, meetingId: string) => deps.listCorrections(actor, meetingId),
   };
 }
 

@@ -5,20 +5,15 @@ import type { UsageApp } from "../usage/app.ts";
 import type { Plan } from "../auth/plans.ts";
 import type { Db } from "../db/client.ts";
 import type { DbConn } from "../db/conn.ts";
-import type { WalTruncation } from "../db/wal-truncation.ts";
 import type { DocumentsApp } from "../documents/app.ts";
 import type { ExportsApp } from "../exports/app.ts";
-import type { DraftLimits } from "../meetings/drafts.ts";
+import type { MeetingsApp } from "../meetings/app.ts";
 import type { ReportsApp } from "../reports/app.ts";
-import type { TemplateCatalogue, TemplatesApp } from "../templates/app.ts";
+import type { TemplatesApp } from "../templates/app.ts";
 import type { TranscriptsApp } from "../transcripts/app.ts";
-import type { ParallelSlots } from "../jobs/slots.ts";
 import { sameSecret } from "../lib/same-secret.ts";
 import type { Clock } from "../lib/time.ts";
-import type { EgressPolicy } from "../net/egress.ts";
-import type { DiskFloor } from "../storage/disk-space.ts";
 import type { WebhooksApp } from "../webhooks/app.ts";
-import type { UploadsInFlight } from "../uploads/in-flight.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import { contextOf } from "../http/request-context.ts";
 import { anonymousClientKey } from "../http/client-key.ts";
@@ -34,11 +29,13 @@ export const BROWSER_COOKIE_MAX_AGE_S = 180 * 24 * 3600;
 
 /** The application layer the web app calls, the same use cases as the API's routes (service.ts builds them once). */
 export interface WebApps {
+  meetings: MeetingsApp;
   documents: DocumentsApp;
   transcripts: TranscriptsApp;
   reports: ReportsApp;
   exports: ExportsApp;
   templates: TemplatesApp;
+  webhooks: WebhooksApp;
 }
 
 /** What the web app's pages use: the same services as the API, handed over by the composition root. */
@@ -47,29 +44,14 @@ export interface WebDeps {
   db: Db;
   /** The same database as a store `Conn` (db/conn.ts), for the application layer (each domain's app.ts). */
   conn: DbConn;
-  /** Truncates the database's WAL after a deletion (db/wal-truncation.ts). */
-  wal: WalTruncation;
   clock: Clock;
-  dataDir: string;
   /** Password checks (sign-in, the current password in Settings): throttled and bounded before Argon2 runs. */
   passwords: PasswordAttempts;
-  slots: ParallelSlots;
   billing: BillingSettings;
   /** Application use cases (each domain's app.ts), built by the composition root. */
   clients: ClientsApp;
   usage: UsageApp;
-  egress: EgressPolicy;
-  minFreeDisk: DiskFloor;
   maxUploadBytes: number;
-  /** Bounds on each account's drafts, and how long an untouched one is kept. */
-  drafts: DraftLimits;
-  uploads: UploadsInFlight;
-  /** A recording's announced duration, reserved at admission (meetings/create.ts). */
-  measureRecording(path: string): Promise<number | null>;
-  templates: TemplateCatalogue;
-  scheduler: { wake(): void; cancel(jobIds: string[]): void };
-  /** The webhooks use cases (webhooks/app.ts), the same the API's routes call. */
-  webhooksApp: WebhooksApp;
   /** Single sign-on with the firm's OpenID Connect provider, when configured. */
   sso: OidcSignIn | null;
   /** Active API keys one account may hold (--max-api-keys). */

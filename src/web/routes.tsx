@@ -4,8 +4,7 @@ import { ApiError } from "../errors/api-error.ts";
 import { contextOf } from "../http/request-context.ts";
 import { randomBase62 } from "../lib/ids.ts";
 import { sameSecret } from "../lib/same-secret.ts";
-import { listMeetings } from "../meetings/query.ts";
-import { listMeetingsQuery } from "../meetings/schema.ts";
+import { listMeetingsQuery } from "../meetings/app.ts";
 import stylesheet from "./assets/app.css" with { type: "text" };
 import { readFormBody } from "./form-body.ts";
 import { cookie, html, redirect, respond, sameOrigin, setCookie } from "./http.ts";
@@ -176,7 +175,7 @@ export function createWebApp(deps: WebDeps) {
       await kit.auth.signOut(session);
       return redirect("/login", [setCookie(request, deps.publicUrl(), SESSION_COOKIE, "", 0, "lax")]);
     })
-    .get("/meetings", ({ request }) => {
+    .get("/meetings", async ({ request }) => {
       const session = kit.requireSession(request);
       const frame = kit.frameFor(request, session, (t) => t("meetings.title"));
       const params = new URL(request.url).searchParams;
@@ -198,7 +197,7 @@ export function createWebApp(deps: WebDeps) {
         const detail = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
         return html(<MeetingsPage frame={frame} rows={[]} filters={filters} nextHref={null} error={frame.t("meetings.badFilter", { detail })} />, 400);
       }
-      const page = listMeetings(deps.db, session.user.id, parsed.data, deps.publicApiUrl());
+      const page = await deps.apps.meetings.list(kit.actor(session), parsed.data);
       let nextHref: string | null = null;
       if (page.has_more && page.next_cursor) {
         const next = new URLSearchParams(params);

@@ -27,7 +27,7 @@ export function webhookPages(app: Elysia, kit: WebKit): void {
   ) => {
     const frame = kit.frameFor(request, session, (t) => t("hooks.title"));
     const notice = extra.error ? { text: extra.error, error: true } : kit.noticeOf(request, frame.t, HOOK_NOTICES, "notice.hook.");
-    const endpoints = (await deps.webhooksApp.list(webActor(session))).map(renderEndpoint);
+    const endpoints = (await deps.apps.webhooks.list(webActor(session))).map(renderEndpoint);
     return html(<WebhooksPage frame={frame} endpoints={endpoints} secret={extra.secret} notice={notice} />, extra.status ?? 200, [], {
       "cache-control": "no-store",
       ...extra.headers,
@@ -49,7 +49,7 @@ export function webhookPages(app: Elysia, kit: WebKit): void {
       }
       let created;
       try {
-        created = await deps.webhooksApp.createEndpoint(webActor(session), parsed.data);
+        created = await deps.apps.webhooks.createEndpoint(webActor(session), parsed.data);
       } catch (error) {
         // A URL the address guard refuses is shown on the page; any other refusal (too many
         // endpoints) is the web app's refusal page, as before.
@@ -64,7 +64,7 @@ export function webhookPages(app: Elysia, kit: WebKit): void {
       const session = kit.requireSession(request);
       const search = new URL(request.url).searchParams;
       const query = pageQuery.parse({ cursor: search.get("cursor") ?? undefined });
-      const { endpoint, page } = await deps.webhooksApp.deliveries(webActor(session), params.endpointId, query);
+      const { endpoint, page } = await deps.apps.webhooks.deliveries(webActor(session), params.endpointId, query);
       const frame = kit.frameFor(request, session, (t) => t("hooks.deliveriesOf", { url: endpoint.url }));
       const nextHref = page.has_more && page.next_cursor ? `/settings/webhooks/${endpoint.id}?cursor=${encodeURIComponent(page.next_cursor)}` : null;
       return html(<DeliveriesPage frame={frame} endpoint={renderEndpoint(endpoint)} deliveries={page.data.map(renderDelivery)} nextHref={nextHref} />);
@@ -72,7 +72,7 @@ export function webhookPages(app: Elysia, kit: WebKit): void {
     .post("/settings/webhooks/:endpointId/test", async ({ request, params }) => {
       const { session } = await kit.readForm(request);
       try {
-        await deps.webhooksApp.ping(webActor(session), params.endpointId);
+        await deps.apps.webhooks.ping(webActor(session), params.endpointId);
       } catch (error) {
         // The endpoint had its test pings for the window (the API's .../test counts too): the list,
         // with when to try again, and the API's Retry-After.
@@ -85,17 +85,17 @@ export function webhookPages(app: Elysia, kit: WebKit): void {
     })
     .post("/settings/webhooks/:endpointId/rotate", async ({ request, params }) => {
       const { session } = await kit.readForm(request);
-      const row = await deps.webhooksApp.rotateSecret(webActor(session), params.endpointId);
+      const row = await deps.apps.webhooks.rotateSecret(webActor(session), params.endpointId);
       return webhooksPage(request, session, { secret: { endpointUrl: row.url, value: row.secret } });
     })
     .post("/settings/webhooks/:endpointId/enable", async ({ request, params }) => {
       const { session } = await kit.readForm(request);
-      await deps.webhooksApp.update(webActor(session), params.endpointId, { enabled: true });
+      await deps.apps.webhooks.update(webActor(session), params.endpointId, { enabled: true });
       return redirect("/settings/webhooks?notice=enabled");
     })
     .post("/settings/webhooks/:endpointId/delete", async ({ request, params }) => {
       const { session } = await kit.readForm(request);
-      await deps.webhooksApp.delete(webActor(session), params.endpointId);
+      await deps.apps.webhooks.delete(webActor(session), params.endpointId);
       return redirect("/settings/webhooks?notice=deleted");
     });
 }

@@ -76,16 +76,9 @@ export function deliveriesPage(c: Conn, endpointId: string, page: { limit: numbe
   );
 }
 
-/**
- * Removes deliveries older than 30 days; answers how many. Synchronous for the retention sweep
- * (storage/retention.ts, whose callbacks are synchronous this round): `purgeOldDeliveries` is its async face.
- */
-export function purgeOldDeliveriesNow(q: Queryable, now: number): number {
-  return q.delete(webhookDeliveries).where(lt(webhookDeliveries.createdAt, now - DELIVERY_RETENTION_MS)).returning({ id: webhookDeliveries.id }).all().length;
-}
-
+/** Removes deliveries older than 30 days (the retention sweep, storage/retention.ts); answers how many. */
 export function purgeOldDeliveries(c: Conn, now: number): Promise<number> {
-  return run(c, (q) => purgeOldDeliveriesNow(q, now));
+  return run(c, (q) => q.delete(webhookDeliveries).where(lt(webhookDeliveries.createdAt, now - DELIVERY_RETENTION_MS)).returning({ id: webhookDeliveries.id }).all().length);
 }
 
 export function findDelivery(c: Conn, deliveryId: string): Promise<DeliveryRow | undefined> {

@@ -1,6 +1,5 @@
-import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, openSync, readSync, statSync } from "node:fs";
 import type { Elysia } from "elysia";
-import { recordingPath } from "../../storage/paths.ts";
 import { respond } from "../http.ts";
 import type { WebKit } from "../kit.ts";
 import { PageRefusal } from "../kit.ts";
@@ -10,12 +9,11 @@ import type { MeetingPageKit } from "./page.tsx";
 
 /** The meeting's recording for the player. */
 export function audioRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKit): void {
-  const { deps } = kit;
-  app.get("/meetings/:id/audio", ({ request, params }) => {
+  app.get("/meetings/:id/audio", async ({ request, params }) => {
     const session = kit.requireSession(request);
-    const row = pages.ownedMeeting(session.user.id, params.id);
-    const path = recordingPath(deps.dataDir, row.id);
-    if (!existsSync(path)) throw new PageRefusal(404, "");
+    const row = await pages.ownedMeeting(session, params.id);
+    const path = await kit.deps.apps.meetings.recording(kit.actor(session), row.id);
+    if (path === null) throw new PageRefusal(404, "");
     return audioResponse(request, path);
   });
 }

@@ -12,20 +12,20 @@ export function downloadRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKit):
   app
     .get("/meetings/:id/transcript/:format", async ({ request, params }) => {
       const session = kit.requireSession(request);
-      const row = pages.ownedMeeting(session.user.id, params.id);
+      const row = await pages.ownedMeeting(session, params.id);
       if (!isTranscriptFormat(params.format)) throw new PageRefusal(404, "");
       const file = await apps.transcripts.file(kit.actor(session), row.id, params.format);
       return download(file.body, file.contentType, file.fileName);
     })
     .get("/meetings/:id/report/md", async ({ request, params }) => {
       const session = kit.requireSession(request);
-      const row = pages.ownedMeeting(session.user.id, params.id);
+      const row = await pages.ownedMeeting(session, params.id);
       const file = await apps.reports.markdownFile(kit.actor(session), row.id);
       return download(file.body, file.contentType, file.fileName);
     })
     .get("/meetings/:id/export/md", async ({ request, params }) => {
       const session = kit.requireSession(request);
-      const row = pages.ownedMeeting(session.user.id, params.id);
+      const row = await pages.ownedMeeting(session, params.id);
       const file = await apps.exports.markdownFile(kit.actor(session), row.id, {
         language: kit.frameFor(request, session, () => "").locale,
         maxTokens: 200_000,
@@ -34,7 +34,7 @@ export function downloadRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKit):
     })
     .get("/meetings/:id/documents/:documentId/:format", async ({ request, params }) => {
       const session = kit.requireSession(request);
-      pages.ownedMeeting(session.user.id, params.id);
+      await pages.ownedMeeting(session, params.id);
       if (!isDocumentFileFormat(params.format)) throw new PageRefusal(404, "");
       const file = await apps.documents.file(kit.actor(session), params.documentId, params.format);
       return download(file.body as BodyInit, file.contentType, file.fileName);

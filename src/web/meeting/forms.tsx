@@ -1,11 +1,7 @@
 import type { Elysia } from "elysia";
 import { documentRequestBody } from "../../documents/app.ts";
 import { parseOrThrow } from "../../http/validation.ts";
-import { deleteMeeting } from "../../meetings/delete.ts";
-import { listParticipants, patchMeeting } from "../../meetings/patch.ts";
-import { regenerateReport } from "../../meetings/regenerate-report.ts";
-import { patchMeetingBody } from "../../meetings/schema.ts";
-import { speakerNamesPatch } from "../../meetings/speaker-names.ts";
+import { patchMeetingBody } from "../../meetings/app.ts";
 import { html, json, redirect } from "../http.ts";
 import type { WebKit } from "../kit.ts";
 import { PageRefusal } from "../kit.ts";
@@ -21,8 +17,7 @@ const lineIndex = (value: string) => (/^\d{1,7}$/.test(value) ? Number(value) : 
  * written again, and deletion. A refusal of the services is shown on the meeting page.
  */
 export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKit): void {
-  const { deps } = kit;
-  const { apps } = deps;
+  const { apps } = kit.deps;
 
   /** Runs a form's change, then back to the meeting with its notice; a refusal is shown on the page. */
   const changed = async (request: Request, meetingId: string, notice: string, change: () => unknown) => {
@@ -37,7 +32,7 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
   app
     .post("/meetings/:id/details", async ({ request, params }) => {
       const { session, form } = await kit.readForm(request);
-      const row = pages.ownedMeeting(session.user.id, params.id);
+      const row = await pages.ownedMeeting(session, params.id);
       const client = (form.get("client") ?? "").trim();
       const tags = (form.get("tags") ?? "")
         .split(",")
@@ -45,23 +40,22 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
         .filter(Boolean);
       return changed(request, row.id, "saved", () => {
         const patch = parseOrThrow(patchMeetingBody, { title: form.get("title") ?? undefined, tags, client: client ? { name: client } : null });
-        patchMeeting(deps.db, deps.clock, session.user.id, row.id, patch);
+        return apps.meetings.patch(kit.actor(session), row.id, patch);
       });
     })
     .post("/meetings/:id/speakers", async ({ request, params }) => {
       const { session, form } = await kit.readForm(request);
-      const row = pages.ownedMeeting(session.user.id, params.id);
+      const row = await pages.ownedMeeting(session, params.id);
       const names = new Map<string, string>();
       for (const [field, value] of form) {
         const label = /^speaker\.(SPEAKER_\d{2,3})$/.exec(field)?.[1];
         if (label) names.set(label, value.slice(0, 200));
       }
-      const { rows } = listParticipants(deps.db, row.id);
-      return changed(request, row.id, "speakers", () => patchMeeting(deps.db, deps.clock, session.user.id, row.id, { participants: speakerNamesPatch(rows, names) }));
+      return changed(request, row.id, "speakers", () => apps.meetings.nameSpeakers(kit.actor(session), row.id, names));
     })
     .post("/meetings/:id/documents", async ({ request, params }) => {
       const { session, form } = await kit.readForm(request);
-      const row = pages.ownedMeeting(session.user.id, params.id);
+      const row = await pages.ownedMeeting(session, params.id);
       const templateId = form.get("template_id") || undefined;
       const prompt = form.get("prompt")?.trim() || undefined;
       return changed(request, row.id, "document", () => {
@@ -74,7 +68,7 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
     })
     .get("/meetings/:id/segments/:index/edit", async ({ request, params }) => {
       const session = kit.requireSession(request);
-      const row = pages.ownedMeeting(session.user.id, params.id);
+      const row = await pages.ownedMeeting(session, params.id);
       const { transcript } = await apps.transcripts.get(kit.actor(session), row.id);
       const index = lineIndex(params.index);
       const segment = transcript.segments[index];
@@ -84,7 +78,7 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
     })
     .post("/meetings/:id/segments/:index", async ({ request, params }) => {
       const { session, form } = await kit.readForm(request);
-      const row = pages.ownedMeeting(session.user.id, params.id);
+      const row = await pages.ownedMeeting(session, params.id);
       const index = lineIndex(params.index);
       const { text, version } = await apps.transcripts.correctSegment(kit.actor(session), row.id, index, form.get("text") ?? "");
       // The inline editor asks for JSON; a form without JavaScript goes back to the line.
@@ -95,17 +89,14 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
     })
     .post("/meetings/:id/report/regenerate", async ({ request, params }) => {
       const { session } = await kit.readForm(request);
-      const row = pages.ownedMeeting(session.user.id, params.id);
-      return changed(request, row.id, "regenerating", () => {
-        regenerateReport(deps, kit.account(session), row.id, "webapp");
-        deps.scheduler.wake();
-      });
+      const row = await pages.ownedMeeting(session, params.id);
+      return changed(request, row.id, "regenerating", () => apps.meetings.regenerateReport(kit.actor(session), row.id));
     })
     .post("/meetings/:id/delete", async ({ request, params }) => {
       const { session, form } = await kit.readForm(request);
-      const row = pages.ownedMeeting(session.user.id, params.id);
+      const row = await pages.ownedMeeting(session, params.id);
       if (form.get("confirm") !== "yes") return pages.meetingPage(request, row.id, 400, kit.frameFor(request, session, () => "").t("meeting.deleteConfirmMissing"));
-      deleteMeeting({ db: deps.db, dataDir: deps.dataDir, wal: deps.wal, cancelJobs: (ids) => deps.scheduler.cancel(ids) }, session.user.id, row.id);
+      await apps.meetings.delete(kit.actor(session), row.id);
       return redirect("/meetings?notice=deleted");
     });
 }

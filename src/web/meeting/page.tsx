@@ -1,14 +1,7 @@
-import { existsSync } from "node:fs";
 import type { Elysia } from "elysia";
 import { ApiError } from "../../errors/api-error.ts";
-import { listParticipants } from "../../meetings/patch.ts";
-import { pendingDocumentCount, processingState, reportBeingRewritten } from "../../meetings/progress.ts";
-import { correctedSegments } from "../../meetings/corrections.ts";
-import { draftPartsSummary } from "../../meetings/drafts.ts";
-import { draftDeletionTime } from "../../meetings/draft-upkeep.ts";
-import { getOwnedMeetingRow, renderMeeting } from "../../meetings/render.ts";
 import { isUuid } from "../../lib/ids.ts";
-import { recordingPath } from "../../storage/paths.ts";
+import type { MeetingRow } from "../../meetings/app.ts";
 import { html, json } from "../http.ts";
 import type { WebKit } from "../kit.ts";
 import { PageRefusal } from "../kit.ts";
@@ -20,46 +13,49 @@ const NOTICES = ["saved", "speakers", "document", "uploaded", "corrected", "rege
 
 export type MeetingPageKit = ReturnType<typeof meetingPageKit>;
 
+/** A signed-in user's session, as the kit reads it. */
+type Session = ReturnType<WebKit["requireSession"]>;
+
+/** Any other account's meeting, or none, is the 404 page (not the API's refusal). */
+const asPageRefusal = (error: unknown): never => {
+  if (error instanceof ApiError && error.status === 404) throw new PageRefusal(404, "");
+  throw error;
+};
+
 /**
  * What every meeting route shares: the signed-in user's meeting (any other id is the 404 page),
  * the meeting page itself, and a form's refusal shown on it.
  */
 export function meetingPageKit(kit: WebKit) {
-  const { deps } = kit;
+  const { meetings } = kit.deps.apps;
 
   /** One of the signed-in user's meetings; any other id (another account's, or none) is the 404 page. */
-  const ownedMeeting = (userId: string, id: string) => {
-    const row = isUuid(id) ? getOwnedMeetingRow(deps.db, userId, id.toLowerCase()) : undefined;
-    if (!row) throw new PageRefusal(404, "");
-    return row;
+  const ownedMeeting = async (session: Session, id: string): Promise<MeetingRow> => {
+    if (!isUuid(id)) throw new PageRefusal(404, "");
+    return meetings.row(kit.actor(session), id.toLowerCase()).catch(asPageRefusal);
   };
 
   const meetingPage = async (request: Request, id: string, status = 200, refusal?: string) => {
     const session = kit.requireSession(request);
-    const row = ownedMeeting(session.user.id, id);
-    const meeting = renderMeeting(deps.db, row, deps.publicApiUrl());
+    if (!isUuid(id)) throw new PageRefusal(404, "");
+    const page = await meetings.page(kit.actor(session), id.toLowerCase()).catch(asPageRefusal);
+    const { meeting } = page;
     const frame = kit.frameFor(request, session, () => meeting.title);
-    const transcript = meeting.has_transcript ? await deps.apps.transcripts.get(kit.actor(session), row.id).then((owned) => owned.transcript, () => null) : null;
-    const { rows, unattributed } = listParticipants(deps.db, row.id);
-    const speakers = [
-      ...rows.flatMap((p) => p.speakerLabels.map((label) => ({ label, name: p.name }))),
-      ...unattributed.map((label) => ({ label, name: "" })),
-    ].sort((a, b) => a.label.localeCompare(b.label));
     const notice = refusal ? { text: refusal, error: true } : kit.noticeOf(request, frame.t, NOTICES);
-    const templates = await deps.apps.templates.list();
+    const templates = await kit.deps.apps.templates.list();
     return html(
       <MeetingPage
         frame={frame}
         meeting={meeting}
-        transcript={transcript}
-        speakers={speakers}
+        transcript={page.transcript}
+        speakers={page.speakers}
         templates={templates.map((t) => ({ id: t.id, name: t.name }))}
         reportHtml={meeting.summary ? markdownToSafeHtml(meeting.summary.markdown) : null}
-        hasRecording={existsSync(recordingPath(deps.dataDir, row.id))}
-        pendingDocuments={pendingDocumentCount(deps.db, row.id)}
-        rewritingReport={reportBeingRewritten(deps.db, row.id)}
-        corrected={correctedSegments(deps.db, row.id)}
-        draft={row.status === "draft" ? { ...draftPartsSummary(deps.db, row.id), deletesAt: draftDeletionTime(row.updatedAt, deps.drafts) } : undefined}
+        hasRecording={page.hasRecording}
+        pendingDocuments={page.pendingDocuments}
+        rewritingReport={page.rewritingReport}
+        corrected={page.corrected}
+        draft={page.draft}
         notice={notice}
       />,
       status,
@@ -78,22 +74,22 @@ export function meetingPageKit(kit: WebKit) {
 
 /** The meeting page and the progress its script polls while the meeting is processed. */
 export function meetingPageRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKit): void {
-  const { deps } = kit;
+  const { meetings } = kit.deps.apps;
   app
     .get("/meetings/:id", ({ request, params }) => pages.meetingPage(request, params.id))
-    .get("/meetings/:id/progress", ({ request, params }) => {
+    .get("/meetings/:id/progress", async ({ request, params }) => {
       const session = kit.requireSession(request);
-      const row = pages.ownedMeeting(session.user.id, params.id);
-      const job = processingState(deps.db, row.id);
+      const row = await pages.ownedMeeting(session, params.id);
+      const progress = await meetings.progress(kit.actor(session), row.id);
       const frame = kit.frameFor(request, session, () => "");
       const body = {
-        status: row.status,
-        status_text: frame.t(`status.${row.status}`),
-        stage: job?.stage ?? null,
-        stage_text: job?.stage ? frame.t(`stage.${job.stage}` as never) : null,
-        progress: job?.progress ?? null,
-        pending_documents: pendingDocumentCount(deps.db, row.id),
-        rewriting_report: reportBeingRewritten(deps.db, row.id),
+        status: progress.status,
+        status_text: frame.t(`status.${progress.status}`),
+        stage: progress.stage,
+        stage_text: progress.stage ? frame.t(`stage.${progress.stage}` as never) : null,
+        progress: progress.progress,
+        pending_documents: progress.pendingDocuments,
+        rewriting_report: progress.rewritingReport,
       };
       return json(body);
     });

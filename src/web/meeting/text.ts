@@ -1,15 +1,12 @@
 import type { Elysia } from "elysia";
 import { readBounded } from "../../http/body.ts";
 import { parseOrThrow } from "../../http/validation.ts";
-import { createMeetingUpload } from "../../meetings/schema.ts";
-import { createTextMeeting } from "../../meetings/text-source.ts";
-import { MAX_TEXT_TRANSCRIPT_BYTES } from "../../meetings/text-transcript.ts";
+import { createMeetingUpload, MAX_TEXT_TRANSCRIPT_BYTES } from "../../meetings/app.ts";
 import { redirect } from "../http.ts";
 import type { WebKit } from "../kit.ts";
 
 /** A meeting from a transcript pasted or uploaded as text (no recording): its report is written from it. */
 export function textMeetingRoutes(app: Elysia, kit: WebKit): void {
-  const { deps } = kit;
   app.post("/meetings/text", async ({ request }) => {
     const session = kit.requireSession(request);
     // A pasted or uploaded transcript: up to 1 MB of text, with the form's other fields.
@@ -20,8 +17,7 @@ export function textMeetingRoutes(app: Elysia, kit: WebKit): void {
     const text = file instanceof Blob && file.size > 0 ? await file.text() : String(form.get("text") ?? "");
     const field = (name: string) => (typeof form.get(name) === "string" && String(form.get(name)).trim()) || undefined;
     const fields = parseOrThrow(createMeetingUpload, { title: field("title"), language: field("language") });
-    const id = createTextMeeting(deps, kit.account(session), fields, text, "webapp");
-    deps.scheduler.wake();
+    const id = await kit.deps.apps.meetings.createFromText(kit.actor(session), fields, text);
     return redirect(`/meetings/${id}`);
   });
 }

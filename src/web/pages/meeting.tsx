@@ -1,10 +1,8 @@
-import type { renderMeeting } from "../../meetings/render.ts";
+import type { MeetingView } from "../../meetings/app.ts";
 import { TRANSCRIPT_FORMATS, type TranscriptDocument } from "../../transcripts/app.ts";
 import type { MessageKey } from "../i18n.ts";
 import { CsrfField, Layout, Notice, PostButton, type PageFrame, type PageNotice } from "../layout.tsx";
 import { formatDuration } from "./meetings.tsx";
-
-export type MeetingView = ReturnType<typeof renderMeeting>;
 
 /** A time on the transcript as a player shows it: m:ss, or h:mm:ss from the first hour. */
 export function playerTime(seconds: number): string {

@@ -1,9 +1,9 @@
-import type { renderMeetings } from "../../meetings/render.ts";
+import type { MeetingView } from "../../meetings/app.ts";
 import { Layout, NextPageLink, Notice, type PageFrame, type PageNotice } from "../layout.tsx";
 import type { MessageKey } from "../i18n.ts";
 
 /** What a line of the list shows of a meeting (the meeting as the meetings side renders it). */
-export type MeetingListEntry = Pick<ReturnType<typeof renderMeetings>[number], "id" | "title" | "status" | "recorded_at" | "created_at" | "duration_seconds">;
+export type MeetingListEntry = Pick<MeetingView, "id" | "title" | "status" | "recorded_at" | "created_at" | "duration_seconds">;
 
 export interface MeetingFilters {
   q?: string;

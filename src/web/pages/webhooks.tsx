@@ -1,5 +1,4 @@
-import type { RenderedDelivery, RenderedEndpoint } from "../../webhooks/app.ts";
-import { EVENT_TYPES } from "../../events/service.ts";
+import { EVENT_TYPES, type RenderedDelivery, type RenderedEndpoint } from "../../webhooks/app.ts";
 import { CsrfField, Layout, NextPageLink, Notice, PostButton, ShownOnce, type PageFrame, type PageNotice } from "../layout.tsx";
 import { SettingsNav } from "./settings.tsx";
 
