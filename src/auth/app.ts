@@ -3,7 +3,7 @@ import { ApiError } from "../errors/api-error.ts";
 import type { Clock } from "../lib/time.ts";
 import type { Actor } from "./actor.ts";
 import { createApiKey, DEFAULT_MAX_ACTIVE_API_KEYS, getApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from "./api-keys.ts";
-import { userForIdpToken } from "./external-identities.ts";
+import { userForIdpToken } from "./external-identity-store.ts";
 import type { OidcSignIn } from "./oidc-sign-in.ts";
 import type { PasswordAttempts } from "./password-attempts.ts";
 import { hashPassword, passwordProblem } from "./passwords.ts";
@@ -122,7 +122,7 @@ export function authApp(deps: AuthDeps) {
 
     /**
      * The provider's answer on the callback: the person it signed in, mapped to a user as the
-     * API maps the provider's tokens (auth/external-identities.ts), gets a session. SsoRefused
+     * API maps the provider's tokens (auth/external-identity-store.ts), gets a session. SsoRefused
      * when the provider's answer is refused.
      */
     async finishSso(

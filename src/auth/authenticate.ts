@@ -3,8 +3,8 @@ import type { Clock } from "../lib/time.ts";
 import { TokenRejected, type AccessTokens } from "./access-tokens.ts";
 import { createApiKeyLookup, looksLikeApiKey, type ApiKeyMatch } from "./api-keys.ts";
 import type { Scope } from "./scopes.ts";
-import { userForIdpToken } from "./external-identities.ts";
-import { isTokenRevoked } from "./revocations.ts";
+import { userForIdpToken } from "./external-identity-store.ts";
+import { isTokenRevoked } from "./revocation-store.ts";
 import { getUserById, type User } from "./users.ts";
 
 export interface Credential {

@@ -12,7 +12,7 @@ import { IdempotencyStore } from "../idempotency/service.ts";
 import { DEFAULT_BILLING } from "../usage/settings.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import { documentsApp, isDocumentFileFormat, type DocumentsApp } from "./app.ts";
-import type { MeetingMaterial } from "./material.ts";
+import type { MeetingMaterial } from "./material-store.ts";
 import { documents } from "./table.ts";
 
 const NOW = Date.parse("2026-11-10T12:00:00Z");

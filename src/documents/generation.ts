@@ -1,14 +1,14 @@
 import { findUserById } from "../auth/users.ts";
 import { run, type Conn, type TxConn } from "../db/conn.ts";
-import type { UsageMeter } from "../usage/meter.ts";
-import { emitEvent } from "../events/service.ts";
+import type { UsageMeter } from "../usage/meter-store.ts";
+import { emitEvent } from "../events/store.ts";
 import type { JobKind } from "../jobs/kind.ts";
 import { renderJob, type JobRow } from "../jobs/query.ts";
 import { loadJob, setJobPayload } from "../jobs/store.ts";
 import { randomId } from "../lib/ids.ts";
 import { DOCUMENT_STEPS, type DocumentStepInput } from "../worker/protocol.ts";
 import { documentGenerationJob, documentJobPayload } from "./generation-job.ts";
-import type { LoadMeetingMaterial } from "./material.ts";
+import type { LoadMeetingMaterial } from "./material-store.ts";
 import { renderDocument } from "./resource.ts";
 import { findDocument, insertDocument, requestOfJob } from "./generation-store.ts";
 

@@ -2,15 +2,15 @@ import type { Account } from "../auth/actor.ts";
 import type { Queryable } from "../db/client.ts";
 import { run, withTx, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
-import { enqueueJob } from "../jobs/enqueue.ts";
+import { enqueueJob } from "../jobs/queue-store.ts";
 import { documentGenerationJob } from "./generation-job.ts";
 import type { ParallelSlots } from "../jobs/slots.ts";
 import type { Channel } from "../lib/channel.ts";
-import { admit } from "../usage/admit.ts";
+import { admit } from "../usage/admission-store.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import type { Clock } from "../lib/time.ts";
 import type { TemplateCatalogue } from "../templates/catalogue.ts";
-import type { LoadMeetingMaterial } from "./material.ts";
+import type { LoadMeetingMaterial } from "./material-store.ts";
 import type { DocumentRequestBody } from "./schema.ts";
 import { insertDocumentRequest } from "./store.ts";
 
@@ -26,7 +26,7 @@ export interface RequestDocumentDeps {
 /**
  * Queues a document_generation job for one of the user's meetings (POST /v1/meetings/{id}/documents):
  * the meeting must be completed with its AI report (409 summary_not_ready otherwise, transcribe_only included)
- * the account a free processing slot (429) and a balance, or for the web app a documents quota, that can pay its expected cost beside what its jobs in flight hold (402, usage/admission.ts). The request (the template's prompt as it is now, or
+ * the account a free processing slot (429) and a balance, or for the web app a documents quota, that can pay its expected cost beside what its jobs in flight hold (402, usage/admission-store.ts). The request (the template's prompt as it is now, or
  * the client's) is stored with the job, in one transaction with it; `inTransaction` runs last in it
  * (the idempotency key is recorded there).
  */

@@ -1,6 +1,6 @@
 import type { Queryable } from "../db/client.ts";
-import { emitEvent } from "../events/service.ts";
-import { enqueueJob } from "../jobs/enqueue.ts";
+import { emitEvent } from "../events/store.ts";
+import { enqueueJob } from "../jobs/queue-store.ts";
 import { renderJob } from "../jobs/query.ts";
 import { failQueuedJobIn } from "../jobs/store.ts";
 import { documentGenerationJob } from "./generation-job.ts";

@@ -10,7 +10,7 @@ import { run } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import { jobsApp } from "./app.ts";
-import { enqueueJob } from "./enqueue.ts";
+import { enqueueJob } from "./queue-store.ts";
 import { declareJobKind, registerJobKinds, registeredJobKinds } from "./kind.ts";
 import { jobSchemas } from "./schema.ts";
 

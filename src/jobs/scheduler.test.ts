@@ -7,7 +7,7 @@ import { createUser } from "../auth/users.ts";
 import { run } from "../db/conn.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import type { StepInput, StepResult } from "../worker/protocol.ts";
-import { enqueueJob } from "./enqueue.ts";
+import { enqueueJob } from "./queue-store.ts";
 import { declareJobKind, payloadOf, type JobKind } from "./kind.ts";
 import { Scheduler } from "./scheduler.ts";
 import { loadJob, setJobPayload, updateJob } from "./store.ts";

@@ -3,7 +3,7 @@ import { createUser } from "../auth/users.ts";
 import { findOrCreateClient } from "../clients/service.ts";
 import type { Db } from "../db/client.ts";
 import { tempDatabase } from "../../test/support/database.ts";
-import { enqueueJob } from "../jobs/enqueue.ts";
+import { enqueueJob } from "../jobs/queue-store.ts";
 import { meetingProcessingJob } from "./processing-job.ts";
 import { listMeetings } from "./list-store.ts";
 import { meetings, meetingTags, participants, reports, transcripts } from "./table.ts";

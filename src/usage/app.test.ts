@@ -6,12 +6,12 @@ import type { Actor } from "../auth/actor.ts";
 import { createUser } from "../auth/users.ts";
 import { testActor } from "../../test/support/actor.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
-import { grantCredits, setSpendCap } from "./accounts.ts";
+import { grantCredits, setSpendCap } from "./account-store.ts";
 import { usageAdminApp, usageApp } from "./app.ts";
-import { usageMeter, type Consumption } from "./meter.ts";
+import { usageMeter, type Consumption } from "./meter-store.ts";
 import { renderLedgerLine, renderUsage } from "./render.ts";
-import { reserve } from "./reservations.ts";
-import { enqueueJob } from "../jobs/enqueue.ts";
+import { reserve } from "./reservation-store.ts";
+import { enqueueJob } from "../jobs/queue-store.ts";
 import { DEFAULT_BILLING, type BillingSettings } from "./settings.ts";
 
 const billing: BillingSettings = {

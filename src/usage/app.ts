@@ -2,13 +2,14 @@ import type { Actor } from "../auth/actor.ts";
 import { run, type Conn } from "../db/conn.ts";
 import type { Page } from "../http/pagination.ts";
 import type { Clock } from "../lib/time.ts";
-import { grantCredits, setSpendCap } from "./accounts.ts";
-import type { Balance } from "./balance.ts";
+import { grantCredits, setSpendCap } from "./account-store.ts";
+import type { Balance } from "./balance-store.ts";
 import type { BillingSettings } from "./settings.ts";
 import { apiMonth, ledgerPage, readWebappUsage, type LedgerRow, type MonthTotals } from "./store.ts";
-import type { WebappUsage } from "./webapp-quota.ts";
+import type { WebappUsage } from "./webapp-quota-store.ts";
 
 export type { LedgerRow, MonthTotals } from "./store.ts";
+export type { WebappUsage } from "./webapp-quota-store.ts";
 
 /** The API side of an account's month: its plan, wallet and on-demand balance, and its operations' totals. */
 export interface UsageSummary {

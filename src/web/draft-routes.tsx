@@ -6,7 +6,7 @@ import { createDraftMeeting } from "../meetings/create.ts";
 import { assertDraftAdmitted, finishDraft, listDraftParts, MAX_PART_BYTES, MIN_PART_BYTES, storeDraftPart } from "../meetings/drafts.ts";
 import { getOwnedMeetingRow } from "../meetings/render.ts";
 import { createMeetingUpload } from "../meetings/schema.ts";
-import { admitBeforeUpload } from "../usage/admit.ts";
+import { admitBeforeUpload } from "../usage/admission-store.ts";
 import { html, json, redirect, respond } from "./http.ts";
 import type { WebKit } from "./kit.ts";
 import { RecordPage } from "./pages/record.tsx";

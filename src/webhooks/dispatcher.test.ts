@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { createUser } from "../auth/users.ts";
-import { emitEvent } from "../events/service.ts";
+import { emitEvent } from "../events/store.ts";
 import { parseEgressAllow } from "../net/egress.ts";
 import { verifySignature } from "../../scripts/webhook-receiver.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";

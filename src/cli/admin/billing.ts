@@ -2,7 +2,7 @@ import { isPlan, PLANS } from "../../auth/plans.ts";
 import { setUserPlan } from "../../auth/users.ts";
 import { DATA_DIR_OPTION } from "../../config-options.ts";
 import { run } from "../../db/conn.ts";
-import { grantCredits, setSpendCap } from "../../usage/accounts.ts";
+import { grantCredits, setSpendCap } from "../../usage/account-store.ts";
 import type { Command } from "../command.ts";
 import { UsageError } from "../options.ts";
 import { EMAIL_OPTION, JSON_OPTION, requireUser, withConn } from "./shared.ts";

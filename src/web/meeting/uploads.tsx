@@ -1,6 +1,6 @@
 import type { Elysia } from "elysia";
-import { assertFreeSlot } from "../../jobs/slots.ts";
-import { assertWebappQuota } from "../../usage/webapp-quota.ts";
+import { assertFreeSlot } from "../../jobs/slot-store.ts";
+import { assertWebappQuota } from "../../usage/webapp-quota-store.ts";
 import { createMeeting } from "../../meetings/create.ts";
 import { assertDiskAdmitsRecordings } from "../../meetings/disk-admission.ts";
 import { discardReceived, receiveMeeting } from "../../meetings/receive.ts";

@@ -1,5 +1,5 @@
 import type { RenderedDelivery, RenderedEndpoint } from "../../webhooks/app.ts";
-import { EVENT_TYPES } from "../../events/service.ts";
+import { EVENT_TYPES } from "../../events/types.ts";
 import { CsrfField, Layout, NextPageLink, Notice, PostButton, ShownOnce, type PageFrame, type PageNotice } from "../layout.tsx";
 import { SettingsNav } from "./settings.tsx";
 

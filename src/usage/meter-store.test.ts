@@ -6,11 +6,11 @@ import { createUser } from "../auth/users.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { jobs } from "../jobs/table.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
-import { grantCredits, setSpendCap } from "./accounts.ts";
-import { admitJob, assertCanPay } from "./admission.ts";
-import { balanceOf } from "./balance.ts";
+import { grantCredits, setSpendCap } from "./account-store.ts";
+import { admitJob, assertCanPay } from "./admission-store.ts";
+import { balanceOf } from "./balance-store.ts";
 import { expectedProcessing, expectedReport } from "./estimate.ts";
-import { costOf, usageMeter, type Consumption } from "./meter.ts";
+import { costOf, usageMeter, type Consumption } from "./meter-store.ts";
 import { DEFAULT_BILLING, type BillingSettings } from "./settings.ts";
 
 const settings: BillingSettings = {

@@ -1,10 +1,10 @@
 import { eq } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
-import { emitEvent } from "../events/service.ts";
+import { emitEvent } from "../events/store.ts";
 import { jobs } from "../jobs/table.ts";
 import { randomId } from "../lib/ids.ts";
-import { balanceOf } from "./balance.ts";
-import { settleDebited } from "./reservations.ts";
+import { balanceOf } from "./balance-store.ts";
+import { settleDebited } from "./reservation-store.ts";
 import { ALERT_THRESHOLDS_PERCENT, periodOf, SPEND_CAP_THRESHOLDS_PERCENT, type BillingSettings } from "./settings.ts";
 import { ledgerLines, usageAlerts, type OPERATIONS } from "./table.ts";
 
