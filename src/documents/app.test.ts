@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Actor } from "../auth/actor.ts";
-import { createUser } from "../auth/users.ts";
+import { createUser } from "../auth/user-store.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { IdempotencyStore } from "../idempotency/service.ts";
 import { DEFAULT_BILLING } from "../usage/settings.ts";

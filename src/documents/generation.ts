@@ -1,4 +1,4 @@
-import { findUserById } from "../auth/users.ts";
+import { findUserById } from "../auth/user-store.ts";
 import { run, type Conn, type TxConn } from "../db/conn.ts";
 import type { UsageMeter } from "../usage/meter-store.ts";
 import { emitEvent } from "../events/store.ts";

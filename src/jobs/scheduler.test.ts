@@ -3,7 +3,7 @@
 // (a hook that throws rolls the move back), failures, cancel.
 import { afterAll, expect, test } from "bun:test";
 import { z } from "zod";
-import { createUser } from "../auth/users.ts";
+import { createUser } from "../auth/user-store.ts";
 import { run } from "../db/conn.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import type { StepInput, StepResult } from "../worker/protocol.ts";

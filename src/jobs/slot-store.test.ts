@@ -1,6 +1,6 @@
 import { afterAll, expect, test } from "bun:test";
 import { z } from "zod";
-import { createUser } from "../auth/users.ts";
+import { createUser } from "../auth/user-store.ts";
 import { run } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { tempDatabase } from "../../test/support/database.ts";

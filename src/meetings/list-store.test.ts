@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createUser } from "../auth/users.ts";
+import { createUser } from "../auth/user-store.ts";
 import { findOrCreateClient } from "../clients/service.ts";
 import type { Db } from "../db/client.ts";
 import { tempDatabase } from "../../test/support/database.ts";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { existsSync, readFileSync } from "node:fs";
-import { findUserById } from "../auth/users.ts";
+import { findUserById } from "../auth/user-store.ts";
 import type { Queryable } from "../db/client.ts";
 import { run, type Conn, type TxConn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";

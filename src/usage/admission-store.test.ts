@@ -2,7 +2,7 @@
 // app's quotas, the reservation; and the fail-fast check before an upload.
 import { meetingProcessingJob } from "../meetings/processing-job.ts";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { createUser } from "../auth/users.ts";
+import { createUser } from "../auth/user-store.ts";
 import type { Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/queue-store.ts";

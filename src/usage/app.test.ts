@@ -3,7 +3,7 @@
 import { meetingProcessingJob } from "../meetings/processing-job.ts";
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import type { Actor } from "../auth/actor.ts";
-import { createUser } from "../auth/users.ts";
+import { createUser } from "../auth/user-store.ts";
 import { testActor } from "../../test/support/actor.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import { grantCredits, setSpendCap } from "./account-store.ts";

@@ -2,7 +2,7 @@
 // demand, cap, write-off, 402s, rollover), thresholds announced once, costs in integer minor
 // units, and a ledger the database itself keeps immutable.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { createUser } from "../auth/users.ts";
+import { createUser } from "../auth/user-store.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { jobs } from "../jobs/table.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";

@@ -3,7 +3,7 @@
 // schedule, timeouts, redirects, disabling after 15 failures, rotation, bounded concurrency.
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { createUser } from "../auth/users.ts";
+import { createUser } from "../auth/user-store.ts";
 import { emitEvent } from "../events/store.ts";
 import { parseEgressAllow } from "../net/egress.ts";
 import { verifySignature } from "../../scripts/webhook-receiver.ts";

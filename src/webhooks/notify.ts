@@ -1,5 +1,5 @@
 import { createTransport } from "nodemailer";
-import { findUserById } from "../auth/users.ts";
+import { findUserById } from "../auth/user-store.ts";
 import { run, type Conn } from "../db/conn.ts";
 
 interface DisabledEndpoint {

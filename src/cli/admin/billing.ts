@@ -1,5 +1,5 @@
 import { isPlan, PLANS } from "../../auth/plans.ts";
-import { setUserPlan } from "../../auth/users.ts";
+import { setUserPlan } from "../../auth/user-store.ts";
 import { DATA_DIR_OPTION } from "../../config-options.ts";
 import { run } from "../../db/conn.ts";
 import { grantCredits, setSpendCap } from "../../usage/account-store.ts";
