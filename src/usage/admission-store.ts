@@ -1,6 +1,8 @@
 import type { Queryable } from "../db/client.ts";
 import { run, type Conn } from "../db/conn.ts";
+import { enqueueJob, type NewJob } from "../jobs/queue-store.ts";
 import { assertFreeSlot } from "../jobs/slot-store.ts";
+import type { JobPayload } from "../jobs/table.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { balanceOf } from "./balance-store.ts";
 import { reserve, type Expected } from "./reservation-store.ts";
@@ -75,6 +77,11 @@ export function admit(q: Queryable, deps: AdmissionDeps, who: Admitted, work: Wo
   const jobId = queue();
   admitJob(q, deps.billing, who.account, { jobId, channel: who.channel }, expectedOf(deps.billing, work), now);
   return jobId;
+}
+
+/** `admit` on a `Conn` (the transaction that creates the work), queueing `job` (enqueueJob): the job's id. */
+export function admitAndQueue<P extends JobPayload>(c: Conn, deps: AdmissionDeps, who: Admitted, work: Work, now: number, job: NewJob<P>): Promise<string> {
+  return run(c, (q) => admit(q, deps, who, work, now, () => enqueueJob(q, job)));
 }
 
 /**
