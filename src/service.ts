@@ -10,10 +10,9 @@ import { accountRoutes } from "./account/routes.ts";
 import { clientsApp } from "./clients/app.ts";
 import { clientRoutes } from "./clients/routes.ts";
 import type { ServiceConfig } from "./config.ts";
-import { openDatabase, type Db } from "./db/client.ts";
-import { connOf, type DbConn } from "./db/conn.ts";
+import { openConn, type DbConn } from "./db/conn.ts";
 import { WalTruncator } from "./db/wal-truncation.ts";
-import { applyMigrations } from "./db/migrate.ts";
+import { migrateConn } from "./db/migrate.ts";
 import { databasePath } from "./db/paths.ts";
 import { docsRoutes } from "./docs/routes.ts";
 import { feedbackApp } from "./feedback/app.ts";
@@ -89,7 +88,6 @@ import { systemClock, type Clock } from "./lib/time.ts";
 export interface RunningService {
   url: string;
   port: number;
-  db: Db;
   /** Stops accepting, lets in-flight requests finish, then closes the database. */
   stop(): Promise<void>;
 }
@@ -124,12 +122,13 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const lock = lockDataDir(config.dataDir);
   const loosened = restrictToOwner(config.dataDir);
   if (loosened) io.say(`warning: ${loosened} file(s) or folder(s) of the data dir were readable by other users; made owner-only`);
-  const db = openDatabase(databasePath(config.dataDir));
-  // The async face of the same connection, what stores take (db/conn.ts); `db` goes as each domain moves onto it.
-  const conn = connOf(db);
+  // The database as stores take it (db/conn.ts). `db`, the same connection's synchronous drizzle face, is
+  // what meetings/'s functions and the web app's meeting pages still take; it goes with their rewrite.
+  const conn = openConn(databasePath(config.dataDir));
+  const db = conn.drizzle;
   const clients = clientsApp({ conn });
   const usage = usageApp({ conn, clock, billing: config.billing });
-  applyMigrations(db.$client);
+  migrateConn(conn);
   // Deletions truncate the WAL, which keeps the deleted content's earlier frames otherwise.
   const wal = new WalTruncator(conn, io.say);
   await bootstrapAdmin(conn, io);
@@ -386,7 +385,6 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   return {
     url,
     port: server.port!,
-    db,
     stop() {
       stopping ??= (async () => {
         retention.stop();
@@ -396,7 +394,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
         await scheduler.stop();
         await requestLog?.stop();
         wal.stop();
-        db.$client.close();
+        conn.close();
         lock.release();
       })();
       return stopping;
