@@ -49,8 +49,8 @@ beforeEach(() => {
 afterEach(() => database.remove());
 
 test("summary: the API month's wallet, credits, on-demand cap, what is reserved and the totals; the web app's lines left out", async () => {
-  grantCredits(database.db, userId, 50, "top-up", NOV);
-  setSpendCap(database.db, userId, 1000, NOV);
+  await grantCredits(database.conn, userId, 50, "top-up", NOV);
+  await setSpendCap(database.conn, userId, 1000, NOV);
   consume({ operation: "transcription", channel: "api", audioSeconds: 600 }, NOV); // 60
   consume({ operation: "report", channel: "api", promptTokens: 100, completionTokens: 20 }, NOV + 1); // 120: 90 wallet, 30 on demand
   consume({ operation: "transcription", channel: "webapp", audioSeconds: 600 }, NOV + 2);

@@ -1,5 +1,5 @@
 import type { Actor } from "../auth/actor.ts";
-import { run, type Conn } from "../db/conn.ts";
+import type { Conn } from "../db/conn.ts";
 import type { Page } from "../http/pagination.ts";
 import type { Clock } from "../lib/time.ts";
 import { grantCredits, setSpendCap } from "./account-store.ts";
@@ -52,12 +52,12 @@ export function usageAdminApp(deps: { conn: Conn; clock: Clock }) {
   return {
     /** Turns on-demand billing on with a monthly cap (minor units), or off with null. */
     setSpendCap(userId: string, capMinor: number | null): Promise<void> {
-      return run(deps.conn, (q) => setSpendCap(q, userId, capMinor, deps.clock.now()));
+      return setSpendCap(deps.conn, userId, capMinor, deps.clock.now());
     },
 
     /** Credits added to the account's wallet for this UTC month; answers the month. */
     grantCredits(userId: string, amountMinor: number, note: string | null): Promise<{ period: string }> {
-      return run(deps.conn, (q) => grantCredits(q, userId, amountMinor, note, deps.clock.now()));
+      return grantCredits(deps.conn, userId, amountMinor, note, deps.clock.now());
     },
   };
 }
