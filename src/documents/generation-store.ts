@@ -11,7 +11,7 @@ import { documentRequests, documents } from "./table.ts";
 
 // What the document_generation kind (generation.ts) reads and writes as its job moves.
 
-/** The request a document job writes from (documents/request.ts or spawn.ts queued it). */
+/** The request a document job writes from (documents/request.ts or spawnDocumentJobs below queued it). */
 export function requestOfJob(c: Conn, jobId: string) {
   return run(c, (q) => q.select().from(documentRequests).where(eq(documentRequests.jobId, jobId)).get());
 }

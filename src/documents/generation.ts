@@ -14,7 +14,7 @@ import { findDocument, insertDocument, requestOfJob } from "./generation-store.t
 
 /**
  * document_generation, the second job kind (issue 10): one step, generate, in which the worker's
- * LLM writes the document from the request (documents/request.ts or spawn.ts) and the meeting's
+ * LLM writes the document from the request (documents/request.ts or spawnDocumentJobs in generation-store.ts) and the meeting's
  * material. The document row is written in the transaction that completes the job, so a document
  * exists only whole, and only with its job completed and its document.generated event.
  */
