@@ -1,19 +1,18 @@
 import { readFileSync } from "node:fs";
 import { AccessTokens } from "./auth/access-tokens.ts";
 import { Authenticator } from "./auth/authenticate.ts";
-import { createApiKey } from "./auth/api-keys.ts";
-import { purgeExpiredRevocations } from "./auth/revocations.ts";
+import { createApiKey } from "./auth/api-key-store.ts";
+import { purgeExpiredRevocations } from "./auth/revocation-store.ts";
 import { SCOPES } from "./auth/scopes.ts";
 import { loadOrCreateSigningKey } from "./auth/signing-key.ts";
-import { addUser, countUsers } from "./auth/users.ts";
+import { addUser, countUsers } from "./auth/user-store.ts";
 import { accountRoutes } from "./account/routes.ts";
 import { clientsApp } from "./clients/app.ts";
 import { clientRoutes } from "./clients/routes.ts";
 import type { ServiceConfig } from "./config.ts";
-import { openDatabase, type Db } from "./db/client.ts";
-import { connOf, type DbConn } from "./db/conn.ts";
+import { openConn, type DbConn } from "./db/conn.ts";
 import { WalTruncator } from "./db/wal-truncation.ts";
-import { applyMigrations } from "./db/migrate.ts";
+import { migrateConn } from "./db/migrate.ts";
 import { databasePath } from "./db/paths.ts";
 import { docsRoutes } from "./docs/routes.ts";
 import { feedbackApp } from "./feedback/app.ts";
@@ -36,7 +35,7 @@ import { webhooksApp } from "./webhooks/app.ts";
 import { purgeOldDeliveries } from "./webhooks/delivery-store.ts";
 import { DeliveryThread } from "./webhooks/delivery-host.ts";
 import { PingThrottle } from "./webhooks/ping.ts";
-import { usageMeter } from "./usage/meter.ts";
+import { usageMeter } from "./usage/meter-store.ts";
 import { createServiceMetrics } from "./metrics/service-metrics.ts";
 import { metricsRoutes } from "./metrics/routes.ts";
 import { usageApp } from "./usage/app.ts";
@@ -67,7 +66,7 @@ import { SignInThrottle } from "./auth/sign-in-throttle.ts";
 import { PasswordAttempts } from "./auth/password-attempts.ts";
 import { PasswordVerifications } from "./auth/password-verifications.ts";
 import { clientAddressResolver } from "./http/client-address.ts";
-import { purgeExpiredWebSessions } from "./auth/web-sessions.ts";
+import { purgeExpiredWebSessions } from "./auth/web-session-store.ts";
 import { createWebApp, isWebPath } from "./web/routes.tsx";
 import { OidcSignIn } from "./auth/oidc-sign-in.ts";
 import { renameLegacyRecordings, sweepOrphans } from "./storage/sweep.ts";
@@ -85,7 +84,6 @@ import { systemClock, type Clock } from "./lib/time.ts";
 export interface RunningService {
   url: string;
   port: number;
-  db: Db;
   /** Stops accepting, lets in-flight requests finish, then closes the database. */
   stop(): Promise<void>;
 }
@@ -120,12 +118,13 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const lock = lockDataDir(config.dataDir);
   const loosened = restrictToOwner(config.dataDir);
   if (loosened) io.say(`warning: ${loosened} file(s) or folder(s) of the data dir were readable by other users; made owner-only`);
-  const db = openDatabase(databasePath(config.dataDir));
-  // The async face of the same connection, what stores take (db/conn.ts); `db` goes as each domain moves onto it.
-  const conn = connOf(db);
+  // The database as stores take it (db/conn.ts). `db`, the same connection's synchronous drizzle face, is
+  // what meetings/'s functions and the web app's meeting pages still take; it goes with their rewrite.
+  const conn = openConn(databasePath(config.dataDir));
+  const db = conn.drizzle;
   const clients = clientsApp({ conn });
   const usage = usageApp({ conn, clock, billing: config.billing });
-  applyMigrations(db.$client);
+  migrateConn(conn);
   // Deletions truncate the WAL, which keeps the deleted content's earlier frames otherwise.
   const wal = new WalTruncator(conn, io.say);
   await bootstrapAdmin(conn, io);
@@ -369,7 +368,6 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   return {
     url,
     port: server.port!,
-    db,
     stop() {
       stopping ??= (async () => {
         retention.stop();
@@ -379,7 +377,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
         await scheduler.stop();
         await requestLog?.stop();
         wal.stop();
-        db.$client.close();
+        conn.close();
         lock.release();
       })();
       return stopping;

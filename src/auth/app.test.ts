@@ -3,7 +3,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { tempDatabase } from "../../test/support/database.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { webActor, type Actor } from "./actor.ts";
-import { ApiKeyLimitReached, createApiKeyLookup } from "./api-keys.ts";
+import { ApiKeyLimitReached } from "./api-keys.ts";
+import { createApiKeyLookup } from "./api-key-store.ts";
 import { authApp, type AuthDeps } from "./app.ts";
 import type { OidcSignIn } from "./oidc-sign-in.ts";
 import { PasswordAttempts } from "./password-attempts.ts";
@@ -11,7 +12,7 @@ import { PasswordVerifications } from "./password-verifications.ts";
 import { hashPassword } from "./passwords.ts";
 import { SignInThrottle } from "./sign-in-throttle.ts";
 import { SsoRefused } from "./sso-refused.ts";
-import { addUser, getUserById, setPasswordHash } from "./users.ts";
+import { addUser, getUserById, setPasswordHash } from "./user-store.ts";
 import type { WebSession } from "./web-sessions.ts";
 
 const database = tempDatabase("auth-app");

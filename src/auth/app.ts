@@ -2,14 +2,17 @@ import { withTx, type DbConn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import type { Clock } from "../lib/time.ts";
 import type { Actor } from "./actor.ts";
-import { createApiKey, DEFAULT_MAX_ACTIVE_API_KEYS, getApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from "./api-keys.ts";
-import { userForIdpToken } from "./external-identities.ts";
+import { DEFAULT_MAX_ACTIVE_API_KEYS, type ApiKeyRow } from "./api-keys.ts";
+import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from "./api-key-store.ts";
+import { userForIdpToken } from "./external-identity-store.ts";
 import type { OidcSignIn } from "./oidc-sign-in.ts";
 import type { PasswordAttempts } from "./password-attempts.ts";
 import { hashPassword, passwordProblem } from "./passwords.ts";
 import type { Scope } from "./scopes.ts";
-import { getUserByEmail, getUserById, passwordHashOf, setPasswordHash, setUserLocale, type Locale } from "./users.ts";
-import { createWebSession, endAllWebSessions, endWebSession, endWebSessionOfToken, findWebSession, type WebSession } from "./web-sessions.ts";
+import type { Locale } from "./users.ts";
+import { getUserByEmail, getUserById, passwordHashOf, setPasswordHash, setUserLocale } from "./user-store.ts";
+import type { WebSession } from "./web-sessions.ts";
+import { createWebSession, endAllWebSessions, endWebSession, endWebSessionOfToken, findWebSession } from "./web-session-store.ts";
 
 // What the front ends need of auth/ beside the use cases: refusals to tell apart, names, bounds.
 export { ApiKeyLimitReached, apiKeyHint, type ApiKeyRow } from "./api-keys.ts";
@@ -122,7 +125,7 @@ export function authApp(deps: AuthDeps) {
 
     /**
      * The provider's answer on the callback: the person it signed in, mapped to a user as the
-     * API maps the provider's tokens (auth/external-identities.ts), gets a session. SsoRefused
+     * API maps the provider's tokens (auth/external-identity-store.ts), gets a session. SsoRefused
      * when the provider's answer is refused.
      */
     async finishSso(

@@ -1,11 +1,13 @@
 import type { DbConn } from "../db/conn.ts";
 import type { Clock } from "../lib/time.ts";
 import { TokenRejected, type AccessTokens } from "./access-tokens.ts";
-import { createApiKeyLookup, looksLikeApiKey, type ApiKeyMatch } from "./api-keys.ts";
+import { looksLikeApiKey } from "./api-keys.ts";
+import { createApiKeyLookup, type ApiKeyMatch } from "./api-key-store.ts";
 import type { Scope } from "./scopes.ts";
-import { userForIdpToken } from "./external-identities.ts";
-import { isTokenRevoked } from "./revocations.ts";
-import { getUserById, type User } from "./users.ts";
+import { userForIdpToken } from "./external-identity-store.ts";
+import { isTokenRevoked } from "./revocation-store.ts";
+import type { User } from "./users.ts";
+import { getUserById } from "./user-store.ts";
 
 export interface Credential {
   type: "api_key" | "oauth";

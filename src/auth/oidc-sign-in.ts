@@ -3,7 +3,7 @@ import { jwtVerify } from "jose";
 import { randomBase62 } from "../lib/ids.ts";
 import type { EgressPolicy, Resolver } from "../net/egress.ts";
 import { guardedFetch } from "../net/egress-fetch.ts";
-import type { IdpPerson } from "./external-identities.ts";
+import type { IdpPerson } from "./external-identity-store.ts";
 import { IDP_ALGORITHMS, idpKeySet } from "./idp-keys.ts";
 import { providerJson, type ProviderFetch } from "./oidc-answer.ts";
 import { PendingSignIns, type PendingLimits } from "./oidc-pending.ts";
@@ -54,7 +54,7 @@ const base64url = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url"
  * through the egress guard. The ID token is verified with jose (issuer, audience = our client id,
  * algorithm, expiry, nonce); when it carries no email, the UserInfo endpoint is asked for it
  * (auth/oidc-userinfo.ts). The person is then mapped to a user as the API does for the
- * provider's access tokens (auth/external-identities.ts). Sign-ins in flight are held in memory,
+ * provider's access tokens (auth/external-identity-store.ts). Sign-ins in flight are held in memory,
  * bounded per client address (auth/oidc-pending.ts).
  */
 export class OidcSignIn {

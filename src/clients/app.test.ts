@@ -2,7 +2,7 @@
 // filter that folds case beyond ASCII) and archive / unarchive, another account's client absent.
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import type { Actor } from "../auth/actor.ts";
-import { createUser } from "../auth/users.ts";
+import { createUser } from "../auth/user-store.ts";
 import { testActor } from "../../test/support/actor.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import { clientsApp } from "./app.ts";

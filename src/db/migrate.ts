@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import type { DbConn } from "./conn.ts";
 import { EMBEDDED_MIGRATIONS } from "./migrations.generated.ts";
 
 export interface Migration {
@@ -7,6 +8,11 @@ export interface Migration {
 }
 
 const BREAKPOINT = "--> statement-breakpoint";
+
+/** `applyMigrations` on the service's connection (the composition root's start). */
+export function migrateConn(conn: DbConn): string[] {
+  return applyMigrations(conn.sqlite);
+}
 
 /**
  * Applies the migrations not yet recorded in schema_migrations, each in its own transaction.

@@ -6,13 +6,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Actor } from "../auth/actor.ts";
-import { createUser } from "../auth/users.ts";
+import { createUser } from "../auth/user-store.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { IdempotencyStore } from "../idempotency/service.ts";
 import { DEFAULT_BILLING } from "../usage/settings.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import { documentsApp, isDocumentFileFormat, type DocumentsApp } from "./app.ts";
-import type { MeetingMaterial } from "./material.ts";
+import type { MeetingMaterial } from "./material-store.ts";
 import { documents } from "./table.ts";
 
 const NOW = Date.parse("2026-11-10T12:00:00Z");

@@ -1,9 +1,9 @@
 import type { Actor } from "../auth/actor.ts";
-import { run } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { hashRequest, type IdempotencyStore, type StoredResponse } from "../idempotency/service.ts";
-import { getJobIn } from "../jobs/store.ts";
+import { getJob } from "../jobs/store.ts";
 import { xmlSafeText } from "../lib/xml-text.ts";
+import { readMeetingMaterial } from "./material-store.ts";
 import { cachedRender, type RenderDocument } from "./render-cache.ts";
 import { requestDocument, type RequestDocumentDeps } from "./request.ts";
 import { DOCUMENT_FILE_TYPES, renderDocument, type DocumentFileFormat } from "./resource.ts";
@@ -62,8 +62,8 @@ export function documentsApp(deps: DocumentsDeps) {
         parse: async () => ({ parsed: body, hash: hashRequest({ meeting_id: subject, body }) }),
         execute: async (parsed, complete) => {
           let response: unknown;
-          await requestDocument(deps, actor.account, subject, parsed, (tx, jobId) => {
-            response = getJobIn(tx, userId, jobId);
+          await requestDocument(deps, actor.account, subject, parsed, async (tx, jobId) => {
+            response = await getJob(tx, userId, jobId);
             // The meeting is the resource: deleting it forgets this stored response too.
             complete(tx, { status: 202, body: response }, subject);
           }, actor.channel);
@@ -91,7 +91,7 @@ export function documentsApp(deps: DocumentsDeps) {
       const row = await owned(actor, documentId);
       const file = { fileName: `${row.id}.${format}`, contentType: DOCUMENT_FILE_TYPES[format] };
       if (format === "md") return { ...file, body: xmlSafeText(row.markdown), cached: null };
-      const material = await run(deps.conn, (q) => deps.loadMaterial(q, row.meetingId, false));
+      const material = await readMeetingMaterial(deps.conn, deps.loadMaterial, row.meetingId, false);
       const header = {
         title: row.title,
         meetingTitle: material?.title ?? "",

@@ -1,20 +1,20 @@
-import { findUserById } from "../auth/users.ts";
-import { run, type Conn, type TxConn } from "../db/conn.ts";
-import type { UsageMeter } from "../usage/meter.ts";
-import { emitEvent } from "../events/service.ts";
+import { getUserById } from "../auth/user-store.ts";
+import type { Conn, TxConn } from "../db/conn.ts";
+import { debit, type UsageMeter } from "../usage/meter-store.ts";
+import { recordEvent } from "../events/store.ts";
 import type { JobKind } from "../jobs/kind.ts";
 import { renderJob, type JobRow } from "../jobs/query.ts";
 import { loadJob, setJobPayload } from "../jobs/store.ts";
 import { randomId } from "../lib/ids.ts";
 import { DOCUMENT_STEPS, type DocumentStepInput } from "../worker/protocol.ts";
 import { documentGenerationJob, documentJobPayload } from "./generation-job.ts";
-import type { LoadMeetingMaterial } from "./material.ts";
+import { readMeetingMaterial, type LoadMeetingMaterial } from "./material-store.ts";
 import { renderDocument } from "./resource.ts";
 import { findDocument, insertDocument, requestOfJob } from "./generation-store.ts";
 
 /**
  * document_generation, the second job kind (issue 10): one step, generate, in which the worker's
- * LLM writes the document from the request (documents/request.ts or spawn.ts) and the meeting's
+ * LLM writes the document from the request (documents/request.ts or spawnDocumentJobs in generation-store.ts) and the meeting's
  * material. The document row is written in the transaction that completes the job, so a document
  * exists only whole, and only with its job completed and its document.generated event.
  */
@@ -31,7 +31,7 @@ export function documentGeneration(deps: { dataDir: string; loadMaterial: LoadMe
     async stepInput(c, job, _step, runId): Promise<DocumentStepInput | null> {
       const request = await requestOf(c, job);
       const meetingId = job.meetingId;
-      const material = meetingId === null ? undefined : await run(c, (q) => deps.loadMaterial(q, meetingId, request?.includeTranscript ?? false));
+      const material = meetingId === null ? undefined : await readMeetingMaterial(c, deps.loadMaterial, meetingId, request?.includeTranscript ?? false);
       // The meeting (and with it the request) was deleted, or its report is gone: nothing to write from.
       if (!request || !material?.report) return null;
       return {
@@ -70,22 +70,21 @@ export function documentGeneration(deps: { dataDir: string; loadMaterial: LoadMe
         updatedAt: now,
       });
       await setJobPayload(tx, job.id, { ...documentJobPayload(job), documentId: id });
-      await run(tx, (q) =>
-        deps.meter(
-          q,
-          {
-            operation: "document",
-            userId: job.userId,
-            plan: findUserById(q, job.userId)?.plan ?? "free",
-            channel: job.channel,
-            meetingId: job.meetingId,
-            jobId: job.id,
-            promptTokens: result.document.usage.promptTokens,
-            completionTokens: result.document.usage.completionTokens,
-            model: result.document.model,
-          },
-          now,
-        ),
+      await debit(
+        tx,
+        deps.meter,
+        {
+          operation: "document",
+          userId: job.userId,
+          plan: (await getUserById(tx, job.userId))?.plan ?? "free",
+          channel: job.channel,
+          meetingId: job.meetingId,
+          jobId: job.id,
+          promptTokens: result.document.usage.promptTokens,
+          completionTokens: result.document.usage.completionTokens,
+          model: result.document.model,
+        },
+        now,
       );
     },
     // Events name the job: only the API's jobs emit them (a web app job is not the API's to read).
@@ -93,20 +92,18 @@ export function documentGeneration(deps: { dataDir: string; loadMaterial: LoadMe
       if (job.channel !== "api") return;
       const row = await current(tx, job);
       const document = (await findDocument(tx, documentJobPayload(row).documentId!))!;
-      await run(tx, (q) =>
-        emitEvent(q, {
-          userId: job.userId,
-          type: "document.generated",
-          now,
-          meetingId: job.meetingId,
-          object: { ...renderJob(row), document: renderDocument(document) },
-        }),
-      );
+      await recordEvent(tx, {
+        userId: job.userId,
+        type: "document.generated",
+        now,
+        meetingId: job.meetingId,
+        object: { ...renderJob(row), document: renderDocument(document) },
+      });
     },
     async onFailed(tx, job, now) {
       if (job.channel !== "api") return;
       const row = await current(tx, job);
-      await run(tx, (q) => emitEvent(q, { userId: job.userId, type: "document.failed", now, meetingId: job.meetingId, object: renderJob(row) }));
+      await recordEvent(tx, { userId: job.userId, type: "document.failed", now, meetingId: job.meetingId, object: renderJob(row) });
     },
   };
 }

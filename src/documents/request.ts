@@ -1,16 +1,14 @@
 import type { Account } from "../auth/actor.ts";
-import type { Queryable } from "../db/client.ts";
-import { run, withTx, type Conn } from "../db/conn.ts";
+import { withTx, type Conn, type TxConn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
-import { enqueueJob } from "../jobs/enqueue.ts";
 import { documentGenerationJob } from "./generation-job.ts";
 import type { ParallelSlots } from "../jobs/slots.ts";
 import type { Channel } from "../lib/channel.ts";
-import { admit } from "../usage/admit.ts";
+import { admitAndQueue } from "../usage/admission-store.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import type { Clock } from "../lib/time.ts";
 import type { TemplateCatalogue } from "../templates/catalogue.ts";
-import type { LoadMeetingMaterial } from "./material.ts";
+import { readMeetingMaterial, type LoadMeetingMaterial } from "./material-store.ts";
 import type { DocumentRequestBody } from "./schema.ts";
 import { insertDocumentRequest } from "./store.ts";
 
@@ -26,7 +24,7 @@ export interface RequestDocumentDeps {
 /**
  * Queues a document_generation job for one of the user's meetings (POST /v1/meetings/{id}/documents):
  * the meeting must be completed with its AI report (409 summary_not_ready otherwise, transcribe_only included)
- * the account a free processing slot (429) and a balance, or for the web app a documents quota, that can pay its expected cost beside what its jobs in flight hold (402, usage/admission.ts). The request (the template's prompt as it is now, or
+ * the account a free processing slot (429) and a balance, or for the web app a documents quota, that can pay its expected cost beside what its jobs in flight hold (402, usage/admission-store.ts). The request (the template's prompt as it is now, or
  * the client's) is stored with the job, in one transaction with it; `inTransaction` runs last in it
  * (the idempotency key is recorded there).
  */
@@ -35,47 +33,43 @@ export async function requestDocument(
   account: Account,
   meetingId: string,
   body: DocumentRequestBody,
-  inTransaction: (tx: Queryable, jobId: string) => void = () => {},
+  inTransaction: (tx: TxConn, jobId: string) => Promise<void> = async () => {},
   /** The web app's requests are metered on their own channel and never draw on the API allowance. */
   channel: Channel = "api",
 ): Promise<string> {
   const now = deps.clock.now();
   return withTx(deps.conn, async (t) => {
-    const { jobId, template, subject } = await run(t, (tx) => {
-      // The transcript only when the document reads it: its size is part of the expected cost.
-      const material = deps.loadMaterial(tx, meetingId, body.include_transcript === true);
-      if (!material || material.userId !== account.userId) throw ApiError.notFound(`Meeting ${meetingId}`);
-      const template = body.template_id === undefined ? undefined : deps.templates.get(body.template_id);
-      if (body.template_id !== undefined && !template) {
-        throw ApiError.validation([
-          { field: "template_id", code: "unknown_template", message: `There is no template ${body.template_id}; GET /v1/templates lists them.` },
-        ]);
-      }
-      if (material.transcribeOnly) {
-        throw new ApiError("summary_not_ready", "This meeting was created with transcribe_only: it has no AI report to write documents from.");
-      }
-      if (!material.report) {
-        throw new ApiError("summary_not_ready", "The AI report is not ready yet. Wait for processing.completed, then ask again.");
-      }
-      // SPEC 4: a completed meeting. A report being written again (queued or processing) is not ready.
-      if (material.status !== "completed") {
-        throw new ApiError("summary_not_ready", `The meeting is ${material.status}, not completed: its AI report is not ready. Wait for processing.completed, then ask again.`);
-      }
-      const readChars = material.report.markdown.length + (material.transcript ?? []).reduce((sum, s) => sum + s.text.length + s.speaker.length + 2, 0);
-      const jobId = admit(tx, deps, { account, channel }, { kind: "document", readChars }, now, () =>
-        enqueueJob(tx, {
-          userId: account.userId,
-          kind: documentGenerationJob,
-          channel,
-          firstStep: "generate",
-          now,
-          meetingId: material.meetingId,
-          payload: {},
-          metadata: body.metadata ?? null,
-        }),
-      );
-      return { jobId, template, subject: material.meetingId };
+    // The transcript only when the document reads it: its size is part of the expected cost.
+    const material = await readMeetingMaterial(t, deps.loadMaterial, meetingId, body.include_transcript === true);
+    if (!material || material.userId !== account.userId) throw ApiError.notFound(`Meeting ${meetingId}`);
+    const template = body.template_id === undefined ? undefined : deps.templates.get(body.template_id);
+    if (body.template_id !== undefined && !template) {
+      throw ApiError.validation([
+        { field: "template_id", code: "unknown_template", message: `There is no template ${body.template_id}; GET /v1/templates lists them.` },
+      ]);
+    }
+    if (material.transcribeOnly) {
+      throw new ApiError("summary_not_ready", "This meeting was created with transcribe_only: it has no AI report to write documents from.");
+    }
+    if (!material.report) {
+      throw new ApiError("summary_not_ready", "The AI report is not ready yet. Wait for processing.completed, then ask again.");
+    }
+    // SPEC 4: a completed meeting. A report being written again (queued or processing) is not ready.
+    if (material.status !== "completed") {
+      throw new ApiError("summary_not_ready", `The meeting is ${material.status}, not completed: its AI report is not ready. Wait for processing.completed, then ask again.`);
+    }
+    const readChars = material.report.markdown.length + (material.transcript ?? []).reduce((sum, s) => sum + s.text.length + s.speaker.length + 2, 0);
+    const jobId = await admitAndQueue(t, deps, { account, channel }, { kind: "document", readChars }, now, {
+      userId: account.userId,
+      kind: documentGenerationJob,
+      channel,
+      firstStep: "generate",
+      now,
+      meetingId: material.meetingId,
+      payload: {},
+      metadata: body.metadata ?? null,
     });
+    const subject = material.meetingId;
     await insertDocumentRequest(t, {
       jobId,
       userId: account.userId,
@@ -87,7 +81,7 @@ export async function requestDocument(
       includeTranscript: body.include_transcript,
       createdAt: now,
     });
-    await run(t, (tx) => inTransaction(tx, jobId));
+    await inTransaction(t, jobId);
     return jobId;
   });
 }

@@ -8,7 +8,7 @@ const PROBE_TIMEOUT_MS = 10_000;
  * The duration a recording's container announces (probeMedia: ffmpeg's probing under the
  * decoder's allowlists and the children's environment, nothing decoded), or null when it does not
  * say, is not a recording the service decodes, or takes over 10 seconds to read. It serves
- * admission only (what to reserve before processing: usage/admission.ts): a header can lie, so
+ * admission only (what to reserve before processing: usage/admission-store.ts): a header can lie, so
  * the decode step measures the audio itself and the reservation follows (meetings/processing.ts).
  */
 export function announcedDuration(ffmpegPath: string): (path: string) => Promise<number | null> {

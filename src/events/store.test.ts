@@ -1,7 +1,7 @@
 // The async face of events/ against a temp database: an event recorded in a transaction that rolls
 // back is gone with it; fan-out bookkeeping; a meeting's events purged with their content.
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { createUser } from "../auth/users.ts";
+import { createUser } from "../auth/user-store.ts";
 import { withTx } from "../db/conn.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import { deleteMeetingEvents, eventPayload, eventsToFanOut, markFannedOut, recordEvent } from "./store.ts";

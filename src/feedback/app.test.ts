@@ -1,7 +1,7 @@
 // Feedback's use case against a real store: recorded as received; a meeting named must be the account's.
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import type { Actor } from "../auth/actor.ts";
-import { createUser } from "../auth/users.ts";
+import { createUser } from "../auth/user-store.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { meetings } from "../meetings/table.ts";
 import { testActor } from "../../test/support/actor.ts";

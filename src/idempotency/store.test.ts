@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { createUser } from "../auth/users.ts";
+import { createUser } from "../auth/user-store.ts";
 import { tempDatabase } from "../../test/support/database.ts";
 import { feedback } from "../feedback/table.ts";
 import type { Queryable } from "../db/client.ts";

@@ -5,12 +5,12 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import type { Actor } from "../auth/actor.ts";
-import { createUser } from "../auth/users.ts";
+import { createUser } from "../auth/user-store.ts";
 import { run } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import { jobsApp } from "./app.ts";
-import { enqueueJob } from "./enqueue.ts";
+import { enqueueJob } from "./queue-store.ts";
 import { declareJobKind, registerJobKinds, registeredJobKinds } from "./kind.ts";
 import { jobSchemas } from "./schema.ts";
 

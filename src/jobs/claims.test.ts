@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { z } from "zod";
-import { createUser } from "../auth/users.ts";
+import { createUser } from "../auth/user-store.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import { claimNextJob, LEASE_MS, releaseLease, renewLease } from "./claims-store.ts";
 import { jobs } from "./table.ts";

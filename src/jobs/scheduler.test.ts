@@ -3,11 +3,11 @@
 // (a hook that throws rolls the move back), failures, cancel.
 import { afterAll, expect, test } from "bun:test";
 import { z } from "zod";
-import { createUser } from "../auth/users.ts";
+import { createUser } from "../auth/user-store.ts";
 import { run } from "../db/conn.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import type { StepInput, StepResult } from "../worker/protocol.ts";
-import { enqueueJob } from "./enqueue.ts";
+import { enqueueJob } from "./queue-store.ts";
 import { declareJobKind, payloadOf, type JobKind } from "./kind.ts";
 import { Scheduler } from "./scheduler.ts";
 import { loadJob, setJobPayload, updateJob } from "./store.ts";

@@ -99,21 +99,15 @@ export function listJobs(c: Conn, userId: string, filter: JobListFilter) {
 
 /** One job of the account; another account's job, or a webapp job, is not found. */
 export function getJob(c: Conn, userId: string, jobId: string) {
-  return run(c, (q) => getJobIn(q, userId, jobId));
-}
-
-/**
- * `getJob` inside a synchronous transaction body (the bridge for callers that answer the job they
- * just queued from inside their own transaction, documents/routes.ts).
- */
-export function getJobIn(q: Queryable, userId: string, jobId: string) {
-  const row = q
-    .select()
-    .from(jobs)
-    .where(and(eq(jobs.id, jobId), eq(jobs.userId, userId), eq(jobs.channel, "api")))
-    .get();
-  if (!row) throw ApiError.notFound(`Job ${jobId}`);
-  return renderJob(row);
+  return run(c, (q) => {
+    const row = q
+      .select()
+      .from(jobs)
+      .where(and(eq(jobs.id, jobId), eq(jobs.userId, userId), eq(jobs.channel, "api")))
+      .get();
+    if (!row) throw ApiError.notFound(`Job ${jobId}`);
+    return renderJob(row);
+  });
 }
 
 /** Queued and running jobs of the account that hold a processing slot (none queued by another job). */

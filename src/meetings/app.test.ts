@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import type { Actor } from "../auth/actor.ts";
-import { createUser } from "../auth/users.ts";
+import { createUser } from "../auth/user-store.ts";
 import { IdempotencyStore } from "../idempotency/service.ts";
 import { jobs } from "../jobs/table.ts";
 import { DEFAULT_PARALLEL_SLOTS } from "../jobs/slots.ts";

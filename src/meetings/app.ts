@@ -15,7 +15,7 @@ import type { DiskFloor } from "../storage/disk-space.ts";
 import { meetingDir, recordingPath, uploadsTmpDir } from "../storage/paths.ts";
 import type { TranscriptDocument, TranscriptMeta } from "../transcripts/types.ts";
 import type { UploadsInFlight } from "../uploads/in-flight.ts";
-import { admitBeforeUpload, checkBeforeUpload } from "../usage/admit.ts";
+import { admitBeforeUpload, checkBeforeUpload } from "../usage/admission-store.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import { correctionsOf, correctionText, segmentsCorrected, storeSegmentCorrection, type SegmentCorrection } from "./corrections-store.ts";
 import { createMeeting, storeDraftMeeting, type Recording } from "./create.ts";

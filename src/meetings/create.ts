@@ -4,9 +4,9 @@ import type { Plan } from "../auth/plans.ts";
 import type { Queryable } from "../db/client.ts";
 import { runTx, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
-import { enqueueJob } from "../jobs/enqueue.ts";
+import { enqueueJob } from "../jobs/queue-store.ts";
 import type { ParallelSlots } from "../jobs/slots.ts";
-import { admit } from "../usage/admit.ts";
+import { admit } from "../usage/admission-store.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import type { Clock } from "../lib/time.ts";
 import { meetingDir, recordingPath } from "../storage/paths.ts";
@@ -68,7 +68,7 @@ export function assertLabelsUnique(list: { speaker_labels: string[] }[], path: s
 
 /**
  * The processing job of a meeting whose recording is in place (or, for audio_url, to be
- * downloaded), after checking the account's processing slots, then admitted (usage/admission.ts):
+ * downloaded), after checking the account's processing slots, then admitted (usage/admission-store.ts):
  * for the API, its balance must pay the expected cost beside what its jobs in flight reserve (402);
  * for the web app, its own monthly minutes of audio must hold the recording (402
  * webapp_quota_reached): its usage never draws on the API's allowance (SPEC 8, rule 5). The

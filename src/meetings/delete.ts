@@ -5,7 +5,7 @@ import { run, runTx, type Conn } from "../db/conn.ts";
 import type { WalTruncation } from "../db/wal-truncation.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { deleteMeetingDocuments } from "../documents/store.ts";
-import { purgeMeetingEvents } from "../events/service.ts";
+import { purgeMeetingEvents } from "../events/store.ts";
 import { forgetResource } from "../idempotency/service.ts";
 import { jobs } from "../jobs/table.ts";
 import { meetingDir } from "../storage/paths.ts";

@@ -1,10 +1,10 @@
 import type { Queryable } from "../db/client.ts";
-import type { MeetingMaterial } from "../documents/material.ts";
+import type { MeetingMaterial } from "../documents/material-store.ts";
 import { toRfc3339 } from "../lib/time.ts";
 import { loadParticipants, meetingById, reportMarkdownOf, transcriptSpeakers } from "./store.ts";
 import { loadTranscript } from "./transcript.ts";
 
-/** What a document is written from (documents/material.ts), or undefined when the meeting is gone. */
+/** What a document is written from (documents/material-store.ts), or undefined when the meeting is gone. */
 export function loadMeetingMaterial(db: Queryable, meetingId: string, withTranscript: boolean): MeetingMaterial | undefined {
   const meeting = meetingById(db, meetingId);
   if (!meeting) return undefined;

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { createUser } from "../auth/users.ts";
+import { createUser } from "../auth/user-store.ts";
 import { findOrCreateClient } from "../clients/service.ts";
 import type { Db } from "../db/client.ts";
 import { tempDatabase } from "../../test/support/database.ts";
-import { enqueueJob } from "../jobs/enqueue.ts";
+import { enqueueJob } from "../jobs/queue-store.ts";
 import { meetingProcessingJob } from "./processing-job.ts";
 import { listMeetings } from "./list-store.ts";
 import { meetings, meetingTags, participants, reports, transcripts } from "./table.ts";

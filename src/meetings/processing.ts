@@ -1,18 +1,20 @@
 import { z } from "zod";
 import { existsSync, readFileSync } from "node:fs";
-import { findUserById } from "../auth/users.ts";
+import { findUserById } from "../auth/user-store.ts";
 import type { Queryable } from "../db/client.ts";
 import { run, type Conn, type TxConn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { isJobErrorCode, JOB_ERROR_CATALOGUE } from "../errors/job-codes.ts";
-import { admitJob } from "../usage/admission.ts";
+import { admitJob } from "../usage/admission-store.ts";
 import { expectedDocument, expectedProcessing } from "../usage/estimate.ts";
-import type { Consumption, UsageMeter } from "../usage/meter.ts";
-import { reservationOf, reserve } from "../usage/reservations.ts";
+import type { Consumption, UsageMeter } from "../usage/meter-store.ts";
+import { reservationOf, reserve } from "../usage/reservation-store.ts";
 import type { BillingSettings } from "../usage/settings.ts";
-import { spawnDocumentJobs, templatesRequested } from "../documents/spawn.ts";
+import { spawnDocumentJobs } from "../documents/generation-store.ts";
+import { templatesRequested } from "../documents/spawn.ts";
 import type { TemplateCatalogue } from "../templates/catalogue.ts";
-import { emitEvent, type EventType } from "../events/service.ts";
+import type { EventType } from "../events/types.ts";
+import { emitEvent } from "../events/store.ts";
 import type { JobKind, JobStage } from "../jobs/kind.ts";
 import { renderJob, type JobRow } from "../jobs/query.ts";
 import { loadJob, queuedAmong, setJobPayload } from "../jobs/store.ts";
@@ -76,9 +78,9 @@ export function meetingProcessing(deps: {
   dataDir: string;
   publicApiUrl(): string;
   templates: Pick<TemplateCatalogue, "get" | "templates">;
-  /** Debits what a finished step consumed (usage/meter.ts). */
+  /** Debits what a finished step consumed (usage/meter-store.ts). */
   meter: UsageMeter;
-  /** Re-estimates what a job reserves once its recording is decoded (usage/admission.ts). */
+  /** Re-estimates what a job reserves once its recording is decoded (usage/admission-store.ts). */
   billing: BillingSettings;
 }): JobKind {
   const meetingOf = async (c: Conn, job: JobRow): Promise<ProcessedMeeting | undefined> => (job.meetingId === null ? undefined : findMeeting(c, job.meetingId));

@@ -4,13 +4,13 @@ import type { Plan } from "../auth/plans.ts";
 import type { Queryable } from "../db/client.ts";
 import { run, runTx, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
-import { enqueueJob } from "../jobs/enqueue.ts";
+import { enqueueJob } from "../jobs/queue-store.ts";
 import { meetingProcessingJob } from "./processing-job.ts";
 import type { ParallelSlots } from "../jobs/slots.ts";
 import type { Clock } from "../lib/time.ts";
 import { stepOutputPath } from "../storage/paths.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
-import { admit } from "../usage/admit.ts";
+import { admit } from "../usage/admission-store.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import type { Channel } from "../lib/channel.ts";
 import { loadParticipants, ownedMeetingRow, transcriptRowOf } from "./store.ts";
@@ -75,7 +75,7 @@ export function transcriptChars(transcript: Pick<StoredTranscript, "segments">):
 
 /**
  * A processing job of the summarize step only, after the slot check, admitted with the expected
- * cost of a report over `chars` characters of transcript (usage/admission.ts): from the API
+ * cost of a report over `chars` characters of transcript (usage/admission-store.ts): from the API
  * wallet, or for the web app one writing of its monthly documents quota (402 when it cannot pay).
  */
 export function enqueueReportOnly(

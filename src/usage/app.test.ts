@@ -3,15 +3,15 @@
 import { meetingProcessingJob } from "../meetings/processing-job.ts";
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import type { Actor } from "../auth/actor.ts";
-import { createUser } from "../auth/users.ts";
+import { createUser } from "../auth/user-store.ts";
 import { testActor } from "../../test/support/actor.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
-import { grantCredits, setSpendCap } from "./accounts.ts";
+import { grantCredits, setSpendCap } from "./account-store.ts";
 import { usageAdminApp, usageApp } from "./app.ts";
-import { usageMeter, type Consumption } from "./meter.ts";
+import { usageMeter, type Consumption } from "./meter-store.ts";
 import { renderLedgerLine, renderUsage } from "./render.ts";
-import { reserve } from "./reservations.ts";
-import { enqueueJob } from "../jobs/enqueue.ts";
+import { reserve } from "./reservation-store.ts";
+import { enqueueJob } from "../jobs/queue-store.ts";
 import { DEFAULT_BILLING, type BillingSettings } from "./settings.ts";
 
 const billing: BillingSettings = {
@@ -49,8 +49,8 @@ beforeEach(() => {
 afterEach(() => database.remove());
 
 test("summary: the API month's wallet, credits, on-demand cap, what is reserved and the totals; the web app's lines left out", async () => {
-  grantCredits(database.db, userId, 50, "top-up", NOV);
-  setSpendCap(database.db, userId, 1000, NOV);
+  await grantCredits(database.conn, userId, 50, "top-up", NOV);
+  await setSpendCap(database.conn, userId, 1000, NOV);
   consume({ operation: "transcription", channel: "api", audioSeconds: 600 }, NOV); // 60
   consume({ operation: "report", channel: "api", promptTokens: 100, completionTokens: 20 }, NOV + 1); // 120: 90 wallet, 30 on demand
   consume({ operation: "transcription", channel: "webapp", audioSeconds: 600 }, NOV + 2);

@@ -1,14 +1,15 @@
 import type { Actor } from "../auth/actor.ts";
-import { run, type Conn } from "../db/conn.ts";
+import type { Conn } from "../db/conn.ts";
 import type { Page } from "../http/pagination.ts";
 import type { Clock } from "../lib/time.ts";
-import { grantCredits, setSpendCap } from "./accounts.ts";
-import type { Balance } from "./balance.ts";
+import { grantCredits, setSpendCap } from "./account-store.ts";
+import type { Balance } from "./balance-store.ts";
 import type { BillingSettings } from "./settings.ts";
 import { apiMonth, ledgerPage, readWebappUsage, type LedgerRow, type MonthTotals } from "./store.ts";
-import type { WebappUsage } from "./webapp-quota.ts";
+import type { WebappUsage } from "./webapp-quota-store.ts";
 
 export type { LedgerRow, MonthTotals } from "./store.ts";
+export type { WebappUsage } from "./webapp-quota-store.ts";
 
 /** The API side of an account's month: its plan, wallet and on-demand balance, and its operations' totals. */
 export interface UsageSummary {
@@ -51,12 +52,12 @@ export function usageAdminApp(deps: { conn: Conn; clock: Clock }) {
   return {
     /** Turns on-demand billing on with a monthly cap (minor units), or off with null. */
     setSpendCap(userId: string, capMinor: number | null): Promise<void> {
-      return run(deps.conn, (q) => setSpendCap(q, userId, capMinor, deps.clock.now()));
+      return setSpendCap(deps.conn, userId, capMinor, deps.clock.now());
     },
 
     /** Credits added to the account's wallet for this UTC month; answers the month. */
     grantCredits(userId: string, amountMinor: number, note: string | null): Promise<{ period: string }> {
-      return run(deps.conn, (q) => grantCredits(q, userId, amountMinor, note, deps.clock.now()));
+      return grantCredits(deps.conn, userId, amountMinor, note, deps.clock.now());
     },
   };
 }

@@ -1,5 +1,5 @@
-import { costOf } from "./meter.ts";
-import type { Expected } from "./reservations.ts";
+import { costOf } from "./meter-store.ts";
+import type { Expected } from "./reservation-store.ts";
 import type { BillingSettings } from "./settings.ts";
 
 /**
@@ -11,7 +11,7 @@ export const TOKENS_PER_AUDIO_SECOND = 4;
 export const CHARS_PER_TOKEN = 3;
 
 /**
- * What an operation is expected to cost before it runs, to reserve at admission (usage/admission.ts):
+ * What an operation is expected to cost before it runs, to reserve at admission (usage/admission-store.ts):
  * audio by its duration at the transcription rate, and a language model's work by the transcript it
  * reads plus settings.estimates.reportTokens (its instructions and its answer). Never less than
  * the admission hold, so an operation whose size is not known yet (an audio_url before its

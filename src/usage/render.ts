@@ -1,5 +1,5 @@
 import { toRfc3339 } from "../lib/time.ts";
-import type { Balance } from "./balance.ts";
+import type { Balance } from "./balance-store.ts";
 import { ALERT_THRESHOLDS_PERCENT, periodBounds, SPEND_CAP_THRESHOLDS_PERCENT, type BillingSettings } from "./settings.ts";
 import type { LedgerRow, MonthTotals } from "./store.ts";
 

@@ -2,10 +2,10 @@ import { and, desc, eq, sql } from "drizzle-orm";
 import { run, type Conn } from "../db/conn.ts";
 import { newestFirstAfter } from "../db/keyset.ts";
 import { paginate, type Page } from "../http/pagination.ts";
-import { balanceOf, type Balance } from "./balance.ts";
+import { balanceOf, type Balance } from "./balance-store.ts";
 import { periodOf, type BillingSettings } from "./settings.ts";
 import { ledgerLines } from "./table.ts";
-import { webappUsage, type WebappUsage } from "./webapp-quota.ts";
+import { webappUsage, type WebappUsage } from "./webapp-quota-store.ts";
 
 /**
  * The async face of usage/ for its use cases (usage/app.ts). The synchronous readers and writers

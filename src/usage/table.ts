@@ -84,7 +84,7 @@ export const usageAlerts = sqliteTable(
 /**
  * What an admitted job is expected to cost, held against the account until the job ends (issue
  * 20): the API wallet's minor units, or the web app's seconds of audio and documents. Written in
- * the transaction that admits the job; lowered as each of its operations is debited (usage/meter.ts);
+ * the transaction that admits the job; lowered as each of its operations is debited (usage/meter-store.ts);
  * removed by triggers (migrations/0012_usage_reservations.sql) in the very transaction that
  * ends the job (completed, failed, canceled) or deletes it, so a crash never leaves one behind and
  * a restart finds every reservation of a job still running. Not ledger lines: those are immutable.

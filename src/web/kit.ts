@@ -3,7 +3,6 @@ import { authApp, type OidcSignIn, type PasswordAttemptOutcome, type PasswordAtt
 import type { ClientsApp } from "../clients/app.ts";
 import type { UsageApp } from "../usage/app.ts";
 import type { Plan } from "../auth/plans.ts";
-import type { Db } from "../db/client.ts";
 import type { DbConn } from "../db/conn.ts";
 import type { DocumentsApp } from "../documents/app.ts";
 import type { ExportsApp } from "../exports/app.ts";
@@ -41,7 +40,8 @@ export interface WebApps {
 /** What the web app's pages use: the same services as the API, handed over by the composition root. */
 export interface WebDeps {
   apps: WebApps;
-  db: Db;
+  /** The meeting pages' synchronous drizzle face of `conn` (meetings/ functions still take it); goes when they call meetings/app.ts. */
+  db: DbConn["drizzle"];
   /** The same database as a store `Conn` (db/conn.ts), for the application layer (each domain's app.ts). */
   conn: DbConn;
   clock: Clock;

@@ -2,8 +2,8 @@
 // use case's checks, its rows, and what it tells the delivery thread (wake, send now).
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Actor } from "../auth/actor.ts";
-import { createUser } from "../auth/users.ts";
-import { emitEvent } from "../events/service.ts";
+import { createUser } from "../auth/user-store.ts";
+import { emitEvent } from "../events/store.ts";
 import { events } from "../events/table.ts";
 import { IdempotencyStore } from "../idempotency/service.ts";
 import { parseEgressAllow } from "../net/egress.ts";

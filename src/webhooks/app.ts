@@ -33,7 +33,7 @@ import { newWebhookSecret, PREVIOUS_SECRET_TTL_MS } from "./secrets.ts";
 export { renderDelivery, renderEndpoint, type RenderedDelivery, type RenderedEndpoint } from "./render.ts";
 export { createEndpointBody } from "./schema.ts";
 /** The event types an endpoint may subscribe to (the web app's form lists them). */
-export { EVENT_TYPES } from "../events/service.ts";
+export { EVENT_TYPES } from "../events/types.ts";
 export type { DeliveryRow, EndpointRow };
 
 /** Endpoints an account may register. */

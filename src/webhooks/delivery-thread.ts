@@ -3,8 +3,7 @@
  * dispatcher, and every TLS handshake and signature, so a storm of deliveries never holds the
  * API's event loop. See delivery-host.ts for the API side.
  */
-import { openDatabase } from "../db/client.ts";
-import { connOf } from "../db/conn.ts";
+import { openConn } from "../db/conn.ts";
 import { systemClock } from "../lib/time.ts";
 import { parseEgressAllow } from "../net/egress.ts";
 import { trustedCertificates } from "../net/trust.ts";
@@ -24,7 +23,7 @@ self.onmessage = async (event: MessageEvent<ToDeliveryThread>) => {
   switch (message.type) {
     case "start": {
       const { config } = message;
-      const conn = connOf(openDatabase(config.databasePath));
+      const conn = openConn(config.databasePath);
       closeDatabase = () => conn.close();
       const log = (line: string) => send({ type: "log", line });
       dispatcher = new WebhookDispatcher({

@@ -3,8 +3,8 @@
 // schedule, timeouts, redirects, disabling after 15 failures, rotation, bounded concurrency.
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { createUser } from "../auth/users.ts";
-import { emitEvent } from "../events/service.ts";
+import { createUser } from "../auth/user-store.ts";
+import { emitEvent } from "../events/store.ts";
 import { parseEgressAllow } from "../net/egress.ts";
 import { verifySignature } from "../../scripts/webhook-receiver.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";

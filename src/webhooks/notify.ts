@@ -1,6 +1,6 @@
 import { createTransport } from "nodemailer";
-import { findUserById } from "../auth/users.ts";
-import { run, type Conn } from "../db/conn.ts";
+import { getUserById } from "../auth/user-store.ts";
+import type { Conn } from "../db/conn.ts";
 
 interface DisabledEndpoint {
   id: string;
@@ -16,7 +16,7 @@ interface DisabledEndpoint {
 export function disabledEndpointNotifier(deps: { conn: Conn; smtpUrl: string | null; from: string; warn(line: string): void }) {
   const transport = deps.smtpUrl ? createTransport(deps.smtpUrl) : null;
   return async (endpoint: DisabledEndpoint): Promise<void> => {
-    const owner = await run(deps.conn, (q) => findUserById(q, endpoint.userId));
+    const owner = await getUserById(deps.conn, endpoint.userId);
     if (!transport || !owner) {
       deps.warn(`webhook endpoint ${endpoint.id} was disabled after repeated failures; no SMTP relay is configured (--smtp-url) to tell its owner`);
       return;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EVENT_TYPES } from "../events/service.ts";
+import { EVENT_TYPES } from "../events/types.ts";
 import { pageSchema, paginationQuery } from "../http/pagination.ts";
 import { DELIVERY_STATUSES } from "./table.ts";
 

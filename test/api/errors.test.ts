@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { findUserByEmail } from "../../src/auth/users.ts";
+import { findUserByEmail } from "../../src/auth/user-store.ts";
 import { createClient } from "../../src/clients/service.ts";
 import { BUN, BUN_FLAGS, ROOT, createUserWithKey, expectProblem, expectRateHeaders, startServer, type TestServer } from "../helpers/server.ts";
 

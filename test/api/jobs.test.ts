@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { findUserByEmail } from "../../src/auth/users.ts";
+import { findUserByEmail } from "../../src/auth/user-store.ts";
 import { jobs } from "../../src/jobs/table.ts";
 import { randomId } from "../../src/lib/ids.ts";
 import { createUserWithKey, expectProblem, startServer, type TestServer } from "../helpers/server.ts";

@@ -7,7 +7,7 @@ import { eq, sql } from "drizzle-orm";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { findUserByEmail } from "../../src/auth/users.ts";
+import { findUserByEmail } from "../../src/auth/user-store.ts";
 import { createClient } from "../../src/clients/service.ts";
 import type { Db } from "../../src/db/client.ts";
 import { reindexMeeting } from "../../src/meetings/search-index.ts";

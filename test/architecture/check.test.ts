@@ -7,7 +7,7 @@ import { readImports, type ImportEdge } from "./imports.ts";
 test("readImports: every kind of import, type-only ones flagged, strings and comments ignored", () => {
   const source = [
     'import type { A } from "./a.ts";',
-    'import { type B } from "./b.ts";',
+    'import type { B } from "./b.ts";',
     'import { C, type D } from "./c.ts";',
     'import E from "./e.ts";',
     'import * as F from "./f.ts";',

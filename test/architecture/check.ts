@@ -30,8 +30,26 @@ export interface Rule {
   forbid?: string[];
 }
 
+/**
+ * A rule on files rather than folders: what the files its globs name may import, imports inside
+ * their own folder included (routes.ts may not import its own domain's store). Package imports
+ * (the database driver) are edges too: `to` is the package's name ("drizzle-orm/sqlite-core").
+ */
+export interface FileRule {
+  /** What the rule protects, printed above its violations. */
+  description: string;
+  /** The importing files it constrains: globs relative to src/ (every routes.ts, all of web/). */
+  files: string[];
+  /** Importing files it leaves alone (globs). */
+  except?: string[];
+  /** What they may not import: globs of files relative to src/, or of package names ("drizzle-orm{,/**}"). */
+  forbid: string[];
+  /** Imports it lets through although `forbid` names them (globs). */
+  allow?: string[];
+}
+
 export interface Violation {
-  rule: Rule;
+  rule: Rule | FileRule;
   edge: ImportEdge;
 }
 
@@ -52,6 +70,19 @@ export function ruleViolations(edges: ImportEdge[], rules: Rule[]): Violation[] 
       const allowed = rule.allow ? rule.allow.some((entry) => matches(entry, edge.to)) : true;
       const forbidden = rule.forbid ? rule.forbid.some((entry) => matches(entry, edge.to)) : false;
       if (!allowed || forbidden) violations.push({ rule, edge });
+    }
+  }
+  return violations;
+}
+
+/** The imports that break a file rule; `edges` may hold package imports (`to` the package's name). */
+export function fileRuleViolations(edges: ImportEdge[], rules: FileRule[]): Violation[] {
+  const any = (globs: string[] | undefined, path: string) => (globs ?? []).some((glob) => new Bun.Glob(glob).match(path));
+  const violations: Violation[] = [];
+  for (const rule of rules) {
+    for (const edge of edges) {
+      if (!any(rule.files, edge.from) || any(rule.except, edge.from)) continue;
+      if (any(rule.forbid, edge.to) && !any(rule.allow, edge.to)) violations.push({ rule, edge });
     }
   }
   return violations;
@@ -170,7 +201,7 @@ function describeEdge(edge: ImportEdge): string {
 /** The readable list the test fails with; empty when all is well. */
 export function report(violations: Violation[], cycles: FolderCycle[], files: FileCycle[] = []): string {
   const out: string[] = [];
-  const byRule = new Map<Rule, Violation[]>();
+  const byRule = new Map<Rule | FileRule, Violation[]>();
   for (const violation of violations) byRule.set(violation.rule, [...(byRule.get(violation.rule) ?? []), violation]);
   for (const [rule, found] of byRule) {
     out.push(`${rule.description} (${found.length}):`);

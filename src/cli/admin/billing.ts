@@ -1,8 +1,7 @@
 import { isPlan, PLANS } from "../../auth/plans.ts";
-import { setUserPlan } from "../../auth/users.ts";
+import { setUserPlan } from "../../auth/user-store.ts";
 import { DATA_DIR_OPTION } from "../../config-options.ts";
-import { run } from "../../db/conn.ts";
-import { grantCredits, setSpendCap } from "../../usage/accounts.ts";
+import { grantCredits, setSpendCap } from "../../usage/account-store.ts";
 import type { Command } from "../command.ts";
 import { UsageError } from "../options.ts";
 import { EMAIL_OPTION, JSON_OPTION, requireUser, withConn } from "./shared.ts";
@@ -34,7 +33,7 @@ export const billingCommands: Record<string, Command> = {
       if (cap === undefined) throw new UsageError("--cap must be a whole number of minor units, or none");
       const user = await withConn(values, async (conn) => {
         const found = await requireUser(conn, values.email as string);
-        await run(conn, (q) => setSpendCap(q, found.id, cap, Date.now()));
+        await setSpendCap(conn, found.id, cap, Date.now());
         return found;
       });
       out(values.json ? JSON.stringify({ id: user.id, email: user.email, spend_cap: cap }) : cap === null ? `on-demand billing is off for ${user.email}` : `${user.email} may spend up to ${cap} minor units a month on demand`);
@@ -55,7 +54,7 @@ export const billingCommands: Record<string, Command> = {
       if (!Number.isInteger(amount) || amount < 1 || amount > 1e12) throw new UsageError("--amount must be a whole number of minor units, at least 1");
       const { user, period } = await withConn(values, async (conn) => {
         const found = await requireUser(conn, values.email as string);
-        return { user: found, ...(await run(conn, (q) => grantCredits(q, found.id, amount, (values.note as string | undefined) ?? null, Date.now()))) };
+        return { user: found, ...(await grantCredits(conn, found.id, amount, (values.note as string | undefined) ?? null, Date.now())) };
       });
       out(values.json ? JSON.stringify({ id: user.id, email: user.email, amount, period }) : `granted ${amount} minor units to ${user.email} for ${period}`);
     },

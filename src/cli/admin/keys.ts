@@ -1,4 +1,5 @@
-import { ApiKeyLimitReached, createApiKey, listApiKeys, renderApiKey, revokeApiKey } from "../../auth/api-keys.ts";
+import { ApiKeyLimitReached, renderApiKey } from "../../auth/api-keys.ts";
+import { createApiKey, listApiKeys, revokeApiKey } from "../../auth/api-key-store.ts";
 import { DATA_DIR_OPTION, MAX_API_KEYS_OPTION } from "../../config-options.ts";
 import type { Command } from "../command.ts";
 import { UsageError } from "../options.ts";

@@ -1,6 +1,7 @@
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword, passwordProblem } from "../../auth/passwords.ts";
 import { parseScopeList, type Scope } from "../../auth/scopes.ts";
-import { getUserByEmail, type User } from "../../auth/users.ts";
+import type { User } from "../../auth/users.ts";
+import { getUserByEmail } from "../../auth/user-store.ts";
 import { openConn, sqliteOf, type Conn, type DbConn } from "../../db/conn.ts";
 import { applyMigrations } from "../../db/migrate.ts";
 import { databasePath } from "../../db/paths.ts";

@@ -1,5 +1,5 @@
 import { AccessTokens, identifyOwnToken } from "../../auth/access-tokens.ts";
-import { revokeToken } from "../../auth/revocations.ts";
+import { revokeToken } from "../../auth/revocation-store.ts";
 import { loadOrCreateSigningKey, signingKeyPath } from "../../auth/signing-key.ts";
 import { DATA_DIR_OPTION, OAUTH_OPTIONS, TOKEN_MAX_TTL_OPTION } from "../../config-options.ts";
 import { LOCAL_TOKEN_ISSUER, oauthSettings, tokenMaxTtl } from "../../config.ts";

@@ -1,7 +1,8 @@
 import { AccountBusy, accountApp } from "../../account/app.ts";
 import { isPlan, PLANS } from "../../auth/plans.ts";
-import { addUser, listUsers, renderUser, setPasswordHash } from "../../auth/users.ts";
-import { endAllWebSessions } from "../../auth/web-sessions.ts";
+import { renderUser } from "../../auth/users.ts";
+import { addUser, listUsers, setPasswordHash } from "../../auth/user-store.ts";
+import { endAllWebSessions } from "../../auth/web-session-store.ts";
 import { DATA_DIR_OPTION } from "../../config-options.ts";
 import { sqliteOf, withTx } from "../../db/conn.ts";
 import { truncateWalWithin } from "../../db/wal-truncation.ts";

@@ -1,5 +1,5 @@
 import type { renderLedgerLineWithChannel, Usage } from "../../usage/render.ts";
-import type { WebappUsage } from "../../usage/webapp-quota.ts";
+import type { WebappUsage } from "../../usage/app.ts";
 import { Layout, NextPageLink, type PageFrame } from "../layout.tsx";
 import { SettingsNav } from "./settings.tsx";
 

@@ -2,15 +2,15 @@
 // demand, cap, write-off, 402s, rollover), thresholds announced once, costs in integer minor
 // units, and a ledger the database itself keeps immutable.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { createUser } from "../auth/users.ts";
+import { createUser } from "../auth/user-store.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { jobs } from "../jobs/table.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
-import { grantCredits, setSpendCap } from "./accounts.ts";
-import { admitJob, assertCanPay } from "./admission.ts";
-import { balanceOf } from "./balance.ts";
+import { grantCredits, setSpendCap } from "./account-store.ts";
+import { admitJob, assertCanPay } from "./admission-store.ts";
+import { balanceOf } from "./balance-store.ts";
 import { expectedProcessing, expectedReport } from "./estimate.ts";
-import { costOf, usageMeter, type Consumption } from "./meter.ts";
+import { costOf, usageMeter, type Consumption } from "./meter-store.ts";
 import { DEFAULT_BILLING, type BillingSettings } from "./settings.ts";
 
 const settings: BillingSettings = {
@@ -65,7 +65,7 @@ describe("costs", () => {
 });
 
 describe("a month's lifecycle", () => {
-  test("the wallet pays first, then 402 insufficient_balance without on-demand; credits top it up", () => {
+  test("the wallet pays first, then 402 insufficient_balance without on-demand; credits top it up", async () => {
     consume(600, NOV); // 60 of 100
     expect(balanceOf(database.db, settings, account(), NOV)).toMatchObject({ walletUsed: 60, walletRemaining: 40 });
     expect(refusal(NOV)).toBeNull();
@@ -76,13 +76,13 @@ describe("a month's lifecycle", () => {
       { cost: 60, paid_wallet: 40, paid_on_demand: 0, written_off: 20 },
     ]);
     expect(refusal(NOV)).toBe("insufficient_balance");
-    grantCredits(database.db, userId, 50, "year-end workshop", NOV);
+    await grantCredits(database.conn, userId, 50, "year-end workshop", NOV);
     expect(balanceOf(database.db, settings, account(), NOV)).toMatchObject({ credits: 50, walletRemaining: 50 });
     expect(refusal(NOV)).toBeNull();
   });
 
-  test("on demand up to the spend cap, then 402 spend_cap_reached; what runs past it is written off", () => {
-    setSpendCap(database.db, userId, 30, NOV);
+  test("on demand up to the spend cap, then 402 spend_cap_reached; what runs past it is written off", async () => {
+    await setSpendCap(database.conn, userId, 30, NOV);
     consume(1000, NOV); // 100: the wallet
     expect(refusal(NOV)).toBeNull(); // on-demand can pay
     consume(200, NOV); // 20 on demand
@@ -91,8 +91,8 @@ describe("a month's lifecycle", () => {
     expect(refusal(NOV)).toBe("spend_cap_reached");
   });
 
-  test("a new month resets the wallet and on-demand spending, not the ledger", () => {
-    setSpendCap(database.db, userId, 30, NOV);
+  test("a new month resets the wallet and on-demand spending, not the ledger", async () => {
+    await setSpendCap(database.conn, userId, 30, NOV);
     consume(1400, NOV);
     expect(refusal(NOV)).toBe("spend_cap_reached");
     expect(balanceOf(database.db, settings, account(), DEC)).toMatchObject({ period: "2026-12", walletUsed: 0, walletRemaining: 100, onDemandUsed: 0 });
@@ -145,8 +145,8 @@ describe("a month's lifecycle", () => {
 });
 
 describe("threshold alerts", () => {
-  test("50, 80 and 100 % of the wallet and 80 and 100 % of the cap, each once a month, again the next month", () => {
-    setSpendCap(database.db, userId, 50, NOV);
+  test("50, 80 and 100 % of the wallet and 80 and 100 % of the cap, each once a month, again the next month", async () => {
+    await setSpendCap(database.conn, userId, 50, NOV);
     consume(500, NOV); // 50 %
     consume(10, NOV); // 51 %: nothing new
     consume(300, NOV); // 81 %

@@ -1,10 +1,11 @@
 import { eq } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
-import { emitEvent } from "../events/service.ts";
+import { run, type Conn } from "../db/conn.ts";
+import { emitEvent } from "../events/store.ts";
 import { jobs } from "../jobs/table.ts";
 import { randomId } from "../lib/ids.ts";
-import { balanceOf } from "./balance.ts";
-import { settleDebited } from "./reservations.ts";
+import { balanceOf } from "./balance-store.ts";
+import { settleDebited } from "./reservation-store.ts";
 import { ALERT_THRESHOLDS_PERCENT, periodOf, SPEND_CAP_THRESHOLDS_PERCENT, type BillingSettings } from "./settings.ts";
 import { ledgerLines, usageAlerts, type OPERATIONS } from "./table.ts";
 
@@ -33,6 +34,11 @@ export function costOf(settings: BillingSettings, c: Pick<Consumption, "operatio
 }
 
 export type UsageMeter = (tx: Queryable, consumption: Consumption, now: number) => void;
+
+/** `meter` on a `Conn` (the transaction that stores the operation's result), for the job kinds' async hooks. */
+export function debit(c: Conn, meter: UsageMeter, consumption: Consumption, now: number): Promise<void> {
+  return run(c, (q) => meter(q, consumption, now));
+}
 
 /**
  * Debits one finished operation, inside the transaction that stores its result: the ledger line

@@ -1,7 +1,8 @@
 import { and, eq } from "drizzle-orm";
 import { run, type Conn } from "../db/conn.ts";
 import { externalIdentities } from "./table.ts";
-import { findUserByEmail, findUserById, type User } from "./users.ts";
+import type { User } from "./users.ts";
+import { findUserByEmail, findUserById } from "./user-store.ts";
 
 export interface IdpPerson {
   issuer: string;

@@ -1,6 +1,6 @@
 import { and, eq, sql, sum } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
-import { reservedBy } from "./reservations.ts";
+import { reservedBy } from "./reservation-store.ts";
 import { periodOf, type BillingSettings } from "./settings.ts";
 import { creditGrants, ledgerLines, spendCaps } from "./table.ts";
 
@@ -15,7 +15,7 @@ export interface Balance {
   onDemandUsed: number;
   onDemandRemaining: number;
   writtenOff: number;
-  /** Minor units the account's jobs still queued or running have reserved (usage/reservations.ts). */
+  /** Minor units the account's jobs still queued or running have reserved (usage/reservation-store.ts). */
   reserved: number;
 }
 

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { tempDatabase } from "../../test/support/database.ts";
-import { isTokenRevoked, purgeExpiredRevocations, revokeToken } from "./revocations.ts";
+import { isTokenRevoked, purgeExpiredRevocations, revokeToken } from "./revocation-store.ts";
 import { revokedTokens } from "./table.ts";
 
 const temp = tempDatabase("revocations");

@@ -4,8 +4,8 @@
 import { afterAll, expect, test } from "bun:test";
 import { openConn } from "../db/conn.ts";
 import { tempDatabase } from "../../test/support/database.ts";
-import { createApiKey, createApiKeyLookup, revokeApiKey } from "./api-keys.ts";
-import { createUser, setUserPlan } from "./users.ts";
+import { createApiKey, createApiKeyLookup, revokeApiKey } from "./api-key-store.ts";
+import { createUser, setUserPlan } from "./user-store.ts";
 
 const database = tempDatabase("api-keys");
 afterAll(() => database.remove());

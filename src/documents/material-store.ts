@@ -1,4 +1,5 @@
 import type { Queryable } from "../db/client.ts";
+import { run, type Conn } from "../db/conn.ts";
 
 /**
  * What a document is written from, as the meeting side reads it (meetings/document-material.ts,
@@ -26,3 +27,8 @@ export interface MeetingMaterial {
 
 /** The meeting's material, or undefined when the meeting is gone; the transcript only when `withTranscript`. */
 export type LoadMeetingMaterial = (db: Queryable, meetingId: string, withTranscript: boolean) => MeetingMaterial | undefined;
+
+/** `load` (meetings/document-material.ts, injected by service.ts) on a `Conn`: inside the transaction when `c` is one. */
+export function readMeetingMaterial(c: Conn, load: LoadMeetingMaterial, meetingId: string, withTranscript: boolean): Promise<MeetingMaterial | undefined> {
+  return run(c, (q) => load(q, meetingId, withTranscript));
+}

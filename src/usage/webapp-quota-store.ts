@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { jobs } from "../jobs/table.ts";
-import { reservedBy, type Expected } from "./reservations.ts";
+import { reservedBy, type Expected } from "./reservation-store.ts";
 import { periodOf, type BillingSettings } from "./settings.ts";
 import { ledgerLines } from "./table.ts";
 
@@ -16,7 +16,7 @@ export interface WebappUsage {
 /**
  * The web app's use of its monthly quotas, from the ledger's webapp lines (immutable, so a
  * deleted meeting's minutes and a deleted document still count), beside what its jobs still in
- * flight reserve (usage/reservations.ts), so recordings or documents sent at once cannot all slip
+ * flight reserve (usage/reservation-store.ts), so recordings or documents sent at once cannot all slip
  * under the quota. A report written on demand (again, or from a pasted transcript) counts as a document.
  */
 export function webappUsage(db: Queryable, settings: BillingSettings, account: { userId: string; plan: string }, now: number, exceptJobId?: string): WebappUsage & { audioSeconds: { used: number; reserved: number } } {

@@ -1,12 +1,12 @@
 import { afterAll, expect, test } from "bun:test";
 import { z } from "zod";
-import { createUser } from "../auth/users.ts";
+import { createUser } from "../auth/user-store.ts";
 import { run } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { tempDatabase } from "../../test/support/database.ts";
-import { enqueueJob } from "./enqueue.ts";
+import { enqueueJob } from "./queue-store.ts";
 import { declareJobKind } from "./kind.ts";
-import { assertSlotFree } from "./slots.ts";
+import { assertSlotFree } from "./slot-store.ts";
 import { updateJob } from "./store.ts";
 
 const temp = tempDatabase("slots");

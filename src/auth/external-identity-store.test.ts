@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { tempDatabase } from "../../test/support/database.ts";
-import { userForIdpToken } from "./external-identities.ts";
+import { userForIdpToken } from "./external-identity-store.ts";
 import { externalIdentities } from "./table.ts";
-import { createUser } from "./users.ts";
+import { createUser } from "./user-store.ts";
 
 const temp = tempDatabase("idp-users");
 const db = temp.db;

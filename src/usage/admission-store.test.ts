@@ -2,15 +2,16 @@
 // app's quotas, the reservation; and the fail-fast check before an upload.
 import { meetingProcessingJob } from "../meetings/processing-job.ts";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { createUser } from "../auth/users.ts";
+import { createUser } from "../auth/user-store.ts";
 import type { Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
-import { enqueueJob } from "../jobs/enqueue.ts";
+import { enqueueJob } from "../jobs/queue-store.ts";
 import type { Channel } from "../lib/channel.ts";
 import { enqueueReportOnly } from "../meetings/regenerate-report.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
-import { admit, admitBeforeUpload, checkBeforeUpload, type AdmissionDeps } from "./admit.ts";
-import { reservationOf, reserve } from "./reservations.ts";
+import type { AdmissionDeps } from "./admission.ts";
+import { admit, admitBeforeUpload, checkBeforeUpload } from "./admission-store.ts";
+import { reservationOf, reserve } from "./reservation-store.ts";
 import { DEFAULT_BILLING } from "./settings.ts";
 
 const NOV = Date.parse("2026-11-10T12:00:00Z");

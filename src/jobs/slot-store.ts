@@ -1,0 +1,20 @@
+import type { Queryable } from "../db/client.ts";
+import { run, type Conn } from "../db/conn.ts";
+import { refuseWhenSlotsBusy, type ParallelSlots } from "./slots.ts";
+import { busySlotsIn } from "./store.ts";
+
+/**
+ * Refuses new work when the account's processings fill its plan's slots (SPEC 8, rule 2).
+ * Queued and running jobs both hold a slot; document jobs spawned by a meeting (with a parent)
+ * hold none, as documents requested at creation need no free slot. Runs inside the creating
+ * transaction so two concurrent requests cannot both take the last slot. Synchronous, for the
+ * other domains' synchronous transaction bodies.
+ */
+export function assertFreeSlot(db: Queryable, userId: string, plan: string, slots: ParallelSlots): void {
+  refuseWhenSlotsBusy(busySlotsIn(db, userId), plan, slots);
+}
+
+/** `assertFreeSlot` for a caller holding a `Conn` (inside the transaction that creates the work). */
+export function assertSlotFree(c: Conn, userId: string, plan: string, slots: ParallelSlots): Promise<void> {
+  return run(c, (q) => assertFreeSlot(q, userId, plan, slots));
+}
