@@ -27,7 +27,7 @@ import { Scheduler } from "./jobs/scheduler.ts";
 import { WorkerPool } from "./jobs/worker-pool.ts";
 import { IdempotencyStore } from "./idempotency/service.ts";
 import { meetingProcessing } from "./meetings/processing.ts";
-import { loadMeetingMaterial } from "./meetings/document-material.ts";
+import { loadMeetingMaterial } from "./meetings/document-material-store.ts";
 import { documentGeneration } from "./documents/generation.ts";
 import { documentRenderer } from "./documents/renderer.ts";
 import { documentsApp } from "./documents/app.ts";

@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray } from "drizzle-orm";
-import { findOrCreateClient, requireClient, type ClientRow } from "../clients/service.ts";
+import { findOrCreateClient, getClient, requireClient, type ClientRow } from "../clients/service.ts";
 import { clients } from "../clients/table.ts";
 import type { Queryable } from "../db/client.ts";
 import { run, type Conn } from "../db/conn.ts";
@@ -10,7 +10,7 @@ import { jobs } from "../jobs/table.ts";
 import { isUuid } from "../lib/ids.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import type { CreateMeetingFields } from "./schema.ts";
-import { reindexMeeting } from "./search-index.ts";
+import { reindexMeeting } from "./search-index-store.ts";
 import { meetings, meetingTags, participants, reports, transcripts } from "./table.ts";
 
 /**
@@ -24,6 +24,7 @@ import { meetings, meetingTags, participants, reports, transcripts } from "./tab
 export type MeetingRow = typeof meetings.$inferSelect;
 export type ParticipantRow = typeof participants.$inferSelect;
 export type ReportRow = typeof reports.$inferSelect;
+export type TranscriptRow = typeof transcripts.$inferSelect;
 
 /**
  * The one ownership check: the meeting when it exists and belongs to the user, else undefined
@@ -81,8 +82,11 @@ export function meetingParticipants(c: Conn, meetingId: string): Promise<Meeting
 
 /**
  * The database for a synchronous read where the caller cannot await: the multipart reader's hook
- * that validates a form's fields and admits the account between the fields and the file (the
- * upload must be refused before its bytes are read). Reads only; everything else awaits a store.
+ * (uploads/multipart.ts's beforeFile) runs synchronously between a form's text fields and its
+ * file, and there the fields are validated (the account's client) and the account admitted, so
+ * that an upload is refused before its bytes are read. Reads only, and only a fail-fast check:
+ * the admission is checked again inside the transaction that creates the meeting (create.ts,
+ * usage/admit.ts's admit). Everything else awaits a store.
  */
 export function readerNow(c: Conn): Queryable {
   return c.kind === "db" ? c.drizzle : c.db.drizzle;
@@ -100,7 +104,7 @@ export interface MeetingOrigin {
  * The meeting's row, tags and participants, inside the caller's transaction. A draft (web app
  * only) has no recording yet; anything else is queued.
  */
-export function insertMeeting(
+function insertMeetingIn(
   tx: Queryable,
   meetingId: string,
   account: { userId: string },
@@ -150,11 +154,23 @@ export function insertMeeting(
   reindexMeeting(tx, meetingId);
 }
 
+export function insertMeeting(
+  c: Conn,
+  meetingId: string,
+  account: { userId: string },
+  fields: CreateMeetingFields,
+  origin: MeetingOrigin,
+  status: "draft" | "queued",
+  now: number,
+): Promise<void> {
+  return run(c, (q) => insertMeetingIn(q, meetingId, account, fields, origin, status, now));
+}
+
 /**
  * A transcript given as text (no audio): stored as it is, its named speakers made participants,
  * the meeting reindexed; inside the caller's transaction, after insertMeeting.
  */
-export function insertGivenTranscript(
+function givenTranscriptIn(
   tx: Queryable,
   meetingId: string,
   transcript: StoredTranscript,
@@ -178,6 +194,16 @@ export function insertGivenTranscript(
     tx.insert(participants).values({ meetingId, name: speaker.name, email: null, speakerLabels: [speaker.label] }).run();
   }
   reindexMeeting(tx, meetingId);
+}
+
+export function insertGivenTranscript(
+  c: Conn,
+  meetingId: string,
+  transcript: StoredTranscript,
+  speakers: readonly { label: string; name: string }[],
+  now: number,
+): Promise<void> {
+  return run(c, (q) => givenTranscriptIn(q, meetingId, transcript, speakers, now));
 }
 
 /** What a meeting shows beside its own row, loaded for a whole page of meetings at once. */
@@ -236,6 +262,11 @@ export function loadExtras(q: Queryable, rows: readonly MeetingRow[]): Map<strin
   return extras;
 }
 
+/** loadExtras over a `Conn` (meetings/render.ts renders the meetings from them). */
+export function meetingExtras(c: Conn, rows: readonly MeetingRow[]): Promise<Map<string, MeetingExtras>> {
+  return run(c, (q) => loadExtras(q, rows));
+}
+
 /** A meeting's tags, sorted. */
 export function tagsOf(q: Queryable, meetingId: string): string[] {
   return q.select({ tag: meetingTags.tag }).from(meetingTags).where(eq(meetingTags.meetingId, meetingId)).orderBy(meetingTags.tag).all().map((t) => t.tag);
@@ -250,8 +281,67 @@ export function reportOf(q: Queryable, meetingId: string): ReportRow | undefined
   return q.select().from(reports).where(eq(reports.meetingId, meetingId)).get();
 }
 
-export function transcriptRowOf(q: Queryable, meetingId: string) {
+export function transcriptRowOf(q: Queryable, meetingId: string): TranscriptRow | undefined {
   return q.select().from(transcripts).where(eq(transcripts.meetingId, meetingId)).get();
+}
+
+/** A meeting's stored transcript (undefined while there is none) and who holds which speaker label. */
+export interface TranscriptRows {
+  row: TranscriptRow | undefined;
+  /** Speaker label → the name of the participant holding it. */
+  names: Map<string, string>;
+}
+
+/** The transcript and its speakers' names, read together (meetings/transcript.ts shapes them). */
+export function transcriptRowsIn(q: Queryable, meetingId: string): TranscriptRows {
+  const row = transcriptRowOf(q, meetingId);
+  return { row, names: row ? loadParticipants(q, meetingId).names : new Map() };
+}
+
+export function meetingTranscriptRows(c: Conn, meetingId: string): Promise<TranscriptRows> {
+  return run(c, (q) => transcriptRowsIn(q, meetingId));
+}
+
+/** One of the user's meetings with its transcript, read together; undefined when it is not the user's. */
+export function ownedMeetingTranscript(c: Conn, userId: string, meetingId: string): Promise<({ meeting: MeetingRow } & TranscriptRows) | undefined> {
+  return run(c, (q) => {
+    const meeting = ownedMeetingRow(q, userId, meetingId);
+    return meeting && { meeting, ...transcriptRowsIn(q, meeting.id) };
+  });
+}
+
+/** One of the user's meetings with its report row, read together; undefined when it is not the user's. */
+export function ownedMeetingReport(c: Conn, userId: string, meetingId: string): Promise<{ meeting: MeetingRow; report: ReportRow | undefined } | undefined> {
+  return run(c, (q) => {
+    const meeting = ownedMeetingRow(q, userId, meetingId);
+    return meeting && { meeting, report: meeting.transcribeOnly ? undefined : reportOf(q, meeting.id) };
+  });
+}
+
+/** Everything an export of one of the user's meetings is built from, read together (meetings/export-input.ts). */
+export interface ExportRows {
+  meeting: MeetingRow;
+  transcript: TranscriptRows;
+  /** Undefined with transcribe_only or before the report is written. */
+  report: { markdown: string; language: string | null } | undefined;
+  client: ClientRow | undefined;
+  tags: string[];
+  participants: ParticipantRow[];
+}
+
+export function ownedExportRows(c: Conn, userId: string, meetingId: string): Promise<ExportRows | undefined> {
+  return run(c, (q) => {
+    const meeting = ownedMeetingRow(q, userId, meetingId);
+    if (!meeting) return undefined;
+    return {
+      meeting,
+      transcript: transcriptRowsIn(q, meeting.id),
+      report: meeting.transcribeOnly ? undefined : reportMarkdownOf(q, meeting.id),
+      client: meeting.clientId === null ? undefined : getClient(q, userId, meeting.clientId),
+      tags: tagsOf(q, meeting.id),
+      participants: participantsOf(q, meeting.id),
+    };
+  });
 }
 
 /** Any meeting by id, whoever owns it (the job kinds and document material, never a request). */

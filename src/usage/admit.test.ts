@@ -7,7 +7,7 @@ import type { Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
 import type { Channel } from "../lib/channel.ts";
-import { enqueueReportOnly } from "../meetings/regenerate-report.ts";
+import { enqueueReportOnly } from "../meetings/queue-store.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import { admit, admitBeforeUpload, checkBeforeUpload, type AdmissionDeps } from "./admit.ts";
 import { reservationOf, reserve } from "./reservations.ts";
