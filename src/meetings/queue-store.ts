@@ -2,22 +2,16 @@ import type { Plan } from "../auth/plans.ts";
 import type { Queryable } from "../db/client.ts";
 import { runTx, type Conn } from "../db/conn.ts";
 import { enqueueJob } from "../jobs/enqueue.ts";
-import type { ParallelSlots } from "../jobs/slots.ts";
 import type { Channel } from "../lib/channel.ts";
-import { admit } from "../usage/admit.ts";
-import type { BillingSettings } from "../usage/settings.ts";
+import { admit, type AdmissionDeps } from "../usage/admit.ts";
 import type { MeetingStep } from "../worker/protocol.ts";
 import { meetingProcessingJob } from "./processing-job.ts";
 
 /**
  * A meeting's processing jobs, admitted and queued: each after the account's processing slots
  * are checked and what the job is expected to cost is admitted (usage/admit.ts), in the
- * caller's transaction. Each has a synchronous body over a `Queryable` and an async face over a
- * `Conn` (a savepoint inside the caller's transaction, or a transaction of its own).
+ * caller's transaction (as a savepoint of it), or in a transaction of its own.
  */
-
-/** What admitting a job needs: the plans' processing slots and the billing settings. */
-export type QueueDeps = { slots: ParallelSlots; billing: BillingSettings };
 
 /** A processing job to queue for a meeting whose recording is in place (or, for audio_url, to be downloaded). */
 export interface ProcessingJobInput {
@@ -38,32 +32,21 @@ export interface ProcessingJobInput {
  * expected cost comes from `audioSeconds`, the duration probed before (null when not known yet:
  * audio_url, a container that does not say; the decode step then re-estimates it, meetings/processing.ts).
  */
-export function enqueueProcessing(
-  tx: Queryable,
-  deps: QueueDeps,
-  account: { userId: string; plan: Plan },
-  meetingId: string,
-  job: ProcessingJobInput,
-  channel: Channel,
-  now: number,
-): string {
-  const { audioSeconds, firstStep, metadata, ...payload } = job;
-  return admit(tx, deps, { account, channel }, { kind: "processing", audioSeconds, report: !job.transcribeOnly }, now, () =>
-    enqueueJob(tx, { userId: account.userId, kind: meetingProcessingJob, firstStep, now, meetingId, channel, metadata, payload }),
-  );
-}
-
-/** enqueueProcessing over a `Conn`: the job's id. */
 export function queueProcessing(
   c: Conn,
-  deps: QueueDeps,
+  deps: AdmissionDeps,
   account: { userId: string; plan: Plan },
   meetingId: string,
   job: ProcessingJobInput,
   channel: Channel,
   now: number,
 ): Promise<string> {
-  return runTx(c, (tx) => enqueueProcessing(tx, deps, account, meetingId, job, channel, now));
+  const { audioSeconds, firstStep, metadata, ...payload } = job;
+  return runTx(c, (tx) =>
+    admit(tx, deps, { account, channel }, { kind: "processing", audioSeconds, report: !job.transcribeOnly }, now, () =>
+      enqueueJob(tx, { userId: account.userId, kind: meetingProcessingJob, firstStep, now, meetingId, channel, metadata, payload }),
+    ),
+  );
 }
 
 /**
@@ -73,7 +56,7 @@ export function queueProcessing(
  */
 export function enqueueReportOnly(
   tx: Queryable,
-  deps: QueueDeps,
+  deps: AdmissionDeps,
   account: { userId: string; plan: Plan },
   meetingId: string,
   channel: Channel,
@@ -86,14 +69,6 @@ export function enqueueReportOnly(
 }
 
 /** enqueueReportOnly over a `Conn`: the job's id. */
-export function queueReportOnly(
-  c: Conn,
-  deps: QueueDeps,
-  account: { userId: string; plan: Plan },
-  meetingId: string,
-  channel: Channel,
-  chars: number,
-  now: number,
-): Promise<string> {
-  return runTx(c, (tx) => enqueueReportOnly(tx, deps, account, meetingId, channel, chars, now));
+export function queueReportOnly(c: Conn, ...args: Parameters<typeof enqueueReportOnly> extends [Queryable, ...infer R] ? R : never): Promise<string> {
+  return runTx(c, (tx) => enqueueReportOnly(tx, ...args));
 }

@@ -15,9 +15,12 @@ import { meetings, meetingTags, participants, reports, transcripts } from "./tab
 
 /**
  * The meeting's own rows (meetings/table.ts): the meeting, its tags and participants, what the
- * API shows beside it. Each read and write has a synchronous body over a `Queryable` (used inside
- * the transactions of the other meeting stores and of the other domains' bridges) and, where the
- * application layer calls it, an async face over a `Conn` (db/conn.ts).
+ * API shows beside it. The reads have a synchronous body over a `Queryable` (used inside the other
+ * meeting stores and the other domains' bridges) and, where the rest of meetings/ calls them, an
+ * async face over a `Conn` (db/conn.ts) that reads everything a check needs in one batch
+ * (ownedMeetingTranscript, ownedExportRows…): the checks and the shaping stay in the modules
+ * beside (transcript.ts, report.ts, export-input.ts, render.ts). The writes are async, inside the
+ * caller's transaction.
  */
 
 /** A meeting's row, as stored: the one declaration of the type. */
@@ -104,56 +107,6 @@ export interface MeetingOrigin {
  * The meeting's row, tags and participants, inside the caller's transaction. A draft (web app
  * only) has no recording yet; anything else is queued.
  */
-function insertMeetingIn(
-  tx: Queryable,
-  meetingId: string,
-  account: { userId: string },
-  fields: CreateMeetingFields,
-  origin: MeetingOrigin,
-  status: "draft" | "queued",
-  now: number,
-): void {
-  const recordedAt = fields.recorded_at ? Date.parse(fields.recorded_at) : now;
-  let clientId: number | null = null;
-  if (fields.client_id !== undefined) {
-    clientId = requireClient(tx, account.userId, fields.client_id).id;
-  } else if (fields.client) {
-    clientId = findOrCreateClient(tx, account.userId, fields.client, now).id;
-  }
-  tx.insert(meetings)
-    .values({
-      id: meetingId,
-      userId: account.userId,
-      title: fields.title ?? origin.fallbackTitle,
-      titleSource: fields.title ? "user" : "file",
-      status,
-      createdAt: now,
-      updatedAt: now,
-      recordedAt,
-      transcribeOnly: fields.transcribe_only,
-      requestedLanguage: fields.language,
-      language: fields.language === "auto" ? null : fields.language,
-      source: origin.source,
-      recordingType: fields.recording_type,
-      clientId,
-      metadata: fields.metadata ?? null,
-      fileName: origin.fileName,
-      audioUrl: origin.audioUrl,
-      documentTemplates: fields.document_templates ?? null,
-      persona: fields.persona ?? null,
-      minSpeakers: fields.min_speakers ?? null,
-      maxSpeakers: fields.max_speakers ?? null,
-    })
-    .run();
-  for (const tag of new Set(fields.tags)) tx.insert(meetingTags).values({ meetingId, tag }).run();
-  for (const p of fields.participants) {
-    tx.insert(participants)
-      .values({ meetingId, name: p.name, email: p.email ?? null, speakerLabels: [...new Set(p.speaker_labels)] })
-      .run();
-  }
-  reindexMeeting(tx, meetingId);
-}
-
 export function insertMeeting(
   c: Conn,
   meetingId: string,
@@ -163,39 +116,53 @@ export function insertMeeting(
   status: "draft" | "queued",
   now: number,
 ): Promise<void> {
-  return run(c, (q) => insertMeetingIn(q, meetingId, account, fields, origin, status, now));
+  return run(c, (tx) => {
+    const recordedAt = fields.recorded_at ? Date.parse(fields.recorded_at) : now;
+    let clientId: number | null = null;
+    if (fields.client_id !== undefined) {
+      clientId = requireClient(tx, account.userId, fields.client_id).id;
+    } else if (fields.client) {
+      clientId = findOrCreateClient(tx, account.userId, fields.client, now).id;
+    }
+    tx.insert(meetings)
+      .values({
+        id: meetingId,
+        userId: account.userId,
+        title: fields.title ?? origin.fallbackTitle,
+        titleSource: fields.title ? "user" : "file",
+        status,
+        createdAt: now,
+        updatedAt: now,
+        recordedAt,
+        transcribeOnly: fields.transcribe_only,
+        requestedLanguage: fields.language,
+        language: fields.language === "auto" ? null : fields.language,
+        source: origin.source,
+        recordingType: fields.recording_type,
+        clientId,
+        metadata: fields.metadata ?? null,
+        fileName: origin.fileName,
+        audioUrl: origin.audioUrl,
+        documentTemplates: fields.document_templates ?? null,
+        persona: fields.persona ?? null,
+        minSpeakers: fields.min_speakers ?? null,
+        maxSpeakers: fields.max_speakers ?? null,
+      })
+      .run();
+    for (const tag of new Set(fields.tags)) tx.insert(meetingTags).values({ meetingId, tag }).run();
+    for (const p of fields.participants) {
+      tx.insert(participants)
+        .values({ meetingId, name: p.name, email: p.email ?? null, speakerLabels: [...new Set(p.speaker_labels)] })
+        .run();
+    }
+    reindexMeeting(tx, meetingId);
+  });
 }
 
 /**
  * A transcript given as text (no audio): stored as it is, its named speakers made participants,
  * the meeting reindexed; inside the caller's transaction, after insertMeeting.
  */
-function givenTranscriptIn(
-  tx: Queryable,
-  meetingId: string,
-  transcript: StoredTranscript,
-  speakers: readonly { label: string; name: string }[],
-  now: number,
-): void {
-  const duration = transcript.durationSeconds;
-  tx.insert(transcripts)
-    .values({
-      meetingId,
-      language: transcript.language,
-      durationSeconds: duration > 0 ? Math.round(duration) : null,
-      model: transcript.model,
-      speakers: transcript.speakers,
-      segments: transcript.segments,
-      speakerTurns: transcript.turns,
-      createdAt: now,
-    })
-    .run();
-  for (const speaker of speakers) {
-    tx.insert(participants).values({ meetingId, name: speaker.name, email: null, speakerLabels: [speaker.label] }).run();
-  }
-  reindexMeeting(tx, meetingId);
-}
-
 export function insertGivenTranscript(
   c: Conn,
   meetingId: string,
@@ -203,7 +170,25 @@ export function insertGivenTranscript(
   speakers: readonly { label: string; name: string }[],
   now: number,
 ): Promise<void> {
-  return run(c, (q) => givenTranscriptIn(q, meetingId, transcript, speakers, now));
+  return run(c, (tx) => {
+    const duration = transcript.durationSeconds;
+    tx.insert(transcripts)
+      .values({
+        meetingId,
+        language: transcript.language,
+        durationSeconds: duration > 0 ? Math.round(duration) : null,
+        model: transcript.model,
+        speakers: transcript.speakers,
+        segments: transcript.segments,
+        speakerTurns: transcript.turns,
+        createdAt: now,
+      })
+      .run();
+    for (const speaker of speakers) {
+      tx.insert(participants).values({ meetingId, name: speaker.name, email: null, speakerLabels: [speaker.label] }).run();
+    }
+    reindexMeeting(tx, meetingId);
+  });
 }
 
 /** What a meeting shows beside its own row, loaded for a whole page of meetings at once. */

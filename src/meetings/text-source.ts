@@ -3,8 +3,9 @@ import { withTx, type Conn } from "../db/conn.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import { ApiError } from "../errors/api-error.ts";
 import type { Channel } from "../lib/channel.ts";
+import type { AdmissionDeps } from "../usage/admit.ts";
 import { insertGivenTranscript, insertMeeting } from "./store.ts";
-import { queueReportOnly, type QueueDeps } from "./queue-store.ts";
+import { queueReportOnly } from "./queue-store.ts";
 import { transcriptChars } from "./regenerate-report.ts";
 import type { CreateMeetingFields } from "./schema.ts";
 import { parseTextTranscript } from "./text-transcript.ts";
@@ -47,7 +48,7 @@ export function textMeeting(fields: CreateMeetingFields, text: string, now: numb
 /** The text meeting's rows and its report-only job, in one transaction over a `Conn`. */
 export async function storeTextMeeting(
   c: Conn,
-  deps: QueueDeps,
+  deps: AdmissionDeps,
   account: { userId: string; plan: Plan },
   meeting: TextMeeting,
   channel: Channel,
