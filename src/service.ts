@@ -26,7 +26,7 @@ import { Scheduler } from "./jobs/scheduler.ts";
 import { WorkerPool } from "./jobs/worker-pool.ts";
 import { IdempotencyStore } from "./idempotency/service.ts";
 import { meetingProcessing } from "./meetings/processing.ts";
-import { loadMeetingMaterial } from "./meetings/document-material.ts";
+import { loadMeetingMaterial } from "./meetings/document-material-store.ts";
 import { documentGeneration } from "./documents/generation.ts";
 import { documentRenderer } from "./documents/renderer.ts";
 import { documentsApp } from "./documents/app.ts";
@@ -118,10 +118,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const lock = lockDataDir(config.dataDir);
   const loosened = restrictToOwner(config.dataDir);
   if (loosened) io.say(`warning: ${loosened} file(s) or folder(s) of the data dir were readable by other users; made owner-only`);
-  // The database as stores take it (db/conn.ts). `db`, the same connection's synchronous drizzle face, is
-  // what meetings/'s functions and the web app's meeting pages still take; it goes with their rewrite.
+  // The database as stores take it (db/conn.ts): the only handle on it the service holds.
   const conn = openConn(databasePath(config.dataDir));
-  const db = conn.drizzle;
   const clients = clientsApp({ conn });
   const usage = usageApp({ conn, clock, billing: config.billing });
   migrateConn(conn);
@@ -285,7 +283,6 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   });
   const passwordVerifications = new PasswordVerifications({}, (matched) => metrics.countPasswordVerification(matched));
   const { app: webApp, signedInUserOf } = createWebApp({
-    db,
     conn,
     clock,
     passwords: new PasswordAttempts(new SignInThrottle({ firstDelayMs: config.signInDelayMs }), passwordVerifications, clock),

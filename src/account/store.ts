@@ -3,7 +3,7 @@ import { users } from "../auth/table.ts";
 import type { Queryable } from "../db/client.ts";
 import { runTx, sqliteOf, type Conn } from "../db/conn.ts";
 import { jobs } from "../jobs/table.ts";
-import { deleteMeetingRows } from "../meetings/delete.ts";
+import { deleteMeetingRows } from "../meetings/delete-store.ts";
 import { meetings } from "../meetings/table.ts";
 import { ledgerLines } from "../usage/table.ts";
 
@@ -23,7 +23,7 @@ const KEPT_TABLES = new Set(["ledger_lines"]);
 
 /**
  * Deletes an account's rows, in one immediate transaction: each meeting with all that holds its
- * content (meetings/delete.ts: search index, events, stored responses, documents and requests,
+ * content (meetings/delete-store.ts: search index, events, stored responses, documents and requests,
  * transcript, report, corrections, draft parts), then every row of every table that has a
  * `user_id` column (jobs, webhook endpoints and deliveries, API keys, web sessions, external
  * identities, clients, feedback, events, stored responses, credit grants, spend cap, alerts, and

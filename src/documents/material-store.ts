@@ -2,7 +2,7 @@ import type { Queryable } from "../db/client.ts";
 import { run, type Conn } from "../db/conn.ts";
 
 /**
- * What a document is written from, as the meeting side reads it (meetings/document-material.ts,
+ * What a document is written from, as the meeting side reads it (meetings/document-material-store.ts,
  * injected by service.ts: documents/ never imports meetings/).
  */
 export interface MeetingMaterial {

@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import type { z } from "zod";
 import type { Actor } from "../auth/actor.ts";
-import type { Conn } from "../db/conn.ts";
+import { requireClient } from "../clients/service.ts";
+import type { Conn, TxConn } from "../db/conn.ts";
 import type { WalTruncation } from "../db/wal-truncation.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { parseOrThrow } from "../http/validation.ts";
@@ -30,12 +31,13 @@ import { storeMeetingPatch } from "./patch-store.ts";
 import { meetingProgress, type MeetingProgress } from "./progress-store.ts";
 import { meetingsPage } from "./list-store.ts";
 import { discardReceived, receiveMeeting, type KnownTemplates, type ReceivedMeeting } from "./receive.ts";
-import { loadReportSource, queueReportRewrite, transcriptChars, writeSummarizeInput } from "./regenerate-report.ts";
-import { renderedMeetings, renderMeeting, renderParticipant, renderUnattributedSpeaker, type RenderedMeeting } from "./render.ts";
+import { queueReportOnly } from "./queue-store.ts";
+import { loadReportSource, transcriptChars, writeSummarizeInput } from "./regenerate-report.ts";
+import { renderedMeetings, renderParticipant, renderUnattributedSpeaker, type RenderedMeeting } from "./render.ts";
 import { ownedReport } from "./report.ts";
 import { createMeetingUpload, type CreateMeetingFields, type listMeetingsQuery, type PatchMeeting } from "./schema.ts";
 import { speakerNamesPatch } from "./speaker-names.ts";
-import { findOwnedMeeting, meetingParticipants, ownedMeetingRow, readerNow, type MeetingRow } from "./store.ts";
+import { findOwnedMeeting, meetingParticipants, readerNow, type MeetingRow } from "./store.ts";
 import { storeTextMeeting, textMeeting } from "./text-source.ts";
 import { meetingTranscript, ownedTranscript } from "./transcript.ts";
 
@@ -185,7 +187,7 @@ export function meetingsApp(deps: MeetingsAppDeps) {
               maxUploadBytes: deps.maxUploadBytes,
               templates: deps.templates,
               dropEmptyFields: actor.channel === "webapp",
-              owner: { db: readerNow(conn), userId: account.userId },
+              requireOwnClient: (clientId) => void requireClient(readerNow(conn), account.userId, clientId),
               // Once the request is known valid (its fields, before the file of an upload): a malformed
               // request is a 400 whatever the account's slots and balance.
               admit: () => {
@@ -198,10 +200,11 @@ export function meetingsApp(deps: MeetingsAppDeps) {
           execute: async ({ fields, recording }, complete) => {
             if (actor.channel === "webapp" && recording.kind !== "upload") throw new UploadRequired();
             let body: unknown = null;
-            const created = await create(actor, fields, recording, (tx, id) => {
+            const created = await create(actor, fields, recording, async (tx, id) => {
               if (actor.channel !== "api") return;
               // Rendered in the creating transaction, before the scheduler wakes: the meeting as accepted, queued.
-              body = renderMeeting(tx, ownedMeetingRow(tx, account.userId, id)!, deps.publicApiUrl());
+              const row = (await findOwnedMeeting(tx, account.userId, id))!;
+              body = (await renderedMeetings(tx, [row], deps.publicApiUrl()))[0]!;
               complete(tx, { status: 202, body }, id);
             });
             meetingId = created.meetingId;
@@ -243,7 +246,7 @@ export function meetingsApp(deps: MeetingsAppDeps) {
       // A draft holds no processing slot until it is finished.
       await checkBeforeUpload(conn, deps, actor, deps.clock.now(), { slot: false });
       const fields = parseOrThrow(createMeetingUpload, form);
-      const admit = (tx: Parameters<typeof assertDraftAdmitted>[0]) => assertDraftAdmitted(tx, actor.account.userId, deps.drafts);
+      const admit = (tx: TxConn) => assertDraftAdmitted(tx, actor.account.userId, deps.drafts);
       return storeDraftMeeting(conn, { account: actor.account, fields, origin, admit }, deps.clock.now());
     },
 
@@ -326,7 +329,7 @@ export function meetingsApp(deps: MeetingsAppDeps) {
     async regenerateReport(actor: Actor, meetingId: string): Promise<string> {
       const source = await loadReportSource(conn, actor.account.userId, meetingId);
       writeSummarizeInput(deps.dataDir, source.meetingId, source.transcript);
-      const jobId = await queueReportRewrite(conn, deps, actor.account, source.meetingId, actor.channel, transcriptChars(source.transcript), deps.clock.now());
+      const jobId = await queueReportOnly(conn, deps, actor.account, source.meetingId, actor.channel, transcriptChars(source.transcript), deps.clock.now());
       deps.scheduler.wake();
       return jobId;
     },

@@ -6,7 +6,7 @@ import { ApiError } from "../errors/api-error.ts";
 import { toRfc3339 } from "../lib/time.ts";
 import { oneLine } from "../transcripts/normalize.ts";
 import { ownedMeetingRow } from "./store.ts";
-import { reindexMeeting } from "./search-index.ts";
+import { reindexMeeting } from "./search-index-store.ts";
 import { meetings, transcriptCorrections, transcripts } from "./table.ts";
 
 export const MAX_CORRECTION_CHARS = 5000;

@@ -1,12 +1,9 @@
 import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Plan } from "../auth/plans.ts";
-import type { Queryable } from "../db/client.ts";
-import { runTx, type Conn } from "../db/conn.ts";
+import { withTx, type Conn, type TxConn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
-import { enqueueJob } from "../jobs/queue-store.ts";
 import type { ParallelSlots } from "../jobs/slots.ts";
-import { admit } from "../usage/admission-store.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import type { Clock } from "../lib/time.ts";
 import { meetingDir, recordingPath } from "../storage/paths.ts";
@@ -14,7 +11,7 @@ import type { CreateMeetingFields } from "./schema.ts";
 import { firstMeetingStep } from "./processing.ts";
 import { insertMeeting } from "./store.ts";
 import type { Channel } from "../lib/channel.ts";
-import { meetingProcessingJob } from "./processing-job.ts";
+import { queueProcessing } from "./queue-store.ts";
 
 export type Recording =
   | { kind: "upload"; tmpPath: string; fileName: string }
@@ -67,30 +64,6 @@ export function assertLabelsUnique(list: { speaker_labels: string[] }[], path: s
 }
 
 /**
- * The processing job of a meeting whose recording is in place (or, for audio_url, to be
- * downloaded), after checking the account's processing slots, then admitted (usage/admission-store.ts):
- * for the API, its balance must pay the expected cost beside what its jobs in flight reserve (402);
- * for the web app, its own monthly minutes of audio must hold the recording (402
- * webapp_quota_reached): its usage never draws on the API's allowance (SPEC 8, rule 5). The
- * expected cost comes from `audioSeconds`, the duration probed before (null when not known yet:
- * audio_url, a container that does not say; the decode step then re-estimates it, meetings/processing.ts).
- */
-export function enqueueProcessing(
-  tx: Queryable,
-  deps: Pick<CreateMeetingDeps, "slots" | "billing">,
-  account: { userId: string; plan: Plan },
-  meetingId: string,
-  job: { firstStep: ReturnType<typeof firstMeetingStep>; transcribeOnly: boolean; documentTemplates: string[] | null; metadata: Record<string, unknown> | null; audioSeconds: number | null },
-  channel: Channel,
-  now: number,
-): string {
-  const { audioSeconds, firstStep, metadata, ...payload } = job;
-  return admit(tx, deps, { account, channel }, { kind: "processing", audioSeconds, report: !job.transcribeOnly }, now, () =>
-    enqueueJob(tx, { userId: account.userId, kind: meetingProcessingJob, firstStep, now, meetingId, channel, metadata, payload }),
-  );
-}
-
-/**
  * Creates a meeting and its processing job in one transaction, after checking the account's
  * processing slots and that it can pay what the recording is expected to cost (402). An upload's
  * file is moved into the meeting's folder first and its duration probed, so a committed meeting
@@ -103,7 +76,7 @@ export async function createMeeting(
   account: { userId: string; plan: Plan },
   fields: CreateMeetingFields,
   recording: Recording,
-  inTransaction: (tx: Queryable, meetingId: string) => void = () => {},
+  inTransaction: (tx: TxConn, meetingId: string) => Promise<void> = async () => {},
   channel: Channel = "api",
 ): Promise<{ meetingId: string; jobId: string }> {
   const meetingId = crypto.randomUUID();
@@ -120,8 +93,8 @@ export async function createMeeting(
   const now = deps.clock.now();
   const recordedAt = fields.recorded_at ? Date.parse(fields.recorded_at) : now;
   try {
-    await runTx(deps.conn, (tx) => {
-      insertMeeting(
+    await withTx(deps.conn, async (tx) => {
+      await insertMeeting(
         tx,
         meetingId,
         account,
@@ -135,7 +108,7 @@ export async function createMeeting(
         "queued",
         now,
       );
-      jobId = enqueueProcessing(
+      jobId = await queueProcessing(
         tx,
         deps,
         account,
@@ -150,7 +123,7 @@ export async function createMeeting(
         channel,
         now,
       );
-      inTransaction(tx, meetingId);
+      await inTransaction(tx, meetingId);
     });
   } catch (error) {
     rmSync(meetingDir(deps.dataDir, meetingId), { recursive: true, force: true });
@@ -165,7 +138,7 @@ export interface DraftMeetingInput {
   fields: CreateMeetingFields;
   origin: { source: "upload" | "live_recording"; fileName: string | null };
   /** Refuses the draft (the account's open drafts, say), checked in the transaction that creates it. */
-  admit: (tx: Queryable) => void;
+  admit: (tx: TxConn) => Promise<void>;
 }
 
 /**
@@ -175,12 +148,11 @@ export interface DraftMeetingInput {
 export async function storeDraftMeeting(c: Conn, input: DraftMeetingInput, now: number): Promise<string> {
   const meetingId = crypto.randomUUID();
   assertLabelsUnique(input.fields.participants, "participants");
-  await runTx(c, (tx) => draftMeetingRows(tx, meetingId, input, now));
-  return meetingId;
-}
-
-function draftMeetingRows(tx: Queryable, meetingId: string, { account, fields, origin, admit }: DraftMeetingInput, now: number): void {
+  const { account, fields, origin, admit } = input;
   const fallback = origin.fileName ? fallbackTitle({ kind: "upload", tmpPath: "", fileName: origin.fileName }, now) : `Recording of ${new Date(now).toISOString().slice(0, 16).replace("T", " ")}`;
-  admit(tx);
-  insertMeeting(tx, meetingId, account, fields, { ...origin, audioUrl: null, fallbackTitle: fallback }, "draft", now);
+  await withTx(c, async (tx) => {
+    await admit(tx);
+    await insertMeeting(tx, meetingId, account, fields, { ...origin, audioUrl: null, fallbackTitle: fallback }, "draft", now);
+  });
+  return meetingId;
 }

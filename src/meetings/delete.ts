@@ -1,35 +1,10 @@
-import { eq, sql } from "drizzle-orm";
 import { rmSync } from "node:fs";
-import type { Queryable } from "../db/client.ts";
-import { run, runTx, type Conn } from "../db/conn.ts";
+import type { Conn } from "../db/conn.ts";
 import type { WalTruncation } from "../db/wal-truncation.ts";
 import { ApiError } from "../errors/api-error.ts";
-import { deleteMeetingDocuments } from "../documents/store.ts";
-import { purgeMeetingEvents } from "../events/store.ts";
-import { forgetResource } from "../idempotency/service.ts";
-import { jobs } from "../jobs/table.ts";
 import { meetingDir } from "../storage/paths.ts";
+import { meetingJobIds, removeMeetingRows } from "./delete-store.ts";
 import { findOwnedMeeting } from "./store.ts";
-import { removeFromIndex } from "./search-index.ts";
-import { meetings } from "./table.ts";
-
-/**
- * The rows of one meeting and everything holding its content, inside the caller's transaction
- * (deleteMeeting's own, or an account deletion's): its search-index row, events, stored
- * responses, the client metadata of its jobs, its documents and requests, and the meeting with
- * what cascades from it. Call removeMeetingFiles once the transaction has committed.
- */
-export function deleteMeetingRows(tx: Queryable, meetingId: string): void {
-  removeFromIndex(tx, meetingId);
-  purgeMeetingEvents(tx, meetingId);
-  forgetResource(tx, meetingId);
-  tx.update(jobs)
-    .set({ metadata: null, payload: sql`json_remove(${jobs.payload}, '$.documentTemplates')` })
-    .where(eq(jobs.meetingId, meetingId))
-    .run();
-  deleteMeetingDocuments(tx, meetingId);
-  tx.delete(meetings).where(eq(meetings.id, meetingId)).run();
-}
 
 /**
  * Deletes a meeting and everything that holds its content: recording, transcript, report,
@@ -58,18 +33,4 @@ export async function deleteMeeting(
 /** The meeting's folder: recording, decoded audio, step outputs, draft parts, cached renders. */
 export function removeMeetingFiles(dataDir: string, meetingId: string): void {
   rmSync(meetingDir(dataDir, meetingId), { recursive: true, force: true });
-}
-
-function jobIdsOf(db: Queryable, meetingId: string): string[] {
-  return db.select({ id: jobs.id }).from(jobs).where(eq(jobs.meetingId, meetingId)).all().map((r) => r.id);
-}
-
-/** The ids of every job of a meeting (to cancel the unfinished ones before deleting it). */
-export function meetingJobIds(c: Conn, meetingId: string): Promise<string[]> {
-  return run(c, (q) => jobIdsOf(q, meetingId));
-}
-
-/** deleteMeetingRows in a transaction of its own over a `Conn`. */
-export function removeMeetingRows(c: Conn, meetingId: string): Promise<void> {
-  return runTx(c, (tx) => deleteMeetingRows(tx, meetingId));
 }

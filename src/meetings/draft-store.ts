@@ -16,19 +16,21 @@ function ownedDraft(db: Queryable, userId: string, meetingId: string) {
   return meeting;
 }
 
-/** Refuses a new draft when the account already has as many open as it may. */
-export function assertDraftAdmitted(db: Queryable, userId: string, limits: DraftLimits): void {
-  const open = db
-    .select({ n: count() })
-    .from(meetings)
-    .where(and(eq(meetings.userId, userId), eq(meetings.status, "draft")))
-    .get()!.n;
-  if (open >= limits.maxOpen) {
-    throw new ApiError(
-      "draft_limit_reached",
-      `You have ${open} unfinished recordings or uploads, the most an account may keep open. Finish or delete one of them first.`,
-    );
-  }
+/** Refuses a new draft when the account already has as many open as it may (inside the transaction that creates it). */
+export function assertDraftAdmitted(c: Conn, userId: string, limits: DraftLimits): Promise<void> {
+  return run(c, (db) => {
+    const open = db
+      .select({ n: count() })
+      .from(meetings)
+      .where(and(eq(meetings.userId, userId), eq(meetings.status, "draft")))
+      .get()!.n;
+    if (open >= limits.maxOpen) {
+      throw new ApiError(
+        "draft_limit_reached",
+        `You have ${open} unfinished recordings or uploads, the most an account may keep open. Finish or delete one of them first.`,
+      );
+    }
+  });
 }
 
 /**

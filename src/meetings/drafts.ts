@@ -3,7 +3,7 @@ import { renameSync } from "node:fs";
 import { mkdir, open, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Plan } from "../auth/plans.ts";
-import { run, withTx, type Conn } from "../db/conn.ts";
+import { withTx, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import type { ParallelSlots } from "../jobs/slots.ts";
 import { randomBase62 } from "../lib/ids.ts";
@@ -12,9 +12,9 @@ import { headroom, type DiskFloor } from "../storage/disk-space.ts";
 import { looksLikeRecording, MEDIA_HEAD_BYTES, NOT_A_RECORDING_MESSAGE } from "../uploads/media-sniff.ts";
 import { draftPartsDir, recordingPath } from "../storage/paths.ts";
 import type { BillingSettings } from "../usage/settings.ts";
-import { enqueueProcessing } from "./create.ts";
 import { assertDiskAdmitsRecordings } from "./disk-admission.ts";
 import { MAX_PARTS, type DraftLimits } from "./draft-limits.ts";
+import { queueProcessing } from "./queue-store.ts";
 import { checkDraftPart, closeDraft, draftWithParts, findOwnedDraft, forgetLostPart, partRefused, recordDraftPart } from "./draft-store.ts";
 
 
@@ -132,7 +132,7 @@ export async function queueFinishedDraft(deps: DraftConnDeps, account: { userId:
     const now = deps.clock.now();
     await withTx(deps.conn, async (tx) => {
       await closeDraft(tx, draft.id, now);
-      jobId = await run(tx, (q) => enqueueProcessing(q, deps, account, draft.id, { firstStep: "decode", transcribeOnly: draft.transcribeOnly, documentTemplates: null, metadata: null, audioSeconds }, "webapp", now));
+      jobId = await queueProcessing(tx, deps, account, draft.id, { firstStep: "decode", transcribeOnly: draft.transcribeOnly, documentTemplates: null, metadata: null, audioSeconds }, "webapp", now);
     });
   } catch (error) {
     await rm(target, { force: true });

@@ -6,6 +6,7 @@ import { newestFirstAfter } from "../db/keyset.ts";
 import { paginate } from "../http/pagination.ts";
 import type { z } from "zod";
 import { renderMeetings } from "./render.ts";
+import { loadExtras } from "./store.ts";
 import type { listMeetingsQuery } from "./schema.ts";
 import { ftsQuery } from "./search-index.ts";
 import { meetings, meetingTags } from "./table.ts";
@@ -59,7 +60,7 @@ export function listMeetings(db: Queryable, userId: string, query: z.output<type
         .limit(take)
         .all(),
     (row) => [row.createdAt, row.id],
-    (rows) => renderMeetings(db, rows, publicApiUrl),
+    (rows) => renderMeetings(rows, loadExtras(db, rows), publicApiUrl),
   );
 }
 

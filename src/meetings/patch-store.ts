@@ -6,7 +6,7 @@ import { ApiError, type FieldError } from "../errors/api-error.ts";
 import { parseNumericId } from "../lib/ids.ts";
 import { ownedMeetingRow, participantsOf, transcriptSpeakers } from "./store.ts";
 import type { PatchMeeting } from "./schema.ts";
-import { reindexMeeting } from "./search-index.ts";
+import { reindexMeeting } from "./search-index-store.ts";
 import { meetings, meetingTags, participants } from "./table.ts";
 
 /**

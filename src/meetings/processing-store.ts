@@ -4,15 +4,14 @@ import { run, type Conn } from "../db/conn.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import type { StepResult } from "../worker/protocol.ts";
 import { forgetCorrections } from "./corrections-store.ts";
-import { reindexMeeting } from "./search-index.ts";
+import { reindexMeeting } from "./search-index-store.ts";
 import { meetings, participants, reports, transcripts } from "./table.ts";
 
 // What the meeting_processing kind (processing.ts) reads and writes of a meeting as its job moves.
 
 type ReportResult = Extract<StepResult, { step: "summarize" }>["report"];
 
-/** The meeting row, inside a synchronous body (to render it in the same statement batch). */
-export function findMeetingIn(q: Queryable, meetingId: string) {
+function findMeetingIn(q: Queryable, meetingId: string) {
   return q.select().from(meetings).where(eq(meetings.id, meetingId)).get();
 }
 

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { existsSync, readFileSync } from "node:fs";
 import { findUserById } from "../auth/user-store.ts";
-import type { Queryable } from "../db/client.ts";
 import { run, type Conn, type TxConn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { isJobErrorCode, JOB_ERROR_CATALOGUE } from "../errors/job-codes.ts";
@@ -21,11 +20,10 @@ import { loadJob, queuedAmong, setJobPayload } from "../jobs/store.ts";
 import { recordingPath } from "../storage/paths.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import { MEETING_STEPS, type MeetingStep, type MeetingStepInput, type StepResult } from "../worker/protocol.ts";
-import { renderMeeting } from "./render.ts";
+import { renderedMeetings } from "./render.ts";
 import { meetingJobPayload, meetingProcessingJob, type MeetingJobPayload } from "./processing-job.ts";
 import {
   findMeeting,
-  findMeetingIn,
   hasTranscript,
   participantCount,
   reportLength,
@@ -90,23 +88,24 @@ export function meetingProcessing(deps: {
   const emit = async (tx: TxConn, type: EventType, job: JobRow, now: number) => {
     if (job.channel !== "api") return;
     const current = (await loadJob(tx, job.id))!;
-    await run(tx, (q) => {
-      const meeting = findMeetingIn(q, job.meetingId!)!;
+    const meeting = (await findMeeting(tx, job.meetingId!))!;
+    const [rendered] = await renderedMeetings(tx, [meeting], deps.publicApiUrl());
+    await run(tx, (q) =>
       emitEvent(q, {
         userId: job.userId,
         type,
         now,
         meetingId: meeting.id,
-        object: { ...renderJob(current), meeting: renderMeeting(q, meeting, deps.publicApiUrl()) },
-      });
-    });
+        object: { ...renderJob(current), meeting: rendered! },
+      }),
+    );
   };
   const setMeeting = (tx: TxConn, job: JobRow, values: Parameters<typeof updateMeeting>[2]) => updateMeeting(tx, job.meetingId!, values);
   // A report written again: the meeting stays completed whatever becomes of the new report.
   const rewritesReport = async (tx: TxConn, job: JobRow) => meetingJobPayload(job).reportOnly === true && (await meetingOf(tx, job))?.status === "completed";
 
   const stepsOfJob = async (c: Conn, job: JobRow) => stepsOf(meetingJobPayload(job), await hasDownload(c, job));
-  const meter = (q: Queryable, job: JobRow, meetingId: string, now: number, what: Pick<Consumption, "operation" | "audioSeconds" | "promptTokens" | "completionTokens" | "model">) =>
+  const meter = (q: Parameters<UsageMeter>[0], job: JobRow, meetingId: string, now: number, what: Pick<Consumption, "operation" | "audioSeconds" | "promptTokens" | "completionTokens" | "model">) =>
     deps.meter(q, { ...what, userId: job.userId, plan: findUserById(q, job.userId)?.plan ?? "free", channel: job.channel, meetingId, jobId: job.id }, now);
 
   return {

@@ -6,8 +6,6 @@ import { readJsonBody } from "../http/body.ts";
 import { parseOrThrow } from "../http/validation.ts";
 import { hashRequest } from "../idempotency/service.ts";
 import { checkEgress, EgressRefused, type EgressPolicy } from "../net/egress.ts";
-import { requireClient } from "../clients/service.ts";
-import type { Queryable } from "../db/client.ts";
 import { looksLikeRecording, MEDIA_HEAD_BYTES, NOT_A_RECORDING_MESSAGE } from "../uploads/media-sniff.ts";
 import { receiveMultipart, UploadAborted } from "../uploads/multipart.ts";
 import { assertLabelsUnique, type Recording } from "./create.ts";
@@ -28,8 +26,11 @@ export interface ReceiveDeps {
   templates: KnownTemplates;
   /** A browser form sends its empty inputs too: left out, they mean "not given" (the web app). */
   dropEmptyFields?: boolean;
-  /** Whose request it is: fields naming the account's things (client_id) are checked against it. */
-  owner: { db: Queryable; userId: string };
+  /**
+   * Checks that client_id names one of the requesting account's clients (404 when not),
+   * synchronously: the multipart reader validates the fields before the file (store.ts's readerNow).
+   */
+  requireOwnClient: (clientId: string) => void;
   /**
    * The account's admission (free processing slot, balance or quota, uploads in flight), run once
    * what can be validated is valid and before a file is stored or a URL is queued: a malformed
@@ -46,7 +47,7 @@ export interface KnownTemplates {
 /** Checks beyond the schema: the catalogue's templates and personas, the account's client, labels used once. */
 function assertValidFields(fields: CreateMeetingFields, deps: ReceiveDeps): void {
   assertKnownTemplates(fields, deps.templates);
-  if (fields.client_id !== undefined) requireClient(deps.owner.db, deps.owner.userId, fields.client_id);
+  if (fields.client_id !== undefined) deps.requireOwnClient(fields.client_id);
   assertLabelsUnique(fields.participants, "participants");
 }
 

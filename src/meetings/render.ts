@@ -1,12 +1,15 @@
 import { renderClient } from "../clients/service.ts";
-import type { Queryable } from "../db/client.ts";
-import { run, type Conn } from "../db/conn.ts";
+import type { Conn } from "../db/conn.ts";
 import { renderJob } from "../jobs/query.ts";
 import { numericId } from "../lib/ids.ts";
 import { toRfc3339 } from "../lib/time.ts";
 import { renderReport } from "../reports/render.ts";
-import { loadExtras, type MeetingExtras, type MeetingRow, type ParticipantRow } from "./store.ts";
+import { meetingExtras, type MeetingExtras, type MeetingRow, type ParticipantRow } from "./store.ts";
 
+/*
+ * The API's meeting objects (SPEC 2), rendered from the rows store.ts loads: a meeting's own row
+ * and its extras (report, transcript presence, client, latest job, tags, participants, documents).
+ */
 
 export function renderParticipant(row: ParticipantRow) {
   return {
@@ -28,7 +31,8 @@ export function meetingWebUrl(publicApiUrl: string, meetingId: string): string {
   return `${publicApiUrl.replace(/\/api$/, "")}/meetings/${meetingId}`;
 }
 
-function renderWith(row: MeetingRow, extras: MeetingExtras, publicApiUrl: string) {
+/** The full meeting object (SPEC 2) of a row and what store.ts loaded beside it: report, participants, documents and latest job included. */
+export function renderMeeting(row: MeetingRow, extras: MeetingExtras, publicApiUrl: string) {
   const { report, job } = extras;
   return {
     id: row.id,
@@ -57,22 +61,15 @@ function renderWith(row: MeetingRow, extras: MeetingExtras, publicApiUrl: string
   };
 }
 
-/** Full meeting objects (SPEC 2) for a page of meetings, with a constant number of queries. */
-export function renderMeetings(db: Queryable, rows: readonly MeetingRow[], publicApiUrl: string) {
-  const extras = loadExtras(db, rows);
-  return rows.map((row) => renderWith(row, extras.get(row.id)!, publicApiUrl));
-}
-
-/** The full meeting object (SPEC 2): report, participants, documents and latest job included. */
-export function renderMeeting(db: Queryable, row: MeetingRow, publicApiUrl: string) {
-  return renderMeetings(db, [row], publicApiUrl)[0]!;
-}
-
 /** The API's meeting object (SPEC 2), as every meeting route and event shows it. */
 export type RenderedMeeting = ReturnType<typeof renderMeeting>;
 
-/** renderMeetings over a `Conn`, for the application layer. */
-export function renderedMeetings(c: Conn, rows: readonly MeetingRow[], publicApiUrl: string): Promise<RenderedMeeting[]> {
-  return run(c, (q) => renderMeetings(q, rows, publicApiUrl));
+/** Full meeting objects for a page of meetings, from the extras loadExtras read for all of them at once. */
+export function renderMeetings(rows: readonly MeetingRow[], extras: ReadonlyMap<string, MeetingExtras>, publicApiUrl: string): RenderedMeeting[] {
+  return rows.map((row) => renderMeeting(row, extras.get(row.id)!, publicApiUrl));
 }
 
+/** The meetings' extras loaded over a `Conn` (a constant number of queries), then rendered. */
+export async function renderedMeetings(c: Conn, rows: readonly MeetingRow[], publicApiUrl: string): Promise<RenderedMeeting[]> {
+  return renderMeetings(rows, await meetingExtras(c, rows), publicApiUrl);
+}

@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray } from "drizzle-orm";
-import { findOrCreateClient, requireClient, type ClientRow } from "../clients/service.ts";
+import { findOrCreateClient, getClient, requireClient, type ClientRow } from "../clients/service.ts";
 import { clients } from "../clients/table.ts";
 import type { Queryable } from "../db/client.ts";
 import { run, type Conn } from "../db/conn.ts";
@@ -10,20 +10,24 @@ import { jobs } from "../jobs/table.ts";
 import { isUuid } from "../lib/ids.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import type { CreateMeetingFields } from "./schema.ts";
-import { reindexMeeting } from "./search-index.ts";
+import { reindexMeeting } from "./search-index-store.ts";
 import { meetings, meetingTags, participants, reports, transcripts } from "./table.ts";
 
 /**
  * The meeting's own rows (meetings/table.ts): the meeting, its tags and participants, what the
- * API shows beside it. Each read and write has a synchronous body over a `Queryable` (used inside
- * the transactions of the other meeting stores and of the other domains' bridges) and, where the
- * application layer calls it, an async face over a `Conn` (db/conn.ts).
+ * API shows beside it. The reads have a synchronous body over a `Queryable` (used inside the other
+ * meeting stores and the other domains' bridges) and, where the rest of meetings/ calls them, an
+ * async face over a `Conn` (db/conn.ts) that reads everything a check needs in one batch
+ * (ownedMeetingTranscript, ownedExportRows…): the checks and the shaping stay in the modules
+ * beside (transcript.ts, report.ts, export-input.ts, render.ts). The writes are async, inside the
+ * caller's transaction.
  */
 
 /** A meeting's row, as stored: the one declaration of the type. */
 export type MeetingRow = typeof meetings.$inferSelect;
 export type ParticipantRow = typeof participants.$inferSelect;
 export type ReportRow = typeof reports.$inferSelect;
+export type TranscriptRow = typeof transcripts.$inferSelect;
 
 /**
  * The one ownership check: the meeting when it exists and belongs to the user, else undefined
@@ -81,8 +85,11 @@ export function meetingParticipants(c: Conn, meetingId: string): Promise<Meeting
 
 /**
  * The database for a synchronous read where the caller cannot await: the multipart reader's hook
- * that validates a form's fields and admits the account between the fields and the file (the
- * upload must be refused before its bytes are read). Reads only; everything else awaits a store.
+ * (uploads/multipart.ts's beforeFile) runs synchronously between a form's text fields and its
+ * file, and there the fields are validated (the account's client) and the account admitted, so
+ * that an upload is refused before its bytes are read. Reads only, and only a fail-fast check:
+ * the admission is checked again inside the transaction that creates the meeting (create.ts,
+ * usage/admit.ts's admit). Everything else awaits a store.
  */
 export function readerNow(c: Conn): Queryable {
   return c.kind === "db" ? c.drizzle : c.db.drizzle;
@@ -101,53 +108,55 @@ export interface MeetingOrigin {
  * only) has no recording yet; anything else is queued.
  */
 export function insertMeeting(
-  tx: Queryable,
+  c: Conn,
   meetingId: string,
   account: { userId: string },
   fields: CreateMeetingFields,
   origin: MeetingOrigin,
   status: "draft" | "queued",
   now: number,
-): void {
-  const recordedAt = fields.recorded_at ? Date.parse(fields.recorded_at) : now;
-  let clientId: number | null = null;
-  if (fields.client_id !== undefined) {
-    clientId = requireClient(tx, account.userId, fields.client_id).id;
-  } else if (fields.client) {
-    clientId = findOrCreateClient(tx, account.userId, fields.client, now).id;
-  }
-  tx.insert(meetings)
-    .values({
-      id: meetingId,
-      userId: account.userId,
-      title: fields.title ?? origin.fallbackTitle,
-      titleSource: fields.title ? "user" : "file",
-      status,
-      createdAt: now,
-      updatedAt: now,
-      recordedAt,
-      transcribeOnly: fields.transcribe_only,
-      requestedLanguage: fields.language,
-      language: fields.language === "auto" ? null : fields.language,
-      source: origin.source,
-      recordingType: fields.recording_type,
-      clientId,
-      metadata: fields.metadata ?? null,
-      fileName: origin.fileName,
-      audioUrl: origin.audioUrl,
-      documentTemplates: fields.document_templates ?? null,
-      persona: fields.persona ?? null,
-      minSpeakers: fields.min_speakers ?? null,
-      maxSpeakers: fields.max_speakers ?? null,
-    })
-    .run();
-  for (const tag of new Set(fields.tags)) tx.insert(meetingTags).values({ meetingId, tag }).run();
-  for (const p of fields.participants) {
-    tx.insert(participants)
-      .values({ meetingId, name: p.name, email: p.email ?? null, speakerLabels: [...new Set(p.speaker_labels)] })
+): Promise<void> {
+  return run(c, (tx) => {
+    const recordedAt = fields.recorded_at ? Date.parse(fields.recorded_at) : now;
+    let clientId: number | null = null;
+    if (fields.client_id !== undefined) {
+      clientId = requireClient(tx, account.userId, fields.client_id).id;
+    } else if (fields.client) {
+      clientId = findOrCreateClient(tx, account.userId, fields.client, now).id;
+    }
+    tx.insert(meetings)
+      .values({
+        id: meetingId,
+        userId: account.userId,
+        title: fields.title ?? origin.fallbackTitle,
+        titleSource: fields.title ? "user" : "file",
+        status,
+        createdAt: now,
+        updatedAt: now,
+        recordedAt,
+        transcribeOnly: fields.transcribe_only,
+        requestedLanguage: fields.language,
+        language: fields.language === "auto" ? null : fields.language,
+        source: origin.source,
+        recordingType: fields.recording_type,
+        clientId,
+        metadata: fields.metadata ?? null,
+        fileName: origin.fileName,
+        audioUrl: origin.audioUrl,
+        documentTemplates: fields.document_templates ?? null,
+        persona: fields.persona ?? null,
+        minSpeakers: fields.min_speakers ?? null,
+        maxSpeakers: fields.max_speakers ?? null,
+      })
       .run();
-  }
-  reindexMeeting(tx, meetingId);
+    for (const tag of new Set(fields.tags)) tx.insert(meetingTags).values({ meetingId, tag }).run();
+    for (const p of fields.participants) {
+      tx.insert(participants)
+        .values({ meetingId, name: p.name, email: p.email ?? null, speakerLabels: [...new Set(p.speaker_labels)] })
+        .run();
+    }
+    reindexMeeting(tx, meetingId);
+  });
 }
 
 /**
@@ -155,29 +164,31 @@ export function insertMeeting(
  * the meeting reindexed; inside the caller's transaction, after insertMeeting.
  */
 export function insertGivenTranscript(
-  tx: Queryable,
+  c: Conn,
   meetingId: string,
   transcript: StoredTranscript,
   speakers: readonly { label: string; name: string }[],
   now: number,
-): void {
-  const duration = transcript.durationSeconds;
-  tx.insert(transcripts)
-    .values({
-      meetingId,
-      language: transcript.language,
-      durationSeconds: duration > 0 ? Math.round(duration) : null,
-      model: transcript.model,
-      speakers: transcript.speakers,
-      segments: transcript.segments,
-      speakerTurns: transcript.turns,
-      createdAt: now,
-    })
-    .run();
-  for (const speaker of speakers) {
-    tx.insert(participants).values({ meetingId, name: speaker.name, email: null, speakerLabels: [speaker.label] }).run();
-  }
-  reindexMeeting(tx, meetingId);
+): Promise<void> {
+  return run(c, (tx) => {
+    const duration = transcript.durationSeconds;
+    tx.insert(transcripts)
+      .values({
+        meetingId,
+        language: transcript.language,
+        durationSeconds: duration > 0 ? Math.round(duration) : null,
+        model: transcript.model,
+        speakers: transcript.speakers,
+        segments: transcript.segments,
+        speakerTurns: transcript.turns,
+        createdAt: now,
+      })
+      .run();
+    for (const speaker of speakers) {
+      tx.insert(participants).values({ meetingId, name: speaker.name, email: null, speakerLabels: [speaker.label] }).run();
+    }
+    reindexMeeting(tx, meetingId);
+  });
 }
 
 /** What a meeting shows beside its own row, loaded for a whole page of meetings at once. */
@@ -236,6 +247,11 @@ export function loadExtras(q: Queryable, rows: readonly MeetingRow[]): Map<strin
   return extras;
 }
 
+/** loadExtras over a `Conn` (meetings/render.ts renders the meetings from them). */
+export function meetingExtras(c: Conn, rows: readonly MeetingRow[]): Promise<Map<string, MeetingExtras>> {
+  return run(c, (q) => loadExtras(q, rows));
+}
+
 /** A meeting's tags, sorted. */
 export function tagsOf(q: Queryable, meetingId: string): string[] {
   return q.select({ tag: meetingTags.tag }).from(meetingTags).where(eq(meetingTags.meetingId, meetingId)).orderBy(meetingTags.tag).all().map((t) => t.tag);
@@ -250,8 +266,67 @@ export function reportOf(q: Queryable, meetingId: string): ReportRow | undefined
   return q.select().from(reports).where(eq(reports.meetingId, meetingId)).get();
 }
 
-export function transcriptRowOf(q: Queryable, meetingId: string) {
+export function transcriptRowOf(q: Queryable, meetingId: string): TranscriptRow | undefined {
   return q.select().from(transcripts).where(eq(transcripts.meetingId, meetingId)).get();
+}
+
+/** A meeting's stored transcript (undefined while there is none) and who holds which speaker label. */
+export interface TranscriptRows {
+  row: TranscriptRow | undefined;
+  /** Speaker label → the name of the participant holding it. */
+  names: Map<string, string>;
+}
+
+/** The transcript and its speakers' names, read together (meetings/transcript.ts shapes them). */
+export function transcriptRowsIn(q: Queryable, meetingId: string): TranscriptRows {
+  const row = transcriptRowOf(q, meetingId);
+  return { row, names: row ? loadParticipants(q, meetingId).names : new Map() };
+}
+
+export function meetingTranscriptRows(c: Conn, meetingId: string): Promise<TranscriptRows> {
+  return run(c, (q) => transcriptRowsIn(q, meetingId));
+}
+
+/** One of the user's meetings with its transcript, read together; undefined when it is not the user's. */
+export function ownedMeetingTranscript(c: Conn, userId: string, meetingId: string): Promise<({ meeting: MeetingRow } & TranscriptRows) | undefined> {
+  return run(c, (q) => {
+    const meeting = ownedMeetingRow(q, userId, meetingId);
+    return meeting && { meeting, ...transcriptRowsIn(q, meeting.id) };
+  });
+}
+
+/** One of the user's meetings with its report row, read together; undefined when it is not the user's. */
+export function ownedMeetingReport(c: Conn, userId: string, meetingId: string): Promise<{ meeting: MeetingRow; report: ReportRow | undefined } | undefined> {
+  return run(c, (q) => {
+    const meeting = ownedMeetingRow(q, userId, meetingId);
+    return meeting && { meeting, report: meeting.transcribeOnly ? undefined : reportOf(q, meeting.id) };
+  });
+}
+
+/** Everything an export of one of the user's meetings is built from, read together (meetings/export-input.ts). */
+export interface ExportRows {
+  meeting: MeetingRow;
+  transcript: TranscriptRows;
+  /** Undefined with transcribe_only or before the report is written. */
+  report: { markdown: string; language: string | null } | undefined;
+  client: ClientRow | undefined;
+  tags: string[];
+  participants: ParticipantRow[];
+}
+
+export function ownedExportRows(c: Conn, userId: string, meetingId: string): Promise<ExportRows | undefined> {
+  return run(c, (q) => {
+    const meeting = ownedMeetingRow(q, userId, meetingId);
+    if (!meeting) return undefined;
+    return {
+      meeting,
+      transcript: transcriptRowsIn(q, meeting.id),
+      report: meeting.transcribeOnly ? undefined : reportMarkdownOf(q, meeting.id),
+      client: meeting.clientId === null ? undefined : getClient(q, userId, meeting.clientId),
+      tags: tagsOf(q, meeting.id),
+      participants: participantsOf(q, meeting.id),
+    };
+  });
 }
 
 /** Any meeting by id, whoever owns it (the job kinds and document material, never a request). */

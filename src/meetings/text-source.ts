@@ -1,13 +1,12 @@
 import type { Plan } from "../auth/plans.ts";
-import type { Queryable } from "../db/client.ts";
-import { runTx, type Conn } from "../db/conn.ts";
+import { withTx, type Conn } from "../db/conn.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import { ApiError } from "../errors/api-error.ts";
-import type { ParallelSlots } from "../jobs/slots.ts";
-import type { BillingSettings } from "../usage/settings.ts";
 import type { Channel } from "../lib/channel.ts";
+import type { AdmissionDeps } from "../usage/admission.ts";
 import { insertGivenTranscript, insertMeeting } from "./store.ts";
-import { enqueueReportOnly, transcriptChars } from "./regenerate-report.ts";
+import { queueReportOnly } from "./queue-store.ts";
+import { transcriptChars } from "./regenerate-report.ts";
 import type { CreateMeetingFields } from "./schema.ts";
 import { parseTextTranscript } from "./text-transcript.ts";
 
@@ -47,20 +46,18 @@ export function textMeeting(fields: CreateMeetingFields, text: string, now: numb
 }
 
 /** The text meeting's rows and its report-only job, in one transaction over a `Conn`. */
-export function storeTextMeeting(c: Conn, ...args: Parameters<typeof textMeetingRows> extends [Queryable, ...infer R] ? R : never): Promise<void> {
-  return runTx(c, (tx) => textMeetingRows(tx, ...args));
-}
-
-function textMeetingRows(
-  tx: Queryable,
-  deps: { slots: ParallelSlots; billing: BillingSettings },
+export async function storeTextMeeting(
+  c: Conn,
+  deps: AdmissionDeps,
   account: { userId: string; plan: Plan },
   meeting: TextMeeting,
   channel: Channel,
-): void {
+): Promise<void> {
   const { id: meetingId, fields, parsed, transcript, now } = meeting;
   const title = `Transcript of ${new Date(now).toISOString().slice(0, 10)}`;
-  insertMeeting(tx, meetingId, account, fields, { source: "text", fileName: null, audioUrl: null, fallbackTitle: title }, "queued", now);
-  insertGivenTranscript(tx, meetingId, transcript, parsed.speakers, now);
-  enqueueReportOnly(tx, deps, account, meetingId, channel, transcriptChars(parsed), now);
+  await withTx(c, async (tx) => {
+    await insertMeeting(tx, meetingId, account, fields, { source: "text", fileName: null, audioUrl: null, fallbackTitle: title }, "queued", now);
+    await insertGivenTranscript(tx, meetingId, transcript, parsed.speakers, now);
+    await queueReportOnly(tx, deps, account, meetingId, channel, transcriptChars(parsed), now);
+  });
 }

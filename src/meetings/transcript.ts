@@ -1,21 +1,19 @@
-import type { Queryable } from "../db/client.ts";
-import { run, type Conn } from "../db/conn.ts";
+import type { Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { toRfc3339 } from "../lib/time.ts";
 import type { TranscriptDocument, TranscriptMeta } from "../transcripts/types.ts";
-import { loadParticipants, ownedMeetingRow, transcriptRowOf } from "./store.ts";
+import { meetingTranscriptRows, ownedMeetingTranscript, type TranscriptRows } from "./store.ts";
 
 /**
  * A meeting's stored transcript as the API shows it, with speaker_name set where a participant
- * holds the label. The rows are the meeting's (meetings/table.ts, deleted with it); transcripts/
- * renders them and serves the endpoint, handed this loader by the composition root.
+ * holds the label; 409 transcript_not_ready while there is none. The rows are the meeting's
+ * (meetings/table.ts, deleted with it, read by store.ts); transcripts/ renders them and serves
+ * the endpoint, handed this loader by the composition root.
  */
-export function loadTranscript(db: Queryable, meetingId: string): TranscriptDocument {
-  const row = transcriptRowOf(db, meetingId);
+export function transcriptDocument(meetingId: string, { row, names }: TranscriptRows): TranscriptDocument {
   if (!row) {
     throw new ApiError("transcript_not_ready", "The transcript is not ready yet. Wait for transcription.completed or poll the job.");
   }
-  const { names } = loadParticipants(db, meetingId);
   return {
     object: "transcript",
     meeting_id: meetingId,
@@ -29,15 +27,14 @@ export function loadTranscript(db: Queryable, meetingId: string): TranscriptDocu
 }
 
 /** The transcript of one of the user's meetings, with the title and date the text formats show. */
-export function ownedTranscript(c: Conn, userId: string, meetingId: string): Promise<{ transcript: TranscriptDocument; meta: TranscriptMeta }> {
-  return run(c, (q) => {
-    const meeting = ownedMeetingRow(q, userId, meetingId);
-    if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
-    return { transcript: loadTranscript(q, meeting.id), meta: { title: meeting.title, recordedAt: toRfc3339(meeting.recordedAt) } };
-  });
+export async function ownedTranscript(c: Conn, userId: string, meetingId: string): Promise<{ transcript: TranscriptDocument; meta: TranscriptMeta }> {
+  const found = await ownedMeetingTranscript(c, userId, meetingId);
+  if (!found) throw ApiError.notFound(`Meeting ${meetingId}`);
+  const { meeting } = found;
+  return { transcript: transcriptDocument(meeting.id, found), meta: { title: meeting.title, recordedAt: toRfc3339(meeting.recordedAt) } };
 }
 
-/** loadTranscript over a `Conn`: 409 transcript_not_ready while there is none. */
-export function meetingTranscript(c: Conn, meetingId: string): Promise<TranscriptDocument> {
-  return run(c, (q) => loadTranscript(q, meetingId));
+/** A meeting's transcript: 409 transcript_not_ready while there is none. */
+export async function meetingTranscript(c: Conn, meetingId: string): Promise<TranscriptDocument> {
+  return transcriptDocument(meetingId, await meetingTranscriptRows(c, meetingId));
 }

@@ -7,7 +7,7 @@ import type { Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/queue-store.ts";
 import type { Channel } from "../lib/channel.ts";
-import { enqueueReportOnly } from "../meetings/regenerate-report.ts";
+import { enqueueReportOnly } from "../meetings/queue-store.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import type { AdmissionDeps } from "./admission.ts";
 import { admit, admitBeforeUpload, checkBeforeUpload } from "./admission-store.ts";

@@ -40,8 +40,6 @@ export interface WebApps {
 /** What the web app's pages use: the same services as the API, handed over by the composition root. */
 export interface WebDeps {
   apps: WebApps;
-  /** The meeting pages' synchronous drizzle face of `conn` (meetings/ functions still take it); goes when they call meetings/app.ts. */
-  db: DbConn["drizzle"];
   /** The same database as a store `Conn` (db/conn.ts), for the application layer (each domain's app.ts). */
   conn: DbConn;
   clock: Clock;

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { findUserByEmail } from "../../src/auth/user-store.ts";
 import { createClient } from "../../src/clients/service.ts";
 import type { Db } from "../../src/db/client.ts";
-import { reindexMeeting } from "../../src/meetings/search-index.ts";
+import { reindexMeeting } from "../../src/meetings/search-index-store.ts";
 import { meetings, meetingTags, participants, reports, transcripts, type MEETING_STATUSES } from "../../src/meetings/table.ts";
 import { SAMPLE_META, SAMPLE_TRANSCRIPT } from "../fixtures/transcripts/sample.ts";
 import { createUserWithKey, expectProblem, ROOT, startServer, type TestServer, SHARED_FIXTURES } from "../helpers/server.ts";

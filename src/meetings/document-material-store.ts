@@ -1,10 +1,13 @@
 import type { Queryable } from "../db/client.ts";
 import type { MeetingMaterial } from "../documents/material-store.ts";
 import { toRfc3339 } from "../lib/time.ts";
-import { loadParticipants, meetingById, reportMarkdownOf, transcriptSpeakers } from "./store.ts";
-import { loadTranscript } from "./transcript.ts";
+import { loadParticipants, meetingById, reportMarkdownOf, transcriptRowsIn, transcriptSpeakers } from "./store.ts";
+import { transcriptDocument } from "./transcript.ts";
 
-/** What a document is written from (documents/material-store.ts), or undefined when the meeting is gone. */
+/**
+ * What a document is written from (documents/material-store.ts), or undefined when the meeting is gone;
+ * synchronous: documents/ calls it inside its own statement batch or transaction (documents/request.ts).
+ */
 export function loadMeetingMaterial(db: Queryable, meetingId: string, withTranscript: boolean): MeetingMaterial | undefined {
   const meeting = meetingById(db, meetingId);
   if (!meeting) return undefined;
@@ -15,7 +18,7 @@ export function loadMeetingMaterial(db: Queryable, meetingId: string, withTransc
   const unattributed = [...(heard ?? [])].filter((label) => !held.has(label));
   const transcript =
     heard && withTranscript
-      ? loadTranscript(db, meeting.id).segments.map((s) => ({ start: s.start, end: s.end, speaker: s.speaker_name ?? s.speaker, text: s.text }))
+      ? transcriptDocument(meeting.id, transcriptRowsIn(db, meeting.id)).segments.map((s) => ({ start: s.start, end: s.end, speaker: s.speaker_name ?? s.speaker, text: s.text }))
       : null;
   return {
     meetingId: meeting.id,
