@@ -1,10 +1,9 @@
 // The client folders' use cases against a real store: list (archived ones on request, a name
 // filter that folds case beyond ASCII) and archive / unarchive, another account's client absent.
-import { afterEach, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import type { Actor } from "../auth/actor.ts";
-import { createUser } from "../auth/user-store.ts";
-import { testActor } from "../../test/support/actor.ts";
-import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
+import { actingAndOther } from "../../test/support/actor.ts";
+import { freshDatabaseEachTest, type TempDatabase } from "../../test/support/database.ts";
 import { clientsApp } from "./app.ts";
 import { createClient } from "./service.ts";
 
@@ -12,12 +11,10 @@ let database: TempDatabase;
 let actor: Actor;
 let other: Actor;
 
-beforeEach(() => {
-  database = tempDatabase("clients");
-  actor = testActor(createUser(database.db, { email: "a@firm.example", plan: "free" }).id);
-  other = testActor(createUser(database.db, { email: "b@firm.example", plan: "free" }).id);
+freshDatabaseEachTest("clients", (created) => {
+  database = created;
+  [actor, other] = actingAndOther(created.db);
 });
-afterEach(() => database.remove());
 
 test("list: by name, archived ones only when asked, a case-folding name filter, the account's own only", async () => {
   const app = clientsApp({ conn: database.conn });

@@ -124,22 +124,19 @@ describe("withTx", () => {
 });
 
 describe("runTx", () => {
+  /** A synchronous body that writes `v`, then throws. */
+  const writeThenThrow = (c: Conn, v: string) =>
+    runTx(c, (q) => {
+      q.run(sql`INSERT INTO t (v) VALUES (${v})`);
+      throw new Error(`${v} refused`);
+    });
+
   test("a synchronous body that throws rolls back, alone or inside a transaction", async () => {
-    await expect(
-      runTx(db, (q) => {
-        q.run(sql`INSERT INTO t (v) VALUES ('sync-dropped')`);
-        throw new Error("sync refused");
-      }),
-    ).rejects.toThrow("sync refused");
+    await expect(writeThenThrow(db, "sync-dropped")).rejects.toThrow("sync-dropped refused");
     expect(await has("sync-dropped")).toBe(false);
     await withTx(db, async (tx) => {
       await insert(tx, "outer-of-sync");
-      await expect(
-        runTx(tx, (q) => {
-          q.run(sql`INSERT INTO t (v) VALUES ('nested-sync-dropped')`);
-          throw new Error("nested sync refused");
-        }),
-      ).rejects.toThrow("nested sync refused");
+      await expect(writeThenThrow(tx, "nested-sync-dropped")).rejects.toThrow("nested-sync-dropped refused");
     });
     expect(await has("outer-of-sync")).toBe(true);
     expect(await has("nested-sync-dropped")).toBe(false);

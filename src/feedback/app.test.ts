@@ -1,11 +1,10 @@
 // Feedback's use case against a real store: recorded as received; a meeting named must be the account's.
-import { afterEach, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import type { Actor } from "../auth/actor.ts";
-import { createUser } from "../auth/user-store.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { meetings } from "../meetings/table.ts";
-import { testActor } from "../../test/support/actor.ts";
-import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
+import { actingAndOther } from "../../test/support/actor.ts";
+import { freshDatabaseEachTest, type TempDatabase } from "../../test/support/database.ts";
 import { feedbackApp } from "./app.ts";
 
 let database: TempDatabase;
@@ -13,12 +12,10 @@ let actor: Actor;
 let other: Actor;
 const NOW = Date.parse("2026-11-10T12:00:00Z");
 
-beforeEach(() => {
-  database = tempDatabase("feedback");
-  actor = testActor(createUser(database.db, { email: "a@firm.example", plan: "free" }).id);
-  other = testActor(createUser(database.db, { email: "b@firm.example", plan: "free" }).id);
+freshDatabaseEachTest("feedback", (created) => {
+  database = created;
+  [actor, other] = actingAndOther(created.db);
 });
-afterEach(() => database.remove());
 
 test("create: recorded as received, with the meeting it is about when that meeting is the account's", async () => {
   const app = feedbackApp({ conn: database.conn, clock: { now: () => NOW } });

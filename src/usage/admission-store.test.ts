@@ -1,14 +1,14 @@
 // The one admission, for both channels, against a real store: the slot, the API wallet or the web
 // app's quotas, the reservation; and the fail-fast check before an upload.
 import { meetingProcessingJob } from "../meetings/processing-job.ts";
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createUser } from "../auth/user-store.ts";
 import type { Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/queue-store.ts";
 import type { Channel } from "../lib/channel.ts";
 import { enqueueReportOnly } from "../meetings/queue-store.ts";
-import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
+import { freshDatabaseEachTest, type TempDatabase } from "../../test/support/database.ts";
 import type { AdmissionDeps } from "./admission.ts";
 import { admit, admitBeforeUpload, checkBeforeUpload } from "./admission-store.ts";
 import { reservationOf, reserve } from "./reservation-store.ts";
@@ -43,11 +43,10 @@ function jobCount(): number {
   return (database.db.$client.query("SELECT count(*) AS n FROM jobs").get() as { n: number }).n;
 }
 
-beforeEach(() => {
-  database = tempDatabase("admit");
-  userId = createUser(database.db, { email: "dept@firm.example", plan: "free" }).id;
+freshDatabaseEachTest("admit", (created) => {
+  database = created;
+  userId = createUser(created.db, { email: "dept@firm.example", plan: "free" }).id;
 });
-afterEach(() => database.remove());
 
 describe("admit", () => {
   test("API: a free slot, the job queued, its expected cost payable and reserved", () => {

@@ -1,11 +1,11 @@
 // Metering over a real SQLite file with the clock injected: a month's lifecycle (allowance, on
 // demand, cap, write-off, 402s, rollover), thresholds announced once, costs in integer minor
 // units, and a ledger the database itself keeps immutable.
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createUser } from "../auth/user-store.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { jobs } from "../jobs/table.ts";
-import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
+import { freshDatabaseEachTest, type TempDatabase } from "../../test/support/database.ts";
 import { grantCredits, setSpendCap } from "./account-store.ts";
 import { admitJob, assertCanPay } from "./admission-store.ts";
 import { balanceOf } from "./balance-store.ts";
@@ -48,11 +48,10 @@ function alerts(): { kind: string; threshold_percent: number; period: string }[]
   return rows.map((r) => JSON.parse(r.payload).data.object);
 }
 
-beforeEach(() => {
-  database = tempDatabase("usage");
-  userId = createUser(database.db, { email: "dept@firm.example", plan: "free" }).id;
+freshDatabaseEachTest("usage", (created) => {
+  database = created;
+  userId = createUser(created.db, { email: "dept@firm.example", plan: "free" }).id;
 });
-afterEach(() => database.remove());
 
 describe("costs", () => {
   test("integer minor units, rounded up, by operation", () => {

@@ -1,4 +1,5 @@
 // An Actor (src/auth/actor.ts) for use-case tests: an account on a channel, with an API key or a web session.
+import { createUser } from "../../src/auth/user-store.ts";
 import type { Actor } from "../../src/auth/actor.ts";
 import type { Plan } from "../../src/auth/plans.ts";
 import type { Channel } from "../../src/lib/channel.ts";
@@ -9,4 +10,9 @@ export function testActor(userId: string, channel: Channel = "api", plan: Plan =
     channel,
     credential: channel === "api" ? { type: "api_key", id: "key_test", name: null, scopes: [], expiresAt: null } : { type: "web_session", id: "session_test" },
   };
+}
+
+/** Two free accounts in `db` as API actors: the one acting, and another whose rows it must never see. */
+export function actingAndOther(db: Parameters<typeof createUser>[0]): [Actor, Actor] {
+  return [testActor(createUser(db, { email: "a@firm.example", plan: "free" }).id), testActor(createUser(db, { email: "b@firm.example", plan: "free" }).id)];
 }

@@ -1,4 +1,5 @@
 // A migrated SQLite file in a temp folder, for unit tests of modules that query the database.
+import { afterEach, beforeEach } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,4 +31,17 @@ export function tempDatabase(name = "test"): TempDatabase {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A fresh migrated database for each test of the file (created before, removed after); `created`
+ * sets the test's variables from it (its accounts, its stores).
+ */
+export function freshDatabaseEachTest(name: string, created: (database: TempDatabase) => void): void {
+  let database: TempDatabase | undefined;
+  beforeEach(() => {
+    database = tempDatabase(name);
+    created(database);
+  });
+  afterEach(() => database?.remove());
 }
