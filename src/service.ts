@@ -7,6 +7,7 @@ import { SCOPES } from "./auth/scopes.ts";
 import { loadOrCreateSigningKey } from "./auth/signing-key.ts";
 import { addUser, countUsers } from "./auth/user-store.ts";
 import { accountRoutes } from "./account/routes.ts";
+import { authApp } from "./auth/app.ts";
 import { clientsApp } from "./clients/app.ts";
 import { clientRoutes } from "./clients/routes.ts";
 import type { ServiceConfig } from "./config.ts";
@@ -282,18 +283,22 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     onWarning: io.logWarning,
   });
   const passwordVerifications = new PasswordVerifications({}, (matched) => metrics.countPasswordVerification(matched));
-  const { app: webApp, signedInUserOf } = createWebApp({
+  const sso = config.sso ? new OidcSignIn(config.sso, { egress: config.egress, now: () => clock.now() }) : null;
+  const auth = authApp({
     conn,
     clock,
     passwords: new PasswordAttempts(new SignInThrottle({ firstDelayMs: config.signInDelayMs }), passwordVerifications, clock),
-    billing: config.billing,
-    clients,
-    usage,
-    maxUploadBytes: MAX_UPLOAD_BYTES,
-    apps,
-    sso: config.sso ? new OidcSignIn(config.sso, { egress: config.egress, now: () => clock.now() }) : null,
+    sso,
     maxApiKeys: config.maxApiKeys,
     onApiKeysChanged: () => authenticator.forgetCachedKeys(),
+  });
+  const { app: webApp, signedInUserOf } = createWebApp({
+    clock,
+    billing: config.billing,
+    maxUploadBytes: MAX_UPLOAD_BYTES,
+    apps: { ...apps, auth, clients, usage },
+    sso,
+    maxApiKeys: config.maxApiKeys,
     publicApiUrl: () => urls.api,
     publicUrl: () => publicUrl,
     onUnexpectedError: io.logError,

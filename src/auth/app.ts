@@ -21,6 +21,7 @@ export type { PasswordAttemptOutcome, PasswordAttempts } from "./password-attemp
 export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./passwords.ts";
 export { isScope, SCOPES, type Scope } from "./scopes.ts";
 export type { Locale } from "./users.ts";
+export type { Plan } from "./plans.ts";
 export { SESSION_MAX_MS, type WebSession } from "./web-sessions.ts";
 
 /**

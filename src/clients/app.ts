@@ -4,6 +4,7 @@ import { parseNumericId } from "../lib/ids.ts";
 import { listClients, setClientArchived, type ClientRow } from "./store.ts";
 
 export type { ClientRow } from "./store.ts";
+export { renderClient } from "./service.ts";
 
 /** The client folders' use cases, for GET/PATCH /v1/clients and the web app's Clients page. */
 export function clientsApp(deps: { conn: Conn }) {

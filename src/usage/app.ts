@@ -10,6 +10,8 @@ import type { WebappUsage } from "./webapp-quota-store.ts";
 
 export type { LedgerRow, MonthTotals } from "./store.ts";
 export type { WebappUsage } from "./webapp-quota-store.ts";
+export type { BillingSettings } from "./settings.ts";
+export { renderLedgerLineWithChannel, renderUsage, type Usage } from "./render.ts";
 
 /** The API side of an account's month: its plan, wallet and on-demand balance, and its operations' totals. */
 export interface UsageSummary {

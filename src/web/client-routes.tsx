@@ -1,6 +1,6 @@
 import type { Elysia } from "elysia";
 import { webActor } from "../auth/actor.ts";
-import { renderClient } from "../clients/service.ts";
+import { renderClient } from "../clients/app.ts";
 import { html, redirect } from "./http.ts";
 import { PageRefusal, type WebKit } from "./kit.ts";
 import { ClientsPage } from "./pages/clients.tsx";
@@ -12,7 +12,7 @@ export function clientPages(app: Elysia, kit: WebKit): void {
   const setArchived = async (request: Request, id: string, archived: boolean) => {
     const { session } = await kit.readForm(request);
     // Another account's client, or no client, is the 404 page.
-    if (!(await deps.clients.setArchived(webActor(session), id, archived))) throw new PageRefusal(404, "");
+    if (!(await deps.apps.clients.setArchived(webActor(session), id, archived))) throw new PageRefusal(404, "");
     return redirect(`/clients?notice=${archived ? "archived" : "unarchived"}`);
   };
 
@@ -20,7 +20,7 @@ export function clientPages(app: Elysia, kit: WebKit): void {
     .get("/clients", async ({ request }) => {
       const session = kit.requireSession(request);
       const frame = kit.frameFor(request, session, (t) => t("clients.title"));
-      const clients = (await deps.clients.list(webActor(session), { includeArchived: true })).map(renderClient);
+      const clients = (await deps.apps.clients.list(webActor(session), { includeArchived: true })).map(renderClient);
       return html(<ClientsPage frame={frame} clients={clients} notice={kit.noticeOf(request, frame.t, ["archived", "unarchived"])} />);
     })
     .post("/clients/:id/archive", ({ request, params }) => setArchived(request, params.id, true))

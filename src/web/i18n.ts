@@ -1,4 +1,4 @@
-import type { Locale } from "../auth/users.ts";
+import type { Locale } from "../auth/app.ts";
 import { en, type MessageKey } from "./messages/en.ts";
 import { fr } from "./messages/fr.ts";
 

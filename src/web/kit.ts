@@ -1,9 +1,7 @@
 import { webActor, type Actor } from "../auth/actor.ts";
-import { authApp, type OidcSignIn, type PasswordAttemptOutcome, type PasswordAttempts, type WebSession } from "../auth/app.ts";
+import type { AuthApp, OidcSignIn, PasswordAttemptOutcome, Plan, WebSession } from "../auth/app.ts";
 import type { ClientsApp } from "../clients/app.ts";
 import type { UsageApp } from "../usage/app.ts";
-import type { Plan } from "../auth/plans.ts";
-import type { DbConn } from "../db/conn.ts";
 import type { DocumentsApp } from "../documents/app.ts";
 import type { ExportsApp } from "../exports/app.ts";
 import type { MeetingsApp } from "../meetings/app.ts";
@@ -13,7 +11,7 @@ import type { TranscriptsApp } from "../transcripts/app.ts";
 import { sameSecret } from "../lib/same-secret.ts";
 import type { Clock } from "../lib/time.ts";
 import type { WebhooksApp } from "../webhooks/app.ts";
-import type { BillingSettings } from "../usage/settings.ts";
+import type { BillingSettings } from "../usage/app.ts";
 import { contextOf } from "../http/request-context.ts";
 import { anonymousClientKey } from "../http/client-key.ts";
 import { readFormBody } from "./form-body.ts";
@@ -35,27 +33,21 @@ export interface WebApps {
   exports: ExportsApp;
   templates: TemplatesApp;
   webhooks: WebhooksApp;
+  auth: AuthApp;
+  clients: ClientsApp;
+  usage: UsageApp;
 }
 
 /** What the web app's pages use: the same services as the API, handed over by the composition root. */
 export interface WebDeps {
   apps: WebApps;
-  /** The same database as a store `Conn` (db/conn.ts), for the application layer (each domain's app.ts). */
-  conn: DbConn;
   clock: Clock;
-  /** Password checks (sign-in, the current password in Settings): throttled and bounded before Argon2 runs. */
-  passwords: PasswordAttempts;
   billing: BillingSettings;
-  /** Application use cases (each domain's app.ts), built by the composition root. */
-  clients: ClientsApp;
-  usage: UsageApp;
   maxUploadBytes: number;
   /** Single sign-on with the firm's OpenID Connect provider, when configured. */
   sso: OidcSignIn | null;
   /** Active API keys one account may hold (--max-api-keys). */
   maxApiKeys: number;
-  /** An API key was created or revoked here: the API's cached key lookups must not outlive it. */
-  onApiKeysChanged(): void;
   publicApiUrl(): string;
   /** The service's public URL (--public-url, else the listening address). */
   publicUrl(): string;
@@ -80,14 +72,7 @@ export type WebKit = ReturnType<typeof createWebKit>;
 
 /** The web app's per-request helpers: who is signed in, in which language, and the CSRF check. */
 export function createWebKit(deps: WebDeps) {
-  const auth = authApp({
-    conn: deps.conn,
-    clock: deps.clock,
-    passwords: deps.passwords,
-    sso: deps.sso,
-    maxApiKeys: deps.maxApiKeys,
-    onApiKeysChanged: deps.onApiKeysChanged,
-  });
+  const auth = deps.apps.auth;
   // The session of a request is read once, before any page runs (loadSession: the pipeline asks
   // first, to count the request against the user's window, then createWebApp's onRequest hook);
   // pages then read it synchronously (sessionOf).

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from "preact";
-import type { Locale } from "../auth/users.ts";
+import type { Locale } from "../auth/app.ts";
 import type { Translate } from "./i18n.ts";
 
 export interface PageFrame {

@@ -7,7 +7,7 @@ import { html, redirect } from "./http.ts";
 import type { WebKit } from "./kit.ts";
 import { DeliveriesPage, WebhooksPage } from "./pages/webhooks.tsx";
 import { z } from "zod";
-import type { WebSession } from "../auth/web-sessions.ts";
+import type { WebSession } from "../auth/app.ts";
 
 const HOOK_NOTICES = ["tested", "deleted", "enabled"];
 

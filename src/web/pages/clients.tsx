@@ -1,4 +1,4 @@
-import type { renderClient } from "../../clients/service.ts";
+import type { renderClient } from "../../clients/app.ts";
 import { Layout, Notice, PostButton, type PageFrame, type PageNotice } from "../layout.tsx";
 
 /** The account's client folders, archived ones too, each with its archive or unarchive button. */

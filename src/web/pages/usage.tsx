@@ -1,4 +1,4 @@
-import type { renderLedgerLineWithChannel, Usage } from "../../usage/render.ts";
+import type { renderLedgerLineWithChannel, Usage } from "../../usage/app.ts";
 import type { WebappUsage } from "../../usage/app.ts";
 import { Layout, NextPageLink, type PageFrame } from "../layout.tsx";
 import { SettingsNav } from "./settings.tsx";
