@@ -205,7 +205,7 @@ export function meetingProcessing(deps: {
       const payload = meetingJobPayload(job);
       if (meeting && payload.transcribeOnly !== true && payload.reportOnly !== true) {
         // Before processing.completed, which carries their ids (document_job_ids).
-        const templateIds = templatesRequested(deps.templates, templateList(meeting.documentTemplates), meeting.persona);
+        const templateIds = templatesRequested(deps.templates, meeting.documentTemplates, meeting.persona);
         const spawned = await run(tx, (q) =>
           spawnDocumentJobs(q, deps.templates, { id: job.id, userId: job.userId, meetingId: meeting.id, metadata: job.metadata }, templateIds, now),
         );
@@ -223,12 +223,6 @@ export function meetingProcessing(deps: {
       await emit(tx, (await hasTranscript(tx, job.meetingId!)) ? "processing.failed" : "transcription.failed", job, now);
     },
   };
-}
-
-/** The meeting's document_templates, as its column holds them (JSON text today, a JSON column tomorrow). */
-function templateList(stored: unknown): string[] | null {
-  if (stored === null || stored === undefined) return null;
-  return z.array(z.string()).parse(typeof stored === "string" ? JSON.parse(stored) : stored);
 }
 
 /**
