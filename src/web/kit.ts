@@ -1,5 +1,5 @@
 import { webActor, type Actor } from "../auth/actor.ts";
-import type { AuthApp, OidcSignIn, PasswordAttemptOutcome, Plan, WebSession } from "../auth/app.ts";
+import type { AuthApp, OidcSignIn, PasswordAttemptOutcome, WebSession } from "../auth/app.ts";
 import type { ClientsApp } from "../clients/app.ts";
 import type { UsageApp } from "../usage/app.ts";
 import type { DocumentsApp } from "../documents/app.ts";
@@ -128,10 +128,9 @@ export function createWebKit(deps: WebDeps) {
   };
   /** The client's rate-limit key (its address, behind trusted proxies the one they name; IPv6 per /64). */
   const clientKey = (request: Request) => anonymousClientKey(contextOf(request).clientAddress());
-  const account = (session: WebSession): { userId: string; plan: Plan } => ({ userId: session.user.id, plan: session.user.plan });
   /** Who is acting, as the application layer's use cases take it. */
   const actor = (session: WebSession): Actor => webActor(session);
-  return { deps, auth, loadSession, sessionOf, frameFor, requireSession, assertCsrf, readForm, account, actor, clientKey, noticeOf };
+  return { deps, auth, loadSession, sessionOf, frameFor, requireSession, assertCsrf, readForm, actor, clientKey, noticeOf };
 }
 
 /** What a password attempt refused before its check shows: the sentence, and the Retry-After header (seconds). */
