@@ -1,7 +1,7 @@
 import { and, count, eq, isNull } from "drizzle-orm";
 import { timingSafeEqual } from "node:crypto";
 import type { Queryable } from "../db/client.ts";
-import { run, runTx, type Conn, type DbConn } from "../db/conn.ts";
+import { run, runTx, sqliteOf, type Conn, type DbConn } from "../db/conn.ts";
 import { randomBase62, randomId } from "../lib/ids.ts";
 import { API_KEY_PREFIX, ApiKeyLimitReached, DEFAULT_MAX_ACTIVE_API_KEYS, hashApiKey, type ApiKeyRow } from "./api-keys.ts";
 import { parseStoredScopes, type Scope } from "./scopes.ts";
@@ -87,7 +87,7 @@ export interface ApiKeyMatch {
  * after any transaction open on it), so the answer is then a promise.
  */
 export function createApiKeyLookup(conn: DbConn) {
-  const sqlite = conn.sqlite;
+  const sqlite = sqliteOf(conn);
   const keyByHash = sqlite.prepare<RawKey, [string]>(
     "SELECT id, user_id, name, scopes, key_hash, key_hint, created_at, last_used_at, revoked_at FROM api_keys WHERE key_hash = ?",
   );

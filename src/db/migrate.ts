@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { DbConn } from "./conn.ts";
+import { sqliteOf, type DbConn } from "./conn.ts";
 import { EMBEDDED_MIGRATIONS } from "./migrations.generated.ts";
 
 export interface Migration {
@@ -11,7 +11,7 @@ const BREAKPOINT = "--> statement-breakpoint";
 
 /** `applyMigrations` on the service's connection (the composition root's start). */
 export function migrateConn(conn: DbConn): string[] {
-  return applyMigrations(conn.sqlite);
+  return applyMigrations(sqliteOf(conn));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { and, eq, lt } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
-import { run, runTx, TxConn, type Conn } from "../db/conn.ts";
+import { run, runTx, type TxConn, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import type { Clock } from "../lib/time.ts";
 import { idempotencyKeys } from "./table.ts";
@@ -23,9 +23,10 @@ export type CompleteInTransaction = (tx: Queryable | TxConn, response: StoredRes
 
 /** The open transaction's statements, synchronously: the connection is the transaction's while it is open. */
 function inTransaction(tx: Queryable | TxConn): Queryable {
-  if (!(tx instanceof TxConn)) return tx;
-  if (!tx.active) throw new Error("an idempotency key was completed in a transaction that has already ended");
-  return tx.db.drizzle;
+  if ((tx as TxConn).kind !== "tx") return tx as Queryable;
+  const open = tx as TxConn;
+  if (!open.active) throw new Error("an idempotency key was completed in a transaction that has already ended");
+  return open.drizzle as unknown as Queryable;
 }
 
 /**

@@ -1,0 +1,52 @@
+import { is, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { PgDatabase } from "drizzle-orm/pg-core";
+import type { Queryable } from "./client.ts";
+
+/**
+ * The few places where SQLite and PostgreSQL need different SQL, for store files. Everything else
+ * a store writes is drizzle's query builder, which renders for either (db/conn.ts `run`).
+ */
+
+/** True when `q` runs on PostgreSQL. */
+export function isPostgres(q: Queryable): boolean {
+  return is(q, PgDatabase);
+}
+
+/** The rows of a raw statement. */
+export async function rows<T>(q: Queryable, query: SQL): Promise<T[]> {
+  if (isPostgres(q)) return ((await (q as unknown as PgDatabase<any>).execute(query)) as unknown as { rows: T[] }).rows;
+  return q.all<T>(query);
+}
+
+/** The first row of a raw statement, if any. */
+export async function row<T>(q: Queryable, query: SQL): Promise<T | undefined> {
+  return (await rows<T>(q, query))[0];
+}
+
+/** Runs a raw statement for its effect. */
+export async function exec(q: Queryable, query: SQL): Promise<void> {
+  if (isPostgres(q)) await (q as unknown as PgDatabase<any>).execute(query);
+  else q.run(query);
+}
+
+/** The larger of two values (SQLite's two-argument max(), PostgreSQL's greatest()), written once for both. */
+export function greatest(a: SQLWrapper | number, b: SQLWrapper | number): SQL {
+  return sql`(CASE WHEN ${a} >= ${b} THEN ${a} ELSE ${b} END)`;
+}
+
+/** The smaller of two values, written once for both. */
+export function least(a: SQLWrapper | number, b: SQLWrapper | number): SQL {
+  return sql`(CASE WHEN ${a} <= ${b} THEN ${a} ELSE ${b} END)`;
+}
+
+/**
+ * Serialises, until the transaction ends, every transaction that takes the same account's lock:
+ * admission (slots, wallet, quotas, reservations) and debits read, decide and write, and two of
+ * them for one account must not interleave. SQLite's BEGIN IMMEDIATE already serialises every
+ * writer, so there it is nothing; PostgreSQL takes a transaction-level advisory lock keyed by the
+ * account (held by whichever API or worker node runs the transaction). Call it inside `withTx`.
+ */
+export async function lockAccount(q: Queryable, userId: string): Promise<void> {
+  if (!isPostgres(q)) return;
+  await exec(q, sql`SELECT pg_advisory_xact_lock(hashtextextended(${`account:${userId}`}, 0))`);
+}
