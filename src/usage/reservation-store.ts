@@ -21,20 +21,22 @@ export interface Reserved {
 
 /** What the account's jobs still running hold on one channel, except `exceptJobId`'s own reservation. */
 export async function reservedBy(db: Queryable, userId: string, channel: "api" | "webapp", exceptJobId?: string): Promise<Reserved> {
-  const [row] = await db
-    .select({
-      amountMinor: sql<number>`coalesce(sum(${usageReservations.amountMinor}), 0)`,
-      audioSeconds: sql<number>`coalesce(sum(${usageReservations.audioSeconds}), 0)`,
-      documents: sql<number>`coalesce(sum(${usageReservations.documents}), 0)`,
-    })
-    .from(usageReservations)
-    .where(
-      and(
-        eq(usageReservations.userId, userId),
-        eq(usageReservations.channel, channel),
-        exceptJobId === undefined ? undefined : sql`${usageReservations.jobId} <> ${exceptJobId}`,
-      ),
-    );
+  const row = (
+    await db
+      .select({
+        amountMinor: sql<number>`coalesce(sum(${usageReservations.amountMinor}), 0)`,
+        audioSeconds: sql<number>`coalesce(sum(${usageReservations.audioSeconds}), 0)`,
+        documents: sql<number>`coalesce(sum(${usageReservations.documents}), 0)`,
+      })
+      .from(usageReservations)
+      .where(
+        and(
+          eq(usageReservations.userId, userId),
+          eq(usageReservations.channel, channel),
+          exceptJobId === undefined ? undefined : sql`${usageReservations.jobId} <> ${exceptJobId}`,
+        ),
+      )
+  )[0]!;
   return { amountMinor: row.amountMinor, audioSeconds: row.audioSeconds, documents: row.documents };
 }
 
