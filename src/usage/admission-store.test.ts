@@ -2,11 +2,13 @@
 // app's quotas, the reservation; and the fail-fast check before an upload.
 import { meetingProcessingJob } from "../meetings/processing-job.ts";
 import { describe, expect, test } from "bun:test";
-import { createUser } from "../auth/user-store.ts";
+import { count } from "drizzle-orm";
+import { addUser } from "../auth/user-store.ts";
 import type { Queryable } from "../db/client.ts";
 import { runTx } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/queue-store.ts";
+import { jobs } from "../jobs/table.ts";
 import type { Channel } from "../lib/channel.ts";
 import { enqueueReportOnly } from "../meetings/queue-store.ts";
 import { freshDatabaseEachTest, type TempDatabase } from "../../test/support/database.ts";
@@ -14,6 +16,7 @@ import type { AdmissionDeps } from "./admission.ts";
 import { admit, admitBeforeUpload, checkBeforeUpload } from "./admission-store.ts";
 import { reservationOf, reserve } from "./reservation-store.ts";
 import { DEFAULT_BILLING } from "./settings.ts";
+import { usageReservations } from "./table.ts";
 
 const NOV = Date.parse("2026-11-10T12:00:00Z");
 const deps: AdmissionDeps = {
@@ -40,13 +43,13 @@ async function codeOf(run: () => Promise<unknown>): Promise<string | null> {
   }
 }
 
-function jobCount(): number {
-  return (database.db.$client.query("SELECT count(*) AS n FROM jobs").get() as { n: number }).n;
+async function jobCount(): Promise<number> {
+  return (await inTx((q) => q.select({ n: count() }).from(jobs)))[0]!.n;
 }
 
 freshDatabaseEachTest("admit", async (created) => {
   database = created;
-  userId = (await createUser(created.db, { email: "dept@firm.example", plan: "free" })).id;
+  userId = (await addUser(created.conn, { email: "dept@firm.example", plan: "free" })).id;
 });
 
 /** `body` in a transaction of its own on the test's database. */
@@ -78,7 +81,7 @@ describe("admit", () => {
     // 10 hours of audio at 60 per hour: far beyond the allowance of 100.
     const code = await codeOf(() => inTx((tx) => admit(tx, deps, who("api"), { kind: "processing", audioSeconds: 36_000, report: false }, NOV, queue(tx, "api"))));
     expect(code).toBe("insufficient_balance");
-    expect(jobCount()).toBe(0);
+    expect(await jobCount()).toBe(0);
   });
 
   test("web app: audio beyond the month's minutes is 402 webapp_quota_reached; within them it reserves seconds, not money", async () => {
@@ -103,7 +106,7 @@ describe("admit", () => {
     await inTx(async (tx) => reserve(tx, { jobId: await queue(tx, "webapp")(), userId, channel: "webapp" }, { cost: 0, audioSeconds: 0, documents: 1 }, NOV));
     const code = await codeOf(() => inTx((tx) => enqueueReportOnly(tx, wide, { userId, plan: "free" }, crypto.randomUUID(), "webapp", 500, NOV)));
     expect(code).toBe("webapp_quota_reached");
-    expect(jobCount()).toBe(1);
+    expect(await jobCount()).toBe(1);
     // The API's regenerate draws on the wallet instead, which can pay.
     const jobId = await inTx((tx) => enqueueReportOnly(tx, wide, { userId, plan: "free" }, crypto.randomUUID(), "api", 500, NOV));
     expect((await reservation(jobId))?.channel).toBe("api");
@@ -123,7 +126,7 @@ describe("admissions at once", () => {
     );
     expect(outcomes.filter((o) => o === "admitted")).toHaveLength(5);
     expect(outcomes.filter((o) => o === "insufficient_balance")).toHaveLength(45);
-    expect(jobCount()).toBe(5);
+    expect(await jobCount()).toBe(5);
   });
 });
 
@@ -144,6 +147,6 @@ describe("the check before an upload", () => {
     const full = { ...deps, billing: { ...deps.billing, webappQuotas: { audioMinutes: { free: 0 }, documents: { free: 1 } } } };
     expect(await codeOf(() => inTx((q) => admitBeforeUpload(q, full, who("webapp"), NOV, { slot: false })))).toBe("webapp_quota_reached");
     // Nothing is reserved by the check.
-    expect((database.db.$client.query("SELECT count(*) AS n FROM usage_reservations").get() as { n: number }).n).toBe(0);
+    expect(await inTx((q) => q.select().from(usageReservations))).toEqual([]);
   });
 });

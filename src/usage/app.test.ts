@@ -3,7 +3,7 @@
 import { meetingProcessingJob } from "../meetings/processing-job.ts";
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import type { Actor } from "../auth/actor.ts";
-import { createUser } from "../auth/user-store.ts";
+import { addUser } from "../auth/user-store.ts";
 import { runTx } from "../db/conn.ts";
 import { testActor } from "../../test/support/actor.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
@@ -44,7 +44,7 @@ async function hold(channel: "api" | "webapp", expected: { cost: number; audioSe
 
 beforeEach(async () => {
   database = tempDatabase("usage-app");
-  userId = (await createUser(database.db, { email: "dept@firm.example", plan: "free" })).id;
+  userId = (await addUser(database.conn, { email: "dept@firm.example", plan: "free" })).id;
   now = NOV;
 });
 afterEach(() => database.remove());
