@@ -7,7 +7,7 @@ import type { Queryable } from "../db/client.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { enqueueJob } from "../jobs/queue-store.ts";
 import type { Channel } from "../lib/channel.ts";
-import { enqueueReportOnly } from "../meetings/queue-store.ts";
+import { queueReportOnly } from "../meetings/queue-store.ts";
 import { freshDatabaseEachTest, type TempDatabase } from "../../test/support/database.ts";
 import type { AdmissionDeps } from "./admission.ts";
 import { admit, admitBeforeUpload, checkBeforeUpload } from "./admission-store.ts";
@@ -92,15 +92,15 @@ describe("admit", () => {
     );
   });
 
-  test("regenerating a report from the web app checks the web app's documents quota (enqueueReportOnly goes through admit)", () => {
+  test("regenerating a report from the web app checks the web app's documents quota (enqueueReportOnly goes through admit)", async () => {
     const wide = { ...deps, slots: { free: 5 } };
     // The month's one document is held by a document in flight.
     database.db.transaction((tx) => reserve(tx, { jobId: queue(tx, "webapp")(), userId, channel: "webapp" }, { cost: 0, audioSeconds: 0, documents: 1 }, NOV));
-    const code = codeOf(() => database.db.transaction((tx) => enqueueReportOnly(tx, wide, { userId, plan: "free" }, crypto.randomUUID(), "webapp", 500, NOV)));
-    expect(code).toBe("webapp_quota_reached");
+    const refused = await queueReportOnly(database.conn, wide, { userId, plan: "free" }, crypto.randomUUID(), "webapp", 500, NOV).catch((error: unknown) => error);
+    expect((refused as ApiError).code).toBe("webapp_quota_reached");
     expect(jobCount()).toBe(1);
     // The API's regenerate draws on the wallet instead, which can pay.
-    const jobId = database.db.transaction((tx) => enqueueReportOnly(tx, wide, { userId, plan: "free" }, crypto.randomUUID(), "api", 500, NOV));
+    const jobId = await queueReportOnly(database.conn, wide, { userId, plan: "free" }, crypto.randomUUID(), "api", 500, NOV);
     expect(reservationOf(database.db, jobId)?.channel).toBe("api");
   });
 });
