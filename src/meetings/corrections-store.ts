@@ -2,6 +2,7 @@ import { and, asc, count, eq } from "drizzle-orm";
 import { users } from "../auth/table.ts";
 import type { Queryable } from "../db/client.ts";
 import { run, runTx, type Conn } from "../db/conn.ts";
+import { lockAccount } from "../db/sql.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { toRfc3339 } from "../lib/time.ts";
 import { oneLine } from "../transcripts/normalize.ts";
@@ -38,6 +39,9 @@ export function storeSegmentCorrection(c: Conn, userId: string, meetingId: strin
 }
 
 async function correctSegmentRows(tx: Queryable, userId: string, meetingId: string, segmentIndex: number, text: string, now: number): Promise<SegmentCorrection> {
+  // The segments are read, changed and written back whole: another correction, a patch or a new
+  // transcript of the account's meetings waits (PostgreSQL; SQLite serialises writers already).
+  await lockAccount(tx, userId);
   const meeting = await ownedMeetingRow(tx, userId, meetingId);
   if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
   const [row] = await tx.select({ segments: transcripts.segments }).from(transcripts).where(eq(transcripts.meetingId, meeting.id)).limit(1);

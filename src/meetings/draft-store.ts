@@ -1,6 +1,7 @@
 import { and, count, eq, gt, lt, notExists, sum } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import { run, runTx, type Conn } from "../db/conn.ts";
+import { lockAccount } from "../db/sql.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { describeBytes } from "../uploads/multipart.ts";
 import { MIN_PART_BYTES, type DraftLimits } from "./draft-limits.ts";
@@ -16,9 +17,14 @@ async function ownedDraft(db: Queryable, userId: string, meetingId: string): Pro
   return meeting;
 }
 
-/** Refuses a new draft when the account already has as many open as it may (inside the transaction that creates it). */
+/**
+ * Refuses a new draft when the account already has as many open as it may (inside the transaction
+ * that creates it, which holds the account's lock from here: two drafts opened at once are counted
+ * one after the other on PostgreSQL too).
+ */
 export function assertDraftAdmitted(c: Conn, userId: string, limits: DraftLimits): Promise<void> {
   return run(c, async (db) => {
+    await lockAccount(db, userId);
     const [drafts] = await db
       .select({ open: count() })
       .from(meetings)
@@ -150,6 +156,8 @@ export function recordDraftPart(
   place: () => void,
 ): Promise<void> {
   return runTx(c, async (tx) => {
+    // The account's drafts are bounded in bytes: parts arriving at once are admitted one by one.
+    await lockAccount(tx, userId);
     await ownedDraft(tx, userId, draftId);
     await admitPart(tx, bounds, userId, draftId, part.index, part.bytes);
     const { index, bytes, sha256 } = part;

@@ -2,6 +2,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { findOrCreateClient, requireClient } from "../clients/service.ts";
 import type { Queryable } from "../db/client.ts";
 import { runTx, type Conn } from "../db/conn.ts";
+import { lockAccount } from "../db/sql.ts";
 import { ApiError, type FieldError } from "../errors/api-error.ts";
 import { parseNumericId } from "../lib/ids.ts";
 import { ownedMeetingRow, participantsOf, transcriptSpeakers } from "./store.ts";
@@ -22,6 +23,8 @@ export function storeMeetingPatch(c: Conn, userId: string, meetingId: string, pa
 
 /** The PATCH's writes, inside the caller's transaction: 404 when the meeting is not the user's. */
 async function patchMeetingRows(tx: Queryable, userId: string, meetingId: string, patch: PatchMeeting, now: number): Promise<void> {
+  // Participants and labels are read, decided and written: one change of the account's meetings at a time.
+  await lockAccount(tx, userId);
   const meeting = await ownedMeetingRow(tx, userId, meetingId);
   if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
   // Nothing sent ({}): nothing changes, not even updated_at.

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { existsSync, readFileSync } from "node:fs";
 import { findUserById } from "../auth/user-store.ts";
 import { run, type Conn, type TxConn } from "../db/conn.ts";
+import { lockAccount } from "../db/sql.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { isJobErrorCode, JOB_ERROR_CATALOGUE } from "../errors/job-codes.ts";
 import { admitJob } from "../usage/admission-store.ts";
@@ -180,6 +181,8 @@ export function meetingProcessing(deps: {
         case "diarize": {
           const transcript = readStoredTranscript(result.transcriptPath);
           await run(tx, async (q) => {
+            // A correction or a PATCH of this account's meetings in flight waits (db/sql.ts): neither writes over the other.
+            await lockAccount(q, job.userId);
             await storeTranscript(q, meeting.id, transcript, now);
             await meter(q, job, meeting.id, now, { operation: "transcription", audioSeconds: transcript.durationSeconds, model: transcript.model });
           });
@@ -188,6 +191,7 @@ export function meetingProcessing(deps: {
         }
         case "summarize":
           await run(tx, async (q) => {
+            await lockAccount(q, job.userId);
             await storeReport(q, meeting.id, result.report, now);
             await meter(q, job, meeting.id, now, {
               operation: "report",
