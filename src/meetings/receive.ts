@@ -100,8 +100,8 @@ async function receiveUpload(request: Request, deps: ReceiveDeps): Promise<{ par
     maxFields: 40,
     fileField: "file",
     pace: bodyPaceOf(request),
-    // Awaited before the reader goes on: nothing of the file is read, let alone stored, until the
-    // fields are valid and the account admitted.
+    // Awaited before the reader goes on: no more of the body is read, and nothing of the file
+    // stored, until the fields are valid and the account admitted.
     beforeFile: async (fieldsSoFar) => {
       try {
         await validate(fieldsSoFar);
