@@ -8,7 +8,7 @@ import { meetings, reports, transcripts } from "./table.ts";
  * Rewrites a meeting's row of the full-text index from its title, report and transcript.
  * Called whenever one of them changes, inside the same transaction; cheap next to producing any of them.
  * SQLite: an FTS5 table of the three texts. PostgreSQL: one tsvector of their words, unaccented
- * (search-index.ts's indexText cuts them as FTS5 does; list-store.ts's tsQuery searches it).
+ * (search-index.ts's indexText cuts them as FTS5 does; list-store.ts searches it with tsQuery).
  */
 export async function reindexMeeting(db: Queryable, meetingId: string): Promise<void> {
   const row = (
