@@ -42,7 +42,7 @@ export function deleteAccountRows(
   options: { refuseUnfinishedJobs: boolean; now: number },
 ): Promise<{ meetingIds: string[]; ledgerLinesKept: number }> {
   const sqlite = sqliteOf(c);
-  return runTx(c, (tx) => {
+  return runTx(c, async (tx) => {
     if (options.refuseUnfinishedJobs) {
       const unfinished = unfinishedJobCount(tx, userId);
       if (unfinished > 0) throw new AccountBusy(unfinished);
@@ -51,7 +51,7 @@ export function deleteAccountRows(
     sqlite.exec("PRAGMA defer_foreign_keys = ON");
     const meetingIds: string[] = [];
     for (const { id } of tx.select({ id: meetings.id }).from(meetings).where(eq(meetings.userId, userId)).all()) {
-      deleteMeetingRows(tx, id);
+      await deleteMeetingRows(tx, id);
       meetingIds.push(id);
     }
     for (const table of tablesWithUserId(sqlite)) {

@@ -55,7 +55,7 @@ function withApp(slots: Record<string, number> = { free: 2 }, billing = DEFAULT_
     slots,
     billing,
     templates: { get: (id) => (id === template.id ? template : undefined) },
-    loadMaterial: (_q, meetingId) => material[meetingId.toLowerCase()],
+    loadMaterial: async (_q, meetingId) => material[meetingId.toLowerCase()],
     dataDir,
     idempotency: new IdempotencyStore(database.conn, { now: () => NOW }),
     render: async (format) => {
