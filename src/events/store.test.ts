@@ -10,9 +10,9 @@ let database: TempDatabase;
 let userId: string;
 const now = Date.parse("2026-11-24T12:00:00Z");
 
-beforeEach(() => {
+beforeEach(async () => {
   database = tempDatabase("events");
-  userId = createUser(database.db, { email: `owner-${crypto.randomUUID()}@firm.example`, plan: "pro" }).id;
+  userId = (await createUser(database.db, { email: `owner-${crypto.randomUUID()}@firm.example`, plan: "pro" })).id;
 });
 afterEach(() => database.remove());
 

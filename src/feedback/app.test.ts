@@ -12,18 +12,17 @@ let actor: Actor;
 let other: Actor;
 const NOW = Date.parse("2026-11-10T12:00:00Z");
 
-freshDatabaseEachTest("feedback", (created) => {
+freshDatabaseEachTest("feedback", async (created) => {
   database = created;
-  [actor, other] = actingAndOther(created.db);
+  [actor, other] = await actingAndOther(created.db);
 });
 
 test("create: recorded as received, with the meeting it is about when that meeting is the account's", async () => {
   const app = feedbackApp({ conn: database.conn, clock: { now: () => NOW } });
   const id = crypto.randomUUID();
-  database.db
+  await database.db
     .insert(meetings)
-    .values({ id, userId: actor.account.userId, title: "M", titleSource: "user", status: "completed", createdAt: NOW, updatedAt: NOW, recordedAt: NOW, transcribeOnly: false, requestedLanguage: "en", language: "en", source: "upload", recordingType: "meeting" })
-    .run();
+    .values({ id, userId: actor.account.userId, title: "M", titleSource: "user", status: "completed", createdAt: NOW, updatedAt: NOW, recordedAt: NOW, transcribeOnly: false, requestedLanguage: "en", language: "en", source: "upload", recordingType: "meeting" });
   const plain = await app.create(actor, { type: "bug", message: "It broke" });
   expect(plain).toMatchObject({ userId: actor.account.userId, type: "bug", message: "It broke", meetingId: null, status: "received", createdAt: NOW });
   const about = await app.create(actor, { type: "question", message: "Why?", meeting_id: id.toUpperCase() });

@@ -9,7 +9,7 @@ import { idempotencyKeys } from "./table.ts";
 
 const temp = tempDatabase("idem");
 const db = temp.db;
-const user = createUser(db, { email: "idem@example.com", name: "Idem", plan: "pro" });
+const user = await createUser(db, { email: "idem@example.com", name: "Idem", plan: "pro" });
 const store = new IdempotencyStore(temp.conn, { now: () => Date.now() });
 afterAll(() => temp.remove());
 

@@ -34,7 +34,7 @@ let stranger: Actor;
 
 const fields = (raw: Record<string, unknown> = {}) => createMeetingUpload.parse(raw);
 
-beforeEach(() => {
+beforeEach(async () => {
   store = tempDatabase("meetings-app");
   dataDir = mkdtempSync(join(tmpdir(), "verbatim-meetings-app-"));
   mkdirSync(uploadsTmpDir(dataDir), { recursive: true });
@@ -60,17 +60,17 @@ beforeEach(() => {
     publicApiUrl: () => "https://verbatim.example/api",
     scheduler: { wake: () => void wakes++, cancel: (ids) => void canceled.push(...ids) },
   });
-  const actorOf = (email: string, channel: Actor["channel"]): Actor => {
-    const user = createUser(store.db, { email, plan: "pro" }, NOW);
+  const actorOf = async (email: string, channel: Actor["channel"]): Promise<Actor> => {
+    const user = await createUser(store.db, { email, plan: "pro" }, NOW);
     return {
       account: { userId: user.id, plan: "pro" },
       channel,
       credential: channel === "api" ? { type: "api_key", id: "key_1", name: null, scopes: [], expiresAt: null } : { type: "web_session", id: "ses_1" },
     };
   };
-  api = actorOf("owner@example.com", "api");
+  api = await actorOf("owner@example.com", "api");
   web = { ...api, channel: "webapp", credential: { type: "web_session", id: "ses_1" } };
-  stranger = actorOf("stranger@example.com", "api");
+  stranger = await actorOf("stranger@example.com", "api");
 });
 
 afterEach(() => {

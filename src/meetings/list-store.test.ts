@@ -10,9 +10,9 @@ import { meetings, meetingTags, participants, reports, transcripts } from "./tab
 
 
 /** An account with `count` meetings, each with a client, tags, participants, a job, a transcript and a report. */
-function account(db: Db, email: string, count: number): string {
-  const user = createUser(db, { email, name: null, plan: "pro" });
-  const client = findOrCreateClient(db, user.id, { name: "Acme" }, 1);
+async function account(db: Db, email: string, count: number): Promise<string> {
+  const user = await createUser(db, { email, name: null, plan: "pro" });
+  const client = await findOrCreateClient(db, user.id, { name: "Acme" }, 1);
   for (let i = 0; i < count; i++) {
     const id = crypto.randomUUID();
     const at = 1_800_000_000_000 + i;
@@ -46,11 +46,11 @@ function statements(db: Db, run: () => void): number {
 }
 
 describe("GET /v1/meetings rendering", () => {
-  test("a page costs the same number of statements for 10 meetings as for 100", () => {
+  test("a page costs the same number of statements for 10 meetings as for 100", async () => {
     const temp = tempDatabase("list");
     const db = temp.db;
-    const small = account(db, "small@example.com", 10);
-    const large = account(db, "large@example.com", 100);
+    const small = await account(db, "small@example.com", 10);
+    const large = await account(db, "large@example.com", 100);
     let smallPage: ReturnType<typeof listMeetings> | undefined;
     let largePage: ReturnType<typeof listMeetings> | undefined;
     const forSmall = statements(db, () => (smallPage = listMeetings(db, small, { limit: 100 } as never, "http://x/api")));

@@ -43,9 +43,9 @@ function jobCount(): number {
   return (database.db.$client.query("SELECT count(*) AS n FROM jobs").get() as { n: number }).n;
 }
 
-freshDatabaseEachTest("admit", (created) => {
+freshDatabaseEachTest("admit", async (created) => {
   database = created;
-  userId = createUser(created.db, { email: "dept@firm.example", plan: "free" }).id;
+  userId = (await createUser(created.db, { email: "dept@firm.example", plan: "free" })).id;
 });
 
 describe("admit", () => {

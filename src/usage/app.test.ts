@@ -41,9 +41,9 @@ function hold(channel: "api" | "webapp", expected: { cost: number; audioSeconds:
   });
 }
 
-beforeEach(() => {
+beforeEach(async () => {
   database = tempDatabase("usage-app");
-  userId = createUser(database.db, { email: "dept@firm.example", plan: "free" }).id;
+  userId = (await createUser(database.db, { email: "dept@firm.example", plan: "free" })).id;
   now = NOV;
 });
 afterEach(() => database.remove());

@@ -48,9 +48,9 @@ function alerts(): { kind: string; threshold_percent: number; period: string }[]
   return rows.map((r) => JSON.parse(r.payload).data.object);
 }
 
-freshDatabaseEachTest("usage", (created) => {
+freshDatabaseEachTest("usage", async (created) => {
   database = created;
-  userId = createUser(created.db, { email: "dept@firm.example", plan: "free" }).id;
+  userId = (await createUser(created.db, { email: "dept@firm.example", plan: "free" })).id;
 });
 
 describe("costs", () => {

@@ -37,11 +37,11 @@ export function tempDatabase(name = "test"): TempDatabase {
  * A fresh migrated database for each test of the file (created before, removed after); `created`
  * sets the test's variables from it (its accounts, its stores).
  */
-export function freshDatabaseEachTest(name: string, created: (database: TempDatabase) => void): void {
+export function freshDatabaseEachTest(name: string, created: (database: TempDatabase) => void | Promise<void>): void {
   let database: TempDatabase | undefined;
-  beforeEach(() => {
+  beforeEach(async () => {
     database = tempDatabase(name);
-    created(database);
+    await created(database);
   });
   afterEach(() => database?.remove());
 }
