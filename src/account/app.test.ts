@@ -2,11 +2,15 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { count } from "drizzle-orm";
 import { createApiKey, createApiKeyLookup } from "../auth/api-key-store.ts";
+import { apiKeys } from "../auth/table.ts";
 import { createUser, findUserByEmail, findUserById, listUsers } from "../auth/user-store.ts";
 import { openDatabase, type Db } from "../db/client.ts";
 import { connOf, type DbConn } from "../db/conn.ts";
 import { applyMigrations } from "../db/migrate.ts";
+import { jobs } from "../jobs/table.ts";
+import { meetings } from "../meetings/table.ts";
 import { meetingDir } from "../storage/paths.ts";
 import { AccountBusy, accountApp } from "./app.ts";
 
@@ -57,8 +61,8 @@ test("an account without ledger lines loses every row, its user row included, an
   await createApiKey(conn, { userId: user.id, name: "k", scopes: ["read:meetings"] });
   expect(await deleteAccount(user.id, { refuseUnfinishedJobs: true })).toEqual({ meetings: 1, ledgerLinesKept: 0 });
   expect(db.$client.query("SELECT count(*) AS n FROM users WHERE id = ?").get(user.id)).toEqual({ n: 0 });
-  for (const table of ["meetings", "jobs"]) expect(db.$client.query(`SELECT user_id FROM ${table}`).all()).toEqual([{ user_id: kept.id }]);
-  expect(db.$client.query("SELECT count(*) AS n FROM api_keys").get()).toEqual({ n: 0 });
+  for (const table of [meetings, jobs]) expect(await db.select({ userId: table.userId }).from(table)).toEqual([{ userId: kept.id }]);
+  expect(await db.select({ n: count() }).from(apiKeys)).toEqual([{ n: 0 }]);
   expect(existsSync(meetingDir(dataDir, "m_gone"))).toBe(false);
   expect(existsSync(meetingDir(dataDir, "m_kept"))).toBe(true);
   expect((await findUserByEmail(db, "kept@example.com"))?.id).toBe(kept.id);
@@ -97,5 +101,5 @@ test("with refuseUnfinishedJobs, a queued or processing job refuses the deletion
   expect(existsSync(meetingDir(dataDir, "m_done"))).toBe(true);
   // Without a running server (the caller holds the data dir's lock), the jobs are only rows.
   expect((await deleteAccount(user.id, { refuseUnfinishedJobs: false })).meetings).toBe(2);
-  expect(db.$client.query("SELECT count(*) AS n FROM jobs").get()).toEqual({ n: 0 });
+  expect(await db.select({ n: count() }).from(jobs)).toEqual([{ n: 0 }]);
 });

@@ -22,7 +22,8 @@ async function countActiveApiKeys(q: Queryable, userId: string): Promise<number>
 /**
  * Creates a key and returns its plaintext, which is never stored and cannot be shown again.
  * Refused (ApiKeyLimitReached) when the account holds `maxActive` unrevoked keys already: counted
- * and inserted in one immediate transaction, so two creations at once cannot both pass the count.
+ * and inserted in one transaction holding the account's lock (BEGIN IMMEDIATE on SQLite,
+ * lockAccount on PostgreSQL), so two creations at once, on any nodes, cannot both pass the count.
  */
 export function createApiKey(
   c: Conn,

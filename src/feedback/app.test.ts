@@ -1,11 +1,13 @@
 // Feedback's use case against a real store: recorded as received; a meeting named must be the account's.
 import { expect, test } from "bun:test";
+import { count } from "drizzle-orm";
 import type { Actor } from "../auth/actor.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { meetings } from "../meetings/table.ts";
 import { actingAndOther } from "../../test/support/actor.ts";
 import { freshDatabaseEachTest, type TempDatabase } from "../../test/support/database.ts";
 import { feedbackApp } from "./app.ts";
+import { feedback } from "./table.ts";
 
 let database: TempDatabase;
 let actor: Actor;
@@ -31,5 +33,5 @@ test("create: recorded as received, with the meeting it is about when that meeti
   const refused = await app.create(other, { type: "feedback", message: "Theirs", meeting_id: id }).catch((error) => error);
   expect(refused).toBeInstanceOf(ApiError);
   expect((refused as ApiError).status).toBe(404);
-  expect((database.db.$client.query("SELECT count(*) AS n FROM feedback").get() as { n: number }).n).toBe(2);
+  expect(await database.db.select({ n: count() }).from(feedback)).toEqual([{ n: 2 }]);
 });
