@@ -17,9 +17,12 @@ export const userColumns = { id: users.id, email: users.email, name: users.name,
 export async function createUser(db: Queryable, input: { email: string; name?: string | null; plan: Plan }, now = Date.now()): Promise<User> {
   const email = input.email.trim().toLowerCase();
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new Error(`not an email address: ${input.email}`);
-  if (await findUserByEmail(db, email)) throw new Error(`a user with email ${email} already exists`);
+  const taken = new Error(`a user with email ${email} already exists`);
+  if (await findUserByEmail(db, email)) throw taken;
   const user: User = { id: randomId("usr", 16), email, name: input.name ?? null, plan: input.plan, createdAt: now };
-  await db.insert(users).values(user);
+  // On PostgreSQL another node may create the same email between the check and the insert: the
+  // unique index decides, and the loser gets the same refusal.
+  if ((await db.insert(users).values(user).onConflictDoNothing().returning({ id: users.id })).length === 0) throw taken;
   return user;
 }
 
