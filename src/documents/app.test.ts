@@ -83,13 +83,13 @@ function insertDocument(id: string, userId: string, meetingId: string, createdAt
     .run();
 }
 
-beforeEach(() => {
+beforeEach(async () => {
   database = tempDatabase("documents-app");
   dataDir = mkdtempSync(join(tmpdir(), "verbatim-documents-app-"));
   wakes = 0;
   renders = 0;
-  const a = createUser(database.db, { email: "alice@firm.example", plan: "free" });
-  const b = createUser(database.db, { email: "bob@firm.example", plan: "free" });
+  const a = await createUser(database.db, { email: "alice@firm.example", plan: "free" });
+  const b = await createUser(database.db, { email: "bob@firm.example", plan: "free" });
   alice = { account: { userId: a.id, plan: "free" }, channel: "api", credential: { type: "web_session", id: "a" } };
   bob = { account: { userId: b.id, plan: "free" }, channel: "webapp", credential: { type: "web_session", id: "b" } };
   material = { [MEETING]: meetingOf(a.id, MEETING), [OTHER_MEETING]: meetingOf(b.id, OTHER_MEETING) };

@@ -24,8 +24,8 @@ const ids = { first: "", second: "", webapp: "", others: "" };
 
 beforeAll(async () => {
   temp = tempDatabase("jobs-app");
-  const a = createUser(temp.db, { email: "owner@example.com", plan: "pro" });
-  const b = createUser(temp.db, { email: "other@example.com", plan: "free" });
+  const a = await createUser(temp.db, { email: "owner@example.com", plan: "pro" });
+  const b = await createUser(temp.db, { email: "other@example.com", plan: "free" });
   owner = { account: { userId: a.id, plan: "pro" }, channel: "api", credential: { type: "web_session", id: "s" } };
   other = { account: { userId: b.id, plan: "free" }, channel: "api", credential: { type: "web_session", id: "s" } };
   await run(temp.conn, (q) => {

@@ -34,7 +34,7 @@ function queue(db: ReturnType<typeof freshDb>["db"], userId: string, count: numb
 describe("claimNextJob", () => {
   test("two processes claiming 600 jobs from one database at once never get the same job", async () => {
     const { db, path } = freshDb("race");
-    const user = createUser(db, { email: "race@example.com", name: null, plan: "pro" });
+    const user = await createUser(db, { email: "race@example.com", name: null, plan: "pro" });
     const all = queue(db, user.id, 600);
     db.$client.close();
     const barrier = `${path}.ready`;
@@ -74,7 +74,7 @@ describe("claimNextJob", () => {
 
   test("a claimed job is nobody else's until its lease runs out unrenewed, or is released", async () => {
     const { db, conn } = freshDb("lease");
-    const user = createUser(db, { email: "lease@example.com", name: null, plan: "pro" });
+    const user = await createUser(db, { email: "lease@example.com", name: null, plan: "pro" });
     const [only] = queue(db, user.id, 1);
     const t0 = 1_000_000;
     const claim = async (owner: string, now: number) => (await claimNextJob(conn, { owner, kinds: [KIND], now, lastServed: new Map() }))?.id;
@@ -90,8 +90,8 @@ describe("claimNextJob", () => {
 
   test("round-robin: the account served longest ago (or never) goes next, whatever came first", async () => {
     const { db, conn } = freshDb("fair");
-    const busy = createUser(db, { email: "busy@example.com", name: null, plan: "pro" });
-    const quiet = createUser(db, { email: "quiet@example.com", name: null, plan: "pro" });
+    const busy = await createUser(db, { email: "busy@example.com", name: null, plan: "pro" });
+    const quiet = await createUser(db, { email: "quiet@example.com", name: null, plan: "pro" });
     const busyJobs = queue(db, busy.id, 3, 1000);
     const [quietJob] = queue(db, quiet.id, 1, 5000);
     const lastServed = new Map<string, number>([[busy.id, 10]]);
@@ -103,8 +103,8 @@ describe("claimNextJob", () => {
 
   test("a job a restart left in processing goes before any queued one", async () => {
     const { db, conn } = freshDb("resume");
-    const a = createUser(db, { email: "a@example.com", name: null, plan: "pro" });
-    const b = createUser(db, { email: "b@example.com", name: null, plan: "pro" });
+    const a = await createUser(db, { email: "a@example.com", name: null, plan: "pro" });
+    const b = await createUser(db, { email: "b@example.com", name: null, plan: "pro" });
     queue(db, a.id, 2, 1000);
     const [late] = queue(db, b.id, 1, 9000);
     db.$client.query("UPDATE jobs SET status = 'processing' WHERE id = ?").run(late!);

@@ -51,10 +51,10 @@ function echoKind(calls: string[]): JobKind {
   };
 }
 
-function setUp(name: string, outcome: (input: { step: string }) => StepOutcome | Promise<StepOutcome>) {
+async function setUp(name: string, outcome: (input: { step: string }) => StepOutcome | Promise<StepOutcome>) {
   const temp = tempDatabase(`scheduler-${name}`);
   temps.push(temp);
-  const user = createUser(temp.db, { email: `${name}@example.com`, plan: "pro" });
+  const user = await createUser(temp.db, { email: `${name}@example.com`, plan: "pro" });
   const calls: string[] = [];
   const logs: string[] = [];
   const canceled: string[] = [];
@@ -89,7 +89,7 @@ function setUp(name: string, outcome: (input: { step: string }) => StepOutcome |
 const done = (input: { step: string }): StepOutcome => ({ kind: "done", result: { step: input.step } as unknown as StepResult });
 
 test("a job runs its kind's steps in order; each step's hooks see the job row as it moved, in the same transaction", async () => {
-  const { scheduler, calls, enqueue, ended } = setUp("steps", done);
+  const { scheduler, calls, enqueue, ended } = await setUp("steps", done);
   const jobId = await enqueue();
   await scheduler.start();
   const job = await ended(jobId);
@@ -99,7 +99,7 @@ test("a job runs its kind's steps in order; each step's hooks see the job row as
 });
 
 test("a hook that throws rolls back the step's whole move: the job row and the kind's change alike", async () => {
-  const { scheduler, calls, logs, enqueue, temp } = setUp("rollback", done);
+  const { scheduler, calls, logs, enqueue, temp } = await setUp("rollback", done);
   const jobId = await enqueue({ throwOn: "two" });
   await scheduler.start();
   for (let i = 0; i < 200 && !logs.some((l) => l.includes("the two hook broke")); i++) await Bun.sleep(10);
@@ -113,7 +113,7 @@ test("a hook that throws rolls back the step's whole move: the job row and the k
 });
 
 test("a failure is retried while tries remain, then fails the job and tells its kind in the failing transaction", async () => {
-  const { scheduler, calls, logs, enqueue, ended } = setUp("fail", () => ({ kind: "failed", code: "double_failure", message: "told to fail", retryable: true }));
+  const { scheduler, calls, logs, enqueue, ended } = await setUp("fail", () => ({ kind: "failed", code: "double_failure", message: "told to fail", retryable: true }));
   const jobId = await enqueue();
   await scheduler.start();
   const job = await ended(jobId);
@@ -125,7 +125,7 @@ test("a failure is retried while tries remain, then fails the job and tells its 
 
 test("cancel marks an unfinished job canceled and stops its step's worker; a finished job stays as it is", async () => {
   let release!: (outcome: StepOutcome) => void;
-  const { scheduler, canceled, enqueue, temp } = setUp("cancel", () => new Promise<StepOutcome>((resolve) => (release = resolve)));
+  const { scheduler, canceled, enqueue, temp } = await setUp("cancel", () => new Promise<StepOutcome>((resolve) => (release = resolve)));
   const jobId = await enqueue();
   const finished = await enqueue();
   await updateJob(temp.conn, finished, { status: "completed" });

@@ -44,10 +44,10 @@ function app(pingsPerWindow = 20) {
 
 const body = (url = "https://hooks.example/in") => ({ url, events: ["processing.completed" as const], description: "CRM" });
 
-beforeEach(() => {
+beforeEach(async () => {
   database = tempDatabase("webhooks-app");
-  owner = actorOf(createUser(database.db, { email: `owner-${crypto.randomUUID()}@firm.example`, plan: "pro" }).id);
-  stranger = actorOf(createUser(database.db, { email: `other-${crypto.randomUUID()}@firm.example`, plan: "pro" }).id);
+  owner = actorOf((await createUser(database.db, { email: `owner-${crypto.randomUUID()}@firm.example`, plan: "pro" })).id);
+  stranger = actorOf((await createUser(database.db, { email: `other-${crypto.randomUUID()}@firm.example`, plan: "pro" })).id);
   told = { wake: 0, sendNow: [], walTruncations: 0, lookups: [] };
 });
 afterEach(() => database.remove());

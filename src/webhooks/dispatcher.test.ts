@@ -77,9 +77,9 @@ async function round(d: WebhookDispatcher) {
   await d.idle();
 }
 
-beforeEach(() => {
+beforeEach(async () => {
   database = tempDatabase("webhooks");
-  userId = createUser(database.db, { email: `owner-${crypto.randomUUID()}@firm.example`, plan: "pro" }).id;
+  userId = (await createUser(database.db, { email: `owner-${crypto.randomUUID()}@firm.example`, plan: "pro" })).id;
   disabledNotices = [];
 });
 afterEach(() => {

@@ -229,9 +229,9 @@ beforeAll(async () => {
 
   // Seeded rows.
   const db = server.db();
-  const owner = findUserByEmail(db, "owner@example.com")!;
-  const filters = findUserByEmail(db, "filters@example.com")!;
-  const bulk = findUserByEmail(db, "bulk@example.com")!;
+  const owner = (await findUserByEmail(db, "owner@example.com"))!;
+  const filters = (await findUserByEmail(db, "filters@example.com"))!;
+  const bulk = (await findUserByEmail(db, "bulk@example.com"))!;
 
   sampleId = await seedMeeting(db, owner.id, {
     id: SAMPLE_TRANSCRIPT.meeting_id,
@@ -255,8 +255,8 @@ beforeAll(async () => {
   await reindexMeeting(db, sampleId);
   pendingId = await seedMeeting(db, owner.id, { title: "Still processing", status: "processing", createdAt: T - 11 * H });
 
-  acmeId = createClient(db, filters.id, { name: "Acme Corp" }).id;
-  globexId = createClient(db, filters.id, { name: "Globex" }).id;
+  acmeId = (await createClient(db, filters.id, { name: "Acme Corp" })).id;
+  globexId = (await createClient(db, filters.id, { name: "Globex" })).id;
   const seeds: Record<string, Seed> = {
     F1: { title: "Réunion Budget", createdAt: T, recordedAt: R + 5 * H, status: "completed", tags: ["alpha", "beta"], clientId: acmeId, report: "# Notes\n\nTalked about the zeppelin fleet.", transcript: ["The quokka smiled.", "Nothing else."] },
     F2: { title: "Weekly sync", createdAt: T + 1000, recordedAt: R + 4 * H, status: "failed", tags: ["alpha"], clientId: globexId, transcript: ["Un café très naïf."] },
