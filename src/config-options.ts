@@ -19,6 +19,18 @@ export const DATA_DIR_OPTION: OptionSpec = {
   help: "Folder of the SQLite database, recordings and the token-signing key.",
 };
 
+export const STORAGE_DIR_OPTION: OptionSpec = {
+  name: "storage-dir",
+  type: "string",
+  env: "VERBATIM_STORAGE_DIR",
+  help: "Folder of the meetings' files (recordings, decoded audio, transcripts, renders) and of uploads being received; every API and worker node must mount the same one (NFS, a Docker volume). Default: the data dir, where they always were.",
+};
+
+/** The storage folder the values name: --storage-dir, else the data dir's (nothing moves on an existing install). */
+export function storageDirOf(values: Record<string, unknown>): string {
+  return (values["storage-dir"] as string | undefined) || (values["data-dir"] as string);
+}
+
 export const TOKEN_MAX_TTL_OPTION: OptionSpec = {
   name: "token-max-ttl",
   type: "int",
@@ -63,6 +75,7 @@ export const SERVE_OPTIONS: OptionSpec[] = [
   { name: "host", type: "string", env: "VERBATIM_HOST", default: "127.0.0.1", help: "Address to listen on." },
   { name: "port", type: "int", env: "VERBATIM_PORT", default: "8080", help: "Port to listen on; 0 picks a free one and prints it." },
   DATA_DIR_OPTION,
+  STORAGE_DIR_OPTION,
   {
     name: "models-dir",
     type: "string",

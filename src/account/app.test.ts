@@ -7,6 +7,7 @@ import { createUser, findUserByEmail, findUserById, listUsers } from "../auth/us
 import { openDatabase, type Db } from "../db/client.ts";
 import { connOf, type DbConn } from "../db/conn.ts";
 import { applyMigrations } from "../db/migrate.ts";
+import { localDiskStorage } from "../storage/local-disk.ts";
 import { meetingDir } from "../storage/paths.ts";
 import { AccountBusy, accountApp } from "./app.ts";
 
@@ -20,7 +21,7 @@ beforeEach(() => {
   db = openDatabase(join(dataDir, "verbatim.db"));
   applyMigrations(db.$client);
   conn = connOf(db);
-  app = accountApp({ conn, dataDir, now: () => 42 });
+  app = accountApp({ conn, storage: localDiskStorage(dataDir), now: () => 42 });
 });
 
 afterEach(() => {
