@@ -250,7 +250,7 @@ const storedTranscriptFile: z.ZodType<StoredTranscript> = z.looseObject({
   turns: z.array(z.looseObject(segment)),
 });
 
-/** Reads the diarize step's transcript file (outside the transaction: it is disk, not the database). */
+/** Reads the diarize step's transcript file from the storage, by name (the worker wrote it there, atomically). */
 async function readStoredTranscript(storage: Storage, meetingId: string): Promise<StoredTranscript> {
   const bytes = await storage.get(meetingId, stepOutputName("transcript"));
   if (!bytes) throw new Error("the transcript file of the diarize step is missing");
