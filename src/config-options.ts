@@ -35,6 +35,17 @@ export const DATABASE_POOL_OPTION: OptionSpec = {
   default: "10",
   help: "PostgreSQL connections this process may hold at once (with --database-url).",
 };
+export const STORAGE_DIR_OPTION: OptionSpec = {
+  name: "storage-dir",
+  type: "string",
+  env: "VERBATIM_STORAGE_DIR",
+  help: "Folder of the meetings' files (recordings, decoded audio, transcripts, renders) and of uploads being received; every API and worker node must mount the same one (NFS, a Docker volume). Default: the data dir, where they always were.",
+};
+
+/** The storage folder the values name: --storage-dir, else the data dir's (nothing moves on an existing install). */
+export function storageDirOf(values: Record<string, unknown>): string {
+  return (values["storage-dir"] as string | undefined) || (values["data-dir"] as string);
+}
 
 export const TOKEN_MAX_TTL_OPTION: OptionSpec = {
   name: "token-max-ttl",
@@ -82,6 +93,7 @@ export const SERVE_OPTIONS: OptionSpec[] = [
   { name: "host", type: "string", env: "VERBATIM_HOST", default: "127.0.0.1", help: "Address to listen on." },
   { name: "port", type: "int", env: "VERBATIM_PORT", default: "8080", help: "Port to listen on; 0 picks a free one and prints it." },
   DATA_DIR_OPTION,
+  STORAGE_DIR_OPTION,
   {
     name: "models-dir",
     type: "string",

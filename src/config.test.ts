@@ -48,3 +48,9 @@ test("trusted proxies: none by default; addresses and CIDRs of both families fro
   expect(config(["--sign-in-delay", "5"]).signInDelayMs).toBe(5000);
   expect(() => config(["--sign-in-delay", "0"])).toThrow(UsageError);
 });
+
+test("the storage dir (--storage-dir, VERBATIM_STORAGE_DIR) is the data dir unless set, so an existing install's files stay where they are", () => {
+  expect(config(["--data-dir", "/srv/verbatim"]).storageDir).toBe("/srv/verbatim");
+  expect(config(["--data-dir", "/srv/verbatim", "--storage-dir", "/mnt/shared/verbatim"])).toMatchObject({ dataDir: "/srv/verbatim", storageDir: "/mnt/shared/verbatim" });
+  expect(config(["--data-dir", "/srv/verbatim"], { VERBATIM_STORAGE_DIR: "/mnt/nfs" }).storageDir).toBe("/mnt/nfs");
+});

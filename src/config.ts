@@ -6,7 +6,7 @@ import type { OAuthSettings } from "./auth/access-tokens.ts";
 import { jwksUrlRefusal } from "./auth/idp-keys.ts";
 import type { SsoSettings } from "./auth/oidc-sign-in.ts";
 import { UsageError, type OptionValues } from "./cli/options.ts";
-import { SERVE_OPTIONS } from "./config-options.ts";
+import { SERVE_OPTIONS, storageDirOf } from "./config-options.ts";
 import { DEFAULT_BODY_PACE, type BodyPace } from "./lib/body-deadline.ts";
 import type { RateLimits } from "./http/pipeline.ts";
 import { DEFAULT_BILLING, type BillingSettings } from "./usage/settings.ts";
@@ -25,6 +25,8 @@ export interface ServiceConfig {
   dataDir: string;
   /** PostgreSQL (issue 22) instead of the data dir's SQLite file, with its pool size. */
   database?: DatabaseSettings;
+  /** Where meetings' files live (--storage-dir): the data dir unless set; shared by every node. */
+  storageDir: string;
   modelsDir: string;
   publicUrl: string | undefined;
   rateLimits: RateLimits;
@@ -277,6 +279,7 @@ export function serviceConfig(values: OptionValues): ServiceConfig {
     port,
     dataDir: resolve(values["data-dir"] as string),
     database: databaseSettings(values),
+    storageDir: resolve(storageDirOf(values)),
     modelsDir: resolve(values["models-dir"] as string),
     publicUrl: publicUrl?.replace(/\/+$/, ""),
     rateLimits: parseRateLimits(values["rate-limits"] as string),

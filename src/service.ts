@@ -63,7 +63,7 @@ import { UploadsInFlight } from "./uploads/in-flight.ts";
 import { MAX_REQUEST_BODY_SIZE } from "./uploads/limits.ts";
 import { lockDataDir } from "./db/data-dir-lock.ts";
 import { restrictToOwner } from "./storage/permissions.ts";
-import { startRetention } from "./storage/retention.ts";
+import { STALE_UPLOAD_MS, startRetention } from "./storage/retention.ts";
 import { SignInThrottle } from "./auth/sign-in-throttle.ts";
 import { PasswordAttempts } from "./auth/password-attempts.ts";
 import { PasswordVerifications } from "./auth/password-verifications.ts";
@@ -72,6 +72,7 @@ import { purgeExpiredWebSessions } from "./auth/web-session-store.ts";
 import { createWebApp, isWebPath } from "./web/routes.tsx";
 import { OidcSignIn } from "./auth/oidc-sign-in.ts";
 import { renameLegacyRecordings, sweepOrphans } from "./storage/sweep.ts";
+import { localDiskStorage } from "./storage/local-disk.ts";
 import { recordUntrackedDraftParts, sweepIdleDrafts } from "./meetings/draft-upkeep.ts";
 import { workerCommand } from "./worker/command.ts";
 import { WORKER_CONFIG_ENV, type WorkerConfig } from "./worker/config.ts";
@@ -130,12 +131,18 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   await bootstrapAdmin(conn, io);
   const idempotency = new IdempotencyStore(conn, clock);
   await idempotency.recover();
-  renameLegacyRecordings(config.dataDir);
+  // Meetings' files, on the folder every node mounts (the data dir unless --storage-dir).
+  const storage = localDiskStorage(config.storageDir);
+  if (config.storageDir !== config.dataDir) {
+    const loosenedFiles = restrictToOwner(config.storageDir);
+    if (loosenedFiles) io.say(`warning: ${loosenedFiles} file(s) or folder(s) of the storage dir were readable by other users; made owner-only`);
+  }
+  renameLegacyRecordings(config.storageDir);
   const meetingIds = await allMeetingIds(conn);
-  const swept = sweepOrphans(config.dataDir, (id) => meetingIds.has(id));
+  const swept = sweepOrphans(config, (id) => meetingIds.has(id), STALE_UPLOAD_MS);
   if (swept.tmpFiles || swept.meetingDirs) io.say(`Removed ${swept.tmpFiles} partial upload(s) and ${swept.meetingDirs} orphan meeting folder(s)`);
   // Drafts begun before the draft_parts table: their parts are recorded from their folders, once.
-  const draftParts = await recordUntrackedDraftParts(conn, config.dataDir, clock.now());
+  const draftParts = await recordUntrackedDraftParts(conn, storage, clock.now());
   if (draftParts) io.say(`Recorded ${draftParts} part(s) of drafts stored before this version`);
   const signingKey = await loadOrCreateSigningKey(config.dataDir);
   // The IdP's JWKS is fetched under the same egress guard as audio_url; why a fetch failed goes to the log.
@@ -192,13 +199,13 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     conn,
     pool,
     kinds: [
-      meetingProcessing({ dataDir: config.dataDir, publicApiUrl: () => urls.api, templates, meter, billing: config.billing }),
-      documentGeneration({ dataDir: config.dataDir, loadMaterial: loadMeetingMaterial, meter }),
+      meetingProcessing({ storage, publicApiUrl: () => urls.api, templates, meter, billing: config.billing }),
+      documentGeneration({ storage, loadMaterial: loadMeetingMaterial, meter }),
     ],
     clock,
     stepTimeoutMs: config.stageTimeoutSeconds * 1000,
     maxStepAttempts: 3,
-    privatePaths: [config.dataDir],
+    privatePaths: [...new Set([config.dataDir, config.storageDir])],
     log: (line) => io.say(line),
     onStepFinished: (kind, step, outcome, seconds) => metrics.observeStep(kind, step, outcome, seconds),
   });
@@ -211,7 +218,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const meetings = meetingsApp({
     conn,
     wal,
-    dataDir: config.dataDir,
+    storage,
     clock,
     slots: config.parallelSlots,
     billing: config.billing,
@@ -231,7 +238,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     meetings,
     documents: documentsApp({
       conn,
-      dataDir: config.dataDir,
+      storage,
       clock,
       slots: config.parallelSlots,
       billing: config.billing,
@@ -352,13 +359,13 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   await webhooks.start();
   const retention = startRetention(
     {
-      dataDir: config.dataDir,
+      uploadsTmpDir: storage.tmpDir,
       clock,
       sweepIdempotencyKeys: () => idempotency.sweep(),
       purgeExpiredRevocations: (now) => purgeExpiredRevocations(conn, now),
       purgeOldDeliveries: (now) => purgeOldDeliveries(conn, now),
       purgeExpiredWebSessions: (now) => purgeExpiredWebSessions(conn, now),
-      purgeIdleDrafts: (now) => sweepIdleDrafts({ conn, wal, dataDir: config.dataDir, cancelJobs: (ids) => scheduler.cancel(ids) }, config.drafts, now),
+      purgeIdleDrafts: (now) => sweepIdleDrafts({ conn, wal, storage, cancelJobs: (ids) => scheduler.cancel(ids) }, config.drafts, now),
       log: io.say,
     },
     config.sweepIntervalSeconds * 1000,

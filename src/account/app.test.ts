@@ -11,6 +11,7 @@ import { connOf, type DbConn } from "../db/conn.ts";
 import { applyMigrations } from "../db/migrate.ts";
 import { jobs } from "../jobs/table.ts";
 import { meetings } from "../meetings/table.ts";
+import { localDiskStorage } from "../storage/local-disk.ts";
 import { meetingDir } from "../storage/paths.ts";
 import { AccountBusy, accountApp } from "./app.ts";
 
@@ -24,7 +25,7 @@ beforeEach(() => {
   db = openDatabase(join(dataDir, "verbatim.db"));
   applyMigrations(db.$client);
   conn = connOf(db);
-  app = accountApp({ conn, dataDir, now: () => 42 });
+  app = accountApp({ conn, storage: localDiskStorage(dataDir), now: () => 42 });
 });
 
 afterEach(() => {

@@ -1,6 +1,7 @@
 import type { Account } from "../auth/actor.ts";
 import type { DbConn } from "../db/conn.ts";
 import { removeMeetingFiles } from "../meetings/delete.ts";
+import type { Storage } from "../storage/storage.ts";
 import { deleteAccountRows } from "./store.ts";
 
 export { AccountBusy } from "./store.ts";
@@ -16,7 +17,7 @@ export interface AccountDeleted {
  * already holds and reads nothing, so it answers without a promise (bench/api.ts holds it to half
  * of Elysia's hello-world); see docs/decisions.md.
  */
-export function accountApp(deps: { conn: DbConn; dataDir: string; now?: () => number }) {
+export function accountApp(deps: { conn: DbConn; storage: Storage; now?: () => number }) {
   return {
     /**
      * Deletes an account and everything of it (account/store.ts: every row but its ledger lines,
@@ -30,7 +31,7 @@ export function accountApp(deps: { conn: DbConn; dataDir: string; now?: () => nu
         refuseUnfinishedJobs: options.refuseUnfinishedJobs,
         now: deps.now?.() ?? Date.now(),
       });
-      for (const id of meetingIds) removeMeetingFiles(deps.dataDir, id);
+      for (const id of meetingIds) await removeMeetingFiles(deps.storage, id);
       return { meetings: meetingIds.length, ledgerLinesKept };
     },
   };

@@ -5,9 +5,11 @@
  * token-signing key, in one gzip tar written owner-only. The files are hard-linked into a staging
  * folder inside the data dir first (no copy, one filesystem), so the archive is made from a fixed
  * set of files. A meeting created after the snapshot has files but no row: the restored server's
- * start-up sweep removes its folder.
+ * start-up sweep removes its folder. With a storage dir of its own (--storage-dir), the meetings'
+ * files are hard-linked into a staging folder there (links cannot cross file systems), which the
+ * archive's `meetings` entry points to; the archive's layout is the same either way.
  */
-import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { create } from "tar";
 import { databasePath } from "../db/paths.ts";
@@ -35,24 +37,32 @@ function linkTree(from: string, to: string): number {
   return files;
 }
 
-export async function backupDataDir(dataDir: string, target: string): Promise<{ bytes: number; files: number }> {
+export async function backupDataDir(dataDir: string, target: string, storageDir: string = dataDir): Promise<{ bytes: number; files: number }> {
   const source = databasePath(dataDir);
   if (!existsSync(source)) throw new Error(`no Verbatim database in ${dataDir}`);
   const staging = mkdtempSync(join(dataDir, BACKUP_STAGING_PREFIX));
+  const storageStaging = storageDir === dataDir ? staging : mkdtempSync(join(storageDir, BACKUP_STAGING_PREFIX));
   try {
     snapshotDatabase(source, join(staging, ARCHIVE_DATABASE));
     let files = 1;
     const entries: string[] = [ARCHIVE_DATABASE];
     for (const folder of ARCHIVE_FOLDERS) {
-      if (!existsSync(join(dataDir, folder))) continue;
-      files += linkTree(join(dataDir, folder), join(staging, folder));
+      // The meetings' files are the storage's; everything else is the data dir's.
+      const from = folder === "meetings" ? storageDir : dataDir;
+      const stagedIn = folder === "meetings" ? storageStaging : staging;
+      if (!existsSync(join(from, folder))) continue;
+      files += linkTree(join(from, folder), join(stagedIn, folder));
+      if (stagedIn !== staging) symlinkSync(join(stagedIn, folder), join(staging, folder));
       entries.push(folder);
     }
     const partial = `${target}.partial`;
-    await create({ gzip: true, file: partial, cwd: staging, portable: true, mode: 0o600 } as Parameters<typeof create>[0] & { file: string }, entries);
+    // follow: the one link in the staging folder is ours (the storage's staged meetings); its files are archived.
+    const options = { gzip: true, file: partial, cwd: staging, portable: true, mode: 0o600, follow: storageStaging !== staging };
+    await create(options as Parameters<typeof create>[0] & { file: string }, entries);
     renameSync(partial, target);
     return { bytes: statSync(target).size, files };
   } finally {
     rmSync(staging, { recursive: true, force: true });
+    if (storageStaging !== staging) rmSync(storageStaging, { recursive: true, force: true });
   }
 }

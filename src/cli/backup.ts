@@ -1,19 +1,19 @@
 import { resolve } from "node:path";
 import { backupDataDir } from "../backup/backup.ts";
 import { restoreDataDir, RestoreRefused } from "../backup/restore.ts";
-import { DATA_DIR_OPTION } from "../config-options.ts";
+import { DATA_DIR_OPTION, STORAGE_DIR_OPTION, storageDirOf } from "../config-options.ts";
 import type { Command } from "./admin.ts";
 import { CommandFailed } from "./options.ts";
 
 export const backupCommand: Command = {
-  usage: "verbatim backup --to FILE [--data-dir ./data]",
+  usage: "verbatim backup --to FILE [--data-dir ./data] [--storage-dir DIR]",
   summary:
     "Write a consistent backup of the data dir (database snapshot, recordings, documents, signing key) to FILE, a gzip tar readable only by its owner. Works while the server runs.",
-  options: [DATA_DIR_OPTION, { name: "to", type: "string", required: true, help: "The backup file to write (e.g. verbatim-2026-11-24.tar.gz)." }],
+  options: [DATA_DIR_OPTION, STORAGE_DIR_OPTION, { name: "to", type: "string", required: true, help: "The backup file to write (e.g. verbatim-2026-11-24.tar.gz)." }],
   async run(values, out) {
     const target = resolve(values.to as string);
     try {
-      const { bytes, files } = await backupDataDir(resolve(values["data-dir"] as string), target);
+      const { bytes, files } = await backupDataDir(resolve(values["data-dir"] as string), target, resolve(storageDirOf(values)));
       out(`backup written: ${target} (${files} files, ${(bytes / 1024 / 1024).toFixed(1)} MiB)`);
     } catch (error) {
       throw new CommandFailed((error as Error).message);

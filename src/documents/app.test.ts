@@ -14,6 +14,7 @@ import { tempDatabase, type TempDatabase } from "../../test/support/database.ts"
 import { documentsApp, isDocumentFileFormat, type DocumentsApp } from "./app.ts";
 import type { MeetingMaterial } from "./material-store.ts";
 import { documents } from "./table.ts";
+import { localDiskStorage } from "../storage/local-disk.ts";
 
 const NOW = Date.parse("2026-11-10T12:00:00Z");
 const MEETING = "0b6f1c2e-6a43-4c1e-9d55-2f1a8e3b7c01";
@@ -56,7 +57,7 @@ function withApp(slots: Record<string, number> = { free: 2 }, billing = DEFAULT_
     billing,
     templates: { get: (id) => (id === template.id ? template : undefined) },
     loadMaterial: async (_q, meetingId) => material[meetingId.toLowerCase()],
-    dataDir,
+    storage: localDiskStorage(dataDir),
     idempotency: new IdempotencyStore(database.conn, { now: () => NOW }),
     render: async (format) => {
       renders += 1;

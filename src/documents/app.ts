@@ -7,11 +7,13 @@ import { readMeetingMaterial } from "./material-store.ts";
 import { cachedRender, type RenderDocument } from "./render-cache.ts";
 import { requestDocument, type RequestDocumentDeps } from "./request.ts";
 import { DOCUMENT_FILE_TYPES, renderDocument, type DocumentFileFormat } from "./resource.ts";
+import type { Storage } from "../storage/storage.ts";
 import type { DocumentRequestBody } from "./schema.ts";
 import { findOwnedDocument, listDocuments } from "./store.ts";
 
 export interface DocumentsDeps extends RequestDocumentDeps {
-  dataDir: string;
+  /** Where the PDF and DOCX renders are kept (with the meeting's files). */
+  storage: Storage;
   idempotency: IdempotencyStore;
   render: RenderDocument;
   scheduler: { wake(): void };
@@ -99,7 +101,7 @@ export function documentsApp(deps: DocumentsDeps) {
         participants: material?.participants ?? [],
         language: row.language,
       };
-      const { bytes, cached } = await cachedRender(deps.dataDir, row, format, header, deps.render);
+      const { bytes, cached } = await cachedRender(deps.storage, row, format, header, deps.render);
       return { ...file, body: bytes, cached };
     },
   };

@@ -11,6 +11,7 @@ import { documentGenerationJob, documentJobPayload } from "./generation-job.ts";
 import { readMeetingMaterial, type LoadMeetingMaterial } from "./material-store.ts";
 import { renderDocument } from "./resource.ts";
 import { findDocument, insertDocument, requestOfJob } from "./generation-store.ts";
+import type { Storage } from "../storage/storage.ts";
 
 /**
  * document_generation, the second job kind (issue 10): one step, generate, in which the worker's
@@ -18,7 +19,7 @@ import { findDocument, insertDocument, requestOfJob } from "./generation-store.t
  * material. The document row is written in the transaction that completes the job, so a document
  * exists only whole, and only with its job completed and its document.generated event.
  */
-export function documentGeneration(deps: { dataDir: string; loadMaterial: LoadMeetingMaterial; meter: UsageMeter }): JobKind {
+export function documentGeneration(deps: { storage: Storage; loadMaterial: LoadMeetingMaterial; meter: UsageMeter }): JobKind {
   const requestOf = (c: Conn, job: JobRow) => requestOfJob(c, job.id);
   const current = async (tx: TxConn, job: JobRow) => (await loadJob(tx, job.id))!;
 
@@ -39,7 +40,7 @@ export function documentGeneration(deps: { dataDir: string; loadMaterial: LoadMe
         runId,
         step: "generate",
         jobId: job.id,
-        dataDir: deps.dataDir,
+        storageDir: deps.storage.location,
         document: {
           task: request.task,
           instructions: request.instructions,

@@ -87,12 +87,20 @@ export async function decodeToWav(
 /**
  * Rewrites a recording made of WebM pieces joined end to end (the web app's recorder) as one
  * WebM with its duration and cues, streams copied, not re-encoded: the joined file decodes, but a
- * player cannot show its length or seek in it. Other containers are left as they are.
+ * player cannot show its length or seek in it. The rewritten copy goes to `output` (the caller
+ * commits it over the recording: storage/storage.ts's stage) and the answer is true; other
+ * containers are left as they are, nothing is written and the answer is false.
  */
-export async function remuxJoinedWebm(ffmpegPath: string, path: string, context: StepContext, log: (line: string) => void = () => {}): Promise<void> {
+export async function remuxJoinedWebm(
+  ffmpegPath: string,
+  path: string,
+  output: string,
+  context: StepContext,
+  log: (line: string) => void = () => {},
+): Promise<boolean> {
   const probe = await probeMedia(ffmpegPath, path, log);
-  if (!probe.demuxer.split(",").includes("matroska")) return;
-  const partial = `${path}.remux`;
+  if (!probe.demuxer.split(",").includes("matroska")) return false;
+  const partial = `${output}.part`;
   const proc = Bun.spawn(
     [ffmpegPath, "-nostdin", "-hide_banner", "-loglevel", "error", "-y", ...restrictedInputArgs(), "-f", probe.demuxer, "-i", path, "-map", "0:a:0", "-c", "copy", "-f", "webm", partial],
     { stdout: "ignore", stderr: "pipe", stdin: "ignore", env: childEnvironment(process.env) },
@@ -107,7 +115,8 @@ export async function remuxJoinedWebm(ffmpegPath: string, path: string, context:
       log(`ffmpeg remux exited with ${code}: ${lastLines(stderr.slice(-64 * 1024))}`);
       throw new EngineError("unsupported_media", NOT_A_RECORDING, false);
     }
-    renameSync(partial, path);
+    renameSync(partial, output);
+    return true;
   } finally {
     context.signal.removeEventListener("abort", abort);
     rmSync(partial, { force: true });

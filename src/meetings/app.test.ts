@@ -9,6 +9,7 @@ import { IdempotencyStore } from "../idempotency/service.ts";
 import { jobs } from "../jobs/table.ts";
 import { DEFAULT_PARALLEL_SLOTS } from "../jobs/slots.ts";
 import { emptyEgressPolicy } from "../net/egress.ts";
+import { localDiskStorage } from "../storage/local-disk.ts";
 import { recordingPath, uploadsTmpDir } from "../storage/paths.ts";
 import { UploadsInFlight } from "../uploads/in-flight.ts";
 import { DEFAULT_BILLING } from "../usage/settings.ts";
@@ -44,7 +45,7 @@ beforeEach(async () => {
   const clock = { now: () => NOW };
   app = meetingsApp({
     conn: store.conn,
-    dataDir,
+    storage: localDiskStorage(dataDir),
     clock,
     slots: DEFAULT_PARALLEL_SLOTS,
     billing: DEFAULT_BILLING,
@@ -200,7 +201,7 @@ describe("drafts", () => {
   test("the idle sweep (sweepIdleDrafts) deletes, as a meeting, only the drafts untouched for drafts.idleMs", async () => {
     const idle = await app.createDraft(web, {}, { source: "live_recording", fileName: null });
     const idleMs = 7 * 24 * 3600 * 1000;
-    const deps = { conn: store.conn, dataDir, wal: { afterDeletion: () => void truncations++ }, cancelJobs: (ids: string[]) => void canceled.push(...ids) };
+    const deps = { conn: store.conn, storage: localDiskStorage(dataDir), wal: { afterDeletion: () => void truncations++ }, cancelJobs: (ids: string[]) => void canceled.push(...ids) };
     expect(await sweepIdleDrafts(deps, { idleMs }, NOW + idleMs)).toBe(0);
     expect(await sweepIdleDrafts(deps, { idleMs }, NOW + idleMs + 1)).toBe(1);
     await expect(app.draftParts(web, idle)).rejects.toMatchObject({ code: "not_found" });

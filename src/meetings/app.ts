@@ -1,4 +1,3 @@
-import { existsSync, mkdirSync, rmSync } from "node:fs";
 import type { z } from "zod";
 import type { Actor } from "../auth/actor.ts";
 import type { Conn, TxConn } from "../db/conn.ts";
@@ -12,7 +11,8 @@ import type { Clock } from "../lib/time.ts";
 import type { EgressPolicy } from "../net/egress.ts";
 import type { StoredReport } from "../reports/types.ts";
 import type { DiskFloor } from "../storage/disk-space.ts";
-import { meetingDir, recordingPath, uploadsTmpDir } from "../storage/paths.ts";
+import { RECORDING } from "../storage/paths.ts";
+import type { Storage, StoredFile } from "../storage/storage.ts";
 import type { TranscriptDocument, TranscriptMeta } from "../transcripts/types.ts";
 import type { UploadsInFlight } from "../uploads/in-flight.ts";
 import { checkBeforeUpload } from "../usage/admission-store.ts";
@@ -46,6 +46,7 @@ export { MAX_PART_BYTES, MIN_PART_BYTES, type DraftLimits } from "./draft-limits
 export type { RenderedMeeting as MeetingView } from "./render.ts";
 export { createMeetingUpload, listMeetingsQuery, patchMeetingBody } from "./schema.ts";
 export type { MeetingRow, ParticipantRow } from "./store.ts";
+export type { StoredFile } from "../storage/storage.ts";
 export { MAX_TEXT_TRANSCRIPT_BYTES } from "./text-transcript.ts";
 
 /**
@@ -57,7 +58,8 @@ export { MAX_TEXT_TRANSCRIPT_BYTES } from "./text-transcript.ts";
  */
 export interface MeetingsAppDeps {
   conn: Conn;
-  dataDir: string;
+  /** Where recordings, draft parts and the steps' files live (--storage-dir). */
+  storage: Storage;
   clock: Clock;
   slots: ParallelSlots;
   billing: BillingSettings;
@@ -179,9 +181,9 @@ export function meetingsApp(deps: MeetingsAppDeps) {
           key: actor.channel === "api" ? options.idempotencyKey : null,
           parse: async ({ replay }) => {
             // Receiving an upload writes it to disk, a replay's too (to compare it); a JSON replay writes nothing.
-            if (!replay || isMultipart(request)) assertDiskAdmitsRecordings(deps.dataDir, deps.minFreeDisk);
+            if (!replay || isMultipart(request)) assertDiskAdmitsRecordings(deps.storage, deps.minFreeDisk);
             return receiveMeeting(request, {
-              tmpDir: uploadsTmpDir(deps.dataDir),
+              tmpDir: deps.storage.tmpDir,
               egress: deps.egress,
               maxUploadBytes: deps.maxUploadBytes,
               templates: deps.templates,
@@ -223,12 +225,11 @@ export function meetingsApp(deps: MeetingsAppDeps) {
      */
     async createFromText(actor: Actor, fields: CreateMeetingFields, text: string): Promise<string> {
       const meeting = textMeeting(fields, text, deps.clock.now());
-      mkdirSync(meetingDir(deps.dataDir, meeting.id), { recursive: true, mode: 0o700 });
       try {
-        writeSummarizeInput(deps.dataDir, meeting.id, meeting.transcript);
+        await writeSummarizeInput(deps.storage, meeting.id, meeting.transcript);
         await storeTextMeeting(conn, deps, actor.account, meeting, actor.channel);
       } catch (error) {
-        rmSync(meetingDir(deps.dataDir, meeting.id), { recursive: true, force: true });
+        await deps.storage.delete(meeting.id);
         throw error;
       }
       deps.scheduler.wake();
@@ -327,7 +328,7 @@ export function meetingsApp(deps: MeetingsAppDeps) {
      */
     async regenerateReport(actor: Actor, meetingId: string): Promise<string> {
       const source = await loadReportSource(conn, actor.account.userId, meetingId);
-      writeSummarizeInput(deps.dataDir, source.meetingId, source.transcript);
+      await writeSummarizeInput(deps.storage, source.meetingId, source.transcript);
       const jobId = await queueReportOnly(conn, deps, actor.account, source.meetingId, actor.channel, transcriptChars(source.transcript), deps.clock.now());
       deps.scheduler.wake();
       return jobId;
@@ -362,11 +363,10 @@ export function meetingsApp(deps: MeetingsAppDeps) {
       return { status: row.status, ...(await meetingProgress(conn, row.id)) };
     },
 
-    /** The recording's file for the player, or null when there is none (a draft, a text meeting, gone). */
-    async recording(actor: Actor, meetingId: string): Promise<string | null> {
+    /** The recording's file for the player (its size, byte ranges), or null when there is none (a draft, a text meeting, gone). */
+    async recording(actor: Actor, meetingId: string): Promise<StoredFile | null> {
       const row = await owned(actor, meetingId);
-      const path = recordingPath(deps.dataDir, row.id);
-      return existsSync(path) ? path : null;
+      return deps.storage.open(row.id, RECORDING);
     },
 
     /** Everything the web app's meeting page shows. */
@@ -386,7 +386,7 @@ export function meetingsApp(deps: MeetingsAppDeps) {
         meeting,
         transcript,
         speakers,
-        hasRecording: existsSync(recordingPath(deps.dataDir, row.id)),
+        hasRecording: (await deps.storage.open(row.id, RECORDING)) !== null,
         pendingDocuments: progress.pendingDocuments,
         rewritingReport: progress.rewritingReport,
         corrected: await segmentsCorrected(conn, row.id),

@@ -1,12 +1,11 @@
-import { mkdirSync, renameSync, rmSync } from "node:fs";
-import { dirname } from "node:path";
 import type { Plan } from "../auth/plans.ts";
 import { withTx, type Conn, type TxConn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import type { ParallelSlots } from "../jobs/slots.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import type { Clock } from "../lib/time.ts";
-import { meetingDir, recordingPath } from "../storage/paths.ts";
+import { RECORDING } from "../storage/paths.ts";
+import type { Storage } from "../storage/storage.ts";
 import type { CreateMeetingFields } from "./schema.ts";
 import { firstMeetingStep } from "./processing.ts";
 import { insertMeeting } from "./store.ts";
@@ -19,7 +18,8 @@ export type Recording =
 
 export interface CreateMeetingDeps {
   conn: Conn;
-  dataDir: string;
+  /** Where the recording goes (an upload's temp file is in its tmpDir). */
+  storage: Storage;
   clock: Clock;
   slots: ParallelSlots;
   billing: BillingSettings;
@@ -85,10 +85,8 @@ export async function createMeeting(
 
   let audioSeconds: number | null = null;
   if (recording.kind === "upload") {
-    const target = recordingPath(deps.dataDir, meetingId);
-    mkdirSync(dirname(target), { recursive: true });
-    renameSync(recording.tmpPath, target);
-    audioSeconds = await deps.measureRecording(target).catch(() => null);
+    await deps.storage.adopt(meetingId, RECORDING, recording.tmpPath);
+    audioSeconds = await deps.measureRecording(deps.storage.localPath(meetingId, RECORDING)).catch(() => null);
   }
   const now = deps.clock.now();
   const recordedAt = fields.recorded_at ? Date.parse(fields.recorded_at) : now;
@@ -126,7 +124,7 @@ export async function createMeeting(
       await inTransaction(tx, meetingId);
     });
   } catch (error) {
-    rmSync(meetingDir(deps.dataDir, meetingId), { recursive: true, force: true });
+    await deps.storage.delete(meetingId);
     throw error;
   }
   return { meetingId, jobId };

@@ -1,8 +1,7 @@
-import { rmSync } from "node:fs";
 import type { Conn } from "../db/conn.ts";
 import type { WalTruncation } from "../db/wal-truncation.ts";
 import { ApiError } from "../errors/api-error.ts";
-import { meetingDir } from "../storage/paths.ts";
+import type { Storage } from "../storage/storage.ts";
 import { meetingJobIds, removeMeetingRows } from "./delete-store.ts";
 import { findOwnedMeeting } from "./store.ts";
 
@@ -18,7 +17,7 @@ import { findOwnedMeeting } from "./store.ts";
  * truncates the write-ahead log, which still holds the content's earlier frames.
  */
 export async function deleteMeeting(
-  deps: { conn: Conn; dataDir: string; wal: WalTruncation; cancelJobs(jobIds: string[]): void },
+  deps: { conn: Conn; storage: Storage; wal: WalTruncation; cancelJobs(jobIds: string[]): void },
   userId: string,
   meetingId: string,
 ): Promise<void> {
@@ -27,10 +26,10 @@ export async function deleteMeeting(
   deps.cancelJobs(await meetingJobIds(deps.conn, meeting.id));
   await removeMeetingRows(deps.conn, meeting.id);
   deps.wal.afterDeletion();
-  removeMeetingFiles(deps.dataDir, meeting.id);
+  await removeMeetingFiles(deps.storage, meeting.id);
 }
 
 /** The meeting's folder: recording, decoded audio, step outputs, draft parts, cached renders. */
-export function removeMeetingFiles(dataDir: string, meetingId: string): void {
-  rmSync(meetingDir(dataDir, meetingId), { recursive: true, force: true });
+export async function removeMeetingFiles(storage: Storage, meetingId: string): Promise<void> {
+  await storage.delete(meetingId);
 }

@@ -1,8 +1,7 @@
-import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { Conn } from "../db/conn.ts";
 import { draftsWithoutParts, idleDraftsBefore, insertDraftParts, type DraftPartRow } from "./draft-store.ts";
-import { draftPartsDir } from "../storage/paths.ts";
+import { DRAFT_PARTS } from "../storage/paths.ts";
+import type { Storage } from "../storage/storage.ts";
 import { deleteMeeting } from "./delete.ts";
 import type { DraftLimits } from "./draft-limits.ts";
 import { sha256Hex } from "./drafts.ts";
@@ -12,27 +11,25 @@ import { sha256Hex } from "./drafts.ts";
  * draft_parts table existed are recorded in it once, and drafts nobody continues are deleted.
  */
 
+/** A part's name in the storage (storage/paths.ts's draftPartName), its index captured. */
+const PART_NAME = new RegExp(`^${DRAFT_PARTS}/(\\d{6})$`);
+
 /**
  * At start: a draft whose parts folder holds files but which has no part rows was begun before
  * the upgrade that added draft_parts (or its last part was renamed into place by a transaction
  * that never committed). Its parts are recorded from the folder, so it can be continued and
  * finished like any other. Later starts find nothing to do: every draft with files has rows.
  */
-export async function recordUntrackedDraftParts(c: Conn, dataDir: string, now: number): Promise<number> {
+export async function recordUntrackedDraftParts(c: Conn, storage: Storage, now: number): Promise<number> {
   let recorded = 0;
   for (const id of await draftsWithoutParts(c)) {
-    const dir = draftPartsDir(dataDir, id);
-    let names: string[];
-    try {
-      names = (await readdir(dir)).filter((name) => /^\d{6}$/.test(name));
-    } catch {
-      continue; // no part arrived
-    }
     const rows: DraftPartRow[] = [];
-    for (const name of names) {
-      const content = await readFile(join(dir, name));
+    for (const name of await storage.list(id, DRAFT_PARTS)) {
+      const index = PART_NAME.exec(name)?.[1];
+      const content = index === undefined ? null : await storage.get(id, name);
+      if (!content) continue; // not a part, or removed meanwhile
       const sha256 = await sha256Hex(content);
-      rows.push({ meetingId: id, partIndex: Number(name), bytes: content.length, sha256, receivedAt: now });
+      rows.push({ meetingId: id, partIndex: Number(index), bytes: content.length, sha256, receivedAt: now });
     }
     if (rows.length === 0) continue;
     await insertDraftParts(c, rows);

@@ -1,16 +1,15 @@
 import { createHash } from "node:crypto";
-import { renameSync } from "node:fs";
-import { mkdir, open, readFile, rename, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { open, writeFile } from "node:fs/promises";
 import type { Plan } from "../auth/plans.ts";
 import { withTx, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import type { ParallelSlots } from "../jobs/slots.ts";
 import { randomBase62 } from "../lib/ids.ts";
 import type { Clock } from "../lib/time.ts";
-import { headroom, type DiskFloor } from "../storage/disk-space.ts";
+import { roomAbove, type DiskFloor } from "../storage/disk-space.ts";
 import { looksLikeRecording, MEDIA_HEAD_BYTES, NOT_A_RECORDING_MESSAGE } from "../uploads/media-sniff.ts";
-import { draftPartsDir, recordingPath } from "../storage/paths.ts";
+import { DRAFT_PARTS, draftPartName, RECORDING } from "../storage/paths.ts";
+import type { Storage } from "../storage/storage.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import { assertDiskAdmitsRecordings } from "./disk-admission.ts";
 import { MAX_PARTS, type DraftLimits } from "./draft-limits.ts";
@@ -18,12 +17,11 @@ import { queueProcessing } from "./queue-store.ts";
 import { checkDraftPart, closeDraft, draftWithParts, findOwnedDraft, forgetLostPart, partRefused, recordDraftPart } from "./draft-store.ts";
 
 
-const partName = (index: number) => String(index).padStart(6, "0");
-
 /** What receiving and finishing a draft need: the database as a `Conn` (meetings/app.ts). */
 export interface DraftConnDeps {
   conn: Conn;
-  dataDir: string;
+  /** Where the parts and the joined recording go. */
+  storage: Storage;
   clock: Clock;
   slots: ParallelSlots;
   billing: BillingSettings;
@@ -60,20 +58,17 @@ export async function receiveDraftPart(deps: DraftConnDeps, userId: string, meet
   // The recording's first bytes say what it is: a file that is no recording is refused at its first part, not after the whole upload.
   if (index === 0 && !looksLikeRecording(bytes.subarray(0, MEDIA_HEAD_BYTES))) throw new ApiError("unsupported_media", NOT_A_RECORDING_MESSAGE);
   await checkDraftPart(deps.conn, deps, userId, draft.id, index, bytes.length);
-  assertDiskAdmitsRecordings(deps.dataDir, deps.minFreeDisk);
-  const dir = draftPartsDir(deps.dataDir, draft.id);
-  const path = join(dir, partName(index));
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  assertDiskAdmitsRecordings(deps.storage, deps.minFreeDisk);
   const sha256 = await sha256Hex(bytes);
-  // Written whole to a temporary name off the event loop, then renamed into place in the
-  // transaction that records it: a part on disk is complete, and its row says which bytes it holds.
-  const tmp = `${path}.${randomBase62(8)}.tmp`;
-  await writeFile(tmp, bytes, { mode: 0o600 });
+  // Written whole to a temporary name off the event loop and synced, then renamed into place in
+  // the transaction that records it: a stored part is complete, and its row says which bytes it holds.
+  const staged = await deps.storage.stage(draft.id, draftPartName(index), randomBase62(8));
   try {
-    await recordDraftPart(deps.conn, deps, userId, draft.id, { index, bytes: bytes.length, sha256 }, deps.clock.now(), () => renameSync(tmp, path));
-  } catch (error) {
-    await rm(tmp, { force: true });
-    throw error;
+    await writeFile(staged.path, bytes, { mode: 0o600 });
+    await staged.sync();
+    await recordDraftPart(deps.conn, deps, userId, draft.id, { index, bytes: bytes.length, sha256 }, deps.clock.now(), () => void staged.commit());
+  } finally {
+    await staged.discard();
   }
 }
 
@@ -99,45 +94,39 @@ export async function queueFinishedDraft(deps: DraftConnDeps, account: { userId:
     throw new ApiError("draft_incomplete", `The recording is not complete. ${which}`);
   }
   // The joined copy sits beside the parts until they are removed: the disk must hold both.
-  if (headroom(deps.dataDir, deps.minFreeDisk) < bytes) {
+  if (roomAbove(deps.storage.space(), deps.minFreeDisk) < bytes) {
     throw new ApiError("insufficient_storage", "The server is low on disk space and cannot join this recording now. What arrived is kept; finish it later.");
   }
-  const target = recordingPath(deps.dataDir, draft.id);
-  const joining = `${target}.${randomBase62(8)}.tmp`;
-  const dir = draftPartsDir(deps.dataDir, draft.id);
+  const joining = await deps.storage.stage(draft.id, RECORDING, randomBase62(8));
   try {
-    const out = await open(joining, "w", 0o600);
+    const out = await open(joining.path, "w", 0o600);
     try {
       // Part by part, without blocking the server: a 2 GB upload is about 250 parts of 8 MiB.
       for (const part of parts) {
-        let content: Uint8Array;
-        try {
-          content = await readFile(join(dir, partName(part.index)));
-        } catch {
-          return await forgetLostPart(deps.conn, draft.id, part.index);
-        }
+        const content = await deps.storage.get(draft.id, draftPartName(part.index));
+        if (!content) return await forgetLostPart(deps.conn, draft.id, part.index);
         if (content.length !== part.bytes || (await sha256Hex(content)) !== part.sha256) await forgetLostPart(deps.conn, draft.id, part.index);
         await out.write(content);
       }
     } finally {
       await out.close();
     }
-    await rename(joining, target);
+    await joining.commit();
   } finally {
-    await rm(joining, { force: true });
+    await joining.discard();
   }
   let jobId = "";
   try {
-    const audioSeconds = await deps.measureRecording(target).catch(() => null);
+    const audioSeconds = await deps.measureRecording(deps.storage.localPath(draft.id, RECORDING)).catch(() => null);
     const now = deps.clock.now();
     await withTx(deps.conn, async (tx) => {
       await closeDraft(tx, draft.id, now);
       jobId = await queueProcessing(tx, deps, account, draft.id, { firstStep: "decode", transcribeOnly: draft.transcribeOnly, documentTemplates: null, metadata: null, audioSeconds }, "webapp", now);
     });
   } catch (error) {
-    await rm(target, { force: true });
+    await deps.storage.delete(draft.id, RECORDING);
     throw error;
   }
-  await rm(dir, { recursive: true, force: true });
+  await deps.storage.delete(draft.id, DRAFT_PARTS);
   return jobId;
 }

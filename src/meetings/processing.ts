@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { existsSync, readFileSync } from "node:fs";
 import { findUserById } from "../auth/user-store.ts";
 import { run, type Conn, type TxConn } from "../db/conn.ts";
 import { lockAccount } from "../db/sql.ts";
@@ -18,7 +17,8 @@ import { emitEvent } from "../events/store.ts";
 import type { JobKind, JobStage } from "../jobs/kind.ts";
 import { renderJob, type JobRow } from "../jobs/query.ts";
 import { loadJob, queuedAmong, setJobPayload } from "../jobs/store.ts";
-import { recordingPath } from "../storage/paths.ts";
+import { stepOutputName } from "../storage/paths.ts";
+import type { Storage } from "../storage/storage.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import { MEETING_STEPS, type MeetingStep, type MeetingStepInput, type StepResult } from "../worker/protocol.ts";
 import { renderedMeetings } from "./render.ts";
@@ -74,7 +74,8 @@ export function overallProgress(step: MeetingStep, fraction: number, steps: read
  * meeting completed, its report readable until replaced and its API job the one shown.
  */
 export function meetingProcessing(deps: {
-  dataDir: string;
+  /** Where the recording and the steps' outputs are (the worker is told its location). */
+  storage: Storage;
   publicApiUrl(): string;
   templates: Pick<TemplateCatalogue, "get" | "templates">;
   /** Debits what a finished step consumed (usage/meter-store.ts). */
@@ -133,8 +134,7 @@ export function meetingProcessing(deps: {
         step: step as MeetingStep,
         jobId: job.id,
         meetingId: meeting.id,
-        dataDir: deps.dataDir,
-        recordingPath: recordingPath(deps.dataDir, meeting.id),
+        storageDir: deps.storage.location,
         audioUrl: meeting.audioUrl,
         remuxJoinedWebm: meeting.source === "live_recording",
         language: meeting.requestedLanguage === "auto" ? null : meeting.requestedLanguage,
@@ -179,7 +179,7 @@ export function meetingProcessing(deps: {
           if (meeting.requestedLanguage === "auto") await setMeeting(tx, job, { language: result.language, updatedAt: now });
           break;
         case "diarize": {
-          const transcript = readStoredTranscript(result.transcriptPath);
+          const transcript = await readStoredTranscript(deps.storage, meeting.id);
           await run(tx, async (q) => {
             // A correction or a PATCH of this account's meetings in flight waits (db/sql.ts): neither writes over the other.
             await lockAccount(q, job.userId);
@@ -254,8 +254,9 @@ const storedTranscriptFile: z.ZodType<StoredTranscript> = z.looseObject({
   turns: z.array(z.looseObject(segment)),
 });
 
-/** Reads the diarize step's transcript file (outside the transaction: it is disk, not the database). */
-function readStoredTranscript(path: string): StoredTranscript {
-  if (!existsSync(path)) throw new Error("the transcript file of the diarize step is missing");
-  return storedTranscriptFile.parse(JSON.parse(readFileSync(path, "utf8")));
+/** Reads the diarize step's transcript file from the storage, by name (the worker wrote it there, atomically). */
+async function readStoredTranscript(storage: Storage, meetingId: string): Promise<StoredTranscript> {
+  const bytes = await storage.get(meetingId, stepOutputName("transcript"));
+  if (!bytes) throw new Error("the transcript file of the diarize step is missing");
+  return storedTranscriptFile.parse(JSON.parse(new TextDecoder().decode(bytes)));
 }

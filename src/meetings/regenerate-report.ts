@@ -1,8 +1,8 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
 import type { Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
-import { stepOutputPath } from "../storage/paths.ts";
+import { randomBase62 } from "../lib/ids.ts";
+import { stepOutputName } from "../storage/paths.ts";
+import type { Storage } from "../storage/storage.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import { ownedMeetingTranscript } from "./store.ts";
 
@@ -43,10 +43,8 @@ export async function loadReportSource(c: Conn, userId: string, meetingId: strin
 }
 
 /** The transcript the summarize step reads (its input file), written before its job is queued. */
-export function writeSummarizeInput(dataDir: string, meetingId: string, transcript: StoredTranscript): void {
-  const input = stepOutputPath(dataDir, meetingId, "transcript");
-  mkdirSync(dirname(input), { recursive: true, mode: 0o700 });
-  writeFileSync(input, JSON.stringify(transcript), { mode: 0o600 });
+export async function writeSummarizeInput(storage: Storage, meetingId: string, transcript: StoredTranscript): Promise<void> {
+  await storage.put(meetingId, stepOutputName("transcript"), JSON.stringify(transcript), randomBase62(8));
 }
 
 /** Characters the model reads of a transcript: its words and who said them. */

@@ -31,6 +31,10 @@ export function floorBytes(totalBytes: number, floor: DiskFloor): number {
 
 /** Bytes that may still be written on `path`'s disk before it reaches the floor; negative when it is below already. */
 export function headroom(path: string, floor: DiskFloor): number {
-  const { freeBytes, totalBytes } = diskSpace(path);
+  return roomAbove(diskSpace(path), floor);
+}
+
+/** Bytes that may still be written in `space` before it reaches the floor (a Storage's space()). */
+export function roomAbove({ freeBytes, totalBytes }: DiskSpace, floor: DiskFloor): number {
   return freeBytes - floorBytes(totalBytes, floor);
 }

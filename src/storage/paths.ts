@@ -1,32 +1,41 @@
 import { join } from "node:path";
 
-/** Where a meeting's files live: everything of one meeting under one folder, removed as one. */
-export function meetingDir(dataDir: string, meetingId: string): string {
-  return join(dataDir, "meetings", meetingId);
-}
-
-/**
- * The recording as received, under a neutral name: ffmpeg finds the container by probing its
- * content, never from a name the client chose.
+/*
+ * The layout of meetings' files. Names are what a Storage (storage/storage.ts) addresses inside a
+ * meeting; the folders are where storage/local-disk.ts puts them under --storage-dir (the data dir
+ * unless set), the same layout as before the storage had its own option, so nothing moves.
  */
-export function recordingPath(dataDir: string, meetingId: string): string {
-  return join(meetingDir(dataDir, meetingId), "recording");
-}
 
-export function decodedAudioPath(dataDir: string, meetingId: string): string {
-  return join(meetingDir(dataDir, meetingId), "audio.wav");
-}
+/** The recording as received, under a neutral name: ffmpeg finds the container by probing its content, never from a name the client chose. */
+export const RECORDING = "recording";
+
+export const DECODED_AUDIO = "audio.wav";
 
 /** Intermediate results of steps, kept so a restart resumes after the last finished step. */
-export function stepOutputPath(dataDir: string, meetingId: string, step: string): string {
-  return join(meetingDir(dataDir, meetingId), `${step}.json`);
-}
-
-export function uploadsTmpDir(dataDir: string): string {
-  return join(dataDir, "tmp");
+export function stepOutputName(step: string): string {
+  return `${step}.json`;
 }
 
 /** The numbered parts of a draft's recording (web app), until finishing joins them into the recording. */
-export function draftPartsDir(dataDir: string, meetingId: string): string {
-  return join(meetingDir(dataDir, meetingId), "parts");
+export const DRAFT_PARTS = "parts";
+
+export function draftPartName(index: number): string {
+  return `${DRAFT_PARTS}/${String(index).padStart(6, "0")}`;
+}
+
+/** Rendered PDF and DOCX files of the meeting's documents (documents/render-cache.ts). */
+export const DOCUMENT_RENDERS = "documents";
+
+/** Where a meeting's files live on a local disk: everything of one meeting under one folder, removed as one. */
+export function meetingDir(storageDir: string, meetingId: string): string {
+  return join(storageDir, "meetings", meetingId);
+}
+
+export function recordingPath(storageDir: string, meetingId: string): string {
+  return join(meetingDir(storageDir, meetingId), RECORDING);
+}
+
+/** Uploads being received, on the storage's disk so that moving one into its meeting is a rename. */
+export function uploadsTmpDir(storageDir: string): string {
+  return join(storageDir, "tmp");
 }

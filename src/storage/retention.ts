@@ -1,7 +1,6 @@
 import { readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Clock } from "../lib/time.ts";
-import { uploadsTmpDir } from "./paths.ts";
 
 /** A temp upload not written to for this long belongs to no live request (Bun closes idle connections after 255 s). */
 export const STALE_UPLOAD_MS = 60 * 60 * 1000;
@@ -10,7 +9,8 @@ export const STALE_UPLOAD_MS = 60 * 60 * 1000;
 type Count = number | Promise<number>;
 
 export interface RetentionDeps {
-  dataDir: string;
+  /** Where uploads are received (the storage's tmpDir). */
+  uploadsTmpDir: string;
   clock: Clock;
   /** Drops idempotency keys past their 24 hours. */
   sweepIdempotencyKeys(): void | Promise<void>;
@@ -35,7 +35,7 @@ export async function sweepExpired(deps: RetentionDeps): Promise<{ tmpFiles: num
   await deps.sweepIdempotencyKeys();
   const now = deps.clock.now();
   let tmpFiles = 0;
-  const tmp = uploadsTmpDir(deps.dataDir);
+  const tmp = deps.uploadsTmpDir;
   let names: string[] = [];
   try {
     names = readdirSync(tmp);

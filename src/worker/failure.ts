@@ -14,9 +14,9 @@ export interface StepFailure {
 
 const MAX_DETAIL_CHARS = 4000;
 
-/** The directories whose names must never reach a client, for a step run with `dataDir`. */
-export function serverDirs(dataDir: string, modelsDir: string): string[] {
-  return [dataDir, modelsDir, tmpdir(), process.cwd()];
+/** The directories whose names must never reach a client, for a step run over `storageDir`. */
+export function serverDirs(storageDir: string, modelsDir: string): string[] {
+  return [storageDir, modelsDir, tmpdir(), process.cwd()];
 }
 
 /**

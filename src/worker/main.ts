@@ -49,7 +49,7 @@ export async function runWorker(): Promise<void> {
         const result = await runStep(input, engines, config, context);
         send({ type: "done", runId: input.runId, result });
       } catch (error) {
-        send({ type: "failed", runId: input.runId, ...failureOf(error, serverDirs(input.dataDir, config.modelsDir)) });
+        send({ type: "failed", runId: input.runId, ...failureOf(error, serverDirs(input.storageDir, config.modelsDir)) });
       }
     });
   });

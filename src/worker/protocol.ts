@@ -16,9 +16,11 @@ export interface MeetingStepInput {
   step: MeetingStep;
   jobId: string;
   meetingId: string;
-  dataDir: string;
-  /** The recording as stored (upload) or where the download step puts it. */
-  recordingPath: string;
+  /**
+   * The folder of meetings' files every node mounts (--storage-dir): the recording as stored (or
+   * where the download step puts it), the decoded audio and the steps' outputs (storage/paths.ts).
+   */
+  storageDir: string;
   audioUrl: string | null;
   /** A live recording from the web app: joined WebM pieces, remuxed before decoding. */
   remuxJoinedWebm: boolean;
@@ -41,7 +43,8 @@ export interface DocumentStepInput {
   runId: string;
   step: DocumentStep;
   jobId: string;
-  dataDir: string;
+  /** The storage folder, named so that a failure's message never shows it (worker/failure.ts). */
+  storageDir: string;
   document: DocumentInput;
 }
 
@@ -52,7 +55,8 @@ export type StepResult =
   | { step: "download"; bytes: number }
   | { step: "decode"; durationSeconds: number }
   | { step: "transcribe"; language: string | null; model: string; segments: number }
-  | { step: "diarize"; speakers: number; transcriptPath: string }
+  /** The transcript is the step's output file (storage/paths.ts's stepOutputName("transcript")). */
+  | { step: "diarize"; speakers: number }
   | {
       step: "summarize";
       report: { title: string; markdown: string; structured: Record<string, unknown>; language: string | null; model: string; usage: TokenUsage };

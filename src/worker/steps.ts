@@ -1,12 +1,12 @@
-import { existsSync, mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 import { decodeToWav, remuxJoinedWebm } from "../engines/ffmpeg.ts";
 import { EngineError, type Engines, type SpeechSegment, type StepContext } from "../engines/types.ts";
 import { JOB_ERROR_CATALOGUE } from "../errors/job-codes.ts";
 import { DownloadFailed, downloadToFile } from "../net/download.ts";
 import { parseEgressAllow } from "../net/egress.ts";
-import { headroom } from "../storage/disk-space.ts";
-import { decodedAudioPath, stepOutputPath } from "../storage/paths.ts";
+import { roomAbove } from "../storage/disk-space.ts";
+import { localDiskStorage } from "../storage/local-disk.ts";
+import { DECODED_AUDIO, RECORDING, stepOutputName } from "../storage/paths.ts";
+import type { Storage } from "../storage/storage.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import { attributeSpeakers } from "./attribute.ts";
 import type { WorkerConfig } from "./config.ts";
@@ -27,8 +27,8 @@ function logForOperator(input: StepInput, message: string): void {
  * The decoded audio must fit on the data disk above its reserve, or decoding would fill the disk
  * for every account. Retryable: space may be freed (deletions, the retention sweep).
  */
-function ensureRoomToDecode(dir: string, bytes: number, config: WorkerConfig): void {
-  const room = headroom(dir, config.minFreeDisk);
+function ensureRoomToDecode(storage: Storage, bytes: number, config: WorkerConfig): void {
+  const room = roomAbove(storage.space(), config.minFreeDisk);
   if (room >= bytes) return;
   throw new EngineError("insufficient_storage", JOB_ERROR_CATALOGUE.insufficient_storage.message, true, {
     detail: `decoding needs up to ${bytes} bytes; the disk has ${room} above its reserve`,
@@ -36,25 +36,48 @@ function ensureRoomToDecode(dir: string, bytes: number, config: WorkerConfig): v
 }
 
 /**
- * A step's output kept for a later step of the same job, its type bound to its path: only this
+ * A step's output kept for a later step of the same job, its type bound to its name: only this
  * file's code writes it (writeIntermediate) and reads it back (readIntermediate), as that type.
+ * Written through the storage, under a temporary name carrying the step's run id, then renamed:
+ * a later step on another node reads a whole file, and two attempts never write the same file.
  */
 interface Intermediate<T> {
-  path: string;
+  name: string;
   /** What it is, for the error when it is missing. */
   what: string;
   /** Never set: it ties the handle to T. */
   readonly type?: (value: T) => T;
 }
 
-async function writeIntermediate<T>(file: Intermediate<T>, value: T): Promise<void> {
-  await Bun.write(file.path, JSON.stringify(value));
+interface MeetingFiles {
+  storage: Storage;
+  meetingId: string;
+  /** The step's run id: the attempt each write names. */
+  runId: string;
 }
 
-async function readIntermediate<T>(file: Intermediate<T>): Promise<T> {
-  if (!existsSync(file.path)) throw new EngineError("missing_intermediate", `The ${file.what} of an earlier step is missing.`, false);
+async function writeIntermediate<T>(files: MeetingFiles, file: Intermediate<T>, value: T): Promise<void> {
+  await files.storage.put(files.meetingId, file.name, JSON.stringify(value), files.runId);
+}
+
+async function readIntermediate<T>(files: MeetingFiles, file: Intermediate<T>): Promise<T> {
+  const bytes = await files.storage.get(files.meetingId, file.name);
+  if (!bytes) throw new EngineError("missing_intermediate", `The ${file.what} of an earlier step is missing.`, false);
   // The one place the type is taken on trust: writeIntermediate wrote this file from a T.
-  return (await Bun.file(file.path).json()) as T;
+  return JSON.parse(new TextDecoder().decode(bytes)) as T;
+}
+
+/**
+ * Runs `write` on a fresh temporary file of `name` (unique to this attempt) and commits it under
+ * `name` when `write` answers true; the temporary file is removed whatever happens.
+ */
+async function writeStaged(files: MeetingFiles, name: string, write: (path: string) => Promise<boolean>): Promise<void> {
+  const staged = await files.storage.stage(files.meetingId, name, files.runId);
+  try {
+    if (await write(staged.path)) await staged.commit();
+  } finally {
+    await staged.discard();
+  }
 }
 
 /** Runs one step of a job: a meeting's processing (outputs in the meeting's folder) or a document's generation. */
@@ -66,21 +89,27 @@ export async function runStep(input: StepInput, engines: Engines, config: Worker
 }
 
 async function runMeetingStep(input: MeetingStepInput, engines: Engines, config: WorkerConfig, context: StepContext): Promise<StepResult> {
-  const wavPath = decodedAudioPath(input.dataDir, input.meetingId);
-  const decodeInfo: Intermediate<{ durationSeconds: number }> = { path: stepOutputPath(input.dataDir, input.meetingId, "decode"), what: "decoded audio" };
-  const transcribeOut: Intermediate<TranscribeOutput> = { path: stepOutputPath(input.dataDir, input.meetingId, "transcribe"), what: "transcription" };
-  const transcriptOut: Intermediate<StoredTranscript> = { path: stepOutputPath(input.dataDir, input.meetingId, "transcript"), what: "transcript" };
-  mkdirSync(dirname(wavPath), { recursive: true });
+  const storage = localDiskStorage(input.storageDir);
+  const files: MeetingFiles = { storage, meetingId: input.meetingId, runId: input.runId };
+  const recordingPath = storage.localPath(input.meetingId, RECORDING);
+  const wavPath = storage.localPath(input.meetingId, DECODED_AUDIO);
+  const decodeInfo: Intermediate<{ durationSeconds: number }> = { name: stepOutputName("decode"), what: "decoded audio" };
+  const transcribeOut: Intermediate<TranscribeOutput> = { name: stepOutputName("transcribe"), what: "transcription" };
+  const transcriptOut: Intermediate<StoredTranscript> = { name: stepOutputName("transcript"), what: "transcript" };
 
   switch (input.step) {
     case "download": {
       try {
-        const { bytes } = await downloadToFile(input.audioUrl!, input.recordingPath, {
-          policy: parseEgressAllow(config.egressAllow),
-          maxBytes: config.maxDownloadBytes,
-          timeoutMs: config.downloadTimeoutMs,
-          signal: context.signal,
-          onProgress: (done, total) => total && context.progress(done / total),
+        let bytes = 0;
+        await writeStaged(files, RECORDING, async (path) => {
+          ({ bytes } = await downloadToFile(input.audioUrl!, path, {
+            policy: parseEgressAllow(config.egressAllow),
+            maxBytes: config.maxDownloadBytes,
+            timeoutMs: config.downloadTimeoutMs,
+            signal: context.signal,
+            onProgress: (done, total) => total && context.progress(done / total),
+          }));
+          return true;
         });
         return { step: "download", bytes };
       } catch (error) {
@@ -96,23 +125,28 @@ async function runMeetingStep(input: MeetingStepInput, engines: Engines, config:
       }
     }
     case "decode": {
-      if (input.remuxJoinedWebm) await remuxJoinedWebm(config.ffmpegPath, input.recordingPath, context, (line) => logForOperator(input, line));
-      const decoded = await decodeToWav(config.ffmpegPath, input.recordingPath, wavPath, context, {
-        maxDurationSeconds: config.maxDurationSeconds,
-        log: (line) => logForOperator(input, line),
-        ensureSpace: (bytes) => ensureRoomToDecode(dirname(wavPath), bytes, config),
+      const log = (line: string) => logForOperator(input, line);
+      if (input.remuxJoinedWebm) await writeStaged(files, RECORDING, (path) => remuxJoinedWebm(config.ffmpegPath, recordingPath, path, context, log));
+      let durationSeconds = 0;
+      await writeStaged(files, DECODED_AUDIO, async (path) => {
+        ({ durationSeconds } = await decodeToWav(config.ffmpegPath, recordingPath, path, context, {
+          maxDurationSeconds: config.maxDurationSeconds,
+          log,
+          ensureSpace: (bytes) => ensureRoomToDecode(storage, bytes, config),
+        }));
+        return true;
       });
-      await writeIntermediate(decodeInfo, { durationSeconds: decoded.durationSeconds });
-      return { step: "decode", durationSeconds: decoded.durationSeconds };
+      await writeIntermediate(files, decodeInfo, { durationSeconds });
+      return { step: "decode", durationSeconds };
     }
     case "transcribe": {
       const result = await engines.transcriber.transcribe({ wavPath, language: input.language }, context);
-      await writeIntermediate(transcribeOut, result);
+      await writeIntermediate(files, transcribeOut, result);
       return { step: "transcribe", language: result.language, model: result.model, segments: result.segments.length };
     }
     case "diarize": {
-      const { durationSeconds } = await readIntermediate(decodeInfo);
-      const transcription = await readIntermediate(transcribeOut);
+      const { durationSeconds } = await readIntermediate(files, decodeInfo);
+      const transcription = await readIntermediate(files, transcribeOut);
       // A solo recording is one speaker; otherwise the participants given are an upper bound, not a target.
       const turns = input.solo
         ? []
@@ -129,11 +163,11 @@ async function runMeetingStep(input: MeetingStepInput, engines: Engines, config:
           );
       const labelled = attributeSpeakers(transcription.segments, turns, durationSeconds);
       const stored: StoredTranscript = { language: transcription.language, model: transcription.model, durationSeconds, ...labelled };
-      await writeIntermediate(transcriptOut, stored);
-      return { step: "diarize", speakers: labelled.speakers.length, transcriptPath: transcriptOut.path };
+      await writeIntermediate(files, transcriptOut, stored);
+      return { step: "diarize", speakers: labelled.speakers.length };
     }
     case "summarize": {
-      const transcript = await readIntermediate(transcriptOut);
+      const transcript = await readIntermediate(files, transcriptOut);
       const report = await engines.reporter.report(
         { title: input.title, language: input.language ?? transcript.language, transcript: transcript.segments },
         context,

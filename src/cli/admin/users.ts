@@ -3,7 +3,8 @@ import { isPlan, PLANS } from "../../auth/plans.ts";
 import { renderUser } from "../../auth/users.ts";
 import { addUser, listUsers, setPasswordHash } from "../../auth/user-store.ts";
 import { endAllWebSessions } from "../../auth/web-session-store.ts";
-import { DATA_DIR_OPTION } from "../../config-options.ts";
+import { DATA_DIR_OPTION, STORAGE_DIR_OPTION, storageDirOf } from "../../config-options.ts";
+import { localDiskStorage } from "../../storage/local-disk.ts";
 import { withTx } from "../../db/conn.ts";
 import { truncateWalWithin } from "../../db/wal-truncation.ts";
 import { DataDirInUse, lockDataDir, type DataDirLock } from "../../db/data-dir-lock.ts";
@@ -82,6 +83,7 @@ export const userCommands: Record<string, Command> = {
       "Delete a user (an account) and everything of it, for good: meetings with their recordings, transcripts, reports and documents, webhook endpoints, API keys, sessions. Its ledger lines stay, without its email or name. Refused while a running server has the account's jobs queued or processing.",
     options: [
       DATA_DIR_OPTION,
+      STORAGE_DIR_OPTION,
       EMAIL_OPTION,
       { name: "yes", type: "bool", help: "Do not ask: without it, the email must be typed again on standard input." },
       JSON_OPTION,
@@ -103,7 +105,7 @@ export const userCommands: Record<string, Command> = {
         if (!values.yes && !(await confirmedByTyping(user.email))) throw new UsageError("not confirmed: nothing was deleted (type the email again, or give --yes)");
         let deleted;
         try {
-          deleted = await accountApp({ conn, dataDir }).delete({ userId: user.id }, { refuseUnfinishedJobs: lock === undefined });
+          deleted = await accountApp({ conn, storage: localDiskStorage(resolve(storageDirOf(values))) }).delete({ userId: user.id }, { refuseUnfinishedJobs: lock === undefined });
         } catch (error) {
           if (!(error instanceof AccountBusy)) throw error;
           throw new UsageError(

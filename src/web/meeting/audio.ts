@@ -1,5 +1,5 @@
-import { closeSync, openSync, readSync, statSync } from "node:fs";
 import type { Elysia } from "elysia";
+import type { StoredFile } from "../../meetings/app.ts";
 import { respond } from "../http.ts";
 import type { WebKit } from "../kit.ts";
 import { PageRefusal } from "../kit.ts";
@@ -12,30 +12,20 @@ export function audioRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKit): vo
   app.get("/meetings/:id/audio", async ({ request, params }) => {
     const session = kit.requireSession(request);
     const row = await pages.ownedMeeting(session, params.id);
-    const path = await kit.deps.apps.meetings.recording(kit.actor(session), row.id);
-    if (path === null) throw new PageRefusal(404, "");
-    return audioResponse(request, path);
+    const file = await kit.deps.apps.meetings.recording(kit.actor(session), row.id);
+    if (file === null) throw new PageRefusal(404, "");
+    return audioResponse(request, file);
   });
 }
 
-/** The first bytes of a file, enough to tell its container. */
-function headOf(path: string): Uint8Array {
-  const head = new Uint8Array(16);
-  const fd = openSync(path, "r");
-  try {
-    return head.subarray(0, readSync(fd, head, 0, head.length, 0));
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** The recording for the player, whole or one byte range (206): browsers seek with Range requests. */
-export function audioResponse(request: Request, path: string): Response {
-  const size = statSync(path).size;
-  const headers: Record<string, string> = { "accept-ranges": "bytes", "cache-control": "private, no-store", "content-type": sniffAudioType(headOf(path)) };
+export async function audioResponse(request: Request, file: StoredFile): Promise<Response> {
+  const { size } = file;
+  // The first bytes, enough to tell the container.
+  const head = new Uint8Array(await file.slice(0, 16).arrayBuffer());
+  const headers: Record<string, string> = { "accept-ranges": "bytes", "cache-control": "private, no-store", "content-type": sniffAudioType(head) };
   const range = parseByteRange(request.headers.get("range"), size);
   if (range === "unsatisfiable") return respond(null, 416, { ...headers, "content-range": `bytes */${size}` });
-  const file = Bun.file(path);
-  if (range === null) return respond(file, 200, headers);
+  if (range === null) return respond(file.slice(0, size), 200, headers);
   return respond(file.slice(range.start, range.end + 1), 206, { ...headers, "content-range": `bytes ${range.start}-${range.end}/${size}` });
 }
