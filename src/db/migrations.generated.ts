@@ -15,6 +15,7 @@ import m12 from "../../migrations/0012_draft_parts.sql" with { type: "text" };
 import m13 from "../../migrations/0013_usage_reservations.sql" with { type: "text" };
 import m14 from "../../migrations/0014_account_deletion.sql" with { type: "text" };
 import m15 from "../../migrations/0015_jobs_payload_channel.sql" with { type: "text" };
+import m16 from "../../migrations/0016_webhook_delivery_lease.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 },
@@ -33,4 +34,5 @@ export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0013_usage_reservations", sql: m13 },
   { tag: "0014_account_deletion", sql: m14 },
   { tag: "0015_jobs_payload_channel", sql: m15 },
+  { tag: "0016_webhook_delivery_lease", sql: m16 },
 ];
