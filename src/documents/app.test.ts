@@ -55,7 +55,7 @@ function withApp(slots: Record<string, number> = { free: 2 }, billing = DEFAULT_
     slots,
     billing,
     templates: { get: (id) => (id === template.id ? template : undefined) },
-    loadMaterial: (_q, meetingId) => material[meetingId.toLowerCase()],
+    loadMaterial: async (_q, meetingId) => material[meetingId.toLowerCase()],
     dataDir,
     idempotency: new IdempotencyStore(database.conn, { now: () => NOW }),
     render: async (format) => {
@@ -76,20 +76,19 @@ async function refusal(work: Promise<unknown>): Promise<string> {
   throw new Error("not refused");
 }
 
-function insertDocument(id: string, userId: string, meetingId: string, createdAt: number) {
-  database.db
+async function insertDocument(id: string, userId: string, meetingId: string, createdAt: number) {
+  await database.db
     .insert(documents)
-    .values({ id, userId, meetingId, jobId: `job_${id}`, title: `Doc ${id}`, templateId: null, language: "en", model: "m", markdown: `# ${id}`, createdAt, updatedAt: createdAt })
-    .run();
+    .values({ id, userId, meetingId, jobId: `job_${id}`, title: `Doc ${id}`, templateId: null, language: "en", model: "m", markdown: `# ${id}`, createdAt, updatedAt: createdAt });
 }
 
-beforeEach(() => {
+beforeEach(async () => {
   database = tempDatabase("documents-app");
   dataDir = mkdtempSync(join(tmpdir(), "verbatim-documents-app-"));
   wakes = 0;
   renders = 0;
-  const a = createUser(database.db, { email: "alice@firm.example", plan: "free" });
-  const b = createUser(database.db, { email: "bob@firm.example", plan: "free" });
+  const a = await createUser(database.db, { email: "alice@firm.example", plan: "free" });
+  const b = await createUser(database.db, { email: "bob@firm.example", plan: "free" });
   alice = { account: { userId: a.id, plan: "free" }, channel: "api", credential: { type: "web_session", id: "a" } };
   bob = { account: { userId: b.id, plan: "free" }, channel: "webapp", credential: { type: "web_session", id: "b" } };
   material = { [MEETING]: meetingOf(a.id, MEETING), [OTHER_MEETING]: meetingOf(b.id, OTHER_MEETING) };
@@ -160,10 +159,10 @@ describe("documents.requestOnce", () => {
 });
 
 describe("documents.list, get and file", () => {
-  beforeEach(() => {
-    insertDocument("doc_a1", alice.account.userId, MEETING, NOW - 2000);
-    insertDocument("doc_a2", alice.account.userId, MEETING, NOW - 1000);
-    insertDocument("doc_b1", bob.account.userId, OTHER_MEETING, NOW);
+  beforeEach(async () => {
+    await insertDocument("doc_a1", alice.account.userId, MEETING, NOW - 2000);
+    await insertDocument("doc_a2", alice.account.userId, MEETING, NOW - 1000);
+    await insertDocument("doc_b1", bob.account.userId, OTHER_MEETING, NOW);
   });
 
   test("list: the actor's documents only, most recent first, without their Markdown, paginated", async () => {

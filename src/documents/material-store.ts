@@ -26,7 +26,7 @@ export interface MeetingMaterial {
 }
 
 /** The meeting's material, or undefined when the meeting is gone; the transcript only when `withTranscript`. */
-export type LoadMeetingMaterial = (db: Queryable, meetingId: string, withTranscript: boolean) => MeetingMaterial | undefined;
+export type LoadMeetingMaterial = (db: Queryable, meetingId: string, withTranscript: boolean) => Promise<MeetingMaterial | undefined>;
 
 /** `load` (meetings/document-material.ts, injected by service.ts) on a `Conn`: inside the transaction when `c` is one. */
 export function readMeetingMaterial(c: Conn, load: LoadMeetingMaterial, meetingId: string, withTranscript: boolean): Promise<MeetingMaterial | undefined> {

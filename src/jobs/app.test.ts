@@ -24,15 +24,15 @@ const ids = { first: "", second: "", webapp: "", others: "" };
 
 beforeAll(async () => {
   temp = tempDatabase("jobs-app");
-  const a = createUser(temp.db, { email: "owner@example.com", plan: "pro" });
-  const b = createUser(temp.db, { email: "other@example.com", plan: "free" });
+  const a = await createUser(temp.db, { email: "owner@example.com", plan: "pro" });
+  const b = await createUser(temp.db, { email: "other@example.com", plan: "free" });
   owner = { account: { userId: a.id, plan: "pro" }, channel: "api", credential: { type: "web_session", id: "s" } };
   other = { account: { userId: b.id, plan: "free" }, channel: "api", credential: { type: "web_session", id: "s" } };
-  await run(temp.conn, (q) => {
-    ids.first = enqueueJob(q, { userId: a.id, kind: plainJob, firstStep: "x", now: 1000, payload: { transcribeOnly: true, note: "kept" }, metadata: { case: "A-1" } });
-    ids.second = enqueueJob(q, { userId: a.id, kind: plainJob, firstStep: "x", now: 2000, payload: { documentId: "doc_1" } });
-    ids.webapp = enqueueJob(q, { userId: a.id, kind: plainJob, firstStep: "x", now: 3000, channel: "webapp", payload: {} });
-    ids.others = enqueueJob(q, { userId: b.id, kind: plainJob, firstStep: "x", now: 4000, payload: {} });
+  await run(temp.conn, async (q) => {
+    ids.first = await enqueueJob(q, { userId: a.id, kind: plainJob, firstStep: "x", now: 1000, payload: { transcribeOnly: true, note: "kept" }, metadata: { case: "A-1" } });
+    ids.second = await enqueueJob(q, { userId: a.id, kind: plainJob, firstStep: "x", now: 2000, payload: { documentId: "doc_1" } });
+    ids.webapp = await enqueueJob(q, { userId: a.id, kind: plainJob, firstStep: "x", now: 3000, channel: "webapp", payload: {} });
+    ids.others = await enqueueJob(q, { userId: b.id, kind: plainJob, firstStep: "x", now: 4000, payload: {} });
   });
 });
 afterAll(() => temp.remove());

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { z } from "zod";
 import { createUser } from "../auth/user-store.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
-import { claimNextJob, LEASE_MS, releaseLease, renewLease } from "./claims-store.ts";
+import { claimNextJob, holdsStep, LEASE_MS, releaseAllLeases, releaseLease, renewLease } from "./claims-store.ts";
+import { updateJob } from "./store.ts";
 import { jobs } from "./table.ts";
 
 
@@ -19,13 +20,11 @@ function freshDb(name: string) {
   return { db: temp.db, conn: temp.conn, path: temp.path };
 }
 
-function queue(db: ReturnType<typeof freshDb>["db"], userId: string, count: number, createdFrom = 1000) {
+async function queue(db: ReturnType<typeof freshDb>["db"], userId: string, count: number, createdFrom = 1000) {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     const id = `job_${userId.slice(0, 6)}_${i}`;
-    db.insert(jobs)
-      .values({ id, userId, kind: KIND, status: "queued", stage: "queued", progress: 0, channel: "api", nextStep: "decode", createdAt: createdFrom + i })
-      .run();
+    await db.insert(jobs).values({ id, userId, kind: KIND, status: "queued", stage: "queued", progress: 0, channel: "api", nextStep: "decode", createdAt: createdFrom + i });
     ids.push(id);
   }
   return ids;
@@ -34,8 +33,8 @@ function queue(db: ReturnType<typeof freshDb>["db"], userId: string, count: numb
 describe("claimNextJob", () => {
   test("two processes claiming 600 jobs from one database at once never get the same job", async () => {
     const { db, path } = freshDb("race");
-    const user = createUser(db, { email: "race@example.com", name: null, plan: "pro" });
-    const all = queue(db, user.id, 600);
+    const user = await createUser(db, { email: "race@example.com", name: null, plan: "pro" });
+    const all = await queue(db, user.id, 600);
     db.$client.close();
     const barrier = `${path}.ready`;
     const script = (owner: string) => `
@@ -74,8 +73,8 @@ describe("claimNextJob", () => {
 
   test("a claimed job is nobody else's until its lease runs out unrenewed, or is released", async () => {
     const { db, conn } = freshDb("lease");
-    const user = createUser(db, { email: "lease@example.com", name: null, plan: "pro" });
-    const [only] = queue(db, user.id, 1);
+    const user = await createUser(db, { email: "lease@example.com", name: null, plan: "pro" });
+    const [only] = await queue(db, user.id, 1);
     const t0 = 1_000_000;
     const claim = async (owner: string, now: number) => (await claimNextJob(conn, { owner, kinds: [KIND], now, lastServed: new Map() }))?.id;
     expect(await claim("a", t0)).toBe(only);
@@ -90,10 +89,10 @@ describe("claimNextJob", () => {
 
   test("round-robin: the account served longest ago (or never) goes next, whatever came first", async () => {
     const { db, conn } = freshDb("fair");
-    const busy = createUser(db, { email: "busy@example.com", name: null, plan: "pro" });
-    const quiet = createUser(db, { email: "quiet@example.com", name: null, plan: "pro" });
-    const busyJobs = queue(db, busy.id, 3, 1000);
-    const [quietJob] = queue(db, quiet.id, 1, 5000);
+    const busy = await createUser(db, { email: "busy@example.com", name: null, plan: "pro" });
+    const quiet = await createUser(db, { email: "quiet@example.com", name: null, plan: "pro" });
+    const busyJobs = await queue(db, busy.id, 3, 1000);
+    const [quietJob] = await queue(db, quiet.id, 1, 5000);
     const lastServed = new Map<string, number>([[busy.id, 10]]);
     const next = () => claimNextJob(conn, { owner: "s", kinds: [KIND], now: 100, lastServed });
     expect((await next())!.id).toBe(quietJob!);
@@ -103,11 +102,39 @@ describe("claimNextJob", () => {
 
   test("a job a restart left in processing goes before any queued one", async () => {
     const { db, conn } = freshDb("resume");
-    const a = createUser(db, { email: "a@example.com", name: null, plan: "pro" });
-    const b = createUser(db, { email: "b@example.com", name: null, plan: "pro" });
-    queue(db, a.id, 2, 1000);
-    const [late] = queue(db, b.id, 1, 9000);
+    const a = await createUser(db, { email: "a@example.com", name: null, plan: "pro" });
+    const b = await createUser(db, { email: "b@example.com", name: null, plan: "pro" });
+    await queue(db, a.id, 2, 1000);
+    const [late] = await queue(db, b.id, 1, 9000);
     db.$client.query("UPDATE jobs SET status = 'processing' WHERE id = ?").run(late!);
     expect((await claimNextJob(conn, { owner: "s", kinds: [KIND], now: 100, lastServed: new Map([[b.id, 99]]) }))!.id).toBe(late!);
+  });
+});
+
+describe("holdsStep", () => {
+  test("only the claim's holder may settle, and only the step and attempt it ran", async () => {
+    const { db, conn } = freshDb("fence");
+    const user = await createUser(db, { email: "fence@example.com", name: null, plan: "pro" });
+    const [only] = await queue(db, user.id, 1);
+    const t0 = 1_000_000;
+    await claimNextJob(conn, { owner: "a", kinds: [KIND], now: t0, lastServed: new Map() });
+    expect(await holdsStep(conn, only!, { owner: "a", step: "decode", stepAttempts: 0 })).toBe(true);
+    expect(await holdsStep(conn, only!, { owner: "b", step: "decode", stepAttempts: 0 })).toBe(false);
+    // a stalls past its lease; b takes the job over and retries the step: a's outcome is stale twice over.
+    await claimNextJob(conn, { owner: "b", kinds: [KIND], now: t0 + 2 * LEASE_MS, lastServed: new Map() });
+    await updateJob(conn, only!, { stepAttempts: 1 });
+    expect(await holdsStep(conn, only!, { owner: "a", step: "decode", stepAttempts: 0 })).toBe(false);
+    expect(await holdsStep(conn, only!, { owner: "b", step: "decode", stepAttempts: 0 })).toBe(false);
+    expect(await holdsStep(conn, only!, { owner: "b", step: "decode", stepAttempts: 1 })).toBe(true);
+  });
+
+  test("on SQLite a start drops every claim left (the data dir lock says their holder is dead)", async () => {
+    const { db, conn } = freshDb("restart");
+    const user = await createUser(db, { email: "restart@example.com", name: null, plan: "pro" });
+    const [only] = await queue(db, user.id, 1);
+    await claimNextJob(conn, { owner: "dead", kinds: [KIND], now: 100, lastServed: new Map() });
+    expect(await claimNextJob(conn, { owner: "next", kinds: [KIND], now: 101, lastServed: new Map() })).toBeUndefined();
+    await releaseAllLeases(conn);
+    expect((await claimNextJob(conn, { owner: "next", kinds: [KIND], now: 101, lastServed: new Map() }))?.id).toBe(only!);
   });
 });

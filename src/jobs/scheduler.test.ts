@@ -1,7 +1,8 @@
 // The scheduler over a real database with a job kind of the test's own and a worker pool that
 // answers at once: steps in order, each step's move and its kind's hooks in one transaction
-// (a hook that throws rolls the move back), failures, cancel.
+// (a hook that throws rolls the move back), failures, cancel, and the fence on a lost claim.
 import { afterAll, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { createUser } from "../auth/user-store.ts";
 import { run } from "../db/conn.ts";
@@ -11,6 +12,7 @@ import { enqueueJob } from "./queue-store.ts";
 import { declareJobKind, payloadOf, type JobKind } from "./kind.ts";
 import { Scheduler } from "./scheduler.ts";
 import { loadJob, setJobPayload, updateJob } from "./store.ts";
+import { jobs } from "./table.ts";
 import type { StepOutcome } from "./worker-pool.ts";
 
 const temps: TempDatabase[] = [];
@@ -51,10 +53,10 @@ function echoKind(calls: string[]): JobKind {
   };
 }
 
-function setUp(name: string, outcome: (input: { step: string }) => StepOutcome | Promise<StepOutcome>) {
+async function setUp(name: string, outcome: (input: { step: string }) => StepOutcome | Promise<StepOutcome>) {
   const temp = tempDatabase(`scheduler-${name}`);
   temps.push(temp);
-  const user = createUser(temp.db, { email: `${name}@example.com`, plan: "pro" });
+  const user = await createUser(temp.db, { email: `${name}@example.com`, plan: "pro" });
   const calls: string[] = [];
   const logs: string[] = [];
   const canceled: string[] = [];
@@ -89,7 +91,7 @@ function setUp(name: string, outcome: (input: { step: string }) => StepOutcome |
 const done = (input: { step: string }): StepOutcome => ({ kind: "done", result: { step: input.step } as unknown as StepResult });
 
 test("a job runs its kind's steps in order; each step's hooks see the job row as it moved, in the same transaction", async () => {
-  const { scheduler, calls, enqueue, ended } = setUp("steps", done);
+  const { scheduler, calls, enqueue, ended } = await setUp("steps", done);
   const jobId = await enqueue();
   await scheduler.start();
   const job = await ended(jobId);
@@ -99,7 +101,7 @@ test("a job runs its kind's steps in order; each step's hooks see the job row as
 });
 
 test("a hook that throws rolls back the step's whole move: the job row and the kind's change alike", async () => {
-  const { scheduler, calls, logs, enqueue, temp } = setUp("rollback", done);
+  const { scheduler, calls, logs, enqueue, temp } = await setUp("rollback", done);
   const jobId = await enqueue({ throwOn: "two" });
   await scheduler.start();
   for (let i = 0; i < 200 && !logs.some((l) => l.includes("the two hook broke")); i++) await Bun.sleep(10);
@@ -113,7 +115,7 @@ test("a hook that throws rolls back the step's whole move: the job row and the k
 });
 
 test("a failure is retried while tries remain, then fails the job and tells its kind in the failing transaction", async () => {
-  const { scheduler, calls, logs, enqueue, ended } = setUp("fail", () => ({ kind: "failed", code: "double_failure", message: "told to fail", retryable: true }));
+  const { scheduler, calls, logs, enqueue, ended } = await setUp("fail", () => ({ kind: "failed", code: "double_failure", message: "told to fail", retryable: true }));
   const jobId = await enqueue();
   await scheduler.start();
   const job = await ended(jobId);
@@ -125,7 +127,7 @@ test("a failure is retried while tries remain, then fails the job and tells its 
 
 test("cancel marks an unfinished job canceled and stops its step's worker; a finished job stays as it is", async () => {
   let release!: (outcome: StepOutcome) => void;
-  const { scheduler, canceled, enqueue, temp } = setUp("cancel", () => new Promise<StepOutcome>((resolve) => (release = resolve)));
+  const { scheduler, canceled, enqueue, temp } = await setUp("cancel", () => new Promise<StepOutcome>((resolve) => (release = resolve)));
   const jobId = await enqueue();
   const finished = await enqueue();
   await updateJob(temp.conn, finished, { status: "completed" });
@@ -137,4 +139,19 @@ test("cancel marks an unfinished job canceled and stops its step's worker; a fin
   expect(canceled).toHaveLength(1);
   expect((await loadJob(temp.conn, jobId))!.status).toBe("canceled");
   expect((await loadJob(temp.conn, finished))!.status).toBe("completed");
+});
+
+test("a scheduler whose claim another took over while its step ran writes nothing of that step", async () => {
+  let release!: (outcome: StepOutcome) => void;
+  const { scheduler, calls, logs, enqueue, temp } = await setUp("fenced", () => new Promise<StepOutcome>((resolve) => (release = resolve)));
+  const jobId = await enqueue();
+  await scheduler.start();
+  for (let i = 0; i < 200 && !release; i++) await Bun.sleep(10);
+  // Another node's scheduler holds the job now (this one stalled past its lease).
+  await temp.db.update(jobs).set({ leaseOwner: "sched_other" }).where(eq(jobs.id, jobId));
+  release({ kind: "done", result: { step: "one" } as unknown as StepResult });
+  for (let i = 0; i < 200 && !logs.some((l) => l.includes("another node holds the job now")); i++) await Bun.sleep(10);
+  await scheduler.stop();
+  expect(calls).toEqual(["started one (processing)"]);
+  expect(await loadJob(temp.conn, jobId)).toMatchObject({ status: "processing", nextStep: "one", leaseOwner: "sched_other", payload: {} });
 });

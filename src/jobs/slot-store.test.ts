@@ -14,7 +14,7 @@ afterAll(() => temp.remove());
 const slotJob = declareJobKind({ kind: "test_slot", stages: [], payload: z.object({}) });
 
 test("queued and running jobs hold the plan's slots; jobs queued by another job and ended jobs hold none", async () => {
-  const user = createUser(temp.db, { email: "slots@example.com", plan: "standard" });
+  const user = await createUser(temp.db, { email: "slots@example.com", plan: "standard" });
   const queue = (parentJobId?: string) => run(temp.conn, (q) => enqueueJob(q, { userId: user.id, kind: slotJob, firstStep: "x", now: 1, parentJobId, payload: {} }));
   const slots = { standard: 2 };
   const first = await queue();
