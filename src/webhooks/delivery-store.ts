@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNotNull, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNotNull, isNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import { run, runTx, type Conn } from "../db/conn.ts";
 import { newestFirstAfter } from "../db/keyset.ts";
@@ -102,40 +102,36 @@ function claimable(now: number) {
  * Claims for `owner` an endpoint's deliveries due at `now`, oldest due first (by index), at most
  * `limit`: each claimed row is this dispatcher's to send until `leaseUntil`, and no other
  * dispatcher's (another node's, or a restarted one's) until the attempt is recorded or the lease
- * runs out. One statement: on SQLite the write is serialised; on PostgreSQL the rows are picked
- * FOR UPDATE SKIP LOCKED, so nodes claiming at once take different deliveries and never wait.
+ * runs out.
  */
-export function claimDueDeliveries(
+export async function claimDueDeliveries(
   c: Conn,
   input: { endpointId: string; owner: string; now: number; leaseUntil: number; limit: number },
 ): Promise<DeliveryRow[]> {
-  return run(c, async (q) => {
-    const lock = isPostgres(q) ? sql` FOR UPDATE SKIP LOCKED` : sql``;
-    const picked = sql`SELECT ${webhookDeliveries.id} FROM ${webhookDeliveries}
-      WHERE ${and(eq(webhookDeliveries.endpointId, input.endpointId), claimable(input.now))}
-      ORDER BY ${webhookDeliveries.nextAttemptAt} LIMIT ${input.limit}${lock}`;
-    const rows = await q
-      .update(webhookDeliveries)
-      .set({ leaseOwner: input.owner, leaseExpiresAt: input.leaseUntil })
-      .where(sql`${webhookDeliveries.id} IN (${picked})`)
-      .returning();
-    // RETURNING keeps no order: oldest due first again.
-    return rows.sort((a, b) => a.nextAttemptAt! - b.nextAttemptAt!);
-  });
+  const rows = await claim(c, and(eq(webhookDeliveries.endpointId, input.endpointId), claimable(input.now))!, input.limit, input);
+  // RETURNING keeps no order: oldest due first again.
+  return rows.sort((a, b) => a.nextAttemptAt! - b.nextAttemptAt!);
 }
 
 /** Claims one delivery (a ping sent now) when it is due and nobody holds it: the row, or undefined. */
-export function claimDelivery(c: Conn, input: { deliveryId: string; owner: string; now: number; leaseUntil: number }): Promise<DeliveryRow | undefined> {
+export async function claimDelivery(c: Conn, input: { deliveryId: string; owner: string; now: number; leaseUntil: number }): Promise<DeliveryRow | undefined> {
+  return (await claim(c, and(eq(webhookDeliveries.id, input.deliveryId), claimable(input.now))!, 1, input))[0];
+}
+
+/**
+ * Sets the lease on at most `limit` rows matching `where`, oldest due first, in one statement: on
+ * SQLite the write is serialised; on PostgreSQL the rows are picked FOR UPDATE SKIP LOCKED, so
+ * nodes claiming at once take different deliveries and never wait on each other.
+ */
+function claim(c: Conn, where: SQL, limit: number, lease: { owner: string; leaseUntil: number }): Promise<DeliveryRow[]> {
   return run(c, async (q) => {
     const lock = isPostgres(q) ? sql` FOR UPDATE SKIP LOCKED` : sql``;
-    const picked = sql`SELECT ${webhookDeliveries.id} FROM ${webhookDeliveries}
-      WHERE ${and(eq(webhookDeliveries.id, input.deliveryId), claimable(input.now))}${lock}`;
-    const [row] = await q
+    const picked = sql`SELECT ${webhookDeliveries.id} FROM ${webhookDeliveries} WHERE ${where} ORDER BY ${webhookDeliveries.nextAttemptAt} LIMIT ${limit}${lock}`;
+    return q
       .update(webhookDeliveries)
-      .set({ leaseOwner: input.owner, leaseExpiresAt: input.leaseUntil })
+      .set({ leaseOwner: lease.owner, leaseExpiresAt: lease.leaseUntil })
       .where(sql`${webhookDeliveries.id} IN (${picked})`)
       .returning();
-    return row;
   });
 }
 
