@@ -45,6 +45,9 @@ command -v bzip2 >/dev/null || missing+=(bzip2)   # sherpa-onnx ships its segmen
 command -v chromium >/dev/null || missing+=(chromium)   # the web app's browser tests (playwright-core drives it)
 [ -f /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc ] || missing+=(fonts-noto-cjk)   # the CJK PDF test (and --cjk-font)
 command -v xmllint >/dev/null || missing+=(libxml2-utils)   # the tests' strict XML parser (DOCX parts, renderers' text)
+# The suite's second run is on PostgreSQL (issue 22): a throwaway cluster of Debian's PostgreSQL 15
+# (scripts/postgres-for-tests.sh); the appliance itself never needs it.
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 if [ ${#missing[@]} -gt 0 ]; then
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"

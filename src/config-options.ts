@@ -19,6 +19,23 @@ export const DATA_DIR_OPTION: OptionSpec = {
   help: "Folder of the SQLite database, recordings and the token-signing key.",
 };
 
+/** PostgreSQL instead of the data dir's SQLite file: what lets several nodes share one database (issue 22). */
+export const DATABASE_URL_OPTION: OptionSpec = {
+  name: "database-url",
+  type: "string",
+  env: "VERBATIM_DATABASE_URL",
+  valueName: "postgres://user:password@host:5432/db",
+  help: "Run every store on this PostgreSQL 15+ database instead of the SQLite file in the data dir, so API and worker nodes on several machines share it. Migrations are applied at start, once, whichever node starts first. Its password is never printed.",
+};
+
+export const DATABASE_POOL_OPTION: OptionSpec = {
+  name: "database-pool-size",
+  type: "int",
+  env: "VERBATIM_DATABASE_POOL_SIZE",
+  default: "10",
+  help: "PostgreSQL connections this process may hold at once (with --database-url).",
+};
+
 export const TOKEN_MAX_TTL_OPTION: OptionSpec = {
   name: "token-max-ttl",
   type: "int",
@@ -60,6 +77,8 @@ export const OAUTH_OPTIONS: OptionSpec[] = [
 
 export const SERVE_OPTIONS: OptionSpec[] = [
   CONFIG_OPTION,
+  DATABASE_URL_OPTION,
+  DATABASE_POOL_OPTION,
   { name: "host", type: "string", env: "VERBATIM_HOST", default: "127.0.0.1", help: "Address to listen on." },
   { name: "port", type: "int", env: "VERBATIM_PORT", default: "8080", help: "Port to listen on; 0 picks a free one and prints it." },
   DATA_DIR_OPTION,

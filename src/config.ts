@@ -23,6 +23,8 @@ export interface ServiceConfig {
   host: string;
   port: number;
   dataDir: string;
+  /** PostgreSQL (issue 22) instead of the data dir's SQLite file, with its pool size. */
+  database?: DatabaseSettings;
   modelsDir: string;
   publicUrl: string | undefined;
   rateLimits: RateLimits;
@@ -244,6 +246,27 @@ function minFreeDisk(values: OptionValues): { percent: number; bytes: number } {
   return { percent, bytes: gb * 1024 ** 3 };
 }
 
+export interface DatabaseSettings {
+  url: string;
+  poolSize: number;
+}
+
+/** --database-url and its pool, checked: a postgres:// or postgresql:// URL. */
+export function databaseSettings(values: OptionValues): DatabaseSettings | undefined {
+  const url = values["database-url"] as string | undefined;
+  if (url === undefined || url === "") return undefined;
+  let protocol = "";
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    throw new UsageError("--database-url is not a URL (postgres://user:password@host:5432/db)");
+  }
+  if (protocol !== "postgres:" && protocol !== "postgresql:") throw new UsageError("--database-url must be a postgres:// or postgresql:// URL");
+  const poolSize = (values["database-pool-size"] as number | undefined) ?? 10;
+  if (poolSize < 1) throw new UsageError("--database-pool-size must be at least 1");
+  return { url, poolSize };
+}
+
 export function serviceConfig(values: OptionValues): ServiceConfig {
   const port = values.port as number;
   if (port > 65535) throw new UsageError(`--port must be 0 to 65535, got ${port}`);
@@ -253,6 +276,7 @@ export function serviceConfig(values: OptionValues): ServiceConfig {
     host: values.host as string,
     port,
     dataDir: resolve(values["data-dir"] as string),
+    database: databaseSettings(values),
     modelsDir: resolve(values["models-dir"] as string),
     publicUrl: publicUrl?.replace(/\/+$/, ""),
     rateLimits: parseRateLimits(values["rate-limits"] as string),

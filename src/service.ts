@@ -11,7 +11,8 @@ import { authApp } from "./auth/app.ts";
 import { clientsApp } from "./clients/app.ts";
 import { clientRoutes } from "./clients/routes.ts";
 import type { ServiceConfig } from "./config.ts";
-import { openConn, type DbConn } from "./db/conn.ts";
+import type { DbConn } from "./db/conn.ts";
+import { openServiceConn } from "./db/open.ts";
 import { WalTruncator } from "./db/wal-truncation.ts";
 import { migrateConn } from "./db/migrate.ts";
 import { databasePath } from "./db/paths.ts";
@@ -120,10 +121,10 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const loosened = restrictToOwner(config.dataDir);
   if (loosened) io.say(`warning: ${loosened} file(s) or folder(s) of the data dir were readable by other users; made owner-only`);
   // The database as stores take it (db/conn.ts): the only handle on it the service holds.
-  const conn = openConn(databasePath(config.dataDir));
+  const conn = openServiceConn(config.dataDir, config.database);
   const clients = clientsApp({ conn });
   const usage = usageApp({ conn, clock, billing: config.billing });
-  migrateConn(conn);
+  await migrateConn(conn);
   // Deletions truncate the WAL, which keeps the deleted content's earlier frames otherwise.
   const wal = new WalTruncator(conn, io.say);
   await bootstrapAdmin(conn, io);
@@ -379,7 +380,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
         await scheduler.stop();
         await requestLog?.stop();
         wal.stop();
-        conn.close();
+        await conn.close();
         lock.release();
       })();
       return stopping;

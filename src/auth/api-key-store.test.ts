@@ -11,7 +11,7 @@ const database = tempDatabase("api-keys");
 afterAll(() => database.remove());
 
 test("a revocation or a plan change committed by another connection is seen 1 ms later", async () => {
-  const user = createUser(database.db, { email: "cache@firm.example", plan: "free" });
+  const user = await createUser(database.db, { email: "cache@firm.example", plan: "free" });
   const { key } = await createApiKey(database.conn, { userId: user.id, name: "k", scopes: ["read:meetings"] });
   const lookup = createApiKeyLookup(database.conn);
   const first = lookup.find(key);

@@ -1,25 +1,29 @@
-import { and, count, eq, isNull } from "drizzle-orm";
+import { and, count, eq, getTableColumns, isNull } from "drizzle-orm";
 import { timingSafeEqual } from "node:crypto";
 import type { Queryable } from "../db/client.ts";
-import { run, runTx, sqliteOf, type Conn, type DbConn } from "../db/conn.ts";
+import { run, runTx, type Conn, type DbConn, type SqliteConn } from "../db/conn.ts";
+import type { PgConn } from "../db/pg-conn.ts";
+import { lockAccount } from "../db/sql.ts";
 import { randomBase62, randomId } from "../lib/ids.ts";
 import { API_KEY_PREFIX, ApiKeyLimitReached, DEFAULT_MAX_ACTIVE_API_KEYS, hashApiKey, type ApiKeyRow } from "./api-keys.ts";
 import { parseStoredScopes, type Scope } from "./scopes.ts";
 import type { User } from "./users.ts";
-import { apiKeys } from "./table.ts";
+import { apiKeys, users } from "./table.ts";
+import { userColumns } from "./user-store.ts";
 
 /** The API keys store. */
 
 const KEY_RANDOM_LENGTH = 40; // about 238 bits of entropy
 
-function countActiveApiKeys(q: Queryable, userId: string): number {
-  return q.select({ n: count() }).from(apiKeys).where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt))).get()?.n ?? 0;
+async function countActiveApiKeys(q: Queryable, userId: string): Promise<number> {
+  return (await q.select({ n: count() }).from(apiKeys).where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt))))[0]?.n ?? 0;
 }
 
 /**
  * Creates a key and returns its plaintext, which is never stored and cannot be shown again.
  * Refused (ApiKeyLimitReached) when the account holds `maxActive` unrevoked keys already: counted
- * and inserted in one immediate transaction, so two creations at once cannot both pass the count.
+ * and inserted in one transaction holding the account's lock (BEGIN IMMEDIATE on SQLite,
+ * lockAccount on PostgreSQL), so two creations at once, on any nodes, cannot both pass the count.
  */
 export function createApiKey(
   c: Conn,
@@ -39,36 +43,38 @@ export function createApiKey(
     lastUsedAt: null,
     revokedAt: null,
   };
-  return runTx(c, (q) => {
-    if (countActiveApiKeys(q, input.userId) >= maxActive) throw new ApiKeyLimitReached(maxActive);
-    q.insert(apiKeys).values(row).run();
+  return runTx(c, async (q) => {
+    await lockAccount(q, input.userId);
+    if ((await countActiveApiKeys(q, input.userId)) >= maxActive) throw new ApiKeyLimitReached(maxActive);
+    await q.insert(apiKeys).values(row);
     return { row, key };
   });
 }
 
 /** Every key (of one user when `userId` is given), oldest first. */
 export function listApiKeys(c: Conn, userId?: string): Promise<ApiKeyRow[]> {
-  return run(c, (q) => {
+  return run(c, async (q) => {
     const query = q.select().from(apiKeys);
-    return (userId ? query.where(eq(apiKeys.userId, userId)) : query).orderBy(apiKeys.createdAt).all();
+    return await (userId ? query.where(eq(apiKeys.userId, userId)) : query).orderBy(apiKeys.createdAt);
   });
 }
 
 export function getApiKey(c: Conn, id: string): Promise<ApiKeyRow | undefined> {
-  return run(c, (q) => q.select().from(apiKeys).where(eq(apiKeys.id, id)).get());
+  return run(c, async (q) => (await q.select().from(apiKeys).where(eq(apiKeys.id, id)).limit(1))[0]);
 }
 
 /** Marks a key revoked; answers false when no such unrevoked key exists. */
 export function revokeApiKey(c: Conn, id: string, now = Date.now()): Promise<boolean> {
   return run(
     c,
-    (q) =>
-      q
-        .update(apiKeys)
-        .set({ revokedAt: now })
-        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
-        .returning({ id: apiKeys.id })
-        .all().length > 0,
+    async (q) =>
+      (
+        await q
+          .update(apiKeys)
+          .set({ revokedAt: now })
+          .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+          .returning({ id: apiKeys.id })
+      ).length > 0,
   );
 }
 
@@ -77,17 +83,67 @@ export interface ApiKeyMatch {
   user: User;
 }
 
+/** How a request's API key is resolved (auth/authenticate.ts): one per process and connection. */
+export interface ApiKeyLookup {
+  /** The key and its user, or undefined; at once when answered from memory (SQLite only), else in a promise. */
+  find(presented: string): ApiKeyMatch | undefined | Promise<ApiKeyMatch | undefined>;
+  /** Records when a key was last used (at most once a minute per key, the caller decides). */
+  touch(id: string, now: number): Promise<void>;
+  /** Keys or users were changed on this process's own connection, which data_version does not see. */
+  forget(): void;
+}
+
+/** Looks a presented key up by its hash on the request hot path, on the service's database. */
+export function createApiKeyLookup(conn: DbConn): ApiKeyLookup {
+  return conn.dialect === "postgres" ? postgresApiKeyLookup(conn) : sqliteApiKeyLookup(conn);
+}
+
+/** The stored hash equals the presented key's, compared in constant time (the index found it by value). */
+function sameHash(stored: string, computed: string): boolean {
+  return timingSafeEqual(Buffer.from(stored, "hex"), Buffer.from(computed, "hex"));
+}
+
 /**
- * Looks a presented key up by its hash on the request hot path, then compares the stored and
- * computed hashes in constant time. Plain prepared statements on bun:sqlite, two single-row
- * index lookups: measured at ~6 µs against ~30 µs for the same join through drizzle's mapper,
- * and about 12 µs inside the running server; a key seen since the database last changed is
- * answered from memory (one PRAGMA data_version read), synchronously: the API's hot path (GET
- * /v1/me) then needs no promise. A key not in memory is read in its turn on the connection (`run`:
- * after any transaction open on it), so the answer is then a promise.
+ * PostgreSQL: every find reads the database, one indexed join in one round trip, and nothing is
+ * cached across requests. Another API node or the admin CLI may revoke a key or move a user to
+ * another plan, and no signal as cheap as SQLite's PRAGMA data_version tells this node that the
+ * database changed, so a cache could keep answering for a revoked key; a revocation must take
+ * effect at once on every node.
  */
-export function createApiKeyLookup(conn: DbConn) {
-  const sqlite = sqliteOf(conn);
+function postgresApiKeyLookup(conn: PgConn): ApiKeyLookup {
+  const keyColumns = getTableColumns(apiKeys);
+  return {
+    find(presented) {
+      const hash = hashApiKey(presented);
+      return run(conn, async (q) => {
+        const [found] = await q
+          .select({ key: keyColumns, user: userColumns })
+          .from(apiKeys)
+          .innerJoin(users, and(eq(users.id, apiKeys.userId), isNull(users.deletedAt)))
+          .where(eq(apiKeys.keyHash, hash))
+          .limit(1);
+        return found && sameHash(found.key.keyHash, hash) ? found : undefined;
+      });
+    },
+    touch(id, now) {
+      return run(conn, async (q) => {
+        await q.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, id));
+      });
+    },
+    forget() {},
+  };
+}
+
+/**
+ * SQLite: plain prepared statements on bun:sqlite, two single-row index lookups, then the stored
+ * and computed hashes compared in constant time: measured at ~6 µs against ~30 µs for the same
+ * join through drizzle's mapper, and about 12 µs inside the running server; a key seen since the
+ * database last changed is answered from memory (one PRAGMA data_version read), synchronously:
+ * the API's hot path (GET /v1/me) then needs no promise. A key not in memory is read in its turn
+ * on the connection (`run`: after any transaction open on it), so the answer is then a promise.
+ */
+function sqliteApiKeyLookup(conn: SqliteConn): ApiKeyLookup {
+  const sqlite = conn.sqlite;
   const keyByHash = sqlite.prepare<RawKey, [string]>(
     "SELECT id, user_id, name, scopes, key_hash, key_hint, created_at, last_used_at, revoked_at FROM api_keys WHERE key_hash = ?",
   );
@@ -96,10 +152,11 @@ export function createApiKeyLookup(conn: DbConn) {
   // Valid keys seen, while the database has not changed. PRAGMA data_version moves whenever another
   // connection commits (the admin CLI revoking a key or moving a user to another plan, the delivery
   // thread), so a change made anywhere else empties the cache; a change made on this connection (the
-  // web app's Settings creating or revoking a key) calls forget(). The version is read at most once a millisecond (a read costs a few µs of WAL
-  // locking), so a revocation takes effect within 1 ms of its commit. Only valid keys are kept,
-  // at most MAX_CACHED.
-  const dataVersion = sqlite.prepare<{ data_version: number }, []>("PRAGMA data_version");
+  // web app's Settings creating or revoking a key) calls forget(). The version is read at most once
+  // a millisecond (a read costs a few µs of WAL locking), so a revocation takes effect within 1 ms
+  // of its commit. Only valid keys are kept, at most MAX_CACHED.
+  // Read as values (one row, one column): the same few µs as a row object.
+  const dataVersion = sqlite.prepare<unknown, []>("PRAGMA data_version");
   const cache = new Map<string, ApiKeyMatch>();
   let cachedAt = -1;
   let checkedAt = -Infinity;
@@ -110,7 +167,7 @@ export function createApiKeyLookup(conn: DbConn) {
     const hash = hashApiKey(presented);
     const key = keyByHash.get(hash);
     if (!key) return undefined;
-    if (!timingSafeEqual(Buffer.from(key.key_hash, "hex"), Buffer.from(hash, "hex"))) return undefined;
+    if (!sameHash(key.key_hash, hash)) return undefined;
     const user = userById.get(key.user_id);
     if (!user) return undefined;
     return {
@@ -138,12 +195,11 @@ export function createApiKeyLookup(conn: DbConn) {
   };
 
   return {
-    /** From memory at once when this key was seen since the database last changed, else in a promise. */
-    find(presented: string): ApiKeyMatch | undefined | Promise<ApiKeyMatch | undefined> {
+    find(presented) {
       const now = performance.now();
       if (now - checkedAt >= RECHECK_MS) {
         checkedAt = now;
-        const version = dataVersion.get()!.data_version;
+        const version = dataVersion.values()[0]![0] as number;
         if (version !== cachedAt) {
           cache.clear();
           cachedAt = version;
@@ -153,14 +209,12 @@ export function createApiKeyLookup(conn: DbConn) {
       if (cached) return cached;
       return run(conn, () => remember(presented, lookup(presented)));
     },
-    /** Records when a key was last used (at most once a minute per key, the caller decides). */
-    touch(id: string, now: number): Promise<void> {
+    touch(id, now) {
       return run(conn, () => {
         touch.run(now, id);
       });
     },
-    /** Keys or users were changed on this process's own connection, which data_version does not see. */
-    forget(): void {
+    forget() {
       cache.clear();
     },
   };

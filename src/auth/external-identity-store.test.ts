@@ -8,15 +8,15 @@ const temp = tempDatabase("idp-users");
 const db = temp.db;
 afterAll(() => temp.remove());
 
-const ana = createUser(db, { email: "ana@firm.example", plan: "free" });
-const ben = createUser(db, { email: "ben@firm.example", plan: "free" });
+const ana = await createUser(db, { email: "ana@firm.example", plan: "free" });
+const ben = await createUser(db, { email: "ben@firm.example", plan: "free" });
 const ISS = "https://idp.firm.example";
 
 describe("userForIdpToken", async () => {
   test("an unverified email names no one and links nothing", async () => {
     const result = await userForIdpToken(temp.conn, { issuer: ISS, subject: "s-unverified", email: "ana@firm.example", emailVerified: false }, 1);
     expect(result).toEqual({ refused: expect.stringContaining("not verified") });
-    expect(db.select().from(externalIdentities).all()).toHaveLength(0);
+    expect(await db.select().from(externalIdentities)).toHaveLength(0);
   });
 
   test("no link and no email: refused", async () => {
@@ -27,7 +27,7 @@ describe("userForIdpToken", async () => {
 
   test("a verified email maps and links; later the link wins over any email", async () => {
     expect(await userForIdpToken(temp.conn, { issuer: ISS, subject: "s-ana", email: "ANA@firm.example", emailVerified: true }, 5)).toEqual({ user: ana });
-    expect(db.select().from(externalIdentities).all()).toEqual([{ issuer: ISS, subject: "s-ana", userId: ana.id, createdAt: 5 }]);
+    expect(await db.select().from(externalIdentities)).toEqual([{ issuer: ISS, subject: "s-ana", userId: ana.id, createdAt: 5 }]);
     expect(await userForIdpToken(temp.conn, { issuer: ISS, subject: "s-ana", email: "ben@firm.example", emailVerified: true }, 6)).toEqual({ user: ana });
     expect(await userForIdpToken(temp.conn, { issuer: ISS, subject: "s-ana", email: undefined, emailVerified: false }, 7)).toEqual({ user: ana });
   });
@@ -42,10 +42,10 @@ describe("userForIdpToken", async () => {
   });
 
   test("a verified email of no user is refused and links nothing", async () => {
-    const before = db.select().from(externalIdentities).all().length;
+    const before = (await db.select().from(externalIdentities)).length;
     expect(await userForIdpToken(temp.conn, { issuer: ISS, subject: "s-ghost", email: "ghost@firm.example", emailVerified: true }, 10)).toEqual({
       refused: expect.stringContaining("not a user"),
     });
-    expect(db.select().from(externalIdentities).all()).toHaveLength(before);
+    expect(await db.select().from(externalIdentities)).toHaveLength(before);
   });
 });

@@ -21,14 +21,14 @@ export type IdpMapping = { user: User } | { refused: string };
  * unverified email names no one: anyone can type any address into an IdP's profile page.
  */
 export function userForIdpToken(c: Conn, person: IdpPerson, now: number): Promise<IdpMapping> {
-  return run(c, (db): IdpMapping => {
-    const linked = db
+  return run(c, async (db): Promise<IdpMapping> => {
+    const [linked] = await db
       .select({ userId: externalIdentities.userId })
       .from(externalIdentities)
       .where(and(eq(externalIdentities.issuer, person.issuer), eq(externalIdentities.subject, person.subject)))
-      .get();
+      .limit(1);
     if (linked) {
-      const user = findUserById(db, linked.userId);
+      const user = await findUserById(db, linked.userId);
       return user ? { user } : { refused: "The access token's subject is not a user of this service." };
     }
     if (person.email === undefined) {
@@ -39,13 +39,13 @@ export function userForIdpToken(c: Conn, person: IdpPerson, now: number): Promis
         refused: "The access token's email is not verified by the identity provider (email_verified is not true), so it cannot name a user of this service.",
       };
     }
-    const user = findUserByEmail(db, person.email);
+    const user = await findUserByEmail(db, person.email);
     if (!user) return { refused: "The access token's subject is not a user of this service." };
     // A link another process recorded meanwhile is kept, not replaced.
-    db.insert(externalIdentities)
+    await db
+      .insert(externalIdentities)
       .values({ issuer: person.issuer, subject: person.subject, userId: user.id, createdAt: now })
-      .onConflictDoNothing()
-      .run();
+      .onConflictDoNothing();
     return { user };
   });
 }

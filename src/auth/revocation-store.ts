@@ -1,6 +1,7 @@
 import { eq, lt, sql } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import { run, type Conn } from "../db/conn.ts";
+import { greatest } from "../db/sql.ts";
 import { revokedTokens } from "./table.ts";
 
 /** The revoked-tokens store: locally minted access tokens denied by jti before they expire. */
@@ -10,12 +11,12 @@ import { revokedTokens } from "./table.ts";
  * its exp anyway. Revoking again keeps the later expiry. Answers whether the jti was new.
  */
 export function revokeToken(c: Conn, jti: string, expiresAt: number, now: number): Promise<boolean> {
-  return run(c, (q) => {
-    const known = revoked(q, jti);
-    q.insert(revokedTokens)
+  return run(c, async (q) => {
+    const known = await revoked(q, jti);
+    await q
+      .insert(revokedTokens)
       .values({ jti, expiresAt, revokedAt: now })
-      .onConflictDoUpdate({ target: revokedTokens.jti, set: { expiresAt: sql`max(${revokedTokens.expiresAt}, excluded.expires_at)` } })
-      .run();
+      .onConflictDoUpdate({ target: revokedTokens.jti, set: { expiresAt: greatest(revokedTokens.expiresAt, sql`excluded.expires_at`) } });
     return !known;
   });
 }
@@ -25,11 +26,11 @@ export function isTokenRevoked(c: Conn, jti: string): Promise<boolean> {
   return run(c, (q) => revoked(q, jti));
 }
 
-function revoked(q: Queryable, jti: string): boolean {
-  return q.select({ jti: revokedTokens.jti }).from(revokedTokens).where(eq(revokedTokens.jti, jti)).get() !== undefined;
+async function revoked(q: Queryable, jti: string): Promise<boolean> {
+  return (await q.select({ jti: revokedTokens.jti }).from(revokedTokens).where(eq(revokedTokens.jti, jti)).limit(1)).length > 0;
 }
 
 /** Drops revocations whose token has expired anyway (the retention sweep); answers how many. */
 export function purgeExpiredRevocations(c: Conn, now: number): Promise<number> {
-  return run(c, (q) => q.delete(revokedTokens).where(lt(revokedTokens.expiresAt, now)).returning({ jti: revokedTokens.jti }).all().length);
+  return run(c, async (q) => (await q.delete(revokedTokens).where(lt(revokedTokens.expiresAt, now)).returning({ jti: revokedTokens.jti })).length);
 }

@@ -11,32 +11,37 @@ import type { Locale, User } from "./users.ts";
 /** The columns of a User: every one but the password hash and the web app language. */
 export const userColumns = { id: users.id, email: users.email, name: users.name, plan: users.plan, createdAt: users.createdAt };
 
-// Synchronous helpers (q: Queryable): called by other domains inside their own transactions (job
-// kinds, notifications) and by tests that seed users; everything else uses the async store below.
+// Helpers over a Queryable: called by other domains inside their own transactions (job kinds,
+// notifications) and by tests that seed users; everything else uses the store over a Conn below.
 
-export function createUser(db: Queryable, input: { email: string; name?: string | null; plan: Plan }, now = Date.now()): User {
+export async function createUser(db: Queryable, input: { email: string; name?: string | null; plan: Plan }, now = Date.now()): Promise<User> {
   const email = input.email.trim().toLowerCase();
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new Error(`not an email address: ${input.email}`);
-  if (findUserByEmail(db, email)) throw new Error(`a user with email ${email} already exists`);
+  const taken = new Error(`a user with email ${email} already exists`);
+  if (await findUserByEmail(db, email)) throw taken;
   const user: User = { id: randomId("usr", 16), email, name: input.name ?? null, plan: input.plan, createdAt: now };
-  db.insert(users).values(user).run();
+  // On PostgreSQL another node may create the same email between the check and the insert: the
+  // unique index decides, and the loser gets the same refusal.
+  if ((await db.insert(users).values(user).onConflictDoNothing().returning({ id: users.id })).length === 0) throw taken;
   return user;
 }
 
-export function findUserByEmail(db: Queryable, email: string): User | undefined {
-  return db
+export async function findUserByEmail(db: Queryable, email: string): Promise<User | undefined> {
+  const found = await db
     .select(userColumns)
     .from(users)
     .where(and(eq(users.email, email.trim().toLowerCase()), isNull(users.deletedAt)))
-    .get();
+    .limit(1);
+  return found[0];
 }
 
-export function findUserById(db: Queryable, id: string): User | undefined {
-  return db
+export async function findUserById(db: Queryable, id: string): Promise<User | undefined> {
+  const found = await db
     .select(userColumns)
     .from(users)
     .where(and(eq(users.id, id), isNull(users.deletedAt)))
-    .get();
+    .limit(1);
+  return found[0];
 }
 
 // The async store.
@@ -56,35 +61,35 @@ export function getUserById(c: Conn, id: string): Promise<User | undefined> {
 
 /** The stored Argon2id hash of a user's web app password, or null when the user has none. */
 export function passwordHashOf(c: Conn, userId: string): Promise<string | null> {
-  return run(c, (q) => q.select({ hash: users.passwordHash }).from(users).where(eq(users.id, userId)).get()?.hash ?? null);
+  return run(c, async (q) => (await q.select({ hash: users.passwordHash }).from(users).where(eq(users.id, userId)).limit(1))[0]?.hash ?? null);
 }
 
 export function setPasswordHash(c: Conn, userId: string, hash: string): Promise<void> {
-  return run(c, (q) => {
-    q.update(users).set({ passwordHash: hash }).where(eq(users.id, userId)).run();
+  return run(c, async (q) => {
+    await q.update(users).set({ passwordHash: hash }).where(eq(users.id, userId));
   });
 }
 
 /** Moves a user to another plan (its allowance, slots and rate limits apply from the next request). */
 export function setUserPlan(c: Conn, userId: string, plan: Plan): Promise<void> {
-  return run(c, (q) => {
-    q.update(users).set({ plan }).where(eq(users.id, userId)).run();
+  return run(c, async (q) => {
+    await q.update(users).set({ plan }).where(eq(users.id, userId));
   });
 }
 
 /** The web app's language for this user; null follows the browser's. */
 export function setUserLocale(c: Conn, userId: string, locale: Locale | null): Promise<void> {
-  return run(c, (q) => {
-    q.update(users).set({ locale }).where(eq(users.id, userId)).run();
+  return run(c, async (q) => {
+    await q.update(users).set({ locale }).where(eq(users.id, userId));
   });
 }
 
 export function listUsers(c: Conn): Promise<User[]> {
-  return run(c, (q) => q.select(userColumns).from(users).where(isNull(users.deletedAt)).orderBy(users.createdAt).all());
+  return run(c, (q) => q.select(userColumns).from(users).where(isNull(users.deletedAt)).orderBy(users.createdAt));
 }
 
 /** Every row, deleted accounts kept for their ledger included: a data dir that had users never gets the first-run admin again. */
 export function countUsers(c: Conn): Promise<number> {
-  return run(c, (q) => q.select({ n: count() }).from(users).get()?.n ?? 0);
+  return run(c, async (q) => (await q.select({ n: count() }).from(users))[0]?.n ?? 0);
 }
 

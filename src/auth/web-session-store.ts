@@ -17,10 +17,10 @@ const hashToken = (token: string) => createHash("sha256").update(token).digest("
 export function createWebSession(c: Conn, userId: string, now: number): Promise<{ token: string; csrfToken: string }> {
   const token = `vs_${randomBase62(43)}`;
   const csrfToken = randomBase62(32);
-  return run(c, (q) => {
-    q.insert(webSessions)
-      .values({ tokenHash: hashToken(token), userId, csrfToken, createdAt: now, lastSeenAt: now, expiresAt: now + SESSION_MAX_MS })
-      .run();
+  return run(c, async (q) => {
+    await q
+      .insert(webSessions)
+      .values({ tokenHash: hashToken(token), userId, csrfToken, createdAt: now, lastSeenAt: now, expiresAt: now + SESSION_MAX_MS });
     return { token, csrfToken };
   });
 }
@@ -29,9 +29,9 @@ export function createWebSession(c: Conn, userId: string, now: number): Promise<
 export async function findWebSession(c: Conn, token: string, now: number): Promise<WebSession | undefined> {
   if (!/^vs_[A-Za-z0-9]{43}$/.test(token)) return undefined;
   const tokenHash = hashToken(token);
-  return run(c, (db) => {
+  return run(c, async (db) => {
     // One read: the session with its user and the user's language, which every page needs.
-    const row = db
+    const [row] = await db
       .select({
         csrfToken: webSessions.csrfToken,
         lastSeenAt: webSessions.lastSeenAt,
@@ -41,16 +41,16 @@ export async function findWebSession(c: Conn, token: string, now: number): Promi
       .from(webSessions)
       .innerJoin(users, eq(users.id, webSessions.userId))
       .where(and(eq(webSessions.tokenHash, tokenHash), gt(webSessions.expiresAt, now), gt(webSessions.lastSeenAt, now - SESSION_IDLE_MS), isNull(users.deletedAt)))
-      .get();
+      .limit(1);
     if (!row) return undefined;
-    if (now - row.lastSeenAt >= TOUCH_INTERVAL_MS) db.update(webSessions).set({ lastSeenAt: now }).where(eq(webSessions.tokenHash, tokenHash)).run();
+    if (now - row.lastSeenAt >= TOUCH_INTERVAL_MS) await db.update(webSessions).set({ lastSeenAt: now }).where(eq(webSessions.tokenHash, tokenHash));
     return { user: row.user, locale: row.locale, csrfToken: row.csrfToken, tokenHash };
   });
 }
 
 export function endWebSession(c: Conn, tokenHash: string): Promise<void> {
-  return run(c, (q) => {
-    q.delete(webSessions).where(eq(webSessions.tokenHash, tokenHash)).run();
+  return run(c, async (q) => {
+    await q.delete(webSessions).where(eq(webSessions.tokenHash, tokenHash));
   });
 }
 
@@ -61,18 +61,19 @@ export function endWebSessionOfToken(c: Conn, token: string): Promise<void> {
 
 /** Signs a user out everywhere (every browser, every device). */
 export function endAllWebSessions(c: Conn, userId: string): Promise<number> {
-  return run(c, (q) => q.delete(webSessions).where(eq(webSessions.userId, userId)).returning({ id: webSessions.tokenHash }).all().length);
+  return run(c, async (q) => (await q.delete(webSessions).where(eq(webSessions.userId, userId)).returning({ id: webSessions.tokenHash })).length);
 }
 
 /** Removes sessions past their end or idle too long (the retention sweep). */
 export function purgeExpiredWebSessions(c: Conn, now: number): Promise<number> {
   return run(
     c,
-    (q) =>
-      q
-        .delete(webSessions)
-        .where(or(lt(webSessions.expiresAt, now), lt(webSessions.lastSeenAt, now - SESSION_IDLE_MS)))
-        .returning({ id: webSessions.tokenHash })
-        .all().length,
+    async (q) =>
+      (
+        await q
+          .delete(webSessions)
+          .where(or(lt(webSessions.expiresAt, now), lt(webSessions.lastSeenAt, now - SESSION_IDLE_MS)))
+          .returning({ id: webSessions.tokenHash })
+      ).length,
   );
 }

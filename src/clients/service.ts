@@ -2,7 +2,7 @@ import { numericId } from "../lib/ids.ts";
 import type { ClientRow } from "./store.ts";
 
 // What other domains use of clients/ inside their own transactions (meetings created or patched
-// with a client, the meetings filter, exports): synchronous over a Queryable, in the store.
+// with a client, the meetings filter, exports): async functions over a Queryable, in the store.
 export { createClient, findClientByIdOrName, findOrCreateClient, getClient, requireClient, type ClientRow } from "./store.ts";
 
 export function renderClient(row: ClientRow) {

@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import { run, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
@@ -6,30 +6,28 @@ import { parseNumericId } from "../lib/ids.ts";
 import { clients } from "./table.ts";
 
 /**
- * The client folders' store. The synchronous functions over a `Queryable` are called by other
- * domains inside their own transactions (a meeting created or patched with a client); the async
- * ones over a `Conn` are the use cases' (clients/app.ts).
+ * The client folders' store. The functions over a `Queryable` are called by other domains inside
+ * their own transactions (a meeting created or patched with a client); those over a `Conn` are the
+ * use cases' (clients/app.ts).
  */
 export type ClientRow = typeof clients.$inferSelect;
 
-export function createClient(
-  db: Queryable,
-  userId: string,
-  input: { name: string; email?: string | null; phone?: string | null; isArchived?: boolean },
-  now = Date.now(),
-): ClientRow {
-  return db
-    .insert(clients)
-    .values({
-      userId,
-      name: input.name,
-      email: input.email ?? null,
-      phone: input.phone ?? null,
-      isArchived: input.isArchived ?? false,
-      createdAt: now,
-    })
-    .returning()
-    .get();
+type NewClient = { name: string; email?: string | null; phone?: string | null; isArchived?: boolean };
+
+function clientValues(userId: string, input: NewClient, now: number) {
+  return {
+    userId,
+    name: input.name,
+    email: input.email ?? null,
+    phone: input.phone ?? null,
+    isArchived: input.isArchived ?? false,
+    createdAt: now,
+  };
+}
+
+export async function createClient(db: Queryable, userId: string, input: NewClient, now = Date.now()): Promise<ClientRow> {
+  const [created] = await db.insert(clients).values(clientValues(userId, input, now)).returning();
+  return created!;
 }
 
 /**
@@ -37,24 +35,24 @@ export function createClient(
  * SQLite's LIKE folds case for ASCII only, and a firm's client names are not ASCII-only.
  */
 export function listClients(c: Conn, userId: string, filter: { includeArchived: boolean; q?: string }): Promise<ClientRow[]> {
-  return run(c, (q) => {
-    const rows = q
+  return run(c, async (q) => {
+    const rows = await q
       .select()
       .from(clients)
-      .where(filter.includeArchived ? eq(clients.userId, userId) : and(eq(clients.userId, userId), eq(clients.isArchived, false)))
-      .all();
+      .where(filter.includeArchived ? eq(clients.userId, userId) : and(eq(clients.userId, userId), eq(clients.isArchived, false)));
     const needle = filter.q?.trim().toLocaleLowerCase();
     const matching = needle ? rows.filter((r) => r.name.toLocaleLowerCase().includes(needle)) : rows;
     return matching.sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
   });
 }
 
-export function getClient(db: Queryable, userId: string, id: number): ClientRow | undefined {
-  return db
+export async function getClient(db: Queryable, userId: string, id: number): Promise<ClientRow | undefined> {
+  const [found] = await db
     .select()
     .from(clients)
     .where(and(eq(clients.userId, userId), eq(clients.id, id)))
-    .get();
+    .limit(1);
+  return found;
 }
 
 /**
@@ -63,14 +61,14 @@ export function getClient(db: Queryable, userId: string, id: number): ClientRow 
  * lists (GET /v1/clients without include_archived).
  */
 export function setClientArchived(c: Conn, userId: string, id: number, archived: boolean): Promise<ClientRow | undefined> {
-  return run(c, (q) =>
-    q
+  return run(c, async (q) => {
+    const [updated] = await q
       .update(clients)
       .set({ isArchived: archived })
       .where(and(eq(clients.userId, userId), eq(clients.id, id)))
-      .returning()
-      .get(),
-  );
+      .returning();
+    return updated;
+  });
 }
 
 /**
@@ -78,9 +76,9 @@ export function setClientArchived(c: Conn, userId: string, id: number, archived:
  * does not exist, is a wrong value of that field: 400 validation_error with `unknown_client`, like
  * an unknown template, not a 404 (the request's path names no client).
  */
-export function requireClient(db: Queryable, userId: string, clientId: string, field = "client_id"): ClientRow {
+export async function requireClient(db: Queryable, userId: string, clientId: string, field = "client_id"): Promise<ClientRow> {
   const id = parseNumericId("cli", clientId);
-  const client = id === null ? undefined : getClient(db, userId, id);
+  const client = id === null ? undefined : await getClient(db, userId, id);
   if (!client) {
     throw ApiError.validation([{ field, code: "unknown_client", message: `There is no client ${clientId} in your account; GET /v1/clients lists them.` }]);
   }
@@ -90,30 +88,41 @@ export function requireClient(db: Queryable, userId: string, clientId: string, f
 /**
  * The account's client with this name (compared without case, Unicode-aware: SQLite's NOCASE
  * folds ASCII only), else a new one.
+ *
+ * The unique index on (user_id, name without case) is what makes it one folder per name: on
+ * PostgreSQL two transactions may both find no such client and both insert (nothing serialises
+ * them, unlike SQLite's BEGIN IMMEDIATE); the second insert then waits for the first to commit,
+ * conflicts and inserts nothing, and the folder the first created is read back by the same
+ * comparison as the index's (lower(), ASCII-only on SQLite like NOCASE, the index's own on
+ * PostgreSQL).
  */
-export function findOrCreateClient(
+export async function findOrCreateClient(
   db: Queryable,
   userId: string,
   input: { name: string; email?: string | null; phone?: string | null },
   now = Date.now(),
-): ClientRow {
+): Promise<ClientRow> {
   const wanted = input.name.toLocaleLowerCase();
-  const existing = db
+  const existing = (await db.select().from(clients).where(eq(clients.userId, userId))).find((c) => c.name.toLocaleLowerCase() === wanted);
+  if (existing) return existing;
+  const [created] = await db.insert(clients).values(clientValues(userId, input, now)).onConflictDoNothing().returning();
+  if (created) return created;
+  const [raced] = await db
     .select()
     .from(clients)
-    .where(eq(clients.userId, userId))
-    .all()
-    .find((c) => c.name.toLocaleLowerCase() === wanted);
-  return existing ?? createClient(db, userId, input, now);
+    .where(and(eq(clients.userId, userId), sql`lower(${clients.name}) = lower(${input.name})`))
+    .limit(1);
+  return raced!;
 }
 
 /** A client given by cli_ id or exact name (the meetings filter takes either). */
-export function findClientByIdOrName(db: Queryable, userId: string, idOrName: string): ClientRow | undefined {
+export async function findClientByIdOrName(db: Queryable, userId: string, idOrName: string): Promise<ClientRow | undefined> {
   const id = parseNumericId("cli", idOrName);
   if (id !== null) return getClient(db, userId, id);
-  return db
+  const [found] = await db
     .select()
     .from(clients)
     .where(and(eq(clients.userId, userId), eq(clients.name, idOrName)))
-    .get();
+    .limit(1);
+  return found;
 }

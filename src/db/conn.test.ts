@@ -1,20 +1,18 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { sql } from "drizzle-orm";
-import { openConn, run, runTx, withTx, type Conn } from "./conn.ts";
+import { tempDatabase } from "../../test/support/database.ts";
+import { onPostgres } from "../../test/support/postgres.ts";
+import { run, runTx, withTx, type Conn } from "./conn.ts";
+import { exec, lockAccount, rows } from "./sql.ts";
 
-const dir = mkdtempSync(join(tmpdir(), "verbatim-conn-"));
-const db = openConn(join(dir, "conn.db"));
-db.sqlite.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL UNIQUE)");
-afterAll(() => {
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+// The same tests on SQLite and, on the PostgreSQL run of the suite, on PostgreSQL.
+const database = tempDatabase("conn");
+const db = database.conn;
+await run(db, (q) => exec(q, sql.raw(`CREATE TABLE t (id ${onPostgres ? "serial" : "INTEGER"} PRIMARY KEY, v TEXT NOT NULL UNIQUE)`)));
+afterAll(() => database.remove());
 
-const insert = (c: Conn, v: string) => run(c, (q) => q.run(sql`INSERT INTO t (v) VALUES (${v})`));
-const values = (c: Conn) => run(c, (q) => q.all<{ v: string }>(sql`SELECT v FROM t ORDER BY id`).map((r) => r.v));
+const insert = (c: Conn, v: string) => run(c, (q) => exec(q, sql`INSERT INTO t (v) VALUES (${v})`));
+const values = (c: Conn) => run(c, async (q) => (await rows<{ v: string }>(q, sql`SELECT v FROM t ORDER BY id`)).map((r) => r.v));
 const has = async (v: string) => (await values(db)).includes(v);
 
 describe("withTx", () => {
@@ -74,7 +72,7 @@ describe("withTx", () => {
     expect(await has("inside-the-failing-tx")).toBe(false);
   });
 
-  test("two transactions run one after the other, in arrival order", async () => {
+  test.skipIf(onPostgres)("SQLite: two transactions run one after the other, in arrival order", async () => {
     const order: string[] = [];
     const first = withTx(db, async (tx) => {
       order.push("first begins");
@@ -124,14 +122,14 @@ describe("withTx", () => {
 });
 
 describe("runTx", () => {
-  /** A synchronous body that writes `v`, then throws. */
+  /** A body that writes `v`, then throws. */
   const writeThenThrow = (c: Conn, v: string) =>
-    runTx(c, (q) => {
-      q.run(sql`INSERT INTO t (v) VALUES (${v})`);
+    runTx(c, async (q) => {
+      await exec(q, sql`INSERT INTO t (v) VALUES (${v})`);
       throw new Error(`${v} refused`);
     });
 
-  test("a synchronous body that throws rolls back, alone or inside a transaction", async () => {
+  test("a body that throws rolls back, alone or inside a transaction", async () => {
     await expect(writeThenThrow(db, "sync-dropped")).rejects.toThrow("sync-dropped refused");
     expect(await has("sync-dropped")).toBe(false);
     await withTx(db, async (tx) => {
@@ -143,20 +141,82 @@ describe("runTx", () => {
   });
 });
 
-test("connOf gives one Conn per connection, so every wrapper shares one queue", async () => {
+test.skipIf(onPostgres)("SQLite: connOf gives one Conn per connection, so every wrapper shares one queue", async () => {
   const { connOf } = await import("./conn.ts");
-  expect(connOf(db.drizzle)).toBe(db);
+  const drizzle = database.db;
+  expect(connOf(drizzle) as unknown).toBe(db);
   let release!: () => void;
-  const open = withTx(connOf(db.drizzle), async (tx) => {
+  const open = withTx(connOf(drizzle), async (tx) => {
     await insert(tx, "one-queue-tx");
     await new Promise<void>((resolve) => (release = resolve));
     throw new Error("rolled back");
   });
   await Bun.sleep(5);
-  const outsider = insert(connOf(db.drizzle), "one-queue-outsider");
+  const outsider = insert(connOf(drizzle), "one-queue-outsider");
   release();
   await expect(open).rejects.toThrow("rolled back");
   await outsider;
   expect(await has("one-queue-outsider")).toBe(true);
   expect(await has("one-queue-tx")).toBe(false);
+});
+
+test.skipIf(onPostgres)("SQLite: a run body's statements never run inside a transaction begun between them", async () => {
+  let resume!: () => void;
+  const paused = new Promise<void>((resolve) => (resume = resolve));
+  const body = run(db, async (q) => {
+    await exec(q, sql`INSERT INTO t (v) VALUES ('run-body-1')`);
+    await paused;
+    await exec(q, sql`INSERT INTO t (v) VALUES ('run-body-2')`);
+  });
+  await Bun.sleep(5);
+  // Begun while the body waits: it must start only after the body, or the body's second insert
+  // would run inside it and be rolled back with it.
+  const failing = withTx(db, async (tx) => {
+    await insert(tx, "failing-tx");
+    throw new Error("rolled back");
+  });
+  resume();
+  await body;
+  await expect(failing).rejects.toThrow("rolled back");
+  expect(await has("run-body-1")).toBe(true);
+  expect(await has("run-body-2")).toBe(true);
+  expect(await has("failing-tx")).toBe(false);
+});
+
+test("transactions that lock the same account run one after the other; other accounts' do not wait", async () => {
+  const order: string[] = [];
+  const locked = (account: string, name: string, pause: number) =>
+    withTx(db, async (tx) => {
+      await run(tx, (q) => lockAccount(q, account));
+      order.push(`${name} begins`);
+      await Bun.sleep(pause);
+      await insert(tx, name);
+      order.push(`${name} ends`);
+    });
+  const first = locked("usr_a", "a-first", 40);
+  await Bun.sleep(10);
+  await Promise.all([first, locked("usr_a", "a-second", 0)]);
+  expect(order.indexOf("a-second begins")).toBeGreaterThan(order.indexOf("a-first ends"));
+  expect(await has("a-first")).toBe(true);
+  expect(await has("a-second")).toBe(true);
+});
+
+test.skipIf(!onPostgres)("PostgreSQL: a transaction of another account runs while one account's lock is held", async () => {
+  const order: string[] = [];
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const first = withTx(db, async (tx) => {
+    await run(tx, (q) => lockAccount(q, "usr_x"));
+    order.push("x holds");
+    await held;
+    order.push("x ends");
+  });
+  await Bun.sleep(10);
+  await withTx(db, async (tx) => {
+    await run(tx, (q) => lockAccount(q, "usr_y"));
+    order.push("y ran");
+  });
+  release();
+  await first;
+  expect(order).toEqual(["x holds", "y ran", "x ends"]);
 });

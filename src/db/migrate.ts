@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
-import { sqliteOf, type DbConn } from "./conn.ts";
+import type { DbConn } from "./conn.ts";
+import { migratePostgres } from "./pg-migrate.ts";
 import { EMBEDDED_MIGRATIONS } from "./migrations.generated.ts";
 
 export interface Migration {
@@ -9,9 +10,10 @@ export interface Migration {
 
 const BREAKPOINT = "--> statement-breakpoint";
 
-/** `applyMigrations` on the service's connection (the composition root's start). */
-export function migrateConn(conn: DbConn): string[] {
-  return applyMigrations(sqliteOf(conn));
+/** The migrations of the service's database, whichever it is (the composition root's start, the admin CLI). */
+export async function migrateConn(conn: DbConn): Promise<string[]> {
+  if (conn.dialect === "postgres") return migratePostgres(conn);
+  return applyMigrations(conn.sqlite);
 }
 
 /**

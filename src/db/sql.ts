@@ -50,3 +50,10 @@ export async function lockAccount(q: Queryable, userId: string): Promise<void> {
   if (!isPostgres(q)) return;
   await exec(q, sql`SELECT pg_advisory_xact_lock(hashtextextended(${`account:${userId}`}, 0))`);
 }
+
+/** A raw statement runner on the connection under `q` (the open transaction's, when `q` is one), for a library that writes its own SQL in our transaction (pg-boss's send); PostgreSQL only. */
+export function pgExecutorOf(q: Queryable): { executeSql(text: string, values?: unknown[]): Promise<{ rows: any[] }> } {
+  if (!isPostgres(q)) throw new Error("pgExecutorOf is for PostgreSQL");
+  const client = (q as unknown as { $client: { query(text: string, values?: unknown[]): Promise<{ rows: any[] }> } }).$client;
+  return { executeSql: (text, values) => client.query(text, values) };
+}

@@ -43,7 +43,9 @@ export class WalTruncator implements WalTruncation {
   ) {}
 
   afterDeletion(): void {
-    if (this.stopped) return;
+    // PostgreSQL keeps its own WAL and reclaims deleted rows by (auto)vacuum; nothing to cut from
+    // here (docs/scaling.md says what an operator sets instead).
+    if (this.stopped || this.conn.dialect === "postgres") return;
     this.delayMs = FIRST_RETRY_DELAY_MS;
     this.waitedMs = 0;
     // A scheduled (or queued) try will cover this deletion too: one complete truncation is enough.

@@ -65,7 +65,7 @@ export function documentsApp(deps: DocumentsDeps) {
           await requestDocument(deps, actor.account, subject, parsed, async (tx, jobId) => {
             response = await getJob(tx, userId, jobId);
             // The meeting is the resource: deleting it forgets this stored response too.
-            complete(tx, { status: 202, body: response }, subject);
+            await complete(tx, { status: 202, body: response }, subject);
           }, actor.channel);
           deps.scheduler.wake();
           return { status: 202, body: response };

@@ -1,7 +1,7 @@
 // The async face of events/ against a temp database: an event recorded in a transaction that rolls
 // back is gone with it; fan-out bookkeeping; a meeting's events purged with their content.
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { createUser } from "../auth/user-store.ts";
+import { addUser } from "../auth/user-store.ts";
 import { withTx } from "../db/conn.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import { deleteMeetingEvents, eventPayload, eventsToFanOut, markFannedOut, recordEvent } from "./store.ts";
@@ -10,9 +10,9 @@ let database: TempDatabase;
 let userId: string;
 const now = Date.parse("2026-11-24T12:00:00Z");
 
-beforeEach(() => {
+beforeEach(async () => {
   database = tempDatabase("events");
-  userId = createUser(database.db, { email: `owner-${crypto.randomUUID()}@firm.example`, plan: "pro" }).id;
+  userId = (await addUser(database.conn, { email: `owner-${crypto.randomUUID()}@firm.example`, plan: "pro" })).id;
 });
 afterEach(() => database.remove());
 

@@ -9,7 +9,7 @@ import type { EventType } from "./types.ts";
 import { events } from "./table.ts";
 
 export type EventRow = typeof events.$inferSelect;
-export type EventEnvelope = ReturnType<typeof emitEvent>;
+export type EventEnvelope = Awaited<ReturnType<typeof emitEvent>>;
 
 /**
  * Records an event (SPEC 6) with its full envelope, inside the caller's transaction, so the event
@@ -17,7 +17,7 @@ export type EventEnvelope = ReturnType<typeof emitEvent>;
  * The envelope holds the meeting as it was (title, metadata, report): an event names its meeting
  * so that deleting the meeting purges its events too (purgeMeetingEvents), content and all.
  */
-export function emitEvent(db: Queryable, input: { userId: string; type: EventType; object: unknown; now: number; meetingId?: string | null }) {
+export async function emitEvent(db: Queryable, input: { userId: string; type: EventType; object: unknown; now: number; meetingId?: string | null }) {
   const id = randomId("evt");
   const envelope = {
     id,
@@ -28,29 +28,27 @@ export function emitEvent(db: Queryable, input: { userId: string; type: EventTyp
     livemode: true,
     data: { object: input.object },
   };
-  db.insert(events)
-    .values({
-      id,
-      userId: input.userId,
-      type: input.type,
-      apiVersion: API_VERSION,
-      payload: JSON.stringify(envelope),
-      meetingId: input.meetingId ?? null,
-      createdAt: input.now,
-    })
-    .run();
+  await db.insert(events).values({
+    id,
+    userId: input.userId,
+    type: input.type,
+    apiVersion: API_VERSION,
+    payload: JSON.stringify(envelope),
+    meetingId: input.meetingId ?? null,
+    createdAt: input.now,
+  });
   return envelope;
 }
 
 /** Deletes the events about a meeting, inside the deleting transaction. */
-export function purgeMeetingEvents(db: Queryable, meetingId: string): void {
-  db.delete(events).where(eq(events.meetingId, meetingId)).run();
+export async function purgeMeetingEvents(db: Queryable, meetingId: string): Promise<void> {
+  await db.delete(events).where(eq(events.meetingId, meetingId));
 }
 
 /**
- * The async face of events/: what top-level callers (use cases, the delivery thread) await. The
- * sync `emitEvent` and `purgeMeetingEvents` above stay for the other domains' synchronous
- * transaction bodies; these run them on a `Conn` (the database, or an open `withTx` transaction).
+ * The `Conn` face of events/: what top-level callers (use cases, the delivery thread) await.
+ * `emitEvent` and `purgeMeetingEvents` above are for the other domains' store bodies (a
+ * Queryable); these run them on a `Conn` (the database, or an open `withTx` transaction).
  */
 export function recordEvent(c: Conn, input: { userId: string; type: EventType; object: unknown; now: number; meetingId?: string | null }): Promise<EventEnvelope> {
   return run(c, (q) => emitEvent(q, input));
@@ -63,17 +61,17 @@ export function deleteMeetingEvents(c: Conn, meetingId: string): Promise<void> {
 
 /** Events not fanned out into webhook deliveries yet, oldest first. */
 export function eventsToFanOut(c: Conn, limit: number): Promise<EventRow[]> {
-  return run(c, (q) => q.select().from(events).where(isNull(events.fannedOutAt)).orderBy(asc(events.createdAt)).limit(limit).all());
+  return run(c, async (q) => await q.select().from(events).where(isNull(events.fannedOutAt)).orderBy(asc(events.createdAt)).limit(limit));
 }
 
 /** The event's deliveries were made (or it needs none: a ping, sent to one endpoint only). */
 export function markFannedOut(c: Conn, eventId: string, now: number): Promise<void> {
-  return run(c, (q) => {
-    q.update(events).set({ fannedOutAt: now }).where(eq(events.id, eventId)).run();
+  return run(c, async (q) => {
+    await q.update(events).set({ fannedOutAt: now }).where(eq(events.id, eventId));
   });
 }
 
 /** The envelope as it will be sent, or undefined once the event was deleted (with its meeting). */
 export function eventPayload(c: Conn, eventId: string): Promise<string | undefined> {
-  return run(c, (q) => q.select({ payload: events.payload }).from(events).where(eq(events.id, eventId)).get()?.payload);
+  return run(c, async (q) => (await q.select({ payload: events.payload }).from(events).where(eq(events.id, eventId)).limit(1))[0]?.payload);
 }

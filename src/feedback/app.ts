@@ -13,7 +13,7 @@ export function feedbackApp(deps: { conn: Conn; clock: Clock }) {
     async create(actor: Actor, input: CreateFeedback): Promise<FeedbackRow> {
       const userId = actor.account.userId;
       const meetingId = input.meeting_id?.toLowerCase() ?? null;
-      if (meetingId !== null && !(await run(deps.conn, (q) => ownsMeeting(q, userId, meetingId)))) throw ApiError.notFound(`Meeting ${meetingId}`);
+      if (meetingId !== null && !(await run(deps.conn, async (q) => await ownsMeeting(q, userId, meetingId)))) throw ApiError.notFound(`Meeting ${meetingId}`);
       return insertFeedback(deps.conn, { userId, type: input.type, message: input.message, meetingId, createdAt: deps.clock.now() });
     },
   };

@@ -1,11 +1,19 @@
 import { and, eq, lt } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
-import { run, runTx, type TxConn, type Conn } from "../db/conn.ts";
+import { dialectOf, run, type TxConn, type Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import type { Clock } from "../lib/time.ts";
 import { idempotencyKeys } from "./table.ts";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/**
+ * A key in progress belongs to a request running on some node, which refreshes its `created_at`
+ * every HEARTBEAT_MS while it runs. One not refreshed for LEASE_MS was left by a node that died
+ * (kill -9 mid-upload): the client's retry, through any node, takes it over instead of being
+ * answered 409 until the key's 24 hours are over.
+ */
+const IN_PROGRESS_HEARTBEAT_MS = 30_000;
+const IN_PROGRESS_LEASE_MS = 4 * IN_PROGRESS_HEARTBEAT_MS;
 const MAX_KEY_LENGTH = 255;
 
 export interface StoredResponse {
@@ -14,20 +22,11 @@ export interface StoredResponse {
 }
 
 /**
- * Records the key as done inside the caller's transaction, with the response to replay and the
- * id of the resource it created (deleting that resource deletes the stored response). Synchronous,
- * so it runs inside a synchronous transaction body (`tx` a Queryable: `runTx`, `run(tx, (q) => …)`)
- * as well as inside an async one (`tx` the `TxConn` of `withTx`).
+ * Records the key as done inside the caller's transaction (the `TxConn` of `withTx`), with the
+ * response to replay and the id of the resource it created (deleting that resource deletes the
+ * stored response).
  */
-export type CompleteInTransaction = (tx: Queryable | TxConn, response: StoredResponse, resourceId: string | null) => void;
-
-/** The open transaction's statements, synchronously: the connection is the transaction's while it is open. */
-function inTransaction(tx: Queryable | TxConn): Queryable {
-  if ((tx as TxConn).kind !== "tx") return tx as Queryable;
-  const open = tx as TxConn;
-  if (!open.active) throw new Error("an idempotency key was completed in a transaction that has already ended");
-  return open.drizzle as unknown as Queryable;
-}
+export type CompleteInTransaction = (tx: TxConn, response: StoredResponse, resourceId: string | null) => Promise<void>;
 
 /**
  * Idempotency-Key handling (SPEC 4, Idempotency): a replay returns the first response, a different
@@ -62,7 +61,7 @@ export class IdempotencyStore {
     if (input.key === null) {
       const { parsed } = await input.parse({ replay: false });
       try {
-        return { ...(await input.execute(parsed, () => {})), replayed: false };
+        return { ...(await input.execute(parsed, async () => {})), replayed: false };
       } catch (error) {
         // Not executed (refused while creating): free what parse made, as with a key.
         await input.discard?.(parsed);
@@ -74,11 +73,19 @@ export class IdempotencyStore {
     if (claim === "in_progress") {
       throw new ApiError("idempotency_key_in_use", "A request with this Idempotency-Key is still being processed.");
     }
-    const where = and(
-      eq(idempotencyKeys.userId, input.userId),
-      eq(idempotencyKeys.operation, input.operation),
-      eq(idempotencyKeys.key, input.key),
-    );
+    const where = keyIs(input.userId, input.operation, input.key);
+    const inProgress = and(where, eq(idempotencyKeys.status, "in_progress"));
+    // While this request runs, its key shows other nodes it is alive (IN_PROGRESS_LEASE_MS). A
+    // refresh that fails (the database briefly away) is only a missed beat, not the request's error.
+    const heartbeat =
+      claim === "claimed"
+        ? setInterval(() => {
+            run(this.conn, async (q) => {
+              await q.update(idempotencyKeys).set({ createdAt: this.clock.now() }).where(inProgress);
+            }).catch(() => {});
+          }, IN_PROGRESS_HEARTBEAT_MS)
+        : undefined;
+    heartbeat?.unref();
     let parsed: P | undefined;
     try {
       const read = await input.parse({ replay: claim !== "claimed" });
@@ -93,73 +100,104 @@ export class IdempotencyStore {
         }
         return { status: claim.status, body: claim.body, replayed: true };
       }
-      const record = (q: Queryable, response: StoredResponse, resourceId: string | null) => {
-        q.update(idempotencyKeys)
-          .set({
-            status: "done",
-            requestHash: read.hash,
-            responseStatus: response.status,
-            responseBody: JSON.stringify(response.body),
-            resourceId,
-          })
-          .where(where)
-          .run();
+      // Done, from in progress only: a key this request no longer holds (its lease lapsed and
+      // another request took it over) is not overwritten. False then.
+      const record = async (c: Conn, response: StoredResponse, resourceId: string | null): Promise<boolean> => {
+        const done = await run(
+          c,
+          async (q) =>
+            await q
+              .update(idempotencyKeys)
+              .set({ status: "done", requestHash: read.hash, responseStatus: response.status, responseBody: JSON.stringify(response.body), resourceId })
+              .where(inProgress)
+              .returning({ key: idempotencyKeys.key }),
+        );
+        return done.length > 0;
       };
       let completedInTransaction = false;
-      const response = await input.execute(read.parsed, (tx, stored, resourceId) => {
-        record(inTransaction(tx), stored, resourceId);
+      const response = await input.execute(read.parsed, async (tx, stored, resourceId) => {
+        // The creation must not commit under a key another request holds now: it rolls back.
+        if (!(await record(tx, stored, resourceId))) throw new Error("the Idempotency-Key was taken over by another request while this one ran");
         completedInTransaction = true;
       });
       parsed = undefined; // executed: what it made now belongs to the created resource
       if (!completedInTransaction) {
-        if (response.status >= 200 && response.status < 300) await run(this.conn, (q) => record(q, response, null));
-        else await run(this.conn, (q) => q.delete(idempotencyKeys).where(where).run());
+        if (response.status >= 200 && response.status < 300) await record(this.conn, response, null);
+        else await run(this.conn, async (q) => void (await q.delete(idempotencyKeys).where(where)));
       }
       return { ...response, replayed: false };
     } catch (error) {
       // A key completed with its resource (committed) stays: a retry replays what was created.
       // One still in progress is freed, also when `complete` ran in a transaction that rolled back.
-      if (claim === "claimed") await run(this.conn, (q) => q.delete(idempotencyKeys).where(and(where, eq(idempotencyKeys.status, "in_progress"))).run());
+      if (claim === "claimed") await run(this.conn, async (q) => void (await q.delete(idempotencyKeys).where(inProgress)));
       if (parsed !== undefined) await input.discard?.(parsed);
       throw error;
+    } finally {
+      clearInterval(heartbeat);
     }
   }
 
-  /** Takes the key for this request, or reports the request that holds it. */
+  /**
+   * Takes the key for this request, or reports the request that holds it. Unique across nodes
+   * without a transaction: the key's primary key (account, operation, key) lets one INSERT win,
+   * the others read the winner's row. A row past its time (a done key after 24 hours, a key in
+   * progress whose request stopped beating) is deleted only as it was read, then the insert is
+   * tried again; so is a key freed between the insert and the read.
+   */
   private claim(
     userId: string,
     operation: string,
     key: string,
   ): Promise<"claimed" | "in_progress" | { requestHash: string; status: number; body: unknown }> {
     const now = this.clock.now();
-    return runTx(this.conn, (tx) => {
-      const where = and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.operation, operation), eq(idempotencyKeys.key, key));
-      const row = tx.select().from(idempotencyKeys).where(where).get();
-      if (row && row.createdAt > now - IDEMPOTENCY_TTL_MS) {
-        if (row.status === "in_progress") return "in_progress" as const;
-        return { requestHash: row.requestHash!, status: row.responseStatus!, body: JSON.parse(row.responseBody!) };
+    const where = keyIs(userId, operation, key);
+    return run(this.conn, async (q) => {
+      for (let tries = 0; tries < 3; tries += 1) {
+        const inserted = await q
+          .insert(idempotencyKeys)
+          .values({ userId, operation, key, status: "in_progress", createdAt: now })
+          .onConflictDoNothing()
+          .returning({ key: idempotencyKeys.key });
+        if (inserted.length) return "claimed" as const;
+        const [row] = await q.select().from(idempotencyKeys).where(where).limit(1);
+        if (!row) continue;
+        const lasts = row.status === "in_progress" ? IN_PROGRESS_LEASE_MS : IDEMPOTENCY_TTL_MS;
+        if (row.createdAt > now - lasts) {
+          if (row.status === "in_progress") return "in_progress" as const;
+          return { requestHash: row.requestHash!, status: row.responseStatus!, body: JSON.parse(row.responseBody!) };
+        }
+        await q.delete(idempotencyKeys).where(and(where, eq(idempotencyKeys.status, row.status), eq(idempotencyKeys.createdAt, row.createdAt)));
       }
-      if (row) tx.delete(idempotencyKeys).where(where).run();
-      tx.insert(idempotencyKeys).values({ userId, operation, key, status: "in_progress", createdAt: now }).run();
-      return "claimed" as const;
+      // Three requests in a row took the key between our insert and our read: one of them holds it.
+      return "in_progress" as const;
     });
   }
 
-  /** At start: no request survives a restart, so keys left in progress are freed. Also drops expired keys. */
+  /**
+   * At start: drops expired keys, and frees keys left in progress by a request that died with its
+   * process. On SQLite this process is the only one (the data dir's lock), so every key in progress
+   * is such a key; on PostgreSQL other nodes' requests are running, so only keys whose heartbeat
+   * stopped are freed.
+   */
   async recover(): Promise<void> {
-    await run(this.conn, (q) => q.delete(idempotencyKeys).where(eq(idempotencyKeys.status, "in_progress")).run());
+    const abandoned = dialectOf(this.conn) === "sqlite" ? undefined : lt(idempotencyKeys.createdAt, this.clock.now() - IN_PROGRESS_LEASE_MS);
+    await run(this.conn, async (q) => void (await q.delete(idempotencyKeys).where(and(eq(idempotencyKeys.status, "in_progress"), abandoned))));
     await this.sweep();
   }
 
   async sweep(): Promise<void> {
     const before = this.clock.now() - IDEMPOTENCY_TTL_MS;
-    await run(this.conn, (q) => q.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, before)).run());
+    await run(this.conn, async (q) => void (await q.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, before))));
   }
 }
 
+function keyIs(userId: string, operation: string, key: string) {
+  return and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.operation, operation), eq(idempotencyKeys.key, key));
+}
+
 /** Deletes the stored responses of the requests that created a resource, with the resource. */
-export function forgetResource(db: Queryable, resourceId: string): void {
-  db.delete(idempotencyKeys).where(eq(idempotencyKeys.resourceId, resourceId)).run();
+export async function forgetResource(db: Queryable, resourceId: string): Promise<void> {
+  await db.delete(idempotencyKeys).where(eq(idempotencyKeys.resourceId, resourceId));
 }
 
 function validateKey(key: string): void {

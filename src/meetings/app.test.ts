@@ -34,7 +34,7 @@ let stranger: Actor;
 
 const fields = (raw: Record<string, unknown> = {}) => createMeetingUpload.parse(raw);
 
-beforeEach(() => {
+beforeEach(async () => {
   store = tempDatabase("meetings-app");
   dataDir = mkdtempSync(join(tmpdir(), "verbatim-meetings-app-"));
   mkdirSync(uploadsTmpDir(dataDir), { recursive: true });
@@ -60,17 +60,17 @@ beforeEach(() => {
     publicApiUrl: () => "https://verbatim.example/api",
     scheduler: { wake: () => void wakes++, cancel: (ids) => void canceled.push(...ids) },
   });
-  const actorOf = (email: string, channel: Actor["channel"]): Actor => {
-    const user = createUser(store.db, { email, plan: "pro" }, NOW);
+  const actorOf = async (email: string, channel: Actor["channel"]): Promise<Actor> => {
+    const user = await createUser(store.db, { email, plan: "pro" }, NOW);
     return {
       account: { userId: user.id, plan: "pro" },
       channel,
       credential: channel === "api" ? { type: "api_key", id: "key_1", name: null, scopes: [], expiresAt: null } : { type: "web_session", id: "ses_1" },
     };
   };
-  api = actorOf("owner@example.com", "api");
+  api = await actorOf("owner@example.com", "api");
   web = { ...api, channel: "webapp", credential: { type: "web_session", id: "ses_1" } };
-  stranger = actorOf("stranger@example.com", "api");
+  stranger = await actorOf("stranger@example.com", "api");
 });
 
 afterEach(() => {
@@ -85,16 +85,16 @@ function uploadRequest(form: Record<string, string>, key?: string): Request {
   return new Request("http://localhost/api/v1/meetings", { method: "POST", body, headers: key ? { "idempotency-key": key } : {} });
 }
 
-const jobsOf = (meetingId: string) => store.db.select().from(jobs).where(eq(jobs.meetingId, meetingId)).all();
+const jobsOf = async (meetingId: string) => store.db.select().from(jobs).where(eq(jobs.meetingId, meetingId));
 
 /** A text meeting (transcript and participants stored, its report-only job queued) of the API actor. */
 async function textMeeting(): Promise<string> {
   return app.createFromText(api, fields({ title: "Budget" }), TEXT);
 }
 
-function complete(meetingId: string): void {
-  store.db.update(meetings).set({ status: "completed" }).where(eq(meetings.id, meetingId)).run();
-  store.db.update(jobs).set({ status: "completed" }).where(eq(jobs.meetingId, meetingId)).run();
+async function complete(meetingId: string): Promise<void> {
+  await store.db.update(meetings).set({ status: "completed" }).where(eq(meetings.id, meetingId));
+  await store.db.update(jobs).set({ status: "completed" }).where(eq(jobs.meetingId, meetingId));
 }
 
 describe("receiveUpload", () => {
@@ -103,7 +103,7 @@ describe("receiveUpload", () => {
     expect(first).toMatchObject({ status: 202, replayed: false, body: { object: "meeting", title: "Weekly", status: "queued", source: "upload" } });
     const id = first.meetingId!;
     expect(existsSync(recordingPath(dataDir, id))).toBe(true);
-    expect(jobsOf(id)).toMatchObject([{ kind: "meeting_processing", channel: "api", status: "queued" }]);
+    expect(await jobsOf(id)).toMatchObject([{ kind: "meeting_processing", channel: "api", status: "queued" }]);
     expect(wakes).toBe(1);
     const again = await app.receiveUpload(api, uploadRequest({ title: "Weekly" }, "k1"), { idempotencyKey: "k1" });
     expect(again).toMatchObject({ status: 202, replayed: true, meetingId: null, body: first.body as object });
@@ -112,9 +112,9 @@ describe("receiveUpload", () => {
 
   test("web app: empty inputs mean not given, the job is the web app's, no key is kept", async () => {
     const received = await app.receiveUpload(web, uploadRequest({ title: "", language: "" }), { idempotencyKey: "ignored" });
-    const row = store.db.select().from(meetings).where(eq(meetings.id, received.meetingId!)).get()!;
+    const [row] = await store.db.select().from(meetings).where(eq(meetings.id, received.meetingId!));
     expect(row).toMatchObject({ title: "weekly sync", titleSource: "file", requestedLanguage: "auto", status: "queued" });
-    expect(jobsOf(row.id)).toMatchObject([{ channel: "webapp" }]);
+    expect(await jobsOf(row!.id)).toMatchObject([{ channel: "webapp" }]);
     expect(received.body).toBeNull();
     expect(wakes).toBe(1);
   });
@@ -133,7 +133,7 @@ describe("receiveUpload", () => {
       body: JSON.stringify({ audio_url: "https://93.184.215.14/a.mp3" }),
     });
     await expect(app.receiveUpload(web, request, { idempotencyKey: null })).rejects.toBeInstanceOf(UploadRequired);
-    expect(store.db.select().from(meetings).all()).toEqual([]);
+    expect(await store.db.select().from(meetings)).toEqual([]);
   });
 });
 
@@ -142,7 +142,7 @@ describe("create", () => {
     const { meetingId, jobId } = await app.create(api, fields({ metadata: { ref: 1 } }), { kind: "url", url: "https://example.com/calls/quarterly%20review.mp3" });
     const meeting = await app.get(api, meetingId);
     expect(meeting).toMatchObject({ title: "quarterly review", source: "url", metadata: { ref: 1 }, job: { id: jobId, status: "queued" } });
-    expect(jobsOf(meetingId)).toMatchObject([{ nextStep: "download", channel: "api" }]);
+    expect(await jobsOf(meetingId)).toMatchObject([{ nextStep: "download", channel: "api" }]);
     expect(wakes).toBe(1);
   });
 });
@@ -157,8 +157,8 @@ describe("create: one transaction", () => {
     };
     const first = await app.create(busy, fields(), upload("one"));
     await expect(app.create(busy, fields({ tags: ["x"], client: { name: "Acme" } }), upload("two"))).rejects.toMatchObject({ code: "parallel_processing_limit" });
-    expect(store.db.select().from(meetings).all().map((m) => m.id)).toEqual([first.meetingId]);
-    expect(store.db.select().from(jobs).all()).toHaveLength(1);
+    expect((await store.db.select().from(meetings)).map((m) => m.id)).toEqual([first.meetingId]);
+    expect(await store.db.select().from(jobs)).toHaveLength(1);
     expect(readdirSync(join(dataDir, "meetings"))).toEqual([first.meetingId]);
   });
 });
@@ -170,14 +170,14 @@ describe("text meetings", () => {
       { object: "participant", name: "Alice Martin", speaker_labels: ["SPEAKER_00"] },
       { object: "participant", name: "Bob", speaker_labels: ["SPEAKER_01"] },
     ]);
-    expect(jobsOf(id)).toMatchObject([{ payload: { reportOnly: true }, channel: "api", nextStep: "summarize" }]);
+    expect(await jobsOf(id)).toMatchObject([{ payload: { reportOnly: true }, channel: "api", nextStep: "summarize" }]);
     expect((await app.transcript(api, id)).transcript.segments[0]).toMatchObject({ speaker_name: "Alice Martin", text: "Good morning." });
     expect(wakes).toBe(1);
   });
 
   test("a text without words is a 400 and leaves nothing", async () => {
     await expect(app.createFromText(api, fields(), "  \n")).rejects.toMatchObject({ code: "validation_error" });
-    expect(store.db.select().from(meetings).all()).toEqual([]);
+    expect(await store.db.select().from(meetings)).toEqual([]);
   });
 });
 
@@ -191,7 +191,7 @@ describe("drafts", () => {
     const page = await app.page(web, id);
     expect(page.draft).toMatchObject({ parts: 1, bytes: part.length });
     const jobId = await app.finishDraft(web, id, part.length);
-    expect(jobsOf(id)).toMatchObject([{ id: jobId, channel: "webapp" }]);
+    expect(await jobsOf(id)).toMatchObject([{ id: jobId, channel: "webapp" }]);
     expect(existsSync(recordingPath(dataDir, id))).toBe(true);
     expect(wakes).toBe(1);
     await expect(app.storeDraftPart(web, id, 1, async () => part)).rejects.toMatchObject({ code: "draft_closed" });
@@ -248,9 +248,9 @@ describe("reading and changing a meeting", () => {
   test("regenerateReport needs a completed meeting, then queues a report-only job on the actor's channel", async () => {
     const id = await textMeeting();
     await expect(app.regenerateReport(web, id)).rejects.toMatchObject({ code: "transcript_not_ready" });
-    complete(id);
+    await complete(id);
     const jobId = await app.regenerateReport(web, id);
-    expect(jobsOf(id).find((j) => j.id === jobId)).toMatchObject({ payload: { reportOnly: true }, channel: "webapp", status: "queued" });
+    expect((await jobsOf(id)).find((j) => j.id === jobId)).toMatchObject({ payload: { reportOnly: true }, channel: "webapp", status: "queued" });
     expect(await app.progress(web, id)).toMatchObject({ status: "completed", rewritingReport: true, pendingDocuments: 0 });
     expect(wakes).toBe(2);
   });
@@ -258,7 +258,7 @@ describe("reading and changing a meeting", () => {
   test("report, exportInput, recording and page", async () => {
     const id = await textMeeting();
     await expect(app.report(api, id)).rejects.toMatchObject({ code: "summary_not_ready" });
-    store.db.insert(reports).values({ meetingId: id, title: "R", language: "en", markdown: "# R", structured: null, model: "m", createdAt: NOW, updatedAt: NOW }).run();
+    await store.db.insert(reports).values({ meetingId: id, title: "R", language: "en", markdown: "# R", structured: null, model: "m", createdAt: NOW, updatedAt: NOW });
     expect((await app.report(api, id)).markdown).toBe("# R");
     expect(await app.exportInput(api, id)).toMatchObject({ meeting: { id, title: "Budget" }, reportMarkdown: "# R", participants: [{ name: "Alice Martin" }, { name: "Bob" }] });
     expect(await app.recording(api, id)).toBeNull();
@@ -275,8 +275,8 @@ describe("reading and changing a meeting", () => {
     const id = await textMeeting();
     await expect(app.delete(stranger, id)).rejects.toMatchObject({ code: "not_found" });
     await app.delete(api, id);
-    expect(canceled).toEqual(jobsOf(id).map((j) => j.id));
-    expect(store.db.select().from(meetings).all()).toEqual([]);
+    expect(canceled).toEqual((await jobsOf(id)).map((j) => j.id));
+    expect(await store.db.select().from(meetings)).toEqual([]);
     expect(existsSync(join(dataDir, "meetings", id))).toBe(false);
     expect(truncations).toBe(1);
     await expect(app.get(api, id)).rejects.toMatchObject({ code: "not_found" });

@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import type { z } from "zod";
 import type { Actor } from "../auth/actor.ts";
-import { requireClient } from "../clients/service.ts";
 import type { Conn, TxConn } from "../db/conn.ts";
 import type { WalTruncation } from "../db/wal-truncation.ts";
 import { ApiError } from "../errors/api-error.ts";
@@ -16,7 +15,7 @@ import type { DiskFloor } from "../storage/disk-space.ts";
 import { meetingDir, recordingPath, uploadsTmpDir } from "../storage/paths.ts";
 import type { TranscriptDocument, TranscriptMeta } from "../transcripts/types.ts";
 import type { UploadsInFlight } from "../uploads/in-flight.ts";
-import { admitBeforeUpload, checkBeforeUpload } from "../usage/admission-store.ts";
+import { checkBeforeUpload } from "../usage/admission-store.ts";
 import type { BillingSettings } from "../usage/settings.ts";
 import { correctionsOf, correctionText, segmentsCorrected, storeSegmentCorrection, type SegmentCorrection } from "./corrections-store.ts";
 import { createMeeting, storeDraftMeeting, type Recording } from "./create.ts";
@@ -37,7 +36,7 @@ import { renderedMeetings, renderParticipant, renderUnattributedSpeaker, type Re
 import { ownedReport } from "./report.ts";
 import { createMeetingUpload, type CreateMeetingFields, type listMeetingsQuery, type PatchMeeting } from "./schema.ts";
 import { speakerNamesPatch } from "./speaker-names.ts";
-import { findOwnedMeeting, meetingParticipants, readerNow, type MeetingRow } from "./store.ts";
+import { assertOwnClient, findOwnedMeeting, meetingParticipants, type MeetingRow } from "./store.ts";
 import { storeTextMeeting, textMeeting } from "./text-source.ts";
 import { meetingTranscript, ownedTranscript } from "./transcript.ts";
 
@@ -132,13 +131,13 @@ export function meetingsApp(deps: MeetingsAppDeps) {
    * The fail-fast admission before a long upload or a URL is queued (no reservation; checked again
    * when the job is created): a free processing slot, and what the channel pays with: the API's
    * wallet, or the web app's monthly audio quota. Not for a replay: the retry of an accepted
-   * request gets its answer even while its own job holds the slot. Synchronous: the multipart
-   * reader calls it between a form's fields and its file.
+   * request gets its answer even while its own job holds the slot. The multipart reader awaits it
+   * between a form's fields and its file, before reading the file on.
    */
-  const admitBeforeReceiving = (actor: Actor, replay: boolean) => {
+  const admitBeforeReceiving = async (actor: Actor, replay: boolean) => {
     // The API's retry of an accepted request gets its answer even while its own job holds the slot.
     if (actor.channel === "api" && replay) return;
-    admitBeforeUpload(readerNow(conn), deps, actor, deps.clock.now());
+    await checkBeforeUpload(conn, deps, actor, deps.clock.now());
   };
 
   /** The meeting and its processing job, then the scheduler woken. */
@@ -187,11 +186,11 @@ export function meetingsApp(deps: MeetingsAppDeps) {
               maxUploadBytes: deps.maxUploadBytes,
               templates: deps.templates,
               dropEmptyFields: actor.channel === "webapp",
-              requireOwnClient: (clientId) => void requireClient(readerNow(conn), account.userId, clientId),
+              requireOwnClient: (clientId) => assertOwnClient(conn, account.userId, clientId),
               // Once the request is known valid (its fields, before the file of an upload): a malformed
               // request is a 400 whatever the account's slots and balance.
-              admit: () => {
-                admitBeforeReceiving(actor, replay);
+              admit: async () => {
+                await admitBeforeReceiving(actor, replay);
                 // Each upload in progress holds a growing temp file: at most the plan's slots at once.
                 if (isMultipart(request) || actor.channel === "webapp") releaseUpload = deps.uploads.acquire(account.userId, deps.slots[account.plan] ?? 1);
               },
@@ -205,7 +204,7 @@ export function meetingsApp(deps: MeetingsAppDeps) {
               // Rendered in the creating transaction, before the scheduler wakes: the meeting as accepted, queued.
               const row = (await findOwnedMeeting(tx, account.userId, id))!;
               body = (await renderedMeetings(tx, [row], deps.publicApiUrl()))[0]!;
-              complete(tx, { status: 202, body }, id);
+              await complete(tx, { status: 202, body }, id);
             });
             meetingId = created.meetingId;
             return { status: 202, body };

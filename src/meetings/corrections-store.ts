@@ -2,6 +2,7 @@ import { and, asc, count, eq } from "drizzle-orm";
 import { users } from "../auth/table.ts";
 import type { Queryable } from "../db/client.ts";
 import { run, runTx, type Conn } from "../db/conn.ts";
+import { lockAccount } from "../db/sql.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { toRfc3339 } from "../lib/time.ts";
 import { oneLine } from "../transcripts/normalize.ts";
@@ -37,45 +38,45 @@ export function storeSegmentCorrection(c: Conn, userId: string, meetingId: strin
   return runTx(c, (tx) => correctSegmentRows(tx, userId, meetingId, segmentIndex, text, now));
 }
 
-function correctSegmentRows(tx: Queryable, userId: string, meetingId: string, segmentIndex: number, text: string, now: number): SegmentCorrection {
-  const meeting = ownedMeetingRow(tx, userId, meetingId);
+async function correctSegmentRows(tx: Queryable, userId: string, meetingId: string, segmentIndex: number, text: string, now: number): Promise<SegmentCorrection> {
+  // The segments are read, changed and written back whole: another correction, a patch or a new
+  // transcript of the account's meetings waits (PostgreSQL; SQLite serialises writers already).
+  await lockAccount(tx, userId);
+  const meeting = await ownedMeetingRow(tx, userId, meetingId);
   if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
-  const row = tx.select({ segments: transcripts.segments }).from(transcripts).where(eq(transcripts.meetingId, meeting.id)).get();
+  const [row] = await tx.select({ segments: transcripts.segments }).from(transcripts).where(eq(transcripts.meetingId, meeting.id)).limit(1);
   if (!row) throw new ApiError("transcript_not_ready", "The transcript is not ready yet. Wait for transcription.completed or poll the job.");
   const segment = Number.isInteger(segmentIndex) ? row.segments[segmentIndex] : undefined;
   if (!segment) throw ApiError.notFound(`Segment ${segmentIndex} of the transcript`);
-  const versions = versionCount(tx, meeting.id, segmentIndex);
+  const versions = await versionCount(tx, meeting.id, segmentIndex);
   if (segment.text === text) return { text, version: versions };
-  tx.insert(transcriptCorrections).values({ meetingId: meeting.id, segmentIndex, previousText: segment.text, text, authorUserId: userId, createdAt: now }).run();
+  await tx.insert(transcriptCorrections).values({ meetingId: meeting.id, segmentIndex, previousText: segment.text, text, authorUserId: userId, createdAt: now });
   const segments = row.segments.map((s, i) => (i === segmentIndex ? { ...s, text } : s));
-  tx.update(transcripts).set({ segments }).where(eq(transcripts.meetingId, meeting.id)).run();
-  tx.update(meetings).set({ updatedAt: now }).where(eq(meetings.id, meeting.id)).run();
-  reindexMeeting(tx, meeting.id);
+  await tx.update(transcripts).set({ segments }).where(eq(transcripts.meetingId, meeting.id));
+  await tx.update(meetings).set({ updatedAt: now }).where(eq(meetings.id, meeting.id));
+  await reindexMeeting(tx, meeting.id);
   return { text, version: versions + 1 };
 }
 
-function versionCount(db: Queryable, meetingId: string, segmentIndex: number): number {
-  return (
-    db
-      .select({ n: count() })
-      .from(transcriptCorrections)
-      .where(and(eq(transcriptCorrections.meetingId, meetingId), eq(transcriptCorrections.segmentIndex, segmentIndex)))
-      .get()?.n ?? 0
-  );
+async function versionCount(db: Queryable, meetingId: string, segmentIndex: number): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(transcriptCorrections)
+    .where(and(eq(transcriptCorrections.meetingId, meetingId), eq(transcriptCorrections.segmentIndex, segmentIndex)));
+  return row?.n ?? 0;
 }
 
 /** Every correction of one of the user's meetings, oldest first, each with its version and author. */
 export function correctionsOf(c: Conn, userId: string, meetingId: string) {
-  return run(c, (q) => {
-    const meeting = ownedMeetingRow(q, userId, meetingId);
+  return run(c, async (q) => {
+    const meeting = await ownedMeetingRow(q, userId, meetingId);
     if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
-    const rows = q
+    const rows = await q
       .select({ c: transcriptCorrections, email: users.email })
       .from(transcriptCorrections)
       .leftJoin(users, eq(users.id, transcriptCorrections.authorUserId))
       .where(eq(transcriptCorrections.meetingId, meeting.id))
-      .orderBy(asc(transcriptCorrections.id))
-      .all();
+      .orderBy(asc(transcriptCorrections.id));
     const seen = new Map<number, number>();
     return rows.map(({ c, email }) => {
       const version = (seen.get(c.segmentIndex) ?? 0) + 1;
@@ -95,13 +96,13 @@ export function correctionsOf(c: Conn, userId: string, meetingId: string) {
 
 /** The segments of a meeting a person corrected, by index. */
 export function segmentsCorrected(c: Conn, meetingId: string): Promise<Set<number>> {
-  return run(c, (q) => {
-    const rows = q.selectDistinct({ index: transcriptCorrections.segmentIndex }).from(transcriptCorrections).where(eq(transcriptCorrections.meetingId, meetingId)).all();
+  return run(c, async (q) => {
+    const rows = await q.selectDistinct({ index: transcriptCorrections.segmentIndex }).from(transcriptCorrections).where(eq(transcriptCorrections.meetingId, meetingId));
     return new Set(rows.map((row) => row.index));
   });
 }
 
 /** A transcript made again replaces the words the corrections were about: they go with it. */
-export function forgetCorrections(tx: Queryable, meetingId: string): void {
-  tx.delete(transcriptCorrections).where(eq(transcriptCorrections.meetingId, meetingId)).run();
+export async function forgetCorrections(tx: Queryable, meetingId: string): Promise<void> {
+  await tx.delete(transcriptCorrections).where(eq(transcriptCorrections.meetingId, meetingId));
 }

@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import { run, runTx, type Conn } from "../db/conn.ts";
 import { deleteMeetingDocuments } from "../documents/store.ts";
@@ -16,21 +16,23 @@ import { meetings } from "./table.ts";
  * responses, the client metadata of its jobs, its documents and requests, and the meeting with
  * what cascades from it. Call removeMeetingFiles (meetings/delete.ts) once the transaction has committed.
  */
-export function deleteMeetingRows(tx: Queryable, meetingId: string): void {
-  removeFromIndex(tx, meetingId);
-  purgeMeetingEvents(tx, meetingId);
-  forgetResource(tx, meetingId);
-  tx.update(jobs)
-    .set({ metadata: null, payload: sql`json_remove(${jobs.payload}, '$.documentTemplates')` })
-    .where(eq(jobs.meetingId, meetingId))
-    .run();
-  deleteMeetingDocuments(tx, meetingId);
-  tx.delete(meetings).where(eq(meetings.id, meetingId)).run();
+export async function deleteMeetingRows(tx: Queryable, meetingId: string): Promise<void> {
+  await removeFromIndex(tx, meetingId);
+  await purgeMeetingEvents(tx, meetingId);
+  await forgetResource(tx, meetingId);
+  // The client's document_templates leave each job's payload (JSON text on both dialects: read,
+  // changed and written back here rather than with SQLite's or PostgreSQL's JSON functions).
+  for (const job of await tx.select({ id: jobs.id, payload: jobs.payload }).from(jobs).where(eq(jobs.meetingId, meetingId))) {
+    const { documentTemplates: _dropped, ...payload } = job.payload;
+    await tx.update(jobs).set({ metadata: null, payload }).where(eq(jobs.id, job.id));
+  }
+  await deleteMeetingDocuments(tx, meetingId);
+  await tx.delete(meetings).where(eq(meetings.id, meetingId));
 }
 
 /** The ids of every job of a meeting (to cancel the unfinished ones before deleting it). */
 export function meetingJobIds(c: Conn, meetingId: string): Promise<string[]> {
-  return run(c, (q) => q.select({ id: jobs.id }).from(jobs).where(eq(jobs.meetingId, meetingId)).all().map((r) => r.id));
+  return run(c, async (q) => (await q.select({ id: jobs.id }).from(jobs).where(eq(jobs.meetingId, meetingId))).map((r) => r.id));
 }
 
 /** deleteMeetingRows in a transaction of its own over a `Conn`. */

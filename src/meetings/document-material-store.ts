@@ -6,19 +6,19 @@ import { transcriptDocument } from "./transcript.ts";
 
 /**
  * What a document is written from (documents/material-store.ts), or undefined when the meeting is gone;
- * synchronous: documents/ calls it inside its own statement batch or transaction (documents/request.ts).
+ * documents/ calls it inside its own statement batch or transaction (documents/request.ts).
  */
-export function loadMeetingMaterial(db: Queryable, meetingId: string, withTranscript: boolean): MeetingMaterial | undefined {
-  const meeting = meetingById(db, meetingId);
+export async function loadMeetingMaterial(db: Queryable, meetingId: string, withTranscript: boolean): Promise<MeetingMaterial | undefined> {
+  const meeting = await meetingById(db, meetingId);
   if (!meeting) return undefined;
-  const report = meeting.transcribeOnly ? undefined : reportMarkdownOf(db, meeting.id);
-  const heard = transcriptSpeakers(db, meeting.id);
-  const { rows: named, names: held } = loadParticipants(db, meeting.id);
+  const report = meeting.transcribeOnly ? undefined : await reportMarkdownOf(db, meeting.id);
+  const heard = await transcriptSpeakers(db, meeting.id);
+  const { rows: named, names: held } = await loadParticipants(db, meeting.id);
   // In the order the transcript heard them (not sorted, as the participants listing shows them).
   const unattributed = [...(heard ?? [])].filter((label) => !held.has(label));
   const transcript =
     heard && withTranscript
-      ? transcriptDocument(meeting.id, transcriptRowsIn(db, meeting.id)).segments.map((s) => ({ start: s.start, end: s.end, speaker: s.speaker_name ?? s.speaker, text: s.text }))
+      ? transcriptDocument(meeting.id, await transcriptRowsIn(db, meeting.id)).segments.map((s) => ({ start: s.start, end: s.end, speaker: s.speaker_name ?? s.speaker, text: s.text }))
       : null;
   return {
     meetingId: meeting.id,

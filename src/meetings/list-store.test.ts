@@ -10,26 +10,26 @@ import { meetings, meetingTags, participants, reports, transcripts } from "./tab
 
 
 /** An account with `count` meetings, each with a client, tags, participants, a job, a transcript and a report. */
-function account(db: Db, email: string, count: number): string {
-  const user = createUser(db, { email, name: null, plan: "pro" });
-  const client = findOrCreateClient(db, user.id, { name: "Acme" }, 1);
+async function account(db: Db, email: string, count: number): Promise<string> {
+  const user = await createUser(db, { email, name: null, plan: "pro" });
+  const client = await findOrCreateClient(db, user.id, { name: "Acme" }, 1);
   for (let i = 0; i < count; i++) {
     const id = crypto.randomUUID();
     const at = 1_800_000_000_000 + i;
-    db.insert(meetings)
-      .values({ id, userId: user.id, title: `M${i}`, titleSource: "user", status: "completed", createdAt: at, updatedAt: at, recordedAt: at, transcribeOnly: false, requestedLanguage: "en", language: "en", source: "upload", recordingType: "meeting", clientId: client.id })
-      .run();
-    db.insert(meetingTags).values([{ meetingId: id, tag: "a" }, { meetingId: id, tag: "b" }]).run();
-    db.insert(participants).values({ meetingId: id, name: "Ana", email: null, speakerLabels: ["SPEAKER_00"] }).run();
-    enqueueJob(db, { userId: user.id, kind: meetingProcessingJob, firstStep: "decode", now: at, meetingId: id, payload: {} });
-    db.insert(transcripts).values({ meetingId: id, language: "en", durationSeconds: 1, model: "m", speakers: [], segments: [], speakerTurns: [], createdAt: at }).run();
-    db.insert(reports).values({ meetingId: id, title: "t", language: "en", markdown: "# t", structured: null, model: "m", createdAt: at, updatedAt: at }).run();
+    await db
+      .insert(meetings)
+      .values({ id, userId: user.id, title: `M${i}`, titleSource: "user", status: "completed", createdAt: at, updatedAt: at, recordedAt: at, transcribeOnly: false, requestedLanguage: "en", language: "en", source: "upload", recordingType: "meeting", clientId: client.id });
+    await db.insert(meetingTags).values([{ meetingId: id, tag: "a" }, { meetingId: id, tag: "b" }]);
+    await db.insert(participants).values({ meetingId: id, name: "Ana", email: null, speakerLabels: ["SPEAKER_00"] });
+    await enqueueJob(db, { userId: user.id, kind: meetingProcessingJob, firstStep: "decode", now: at, meetingId: id, payload: {} });
+    await db.insert(transcripts).values({ meetingId: id, language: "en", durationSeconds: 1, model: "m", speakers: [], segments: [], speakerTurns: [], createdAt: at });
+    await db.insert(reports).values({ meetingId: id, title: "t", language: "en", markdown: "# t", structured: null, model: "m", createdAt: at, updatedAt: at });
   }
   return user.id;
 }
 
 /** Counts the SQL statements SQLite prepares while `run` runs. */
-function statements(db: Db, run: () => void): number {
+async function statements(db: Db, run: () => Promise<unknown>): Promise<number> {
   const client = db.$client;
   const prepare = client.prepare.bind(client);
   const query = client.query.bind(client);
@@ -37,7 +37,7 @@ function statements(db: Db, run: () => void): number {
   client.prepare = ((sql: string, ...rest: unknown[]) => (count++, (prepare as (...a: unknown[]) => unknown)(sql, ...rest))) as typeof client.prepare;
   client.query = ((sql: string) => (count++, query(sql))) as typeof client.query;
   try {
-    run();
+    await run();
   } finally {
     client.prepare = prepare;
     client.query = query;
@@ -46,15 +46,15 @@ function statements(db: Db, run: () => void): number {
 }
 
 describe("GET /v1/meetings rendering", () => {
-  test("a page costs the same number of statements for 10 meetings as for 100", () => {
+  test("a page costs the same number of statements for 10 meetings as for 100", async () => {
     const temp = tempDatabase("list");
     const db = temp.db;
-    const small = account(db, "small@example.com", 10);
-    const large = account(db, "large@example.com", 100);
-    let smallPage: ReturnType<typeof listMeetings> | undefined;
-    let largePage: ReturnType<typeof listMeetings> | undefined;
-    const forSmall = statements(db, () => (smallPage = listMeetings(db, small, { limit: 100 } as never, "http://x/api")));
-    const forLarge = statements(db, () => (largePage = listMeetings(db, large, { limit: 100 } as never, "http://x/api")));
+    const small = await account(db, "small@example.com", 10);
+    const large = await account(db, "large@example.com", 100);
+    let smallPage: Awaited<ReturnType<typeof listMeetings>> | undefined;
+    let largePage: Awaited<ReturnType<typeof listMeetings>> | undefined;
+    const forSmall = await statements(db, async () => (smallPage = await listMeetings(db, small, { limit: 100 } as never, "http://x/api")));
+    const forLarge = await statements(db, async () => (largePage = await listMeetings(db, large, { limit: 100 } as never, "http://x/api")));
     expect(smallPage!.data).toHaveLength(10);
     expect(largePage!.data).toHaveLength(100);
     expect(forSmall).toBeGreaterThan(0);

@@ -3,24 +3,25 @@ import { findClientByIdOrName } from "../clients/service.ts";
 import type { Queryable } from "../db/client.ts";
 import { run, type Conn } from "../db/conn.ts";
 import { newestFirstAfter } from "../db/keyset.ts";
-import { paginate } from "../http/pagination.ts";
+import { paginateAsync } from "../http/pagination.ts";
+import { isPostgres } from "../db/sql.ts";
 import type { z } from "zod";
 import { renderMeetings } from "./render.ts";
 import { loadExtras } from "./store.ts";
 import type { listMeetingsQuery } from "./schema.ts";
-import { ftsQuery } from "./search-index.ts";
+import { ftsQuery, tsQuery } from "./search-index.ts";
 import { meetings, meetingTags } from "./table.ts";
 
 /** SPEC 4: filtering on status looks only at this many of the most recent meetings. */
 export const STATUS_SCAN_LIMIT = 500;
 
 /** GET /v1/meetings: every filter combined with AND, newest first, one page. */
-export function listMeetings(db: Queryable, userId: string, query: z.output<typeof listMeetingsQuery>, publicApiUrl: string) {
+export async function listMeetings(db: Queryable, userId: string, query: z.output<typeof listMeetingsQuery>, publicApiUrl: string) {
   const conditions: (SQL | undefined)[] = [eq(meetings.userId, userId)];
   const empty = { data: [], has_more: false, next_cursor: null };
 
   if (query.client !== undefined) {
-    const client = findClientByIdOrName(db, userId, query.client);
+    const client = await findClientByIdOrName(db, userId, query.client);
     if (!client) return empty;
     conditions.push(eq(meetings.clientId, client.id));
   }
@@ -32,24 +33,24 @@ export function listMeetings(db: Queryable, userId: string, query: z.output<type
     conditions.push(sql`EXISTS (SELECT 1 FROM ${meetingTags} WHERE ${meetingTags.meetingId} = ${meetings.id} AND ${meetingTags.tag} = ${tag})`);
   }
   if (query.q !== undefined) {
-    const match = ftsQuery(query.q);
-    if (!match) return empty;
-    conditions.push(sql`${meetings.id} IN (SELECT meeting_id FROM meetings_fts WHERE meetings_fts MATCH ${match})`);
+    const search = searchCondition(db, query.q);
+    if (!search) return empty;
+    conditions.push(search);
   }
   if (query.status !== undefined) {
-    const recent = db
-      .select({ id: meetings.id })
-      .from(meetings)
-      .where(eq(meetings.userId, userId))
-      .orderBy(desc(meetings.createdAt), desc(meetings.id))
-      .limit(STATUS_SCAN_LIMIT)
-      .all()
-      .map((r) => r.id);
+    const recent = (
+      await db
+        .select({ id: meetings.id })
+        .from(meetings)
+        .where(eq(meetings.userId, userId))
+        .orderBy(desc(meetings.createdAt), desc(meetings.id))
+        .limit(STATUS_SCAN_LIMIT)
+    ).map((r) => r.id);
     if (!recent.length) return empty;
     conditions.push(eq(meetings.status, query.status), inArray(meetings.id, recent));
   }
 
-  return paginate(
+  return paginateAsync(
     query,
     (after, take) =>
       db
@@ -57,19 +58,32 @@ export function listMeetings(db: Queryable, userId: string, query: z.output<type
         .from(meetings)
         .where(and(...conditions, newestFirstAfter(meetings.createdAt, meetings.id, after)))
         .orderBy(desc(meetings.createdAt), desc(meetings.id))
-        .limit(take)
-        .all(),
+        .limit(take),
     (row) => [row.createdAt, row.id],
-    (rows) => renderMeetings(rows, loadExtras(db, rows), publicApiUrl),
+    async (rows) => renderMeetings(rows, await loadExtras(db, rows), publicApiUrl),
   );
 }
 
+/**
+ * The meetings the search words find in the full-text index (search-index-store.ts), or null when
+ * q holds no word: SQLite's FTS5 table, or PostgreSQL's tsvector column (GIN-indexed) with the
+ * same words, prefixes and accents folded (search-index.ts).
+ */
+function searchCondition(db: Queryable, q: string): SQL | null {
+  if (isPostgres(db)) {
+    const query = tsQuery(q);
+    return query ? sql`${meetings.id} IN (SELECT meeting_id FROM meetings_fts WHERE document @@ to_tsquery('simple', unaccent(${query}::text)))` : null;
+  }
+  const match = ftsQuery(q);
+  return match ? sql`${meetings.id} IN (SELECT meeting_id FROM meetings_fts WHERE meetings_fts MATCH ${match})` : null;
+}
+
 /** listMeetings over a `Conn`. */
-export function meetingsPage(c: Conn, userId: string, query: z.output<typeof listMeetingsQuery>, publicApiUrl: string): Promise<ReturnType<typeof listMeetings>> {
+export function meetingsPage(c: Conn, userId: string, query: z.output<typeof listMeetingsQuery>, publicApiUrl: string): ReturnType<typeof listMeetings> {
   return run(c, (q) => listMeetings(q, userId, query, publicApiUrl));
 }
 
 /** Every meeting id of every account (the start-up sweep keeps only their folders). */
 export function allMeetingIds(c: Conn): Promise<Set<string>> {
-  return run(c, (q) => new Set(q.select({ id: meetings.id }).from(meetings).all().map((r) => r.id)));
+  return run(c, async (q) => new Set((await q.select({ id: meetings.id }).from(meetings)).map((r) => r.id)));
 }

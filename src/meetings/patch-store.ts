@@ -2,6 +2,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { findOrCreateClient, requireClient } from "../clients/service.ts";
 import type { Queryable } from "../db/client.ts";
 import { runTx, type Conn } from "../db/conn.ts";
+import { lockAccount } from "../db/sql.ts";
 import { ApiError, type FieldError } from "../errors/api-error.ts";
 import { parseNumericId } from "../lib/ids.ts";
 import { ownedMeetingRow, participantsOf, transcriptSpeakers } from "./store.ts";
@@ -21,8 +22,10 @@ export function storeMeetingPatch(c: Conn, userId: string, meetingId: string, pa
 }
 
 /** The PATCH's writes, inside the caller's transaction: 404 when the meeting is not the user's. */
-function patchMeetingRows(tx: Queryable, userId: string, meetingId: string, patch: PatchMeeting, now: number): void {
-  const meeting = ownedMeetingRow(tx, userId, meetingId);
+async function patchMeetingRows(tx: Queryable, userId: string, meetingId: string, patch: PatchMeeting, now: number): Promise<void> {
+  // Participants and labels are read, decided and written: one change of the account's meetings at a time.
+  await lockAccount(tx, userId);
+  const meeting = await ownedMeetingRow(tx, userId, meetingId);
   if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
   // Nothing sent ({}): nothing changes, not even updated_at.
   if (Object.values(patch).every((value) => value === undefined)) return;
@@ -31,22 +34,22 @@ function patchMeetingRows(tx: Queryable, userId: string, meetingId: string, patc
   if (patch.recorded_at !== undefined) changes.recordedAt = Date.parse(patch.recorded_at);
   if (patch.client_id === null || patch.client === null) changes.clientId = null;
   else if (patch.client_id !== undefined) {
-    changes.clientId = requireClient(tx, userId, patch.client_id).id;
+    changes.clientId = (await requireClient(tx, userId, patch.client_id)).id;
   } else if (patch.client !== undefined) {
-    changes.clientId = findOrCreateClient(tx, userId, patch.client, now).id;
+    changes.clientId = (await findOrCreateClient(tx, userId, patch.client, now)).id;
   }
-  tx.update(meetings).set(changes).where(eq(meetings.id, meeting.id)).run();
+  await tx.update(meetings).set(changes).where(eq(meetings.id, meeting.id));
 
   if (patch.tags !== undefined) {
-    tx.delete(meetingTags).where(eq(meetingTags.meetingId, meeting.id)).run();
-    for (const tag of new Set(patch.tags)) tx.insert(meetingTags).values({ meetingId: meeting.id, tag }).run();
+    await tx.delete(meetingTags).where(eq(meetingTags.meetingId, meeting.id));
+    for (const tag of new Set(patch.tags)) await tx.insert(meetingTags).values({ meetingId: meeting.id, tag });
   }
-  if (patch.participants) applyParticipants(tx, meeting.id, patch.participants);
-  reindexMeeting(tx, meeting.id);
+  if (patch.participants) await applyParticipants(tx, meeting.id, patch.participants);
+  await reindexMeeting(tx, meeting.id);
 }
 
-function applyParticipants(tx: Queryable, meetingId: string, change: NonNullable<PatchMeeting["participants"]>): void {
-  const existing = new Map(participantsOf(tx, meetingId).map((p) => [p.id, p]));
+async function applyParticipants(tx: Queryable, meetingId: string, change: NonNullable<PatchMeeting["participants"]>): Promise<void> {
+  const existing = new Map((await participantsOf(tx, meetingId)).map((p) => [p.id, p]));
   const errors: FieldError[] = [];
   const idOf = (text: string) => parseNumericId("par", text)!;
   change.remove.forEach((id, i) => {
@@ -59,7 +62,7 @@ function applyParticipants(tx: Queryable, meetingId: string, change: NonNullable
   });
 
   // Labels assigned by this request: each must exist in the transcript and go to one participant only.
-  const speakers = transcriptSpeakers(tx, meetingId);
+  const speakers = await transcriptSpeakers(tx, meetingId);
   const assigned = new Map<string, string>();
   const checkLabels = (labels: string[] | undefined, field: string) => {
     (labels ?? []).forEach((label, j) => {
@@ -75,13 +78,13 @@ function applyParticipants(tx: Queryable, meetingId: string, change: NonNullable
   if (errors.length) throw ApiError.validation(errors);
 
   const removed = change.remove.map(idOf);
-  if (removed.length) tx.delete(participants).where(and(eq(participants.meetingId, meetingId), inArray(participants.id, removed))).run();
+  if (removed.length) await tx.delete(participants).where(and(eq(participants.meetingId, meetingId), inArray(participants.id, removed)));
   // Moving a label: take every label assigned here away from whoever holds it now.
   if (assigned.size) {
-    for (const p of participantsOf(tx, meetingId)) {
+    for (const p of await participantsOf(tx, meetingId)) {
       const labels = p.speakerLabels;
       const kept = labels.filter((l) => !assigned.has(l));
-      if (kept.length !== labels.length) tx.update(participants).set({ speakerLabels: kept }).where(eq(participants.id, p.id)).run();
+      if (kept.length !== labels.length) await tx.update(participants).set({ speakerLabels: kept }).where(eq(participants.id, p.id));
     }
   }
   for (const u of change.update) {
@@ -89,12 +92,12 @@ function applyParticipants(tx: Queryable, meetingId: string, change: NonNullable
     if (u.name !== undefined) set.name = u.name;
     if (u.email !== undefined) set.email = u.email;
     if (u.speaker_labels !== undefined) set.speakerLabels = u.speaker_labels;
-    if (Object.keys(set).length) tx.update(participants).set(set).where(eq(participants.id, idOf(u.id))).run();
+    if (Object.keys(set).length) await tx.update(participants).set(set).where(eq(participants.id, idOf(u.id)));
   }
-  const total = participantsOf(tx, meetingId).length + change.add.length;
+  const total = (await participantsOf(tx, meetingId)).length + change.add.length;
   if (total > 50) throw ApiError.validation([{ field: "participants.add", code: "too_long", message: "A meeting has at most 50 participants." }]);
   for (const a of change.add) {
-    tx.insert(participants).values({ meetingId, name: a.name, email: a.email ?? null, speakerLabels: a.speaker_labels }).run();
+    await tx.insert(participants).values({ meetingId, name: a.name, email: a.email ?? null, speakerLabels: a.speaker_labels });
   }
 }
 

@@ -11,35 +11,37 @@ import { meetings, participants, reports, transcripts } from "./table.ts";
 
 type ReportResult = Extract<StepResult, { step: "summarize" }>["report"];
 
-function findMeetingIn(q: Queryable, meetingId: string) {
-  return q.select().from(meetings).where(eq(meetings.id, meetingId)).get();
+async function findMeetingIn(q: Queryable, meetingId: string) {
+  return (await q.select().from(meetings).where(eq(meetings.id, meetingId)).limit(1))[0];
 }
 
-export type ProcessedMeeting = NonNullable<ReturnType<typeof findMeetingIn>>;
+export type ProcessedMeeting = NonNullable<Awaited<ReturnType<typeof findMeetingIn>>>;
 
 export function findMeeting(c: Conn, meetingId: string): Promise<ProcessedMeeting | undefined> {
   return run(c, (q) => findMeetingIn(q, meetingId));
 }
 
 export async function updateMeeting(c: Conn, meetingId: string, values: Partial<typeof meetings.$inferInsert>): Promise<void> {
-  await run(c, (q) => q.update(meetings).set(values).where(eq(meetings.id, meetingId)).run());
+  await run(c, async (q) => {
+    await q.update(meetings).set(values).where(eq(meetings.id, meetingId));
+  });
 }
 
 export function participantCount(c: Conn, meetingId: string): Promise<number> {
-  return run(c, (q) => q.select({ n: count() }).from(participants).where(eq(participants.meetingId, meetingId)).get()?.n ?? 0);
+  return run(c, async (q) => (await q.select({ n: count() }).from(participants).where(eq(participants.meetingId, meetingId)))[0]?.n ?? 0);
 }
 
 export function hasTranscript(c: Conn, meetingId: string): Promise<boolean> {
-  return run(c, (q) => q.select({ id: transcripts.meetingId }).from(transcripts).where(eq(transcripts.meetingId, meetingId)).get() !== undefined);
+  return run(c, async (q) => (await q.select({ id: transcripts.meetingId }).from(transcripts).where(eq(transcripts.meetingId, meetingId)).limit(1)).length > 0);
 }
 
 /** Characters of the meeting's report Markdown (0 without one): what its documents will read. */
 export function reportLength(c: Conn, meetingId: string): Promise<number> {
-  return run(c, (q) => q.select({ markdown: reports.markdown }).from(reports).where(eq(reports.meetingId, meetingId)).get()?.markdown.length ?? 0);
+  return run(c, async (q) => (await q.select({ markdown: reports.markdown }).from(reports).where(eq(reports.meetingId, meetingId)).limit(1))[0]?.markdown.length ?? 0);
 }
 
 /** The diarize step's transcript into the transcripts table, and the search index. */
-export function storeTranscript(tx: Queryable, meetingId: string, transcript: StoredTranscript, now: number): void {
+export async function storeTranscript(tx: Queryable, meetingId: string, transcript: StoredTranscript, now: number): Promise<void> {
   const values = {
     meetingId,
     language: transcript.language,
@@ -50,13 +52,13 @@ export function storeTranscript(tx: Queryable, meetingId: string, transcript: St
     speakerTurns: transcript.turns,
     createdAt: now,
   };
-  tx.insert(transcripts).values(values).onConflictDoUpdate({ target: transcripts.meetingId, set: values }).run();
-  forgetCorrections(tx, meetingId);
-  reindexMeeting(tx, meetingId);
+  await tx.insert(transcripts).values(values).onConflictDoUpdate({ target: transcripts.meetingId, set: values });
+  await forgetCorrections(tx, meetingId);
+  await reindexMeeting(tx, meetingId);
 }
 
 /** The summarize step's report into its table; the AI title replaces a title taken from a file name. */
-export function storeReport(tx: Queryable, meetingId: string, report: ReportResult, now: number): void {
+export async function storeReport(tx: Queryable, meetingId: string, report: ReportResult, now: number): Promise<void> {
   const values = {
     meetingId,
     title: report.title,
@@ -67,11 +69,11 @@ export function storeReport(tx: Queryable, meetingId: string, report: ReportResu
     createdAt: now,
     updatedAt: now,
   };
-  tx.insert(reports).values(values).onConflictDoUpdate({ target: reports.meetingId, set: { ...values, createdAt: undefined } }).run();
+  await tx.insert(reports).values(values).onConflictDoUpdate({ target: reports.meetingId, set: { ...values, createdAt: undefined } });
   // Never a title the client gave or pinned.
-  const current = tx.select({ titleSource: meetings.titleSource }).from(meetings).where(eq(meetings.id, meetingId)).get();
+  const [current] = await tx.select({ titleSource: meetings.titleSource }).from(meetings).where(eq(meetings.id, meetingId)).limit(1);
   if (current && current.titleSource !== "user" && report.title.trim()) {
-    tx.update(meetings).set({ title: report.title.trim().slice(0, 300), titleSource: "ai", updatedAt: now }).where(eq(meetings.id, meetingId)).run();
+    await tx.update(meetings).set({ title: report.title.trim().slice(0, 300), titleSource: "ai", updatedAt: now }).where(eq(meetings.id, meetingId));
   }
-  reindexMeeting(tx, meetingId);
+  await reindexMeeting(tx, meetingId);
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { existsSync, readFileSync } from "node:fs";
 import { findUserById } from "../auth/user-store.ts";
 import { run, type Conn, type TxConn } from "../db/conn.ts";
+import { lockAccount } from "../db/sql.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { isJobErrorCode, JOB_ERROR_CATALOGUE } from "../errors/job-codes.ts";
 import { admitJob } from "../usage/admission-store.ts";
@@ -90,7 +91,7 @@ export function meetingProcessing(deps: {
     const current = (await loadJob(tx, job.id))!;
     const meeting = (await findMeeting(tx, job.meetingId!))!;
     const [rendered] = await renderedMeetings(tx, [meeting], deps.publicApiUrl());
-    await run(tx, (q) =>
+    await run(tx, async (q) =>
       emitEvent(q, {
         userId: job.userId,
         type,
@@ -105,8 +106,8 @@ export function meetingProcessing(deps: {
   const rewritesReport = async (tx: TxConn, job: JobRow) => meetingJobPayload(job).reportOnly === true && (await meetingOf(tx, job))?.status === "completed";
 
   const stepsOfJob = async (c: Conn, job: JobRow) => stepsOf(meetingJobPayload(job), await hasDownload(c, job));
-  const meter = (q: Parameters<UsageMeter>[0], job: JobRow, meetingId: string, now: number, what: Pick<Consumption, "operation" | "audioSeconds" | "promptTokens" | "completionTokens" | "model">) =>
-    deps.meter(q, { ...what, userId: job.userId, plan: findUserById(q, job.userId)?.plan ?? "free", channel: job.channel, meetingId, jobId: job.id }, now);
+  const meter = async (q: Parameters<UsageMeter>[0], job: JobRow, meetingId: string, now: number, what: Pick<Consumption, "operation" | "audioSeconds" | "promptTokens" | "completionTokens" | "model">) =>
+    deps.meter(q, { ...what, userId: job.userId, plan: (await findUserById(q, job.userId))?.plan ?? "free", channel: job.channel, meetingId, jobId: job.id }, now);
 
   return {
     declaration: meetingProcessingJob,
@@ -151,15 +152,15 @@ export function meetingProcessing(deps: {
     async admitResult(tx, job, result, now) {
       if (result.step !== "decode") return null;
       const transcribeOnly = meetingJobPayload(job).transcribeOnly === true;
-      return run(tx, (q) => {
+      return run(tx, async (q) => {
         // The decoded length, not the container's word: what the job really is expected to cost.
-        const account = { userId: job.userId, plan: findUserById(q, job.userId)?.plan ?? "free" };
+        const account = { userId: job.userId, plan: (await findUserById(q, job.userId))?.plan ?? "free" };
         const expected = expectedProcessing(deps.billing, { audioSeconds: result.durationSeconds, report: !transcribeOnly });
-        const held = reservationOf(q, job.id);
+        const held = await reservationOf(q, job.id);
         const grows = !held || (job.channel === "api" ? expected.cost > held.amountMinor : Math.ceil(expected.audioSeconds) > held.audioSeconds);
         try {
-          if (grows) admitJob(q, deps.billing, account, { jobId: job.id, channel: job.channel }, expected, now);
-          else reserve(q, { jobId: job.id, userId: job.userId, channel: job.channel }, expected, now);
+          if (grows) await admitJob(q, deps.billing, account, { jobId: job.id, channel: job.channel }, expected, now);
+          else await reserve(q, { jobId: job.id, userId: job.userId, channel: job.channel }, expected, now);
           return null;
         } catch (error) {
           if (!(error instanceof ApiError) || !isJobErrorCode(error.code)) throw error;
@@ -179,17 +180,20 @@ export function meetingProcessing(deps: {
           break;
         case "diarize": {
           const transcript = readStoredTranscript(result.transcriptPath);
-          await run(tx, (q) => {
-            storeTranscript(q, meeting.id, transcript, now);
-            meter(q, job, meeting.id, now, { operation: "transcription", audioSeconds: transcript.durationSeconds, model: transcript.model });
+          await run(tx, async (q) => {
+            // A correction or a PATCH of this account's meetings in flight waits (db/sql.ts): neither writes over the other.
+            await lockAccount(q, job.userId);
+            await storeTranscript(q, meeting.id, transcript, now);
+            await meter(q, job, meeting.id, now, { operation: "transcription", audioSeconds: transcript.durationSeconds, model: transcript.model });
           });
           await emit(tx, "transcription.completed", job, now);
           break;
         }
         case "summarize":
-          await run(tx, (q) => {
-            storeReport(q, meeting.id, result.report, now);
-            meter(q, job, meeting.id, now, {
+          await run(tx, async (q) => {
+            await lockAccount(q, job.userId);
+            await storeReport(q, meeting.id, result.report, now);
+            await meter(q, job, meeting.id, now, {
               operation: "report",
               promptTokens: result.report.usage.promptTokens,
               completionTokens: result.report.usage.completionTokens,
@@ -206,7 +210,7 @@ export function meetingProcessing(deps: {
       if (meeting && payload.transcribeOnly !== true && payload.reportOnly !== true) {
         // Before processing.completed, which carries their ids (document_job_ids).
         const templateIds = templatesRequested(deps.templates, meeting.documentTemplates, meeting.persona);
-        const spawned = await run(tx, (q) =>
+        const spawned = await run(tx, async (q) =>
           spawnDocumentJobs(q, deps.templates, { id: job.id, userId: job.userId, meetingId: meeting.id, metadata: job.metadata }, templateIds, now),
         );
         if (spawned.length) {
@@ -234,8 +238,8 @@ async function reserveSpawnedDocuments(tx: TxConn, billing: BillingSettings, mee
   if (!jobIds.length) return;
   const reportChars = await reportLength(tx, meetingId);
   const queued = await queuedAmong(tx, jobIds);
-  await run(tx, (q) => {
-    for (const row of queued) reserve(q, { jobId: row.id, userId: row.userId, channel: row.channel }, expectedDocument(billing, reportChars), now);
+  await run(tx, async (q) => {
+    for (const row of queued) await reserve(q, { jobId: row.id, userId: row.userId, channel: row.channel }, expectedDocument(billing, reportChars), now);
   });
 }
 

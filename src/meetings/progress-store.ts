@@ -1,39 +1,39 @@
-import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, count, desc, eq, inArray } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import { run, type Conn } from "../db/conn.ts";
 import { jobs } from "../jobs/table.ts";
 
 /** Documents of a meeting asked for and not yet written (queued or being written). */
-function pendingDocumentCount(db: Queryable, meetingId: string): number {
-  return (
-    db
-      .select({ n: count() })
-      .from(jobs)
-      .where(and(eq(jobs.meetingId, meetingId), eq(jobs.kind, "document_generation"), inArray(jobs.status, ["queued", "processing"])))
-      .get()?.n ?? 0
-  );
+async function pendingDocumentCount(db: Queryable, meetingId: string): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(jobs)
+    .where(and(eq(jobs.meetingId, meetingId), eq(jobs.kind, "document_generation"), inArray(jobs.status, ["queued", "processing"])));
+  return row?.n ?? 0;
 }
 
 /** Where a meeting's processing stands (its latest processing job), whichever channel created it. */
-function processingState(db: Queryable, meetingId: string): { stage: string | null; progress: number | null } | undefined {
-  return db
+async function processingState(db: Queryable, meetingId: string): Promise<{ stage: string | null; progress: number | null } | undefined> {
+  const [row] = await db
     .select({ stage: jobs.stage, progress: jobs.progress })
     .from(jobs)
     .where(and(eq(jobs.meetingId, meetingId), eq(jobs.kind, "meeting_processing")))
     .orderBy(desc(jobs.createdAt))
-    .limit(1)
-    .get();
+    .limit(1);
+  return row;
 }
 
-/** Whether the meeting's report is being written again (a report_only job queued or running). */
-function reportBeingRewritten(db: Queryable, meetingId: string): boolean {
-  return (
-    db
-      .select({ id: jobs.id })
-      .from(jobs)
-      .where(and(eq(jobs.meetingId, meetingId), eq(jobs.kind, "meeting_processing"), sql`json_extract(${jobs.payload}, '$.reportOnly') = 1`, inArray(jobs.status, ["queued", "processing"])))
-      .get() !== undefined
-  );
+/**
+ * Whether the meeting's report is being written again (a report_only job queued or running). The
+ * payload is JSON text on both dialects: the unfinished jobs of one meeting are few, so it is read
+ * and decided here rather than in SQLite's or PostgreSQL's JSON functions.
+ */
+async function reportBeingRewritten(db: Queryable, meetingId: string): Promise<boolean> {
+  const unfinished = await db
+    .select({ payload: jobs.payload })
+    .from(jobs)
+    .where(and(eq(jobs.meetingId, meetingId), eq(jobs.kind, "meeting_processing"), inArray(jobs.status, ["queued", "processing"])));
+  return unfinished.some((job) => job.payload.reportOnly === true);
 }
 
 /** Where a meeting's processing and its documents stand, for the web app's page and its polling. */
@@ -47,13 +47,13 @@ export interface MeetingProgress {
 }
 
 export function meetingProgress(c: Conn, meetingId: string): Promise<MeetingProgress> {
-  return run(c, (q) => {
-    const job = processingState(q, meetingId);
+  return run(c, async (q) => {
+    const job = await processingState(q, meetingId);
     return {
       stage: job?.stage ?? null,
       progress: job?.progress ?? null,
-      pendingDocuments: pendingDocumentCount(q, meetingId),
-      rewritingReport: reportBeingRewritten(q, meetingId),
+      pendingDocuments: await pendingDocumentCount(q, meetingId),
+      rewritingReport: await reportBeingRewritten(q, meetingId),
     };
   });
 }

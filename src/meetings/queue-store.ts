@@ -43,7 +43,7 @@ export function queueProcessing(
   now: number,
 ): Promise<string> {
   const { audioSeconds, firstStep, metadata, ...payload } = job;
-  return runTx(c, (tx) =>
+  return runTx(c, async (tx) =>
     admit(tx, deps, { account, channel }, { kind: "processing", audioSeconds, report: !job.transcribeOnly }, now, () =>
       enqueueJob(tx, { userId: account.userId, kind: meetingProcessingJob, firstStep, now, meetingId, channel, metadata, payload }),
     ),
@@ -55,7 +55,7 @@ export function queueProcessing(
  * cost of a report over `chars` characters of transcript (usage/admission.ts): from the API
  * wallet, or for the web app one writing of its monthly documents quota (402 when it cannot pay).
  */
-export function enqueueReportOnly(
+export async function enqueueReportOnly(
   tx: Queryable,
   deps: AdmissionDeps,
   account: { userId: string; plan: Plan },
@@ -63,7 +63,7 @@ export function enqueueReportOnly(
   channel: Channel,
   chars: number,
   now: number,
-): string {
+): Promise<string> {
   return admit(tx, deps, { account, channel }, { kind: "report", transcriptChars: chars }, now, () =>
     enqueueJob(tx, { userId: account.userId, kind: meetingProcessingJob, firstStep: "summarize", now, meetingId, channel, payload: { reportOnly: true, transcribeOnly: false } }),
   );

@@ -27,16 +27,16 @@ export interface ReceiveDeps {
   /** A browser form sends its empty inputs too: left out, they mean "not given" (the web app). */
   dropEmptyFields?: boolean;
   /**
-   * Checks that client_id names one of the requesting account's clients (404 when not),
-   * synchronously: the multipart reader validates the fields before the file (store.ts's readerNow).
+   * Checks that client_id names one of the requesting account's clients (404 when not): the
+   * multipart reader awaits the fields' validation before it reads the file.
    */
-  requireOwnClient: (clientId: string) => void;
+  requireOwnClient: (clientId: string) => Promise<void>;
   /**
    * The account's admission (free processing slot, balance or quota, uploads in flight), run once
    * what can be validated is valid and before a file is stored or a URL is queued: a malformed
-   * request is a 400 whatever the account's slots and balance. May throw (429, 402).
+   * request is a 400 whatever the account's slots and balance. May reject (429, 402).
    */
-  admit: () => void;
+  admit: () => Promise<void>;
 }
 
 export interface KnownTemplates {
@@ -45,9 +45,9 @@ export interface KnownTemplates {
 }
 
 /** Checks beyond the schema: the catalogue's templates and personas, the account's client, labels used once. */
-function assertValidFields(fields: CreateMeetingFields, deps: ReceiveDeps): void {
+async function assertValidFields(fields: CreateMeetingFields, deps: ReceiveDeps): Promise<void> {
   assertKnownTemplates(fields, deps.templates);
-  if (fields.client_id !== undefined) deps.requireOwnClient(fields.client_id);
+  if (fields.client_id !== undefined) await deps.requireOwnClient(fields.client_id);
   assertLabelsUnique(fields.participants, "participants");
 }
 
@@ -84,13 +84,13 @@ export async function receiveMeeting(request: Request, deps: ReceiveDeps): Promi
  * only be validated once it has arrived (docs/api-notes.md, "order of checks").
  */
 async function receiveUpload(request: Request, deps: ReceiveDeps): Promise<{ parsed: ReceivedMeeting; hash: string }> {
-  const validate = (fields: Map<string, string[]>) => {
+  const validate = async (fields: Map<string, string[]>) => {
     const raw = multipartToObject(deps.dropEmptyFields ? withoutEmpty(fields) : fields);
     if ("audio_url" in raw) {
       throw ApiError.validation([{ field: "audio_url", code: "conflict", message: "Send either a file or an audio_url, not both." }]);
     }
     const parsed = parseOrThrow(createMeetingUpload, raw);
-    assertValidFields(parsed, deps);
+    await assertValidFields(parsed, deps);
     return { raw, parsed };
   };
   const form = await receiveMultipart(request, {
@@ -100,10 +100,12 @@ async function receiveUpload(request: Request, deps: ReceiveDeps): Promise<{ par
     maxFields: 40,
     fileField: "file",
     pace: bodyPaceOf(request),
-    beforeFile: (fieldsSoFar) => {
+    // Awaited before the reader goes on: no more of the body is read, and nothing of the file
+    // stored, until the fields are valid and the account admitted.
+    beforeFile: async (fieldsSoFar) => {
       try {
-        validate(fieldsSoFar);
-        deps.admit();
+        await validate(fieldsSoFar);
+        await deps.admit();
       } catch (error) {
         throw closingConnection(error);
       }
@@ -120,7 +122,7 @@ async function receiveUpload(request: Request, deps: ReceiveDeps): Promise<{ par
     throw error instanceof UploadAborted ? bodyIncomplete() : error;
   });
   try {
-    const { raw, parsed: fields } = validate(form.fields);
+    const { raw, parsed: fields } = await validate(form.fields);
     if (!form.file) {
       throw ApiError.validation([{ field: "file", code: "required", message: "A multipart request needs the recording in the field file." }]);
     }
@@ -149,14 +151,14 @@ function withoutEmpty(fields: Map<string, string[]>): Map<string, string[]> {
 async function receiveUrl(request: Request, deps: ReceiveDeps): Promise<{ parsed: ReceivedMeeting; hash: string }> {
   const body = await readJsonBody(request);
   const { audio_url, ...fields } = parseOrThrow(createMeetingJson, body);
-  assertValidFields(fields, deps);
+  await assertValidFields(fields, deps);
   try {
     await checkEgress(audio_url, deps.egress);
   } catch (error) {
     if (error instanceof EgressRefused) throw ApiError.validation([{ field: "audio_url", code: error.code, message: error.message }]);
     throw error;
   }
-  deps.admit();
+  await deps.admit();
   return { parsed: { fields, recording: { kind: "url", url: audio_url } }, hash: hashRequest(body) };
 }
 

@@ -15,9 +15,9 @@ import { meetings, meetingTags, participants, reports, transcripts } from "./tab
 
 /**
  * The meeting's own rows (meetings/table.ts): the meeting, its tags and participants, what the
- * API shows beside it. The reads have a synchronous body over a `Queryable` (used inside the other
- * meeting stores and the other domains' bridges) and, where the rest of meetings/ calls them, an
- * async face over a `Conn` (db/conn.ts) that reads everything a check needs in one batch
+ * API shows beside it. The reads have an async body over a `Queryable` (used inside the other
+ * meeting stores and the other domains' bridges) and, where the rest of meetings/ calls them, a
+ * face over a `Conn` (db/conn.ts) that reads everything a check needs in one batch
  * (ownedMeetingTranscript, ownedExportRows…): the checks and the shaping stay in the modules
  * beside (transcript.ts, report.ts, export-input.ts, render.ts). The writes are async, inside the
  * caller's transaction.
@@ -33,13 +33,15 @@ export type TranscriptRow = typeof transcripts.$inferSelect;
  * The one ownership check: the meeting when it exists and belongs to the user, else undefined
  * (another account's meeting is simply absent; an id that is no UUID names none).
  */
-export function ownedMeetingRow(q: Queryable, userId: string, meetingId: string): MeetingRow | undefined {
+export async function ownedMeetingRow(q: Queryable, userId: string, meetingId: string): Promise<MeetingRow | undefined> {
   if (!isUuid(meetingId)) return undefined;
-  return q
-    .select()
-    .from(meetings)
-    .where(and(eq(meetings.id, meetingId.toLowerCase()), eq(meetings.userId, userId)))
-    .get();
+  return (
+    await q
+      .select()
+      .from(meetings)
+      .where(and(eq(meetings.id, meetingId.toLowerCase()), eq(meetings.userId, userId)))
+      .limit(1)
+  )[0];
 }
 
 export function findOwnedMeeting(c: Conn, userId: string, meetingId: string): Promise<MeetingRow | undefined> {
@@ -47,17 +49,25 @@ export function findOwnedMeeting(c: Conn, userId: string, meetingId: string): Pr
 }
 
 /** True when the meeting exists and belongs to the user (feedback/ checks the meeting it is about). */
-export function ownsMeeting(q: Queryable, userId: string, meetingId: string): boolean {
-  return ownedMeetingRow(q, userId, meetingId) !== undefined;
+export async function ownsMeeting(q: Queryable, userId: string, meetingId: string): Promise<boolean> {
+  return (await ownedMeetingRow(q, userId, meetingId)) !== undefined;
 }
 
-export function participantsOf(q: Queryable, meetingId: string): ParticipantRow[] {
-  return q.select().from(participants).where(eq(participants.meetingId, meetingId)).orderBy(participants.id).all();
+/**
+ * Checks that client_id names one of the account's clients (404 when not): the multipart reader
+ * validates a form's fields with it before the file (uploads/multipart.ts's beforeFile awaits it).
+ */
+export async function assertOwnClient(c: Conn, userId: string, clientId: string): Promise<void> {
+  await run(c, (q) => requireClient(q, userId, clientId));
+}
+
+export async function participantsOf(q: Queryable, meetingId: string): Promise<ParticipantRow[]> {
+  return q.select().from(participants).where(eq(participants.meetingId, meetingId)).orderBy(participants.id);
 }
 
 /** Every speaker label the transcript heard, or null while there is no transcript. */
-export function transcriptSpeakers(q: Queryable, meetingId: string): Set<string> | null {
-  const row = q.select({ speakers: transcripts.speakers }).from(transcripts).where(eq(transcripts.meetingId, meetingId)).get();
+export async function transcriptSpeakers(q: Queryable, meetingId: string): Promise<Set<string> | null> {
+  const row = (await q.select({ speakers: transcripts.speakers }).from(transcripts).where(eq(transcripts.meetingId, meetingId)).limit(1))[0];
   return row ? new Set(row.speakers) : null;
 }
 
@@ -71,28 +81,16 @@ export interface MeetingParticipants {
 }
 
 /** The one participant loader. */
-export function loadParticipants(q: Queryable, meetingId: string): MeetingParticipants {
-  const rows = participantsOf(q, meetingId);
+export async function loadParticipants(q: Queryable, meetingId: string): Promise<MeetingParticipants> {
+  const rows = await participantsOf(q, meetingId);
   const names = new Map<string, string>();
   for (const p of rows) for (const label of p.speakerLabels) names.set(label, p.name);
-  const unattributed = [...(transcriptSpeakers(q, meetingId) ?? [])].filter((label) => !names.has(label)).sort();
+  const unattributed = [...((await transcriptSpeakers(q, meetingId)) ?? [])].filter((label) => !names.has(label)).sort();
   return { rows, unattributed, names };
 }
 
 export function meetingParticipants(c: Conn, meetingId: string): Promise<MeetingParticipants> {
   return run(c, (q) => loadParticipants(q, meetingId));
-}
-
-/**
- * The database for a synchronous read where the caller cannot await: the multipart reader's hook
- * (uploads/multipart.ts's beforeFile) runs synchronously between a form's text fields and its
- * file, and there the fields are validated (the account's client) and the account admitted, so
- * that an upload is refused before its bytes are read. Reads only, and only a fail-fast check:
- * the admission is checked again inside the transaction that creates the meeting (create.ts,
- * usage/admit.ts's admit). Everything else awaits a store.
- */
-export function readerNow(c: Conn): Queryable {
-  return c.drizzle as unknown as Queryable;
 }
 
 /** Where a meeting's row comes from, as insertMeeting records it. */
@@ -116,15 +114,15 @@ export function insertMeeting(
   status: "draft" | "queued",
   now: number,
 ): Promise<void> {
-  return run(c, (tx) => {
+  return run(c, async (tx) => {
     const recordedAt = fields.recorded_at ? Date.parse(fields.recorded_at) : now;
     let clientId: number | null = null;
     if (fields.client_id !== undefined) {
-      clientId = requireClient(tx, account.userId, fields.client_id).id;
+      clientId = (await requireClient(tx, account.userId, fields.client_id)).id;
     } else if (fields.client) {
-      clientId = findOrCreateClient(tx, account.userId, fields.client, now).id;
+      clientId = (await findOrCreateClient(tx, account.userId, fields.client, now)).id;
     }
-    tx.insert(meetings)
+    await tx.insert(meetings)
       .values({
         id: meetingId,
         userId: account.userId,
@@ -147,15 +145,12 @@ export function insertMeeting(
         persona: fields.persona ?? null,
         minSpeakers: fields.min_speakers ?? null,
         maxSpeakers: fields.max_speakers ?? null,
-      })
-      .run();
-    for (const tag of new Set(fields.tags)) tx.insert(meetingTags).values({ meetingId, tag }).run();
+      });
+    for (const tag of new Set(fields.tags)) await tx.insert(meetingTags).values({ meetingId, tag });
     for (const p of fields.participants) {
-      tx.insert(participants)
-        .values({ meetingId, name: p.name, email: p.email ?? null, speakerLabels: [...new Set(p.speaker_labels)] })
-        .run();
+      await tx.insert(participants).values({ meetingId, name: p.name, email: p.email ?? null, speakerLabels: [...new Set(p.speaker_labels)] });
     }
-    reindexMeeting(tx, meetingId);
+    await reindexMeeting(tx, meetingId);
   });
 }
 
@@ -170,9 +165,9 @@ export function insertGivenTranscript(
   speakers: readonly { label: string; name: string }[],
   now: number,
 ): Promise<void> {
-  return run(c, (tx) => {
+  return run(c, async (tx) => {
     const duration = transcript.durationSeconds;
-    tx.insert(transcripts)
+    await tx.insert(transcripts)
       .values({
         meetingId,
         language: transcript.language,
@@ -182,12 +177,11 @@ export function insertGivenTranscript(
         segments: transcript.segments,
         speakerTurns: transcript.turns,
         createdAt: now,
-      })
-      .run();
+      });
     for (const speaker of speakers) {
-      tx.insert(participants).values({ meetingId, name: speaker.name, email: null, speakerLabels: [speaker.label] }).run();
+      await tx.insert(participants).values({ meetingId, name: speaker.name, email: null, speakerLabels: [speaker.label] });
     }
-    reindexMeeting(tx, meetingId);
+    await reindexMeeting(tx, meetingId);
   });
 }
 
@@ -207,18 +201,18 @@ export interface MeetingExtras {
  * meetings costs the same statements as one meeting): reports, transcript presence, clients,
  * the latest processing job of each, tags, participants, documents.
  */
-export function loadExtras(q: Queryable, rows: readonly MeetingRow[]): Map<string, MeetingExtras> {
+export async function loadExtras(q: Queryable, rows: readonly MeetingRow[]): Promise<Map<string, MeetingExtras>> {
   const ids = rows.map((r) => r.id);
   const extras = new Map<string, MeetingExtras>(
     ids.map((id) => [id, { report: undefined, hasTranscript: false, client: undefined, job: undefined, tags: [], participants: [], documents: [] }]),
   );
   if (!ids.length) return extras;
-  for (const report of q.select().from(reports).where(inArray(reports.meetingId, ids)).all()) extras.get(report.meetingId)!.report = report;
-  for (const { id } of q.select({ id: transcripts.meetingId }).from(transcripts).where(inArray(transcripts.meetingId, ids)).all()) {
+  for (const report of await q.select().from(reports).where(inArray(reports.meetingId, ids))) extras.get(report.meetingId)!.report = report;
+  for (const { id } of await q.select({ id: transcripts.meetingId }).from(transcripts).where(inArray(transcripts.meetingId, ids))) {
     extras.get(id)!.hasTranscript = true;
   }
   const clientIds = [...new Set(rows.map((r) => r.clientId).filter((id): id is number => id !== null))];
-  const clientRows = clientIds.length ? q.select().from(clients).where(inArray(clients.id, clientIds)).all() : [];
+  const clientRows = clientIds.length ? await q.select().from(clients).where(inArray(clients.id, clientIds)) : [];
   const clientsById = new Map(clientRows.map((c) => [c.id, c]));
   for (const row of rows) {
     // A client of another account is never shown (the row's client_id always is the owner's own).
@@ -227,23 +221,22 @@ export function loadExtras(q: Queryable, rows: readonly MeetingRow[]): Map<strin
   }
   // The newest API meeting_processing job per meeting: jobs come newest first, the first seen wins.
   // A web app job (a report written again in the web app) is never the one an API meeting shows.
-  const jobRows = q
+  const jobRows = await q
     .select()
     .from(jobs)
     .where(and(inArray(jobs.meetingId, ids), eq(jobs.kind, "meeting_processing"), eq(jobs.channel, "api")))
-    .orderBy(desc(jobs.createdAt))
-    .all();
+    .orderBy(desc(jobs.createdAt));
   for (const job of jobRows) {
     const entry = extras.get(job.meetingId!)!;
     entry.job ??= job;
   }
-  for (const { meetingId, tag } of q.select().from(meetingTags).where(inArray(meetingTags.meetingId, ids)).orderBy(meetingTags.tag).all()) {
+  for (const { meetingId, tag } of await q.select().from(meetingTags).where(inArray(meetingTags.meetingId, ids)).orderBy(meetingTags.tag)) {
     extras.get(meetingId)!.tags.push(tag);
   }
-  for (const participant of q.select().from(participants).where(inArray(participants.meetingId, ids)).orderBy(participants.id).all()) {
+  for (const participant of await q.select().from(participants).where(inArray(participants.meetingId, ids)).orderBy(participants.id)) {
     extras.get(participant.meetingId)!.participants.push(participant);
   }
-  for (const [meetingId, list] of documentsOfMeetings(q, ids)) extras.get(meetingId)!.documents = list;
+  for (const [meetingId, list] of await documentsOfMeetings(q, ids)) extras.get(meetingId)!.documents = list;
   return extras;
 }
 
@@ -253,21 +246,21 @@ export function meetingExtras(c: Conn, rows: readonly MeetingRow[]): Promise<Map
 }
 
 /** A meeting's tags, sorted. */
-export function tagsOf(q: Queryable, meetingId: string): string[] {
-  return q.select({ tag: meetingTags.tag }).from(meetingTags).where(eq(meetingTags.meetingId, meetingId)).orderBy(meetingTags.tag).all().map((t) => t.tag);
+export async function tagsOf(q: Queryable, meetingId: string): Promise<string[]> {
+  return (await q.select({ tag: meetingTags.tag }).from(meetingTags).where(eq(meetingTags.meetingId, meetingId)).orderBy(meetingTags.tag)).map((t) => t.tag);
 }
 
 /** The report's Markdown of a meeting, when it has one. */
-export function reportMarkdownOf(q: Queryable, meetingId: string): { markdown: string; language: string | null } | undefined {
-  return q.select({ markdown: reports.markdown, language: reports.language }).from(reports).where(eq(reports.meetingId, meetingId)).get();
+export async function reportMarkdownOf(q: Queryable, meetingId: string): Promise<{ markdown: string; language: string | null } | undefined> {
+  return (await q.select({ markdown: reports.markdown, language: reports.language }).from(reports).where(eq(reports.meetingId, meetingId)).limit(1))[0];
 }
 
-export function reportOf(q: Queryable, meetingId: string): ReportRow | undefined {
-  return q.select().from(reports).where(eq(reports.meetingId, meetingId)).get();
+export async function reportOf(q: Queryable, meetingId: string): Promise<ReportRow | undefined> {
+  return (await q.select().from(reports).where(eq(reports.meetingId, meetingId)).limit(1))[0];
 }
 
-export function transcriptRowOf(q: Queryable, meetingId: string): TranscriptRow | undefined {
-  return q.select().from(transcripts).where(eq(transcripts.meetingId, meetingId)).get();
+export async function transcriptRowOf(q: Queryable, meetingId: string): Promise<TranscriptRow | undefined> {
+  return (await q.select().from(transcripts).where(eq(transcripts.meetingId, meetingId)).limit(1))[0];
 }
 
 /** A meeting's stored transcript (undefined while there is none) and who holds which speaker label. */
@@ -278,9 +271,9 @@ export interface TranscriptRows {
 }
 
 /** The transcript and its speakers' names, read together (meetings/transcript.ts shapes them). */
-export function transcriptRowsIn(q: Queryable, meetingId: string): TranscriptRows {
-  const row = transcriptRowOf(q, meetingId);
-  return { row, names: row ? loadParticipants(q, meetingId).names : new Map() };
+export async function transcriptRowsIn(q: Queryable, meetingId: string): Promise<TranscriptRows> {
+  const row = await transcriptRowOf(q, meetingId);
+  return { row, names: row ? (await loadParticipants(q, meetingId)).names : new Map() };
 }
 
 export function meetingTranscriptRows(c: Conn, meetingId: string): Promise<TranscriptRows> {
@@ -289,17 +282,17 @@ export function meetingTranscriptRows(c: Conn, meetingId: string): Promise<Trans
 
 /** One of the user's meetings with its transcript, read together; undefined when it is not the user's. */
 export function ownedMeetingTranscript(c: Conn, userId: string, meetingId: string): Promise<({ meeting: MeetingRow } & TranscriptRows) | undefined> {
-  return run(c, (q) => {
-    const meeting = ownedMeetingRow(q, userId, meetingId);
-    return meeting && { meeting, ...transcriptRowsIn(q, meeting.id) };
+  return run(c, async (q) => {
+    const meeting = await ownedMeetingRow(q, userId, meetingId);
+    return meeting && { meeting, ...(await transcriptRowsIn(q, meeting.id)) };
   });
 }
 
 /** One of the user's meetings with its report row, read together; undefined when it is not the user's. */
 export function ownedMeetingReport(c: Conn, userId: string, meetingId: string): Promise<{ meeting: MeetingRow; report: ReportRow | undefined } | undefined> {
-  return run(c, (q) => {
-    const meeting = ownedMeetingRow(q, userId, meetingId);
-    return meeting && { meeting, report: meeting.transcribeOnly ? undefined : reportOf(q, meeting.id) };
+  return run(c, async (q) => {
+    const meeting = await ownedMeetingRow(q, userId, meetingId);
+    return meeting && { meeting, report: meeting.transcribeOnly ? undefined : await reportOf(q, meeting.id) };
   });
 }
 
@@ -315,22 +308,22 @@ export interface ExportRows {
 }
 
 export function ownedExportRows(c: Conn, userId: string, meetingId: string): Promise<ExportRows | undefined> {
-  return run(c, (q) => {
-    const meeting = ownedMeetingRow(q, userId, meetingId);
+  return run(c, async (q) => {
+    const meeting = await ownedMeetingRow(q, userId, meetingId);
     if (!meeting) return undefined;
     return {
       meeting,
-      transcript: transcriptRowsIn(q, meeting.id),
-      report: meeting.transcribeOnly ? undefined : reportMarkdownOf(q, meeting.id),
-      client: meeting.clientId === null ? undefined : getClient(q, userId, meeting.clientId),
-      tags: tagsOf(q, meeting.id),
-      participants: participantsOf(q, meeting.id),
+      transcript: await transcriptRowsIn(q, meeting.id),
+      report: meeting.transcribeOnly ? undefined : await reportMarkdownOf(q, meeting.id),
+      client: meeting.clientId === null ? undefined : await getClient(q, userId, meeting.clientId),
+      tags: await tagsOf(q, meeting.id),
+      participants: await participantsOf(q, meeting.id),
     };
   });
 }
 
 /** Any meeting by id, whoever owns it (the job kinds and document material, never a request). */
-export function meetingById(q: Queryable, meetingId: string): MeetingRow | undefined {
+export async function meetingById(q: Queryable, meetingId: string): Promise<MeetingRow | undefined> {
   if (!isUuid(meetingId)) return undefined;
-  return q.select().from(meetings).where(eq(meetings.id, meetingId.toLowerCase())).get();
+  return (await q.select().from(meetings).where(eq(meetings.id, meetingId.toLowerCase())).limit(1))[0];
 }

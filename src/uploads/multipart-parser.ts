@@ -1,9 +1,13 @@
 import { ApiError } from "../errors/api-error.ts";
 import { parsePartHeaders, type PartHeaders } from "./headers.ts";
 
-/** What the parser reports, synchronously, while it is fed chunks. */
+/** What the parser reports while it is fed chunks. */
 export interface PartSink {
-  partBegin(headers: PartHeaders): void;
+  /**
+   * A part begins. A promise pauses the parser until it settles: the rest of the chunk (and the
+   * caller's next read) waits for it, and a rejection ends the parse with it.
+   */
+  partBegin(headers: PartHeaders): void | Promise<void>;
   /** A piece of the current part's content: a view into the chunk that was pushed (not a copy). */
   partData(bytes: Uint8Array): void;
   partEnd(): void;
@@ -51,6 +55,8 @@ export class MultipartParser {
   private headerBlock: Buffer = CRLF;
   private padding = 0;
   private skipped = 0;
+  /** What the sink's partBegin asked the parser to wait for, taken by `parse`. */
+  private paused: Promise<void> | undefined;
 
   constructor(
     boundary: string,
@@ -65,9 +71,13 @@ export class MultipartParser {
     return this.state === State.Epilogue;
   }
 
-  push(chunk: Uint8Array): void {
-    const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    let pos = 0;
+  /** Parses a chunk; a promise when a part's beginning paused it (PartSink.partBegin): await it before pushing more. */
+  push(chunk: Uint8Array): void | Promise<void> {
+    return this.parse(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength), 0);
+  }
+
+  private parse(buf: Buffer, from: number): void | Promise<void> {
+    let pos = from;
     while (pos < buf.length) {
       switch (this.state) {
         case State.Preamble:
@@ -102,9 +112,16 @@ export class MultipartParser {
           this.state = State.Headers;
           this.headerBlock = CRLF;
           break;
-        case State.Headers:
+        case State.Headers: {
           pos = this.headers(buf, pos);
+          const paused = this.paused;
+          if (paused) {
+            this.paused = undefined;
+            const at = pos;
+            return paused.then(() => this.parse(buf, at));
+          }
           break;
+        }
         case State.Epilogue:
           this.skipped += buf.length - pos;
           if (this.skipped > MAX_EPILOGUE_BYTES) throw malformed("The multipart body goes on after its closing boundary.");
@@ -195,7 +212,7 @@ export class MultipartParser {
     const headers = parsePartHeaders(end > CRLF.length ? this.headerBlock.subarray(CRLF.length, end) : new Uint8Array(0));
     this.headerBlock = CRLF;
     this.state = State.Body;
-    this.sink.partBegin(headers);
+    this.paused = this.sink.partBegin(headers) ?? undefined;
     return pos + (end + HEADER_END.length - before);
   }
 }

@@ -152,6 +152,53 @@ describe("hooks before the file and on its first bytes", () => {
     expect(await settledLeftIn(dir)).toEqual([]);
   });
 
+  test("an async beforeFile is awaited before anything more is read: the file whole when it resolves, nothing read on or stored when it rejects", async () => {
+    const dir = freshDir();
+    const body = multipart([{ name: "a", value: "1" }, { name: "file", filename: "f.bin", value: content }]);
+    const chunks = Math.ceil(body.length / 1000);
+    let pulls = 0;
+    // One 1000-byte chunk per pull, counted: what the reader asked of the body.
+    const counted = () =>
+      new Request("http://local/", {
+        method: "POST",
+        headers: { "content-type": CONTENT_TYPE },
+        body: new ReadableStream<Uint8Array>(
+          {
+            pull(controller) {
+              const at = pulls++ * 1000;
+              if (at >= body.length) controller.close();
+              else controller.enqueue(body.slice(at, at + 1000));
+            },
+          },
+          { highWaterMark: 0 },
+        ),
+      });
+    let admit!: () => void;
+    let pullsWhenAsked = -1;
+    const receiving = receiveMultipart(counted(), {
+      ...base(dir),
+      beforeFile: () => {
+        pullsWhenAsked = pulls;
+        return new Promise<void>((resolve) => (admit = resolve));
+      },
+    });
+    expect(await waitFor(() => pullsWhenAsked >= 0)).toBe(true);
+    await Bun.sleep(30);
+    expect(pulls).toBe(pullsWhenAsked);
+    expect(leftIn(dir)).toEqual([]);
+    admit();
+    const form = await receiving;
+    expect(form.file!.sha256).toBe(sha256(content));
+    await unlink(form.file!.path);
+
+    pulls = 0;
+    const refusal = new ApiError("parallel_processing_limit", "No slot.");
+    const refused = await receiveMultipart(counted(), { ...base(dir), beforeFile: async () => { await Bun.sleep(10); throw refusal; } }).catch((e: unknown) => e);
+    expect(refused).toBe(refusal);
+    expect(pulls).toBeLessThan(chunks);
+    expect(await settledLeftIn(dir)).toEqual([]);
+  });
+
   test("checkFileHead gets exactly the first headBytes once, however the bytes arrive; a short file whole at its end; its throw removes the file", async () => {
     const dir = freshDir();
     const heads: Uint8Array[] = [];

@@ -42,10 +42,11 @@ export interface ReceiveOptions {
   /** How slowly the body may arrive before the upload is given up (408 request_timeout). */
   pace?: BodyPace;
   /**
-   * Called when the file part begins, with the text fields received before it: a throw refuses
-   * the request before any of the file is stored (validation, then admission: the caller's).
+   * Called when the file part begins, with the text fields received before it: a throw (or a
+   * rejection) refuses the request before any of the file is stored (validation, then admission:
+   * the caller's). A promise is awaited before anything more of the body is read.
    */
-  beforeFile?: (fieldsSoFar: Map<string, string[]>) => void;
+  beforeFile?: (fieldsSoFar: Map<string, string[]>) => void | Promise<void>;
   /**
    * Called once with the file's first `headBytes` bytes (all of a shorter file), as soon as they
    * have arrived: a throw refuses the upload there (e.g. not a recording), without the rest.
@@ -105,7 +106,8 @@ export async function receiveMultipart(request: Request, options: ReceiveOptions
       if (aborted) throw new UploadAborted();
       if (result.done) break;
       watch.received(result.value.byteLength);
-      parser.push(result.value);
+      const paused = parser.push(result.value);
+      if (paused) await paused;
       await diskWrite(form.drain());
     }
     // A disconnect may end the stream rather than error it; do not report it as a malformed body.
@@ -142,7 +144,7 @@ interface FileInProgress {
 // ignoreBOM: a field value keeps every character it was sent with.
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-/** The parser's sink: applies the form rules part by part, synchronously, and owns the temp file. */
+/** The parser's sink: applies the form rules part by part (synchronously, but for beforeFile), and owns the temp file. */
 class FormCollector implements PartSink {
   readonly fields = new Map<string, string[]>();
   private fieldCount = 0;
@@ -151,24 +153,18 @@ class FormCollector implements PartSink {
 
   constructor(private readonly options: ReceiveOptions) {}
 
-  partBegin(headers: PartHeaders): void {
+  partBegin(headers: PartHeaders): void | Promise<void> {
     const { fileField } = this.options;
     if (headers.filename !== undefined) {
       if (headers.name !== fileField) {
         throw invalid(headers.name, "invalid_type", `Only ${fileField} may be a file; send ${headers.name} as a text field.`);
       }
       if (this.file) throw invalid(fileField, "invalid_value", "Only one file may be uploaded per request.");
-      this.options.beforeFile?.(this.fields);
-      this.file = {
-        tmp: new TmpFile(this.options.tmpDir),
-        filename: headers.filename,
-        contentType: headers.contentType ?? "application/octet-stream",
-        hasher: new Bun.CryptoHasher("sha256"),
-        bytes: 0,
-        sha256: undefined,
-        head: this.options.checkFileHead ? [] : undefined,
-      };
-      this.current = { kind: "file" };
+      const checking = this.options.beforeFile?.(this.fields);
+      // The parser waits for the check: the file is opened, and its bytes read, only once it passed.
+      const { filename, contentType } = headers;
+      if (checking) return checking.then(() => this.beginFile(filename, contentType));
+      this.beginFile(filename, contentType);
       return;
     }
     if (headers.name === fileField) {
@@ -178,6 +174,19 @@ class FormCollector implements PartSink {
       throw invalid(headers.name, "too_large", `The form has more than ${this.options.maxFields} text fields.`);
     }
     this.current = { kind: "field", name: headers.name, pieces: [], bytes: 0 };
+  }
+
+  private beginFile(filename: string, contentType: string | undefined): void {
+    this.file = {
+      tmp: new TmpFile(this.options.tmpDir),
+      filename,
+      contentType: contentType ?? "application/octet-stream",
+      hasher: new Bun.CryptoHasher("sha256"),
+      bytes: 0,
+      sha256: undefined,
+      head: this.options.checkFileHead ? [] : undefined,
+    };
+    this.current = { kind: "file" };
   }
 
   partData(bytes: Uint8Array): void {

@@ -5,23 +5,23 @@ import { creditGrants, spendCaps } from "./table.ts";
 
 /** Turns on-demand billing on with a monthly cap (minor units), or off with null. */
 export function setSpendCap(c: Conn, userId: string, capMinor: number | null, now: number): Promise<void> {
-  return run(c, (db) => {
+  return run(c, async (db) => {
     if (capMinor === null) {
-      db.delete(spendCaps).where(eq(spendCaps.userId, userId)).run();
+      await db.delete(spendCaps).where(eq(spendCaps.userId, userId));
       return;
     }
-    db.insert(spendCaps)
+    await db
+      .insert(spendCaps)
       .values({ userId, capMinor, updatedAt: now })
-      .onConflictDoUpdate({ target: spendCaps.userId, set: { capMinor, updatedAt: now } })
-      .run();
+      .onConflictDoUpdate({ target: spendCaps.userId, set: { capMinor, updatedAt: now } });
   });
 }
 
 /** Credits added to the account's wallet for the month of `now`. */
 export function grantCredits(c: Conn, userId: string, amountMinor: number, note: string | null, now: number): Promise<{ period: string }> {
   const period = periodOf(now);
-  return run(c, (db) => {
-    db.insert(creditGrants).values({ userId, period, amountMinor, note, createdAt: now }).run();
+  return run(c, async (db) => {
+    await db.insert(creditGrants).values({ userId, period, amountMinor, note, createdAt: now });
     return { period };
   });
 }

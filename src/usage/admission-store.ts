@@ -1,5 +1,6 @@
 import type { Queryable } from "../db/client.ts";
-import { run, type Conn } from "../db/conn.ts";
+import { run, runTx, type Conn } from "../db/conn.ts";
+import { lockAccount } from "../db/sql.ts";
 import { enqueueJob, type NewJob } from "../jobs/queue-store.ts";
 import { assertFreeSlot } from "../jobs/slot-store.ts";
 import type { JobPayload } from "../jobs/table.ts";
@@ -15,18 +16,18 @@ import { assertWebappQuota } from "./webapp-quota-store.ts";
  * neither the wallet nor on-demand billing can pay `cost` (minor units) on top of what the
  * account's operations still running have reserved, 402 spend_cap_reached when on-demand billing
  * is on and its cap is what falls short. `exceptJobId`: a job whose own reservation is being
- * re-estimated does not count against itself. Runs inside the creating transaction (BEGIN
- * IMMEDIATE), so two requests are admitted one after the other.
+ * re-estimated does not count against itself. Runs inside the creating transaction, after
+ * `lockAccount` (admit), so two requests are admitted one after the other.
  */
-export function assertCanPay(
+export async function assertCanPay(
   tx: Queryable,
   settings: BillingSettings,
   account: { userId: string; plan: string },
   now: number,
   cost = settings.holdPerOperation,
   exceptJobId?: string,
-): void {
-  const balance = balanceOf(tx, settings, account, now, exceptJobId);
+): Promise<void> {
+  const balance = await balanceOf(tx, settings, account, now, exceptJobId);
   const available = balance.walletRemaining + balance.onDemandRemaining - balance.reserved;
   if (available >= cost && available > 0) return;
   if (balance.spendCap !== null) {
@@ -46,19 +47,22 @@ export function assertCanPay(
  * job is expected to cost on its channel (the API wallet and on-demand billing, or the web app's
  * own monthly quotas: SPEC 8 rule 5) beside what its other jobs in flight hold, and reserves it.
  * The reservation commits or rolls back with the job; it is settled as the job's operations are
- * debited and released when the job ends (usage/reservation-store.ts).
+ * debited and released when the job ends (usage/reservation-store.ts). It takes the account's
+ * lock (`lockAccount`; taking it again in the same transaction is harmless), so the check and the
+ * reservation are one step for the account, also when a job's reservation is re-estimated.
  */
-export function admitJob(
+export async function admitJob(
   tx: Queryable,
   settings: BillingSettings,
   account: { userId: string; plan: string },
   job: { jobId: string; channel: "api" | "webapp" },
   expected: Expected,
   now: number,
-): void {
-  if (job.channel === "api") assertCanPay(tx, settings, account, now, expected.cost, job.jobId);
-  else assertWebappQuota(tx, settings, account, now, expected, job.jobId);
-  reserve(tx, { jobId: job.jobId, userId: account.userId, channel: job.channel }, expected, now);
+): Promise<void> {
+  await lockAccount(tx, account.userId);
+  if (job.channel === "api") await assertCanPay(tx, settings, account, now, expected.cost, job.jobId);
+  else await assertWebappQuota(tx, settings, account, now, expected, job.jobId);
+  await reserve(tx, { jobId: job.jobId, userId: account.userId, channel: job.channel }, expected, now);
 }
 
 /**
@@ -69,19 +73,25 @@ export function admitJob(
  *    (402 insufficient_balance / spend_cap_reached), or the web app's own monthly quotas (402
  *    webapp_quota_reached), beside what the account's jobs in flight reserve;
  * 4. the expected cost is reserved (usage_reservations), committed or rolled back with the job.
- * Synchronous so it runs inside a sync transaction body; from a `withTx` body call it through
- * `await run(tx, (q) => admit(q, …))`. Returns the job's id.
+ * First it takes the account's lock (`lockAccount`: a transaction advisory lock on PostgreSQL,
+ * BEGIN IMMEDIATE already on SQLite), so two admissions of one account, on any node, read and
+ * reserve one after the other: `q` must be a transaction's (`runTx`, or `run` on a `withTx`).
+ * Returns the job's id.
  */
-export function admit(q: Queryable, deps: AdmissionDeps, who: Admitted, work: Work, now: number, queue: () => string): string {
-  assertFreeSlot(q, who.account.userId, who.account.plan, deps.slots);
-  const jobId = queue();
-  admitJob(q, deps.billing, who.account, { jobId, channel: who.channel }, expectedOf(deps.billing, work), now);
+export async function admit(q: Queryable, deps: AdmissionDeps, who: Admitted, work: Work, now: number, queue: () => Promise<string> | string): Promise<string> {
+  await lockAccount(q, who.account.userId);
+  await assertFreeSlot(q, who.account.userId, who.account.plan, deps.slots);
+  const jobId = await queue();
+  await admitJob(q, deps.billing, who.account, { jobId, channel: who.channel }, expectedOf(deps.billing, work), now);
   return jobId;
 }
 
-/** `admit` on a `Conn` (the transaction that creates the work), queueing `job` (enqueueJob): the job's id. */
+/**
+ * `admit` on a `Conn` (the transaction that creates the work, as a savepoint of it; or a
+ * transaction of its own, which the account's lock needs), queueing `job` (enqueueJob): the job's id.
+ */
 export function admitAndQueue<P extends JobPayload>(c: Conn, deps: AdmissionDeps, who: Admitted, work: Work, now: number, job: NewJob<P>): Promise<string> {
-  return run(c, (q) => admit(q, deps, who, work, now, () => enqueueJob(q, job)));
+  return runTx(c, (q) => admit(q, deps, who, work, now, () => enqueueJob(q, job)));
 }
 
 /**
@@ -91,10 +101,10 @@ export function admitAndQueue<P extends JobPayload>(c: Conn, deps: AdmissionDeps
  * audio left this month. `slot: false` for a draft being opened: it holds no slot until it is
  * finished (the recording may take an hour), only the quota must have minutes left.
  */
-export function admitBeforeUpload(q: Queryable, deps: AdmissionDeps, who: Admitted, now: number, options: { slot?: boolean } = {}): void {
-  if (options.slot !== false) assertFreeSlot(q, who.account.userId, who.account.plan, deps.slots);
-  if (who.channel === "api") assertCanPay(q, deps.billing, who.account, now);
-  else assertWebappQuota(q, deps.billing, who.account, now, "audio");
+export async function admitBeforeUpload(q: Queryable, deps: AdmissionDeps, who: Admitted, now: number, options: { slot?: boolean } = {}): Promise<void> {
+  if (options.slot !== false) await assertFreeSlot(q, who.account.userId, who.account.plan, deps.slots);
+  if (who.channel === "api") await assertCanPay(q, deps.billing, who.account, now);
+  else await assertWebappQuota(q, deps.billing, who.account, now, "audio");
 }
 
 /** admitBeforeUpload over a `Conn`, for the use cases. */

@@ -3,7 +3,8 @@
 import { meetingProcessingJob } from "../meetings/processing-job.ts";
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import type { Actor } from "../auth/actor.ts";
-import { createUser } from "../auth/user-store.ts";
+import { addUser } from "../auth/user-store.ts";
+import { runTx } from "../db/conn.ts";
 import { testActor } from "../../test/support/actor.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import { grantCredits, setSpendCap } from "./account-store.ts";
@@ -28,22 +29,22 @@ let now = NOV;
 const app = () => usageApp({ conn: database.conn, clock: { now: () => now }, billing });
 const actor = (channel: "api" | "webapp"): Actor => testActor(userId, channel);
 
-function consume(c: Partial<Consumption> & Pick<Consumption, "operation" | "channel">, at: number): void {
+async function consume(c: Partial<Consumption> & Pick<Consumption, "operation" | "channel">, at: number): Promise<void> {
   const meter = usageMeter(billing);
-  database.db.transaction((tx) => meter(tx, { userId, plan: "free", meetingId: null, jobId: "job_x", model: "m", ...c }, at));
+  await runTx(database.conn, (tx) => meter(tx, { userId, plan: "free", meetingId: null, jobId: "job_x", model: "m", ...c }, at));
 }
 
 /** A job in flight on `channel` holding `expected`. */
-function hold(channel: "api" | "webapp", expected: { cost: number; audioSeconds: number; documents: number }): void {
-  database.db.transaction((tx) => {
-    const jobId = enqueueJob(tx, { userId, kind: meetingProcessingJob, firstStep: "decode", now: NOV, channel, payload: {} });
-    reserve(tx, { jobId, userId, channel }, expected, NOV);
+async function hold(channel: "api" | "webapp", expected: { cost: number; audioSeconds: number; documents: number }): Promise<void> {
+  await runTx(database.conn, async (tx) => {
+    const jobId = await enqueueJob(tx, { userId, kind: meetingProcessingJob, firstStep: "decode", now: NOV, channel, payload: {} });
+    await reserve(tx, { jobId, userId, channel }, expected, NOV);
   });
 }
 
-beforeEach(() => {
+beforeEach(async () => {
   database = tempDatabase("usage-app");
-  userId = createUser(database.db, { email: "dept@firm.example", plan: "free" }).id;
+  userId = (await addUser(database.conn, { email: "dept@firm.example", plan: "free" })).id;
   now = NOV;
 });
 afterEach(() => database.remove());
@@ -51,10 +52,10 @@ afterEach(() => database.remove());
 test("summary: the API month's wallet, credits, on-demand cap, what is reserved and the totals; the web app's lines left out", async () => {
   await grantCredits(database.conn, userId, 50, "top-up", NOV);
   await setSpendCap(database.conn, userId, 1000, NOV);
-  consume({ operation: "transcription", channel: "api", audioSeconds: 600 }, NOV); // 60
-  consume({ operation: "report", channel: "api", promptTokens: 100, completionTokens: 20 }, NOV + 1); // 120: 90 wallet, 30 on demand
-  consume({ operation: "transcription", channel: "webapp", audioSeconds: 600 }, NOV + 2);
-  hold("api", { cost: 7, audioSeconds: 0, documents: 0 });
+  await consume({ operation: "transcription", channel: "api", audioSeconds: 600 }, NOV); // 60
+  await consume({ operation: "report", channel: "api", promptTokens: 100, completionTokens: 20 }, NOV + 1); // 120: 90 wallet, 30 on demand
+  await consume({ operation: "transcription", channel: "webapp", audioSeconds: 600 }, NOV + 2);
+  await hold("api", { cost: 7, audioSeconds: 0, documents: 0 });
 
   const summary = await app().summary(actor("api"));
   expect(summary.plan).toBe("free");
@@ -65,10 +66,10 @@ test("summary: the API month's wallet, credits, on-demand cap, what is reserved 
 });
 
 test("ledger: newest first, the API's lines only through the API, both channels in the web app, in pages, another month by name", async () => {
-  consume({ operation: "transcription", channel: "api", audioSeconds: 60 }, NOV);
-  consume({ operation: "transcription", channel: "webapp", audioSeconds: 60 }, NOV + 1);
-  consume({ operation: "report", channel: "api", promptTokens: 10, completionTokens: 0 }, NOV + 2);
-  consume({ operation: "transcription", channel: "api", audioSeconds: 60 }, Date.parse("2026-10-05T00:00:00Z"));
+  await consume({ operation: "transcription", channel: "api", audioSeconds: 60 }, NOV);
+  await consume({ operation: "transcription", channel: "webapp", audioSeconds: 60 }, NOV + 1);
+  await consume({ operation: "report", channel: "api", promptTokens: 10, completionTokens: 0 }, NOV + 2);
+  await consume({ operation: "transcription", channel: "api", audioSeconds: 60 }, Date.parse("2026-10-05T00:00:00Z"));
 
   const api = await app().ledger(actor("api"), { limit: 10 });
   expect(api.data.map((r) => [r.operation, r.channel])).toEqual([
@@ -86,10 +87,10 @@ test("ledger: newest first, the API's lines only through the API, both channels 
 });
 
 test("webappQuotas: minutes and documents used this month, held by work in flight, and the plan's quotas", async () => {
-  consume({ operation: "transcription", channel: "webapp", audioSeconds: 90 }, NOV);
-  consume({ operation: "document", channel: "webapp", promptTokens: 10, completionTokens: 0 }, NOV + 1);
-  consume({ operation: "transcription", channel: "api", audioSeconds: 600 }, NOV + 2);
-  hold("webapp", { cost: 0, audioSeconds: 120, documents: 1 });
+  await consume({ operation: "transcription", channel: "webapp", audioSeconds: 90 }, NOV);
+  await consume({ operation: "document", channel: "webapp", promptTokens: 10, completionTokens: 0 }, NOV + 1);
+  await consume({ operation: "transcription", channel: "api", audioSeconds: 600 }, NOV + 2);
+  await hold("webapp", { cost: 0, audioSeconds: 120, documents: 1 });
   const quotas = await app().webappQuotas(actor("webapp"));
   expect(quotas.period).toBe("2026-11");
   expect(quotas.audioMinutes).toEqual({ used: 2, reserved: 2, quota: 10 });

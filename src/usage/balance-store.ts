@@ -20,26 +20,26 @@ export interface Balance {
 }
 
 /** The account's API wallet and on-demand state for the month of `now`; `exceptJobId`'s reservation left out. */
-export function balanceOf(db: Queryable, settings: BillingSettings, account: { userId: string; plan: string }, now: number, exceptJobId?: string): Balance {
+export async function balanceOf(db: Queryable, settings: BillingSettings, account: { userId: string; plan: string }, now: number, exceptJobId?: string): Promise<Balance> {
   const period = periodOf(now);
   const allowance = settings.allowances[account.plan] ?? 0;
-  const credits = Number(
-    db
-      .select({ total: sum(creditGrants.amountMinor) })
-      .from(creditGrants)
-      .where(and(eq(creditGrants.userId, account.userId), eq(creditGrants.period, period)))
-      .get()?.total ?? 0,
-  );
-  const spent = db
-    .select({
-      wallet: sql<number>`coalesce(sum(${ledgerLines.paidWallet}), 0)`,
-      onDemand: sql<number>`coalesce(sum(${ledgerLines.paidOnDemand}), 0)`,
-      writtenOff: sql<number>`coalesce(sum(${ledgerLines.writtenOff}), 0)`,
-    })
-    .from(ledgerLines)
-    .where(and(eq(ledgerLines.userId, account.userId), eq(ledgerLines.period, period), eq(ledgerLines.channel, "api")))
-    .get()!;
-  const cap = db.select({ capMinor: spendCaps.capMinor }).from(spendCaps).where(eq(spendCaps.userId, account.userId)).get()?.capMinor ?? null;
+  const [granted] = await db
+    .select({ total: sum(creditGrants.amountMinor) })
+    .from(creditGrants)
+    .where(and(eq(creditGrants.userId, account.userId), eq(creditGrants.period, period)));
+  const credits = Number(granted?.total ?? 0);
+  const spent = (
+    await db
+      .select({
+        wallet: sql<number>`coalesce(sum(${ledgerLines.paidWallet}), 0)`,
+        onDemand: sql<number>`coalesce(sum(${ledgerLines.paidOnDemand}), 0)`,
+        writtenOff: sql<number>`coalesce(sum(${ledgerLines.writtenOff}), 0)`,
+      })
+      .from(ledgerLines)
+      .where(and(eq(ledgerLines.userId, account.userId), eq(ledgerLines.period, period), eq(ledgerLines.channel, "api")))
+  )[0]!;
+  const [capRow] = await db.select({ capMinor: spendCaps.capMinor }).from(spendCaps).where(eq(spendCaps.userId, account.userId)).limit(1);
+  const cap = capRow?.capMinor ?? null;
   const wallet = allowance + credits;
   return {
     period,
@@ -51,6 +51,6 @@ export function balanceOf(db: Queryable, settings: BillingSettings, account: { u
     onDemandUsed: spent.onDemand,
     onDemandRemaining: cap === null ? 0 : Math.max(0, cap - spent.onDemand),
     writtenOff: spent.writtenOff,
-    reserved: reservedBy(db, account.userId, "api", exceptJobId).amountMinor,
+    reserved: (await reservedBy(db, account.userId, "api", exceptJobId)).amountMinor,
   };
 }

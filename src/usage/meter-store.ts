@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import { run, type Conn } from "../db/conn.ts";
+import { lockAccount } from "../db/sql.ts";
 import { emitEvent } from "../events/store.ts";
 import { jobs } from "../jobs/table.ts";
 import { randomId } from "../lib/ids.ts";
@@ -33,7 +34,7 @@ export function costOf(settings: BillingSettings, c: Pick<Consumption, "operatio
   return { unitRate, cost: Math.ceil((tokens * unitRate) / 1_000_000) };
 }
 
-export type UsageMeter = (tx: Queryable, consumption: Consumption, now: number) => void;
+export type UsageMeter = (tx: Queryable, consumption: Consumption, now: number) => Promise<void>;
 
 /** `meter` on a `Conn` (the transaction that stores the operation's result), for the job kinds' async hooks. */
 export function debit(c: Conn, meter: UsageMeter, consumption: Consumption, now: number): Promise<void> {
@@ -44,49 +45,50 @@ export function debit(c: Conn, meter: UsageMeter, consumption: Consumption, now:
  * Debits one finished operation, inside the transaction that stores its result: the ledger line
  * (paid from the wallet first, then on demand up to the spend cap, the rest written off and
  * recorded as such), the job's usage, its reservation lowered by what was debited, and the
- * threshold alerts it crosses. API usage never counts
- * against the web app's quota and the reverse (channel).
+ * threshold alerts it crosses. API usage never counts against the web app's quota and the reverse
+ * (channel). The account's lock first (`lockAccount`): the split between wallet and on-demand is
+ * read, decided and written for the account at once, whichever node debits, so `tx` must be a
+ * transaction's.
  */
 export function usageMeter(settings: BillingSettings): UsageMeter {
-  return (tx, c, now) => {
+  return async (tx, c, now) => {
+    await lockAccount(tx, c.userId);
     const { unitRate, cost } = costOf(settings, c);
     const account = { userId: c.userId, plan: c.plan };
-    const before = c.channel === "api" ? balanceOf(tx, settings, account, now) : undefined;
+    const before = c.channel === "api" ? await balanceOf(tx, settings, account, now) : undefined;
     const paidWallet = before ? Math.min(cost, before.walletRemaining) : 0;
     const paidOnDemand = before ? Math.min(cost - paidWallet, before.onDemandRemaining) : 0;
     const writtenOff = before ? cost - paidWallet - paidOnDemand : 0;
     const id = randomId("led");
-    tx.insert(ledgerLines)
-      .values({
-        id,
-        userId: c.userId,
-        period: periodOf(now),
-        channel: c.channel,
-        operation: c.operation,
-        meetingId: c.meetingId,
-        jobId: c.jobId,
-        audioSeconds: Math.round(c.audioSeconds ?? 0),
-        promptTokens: c.promptTokens ?? 0,
-        completionTokens: c.completionTokens ?? 0,
-        model: c.model,
-        unitRate,
-        currency: settings.currency,
-        cost,
-        paidWallet,
-        paidOnDemand,
-        writtenOff,
-        createdAt: now,
-      })
-      .run();
-    addToJobUsage(tx, c, { id, cost, currency: settings.currency });
-    settleDebited(tx, c.jobId, { cost, audioSeconds: c.audioSeconds ?? 0 }, now);
-    if (before) announceThresholds(tx, settings, account, now);
+    await tx.insert(ledgerLines).values({
+      id,
+      userId: c.userId,
+      period: periodOf(now),
+      channel: c.channel,
+      operation: c.operation,
+      meetingId: c.meetingId,
+      jobId: c.jobId,
+      audioSeconds: Math.round(c.audioSeconds ?? 0),
+      promptTokens: c.promptTokens ?? 0,
+      completionTokens: c.completionTokens ?? 0,
+      model: c.model,
+      unitRate,
+      currency: settings.currency,
+      cost,
+      paidWallet,
+      paidOnDemand,
+      writtenOff,
+      createdAt: now,
+    });
+    await addToJobUsage(tx, c, { id, cost, currency: settings.currency });
+    await settleDebited(tx, c.jobId, { cost, audioSeconds: c.audioSeconds ?? 0 }, now);
+    if (before) await announceThresholds(tx, settings, account, now);
   };
 }
 
 /** job.usage: what the job consumed so far, summed over its ledger lines. */
-function addToJobUsage(tx: Queryable, c: Consumption, line: { id: string; cost: number; currency: string }): void {
-  const row = tx.select({ usage: jobs.usage }).from(jobs).where(eq(jobs.id, c.jobId)).get();
+async function addToJobUsage(tx: Queryable, c: Consumption, line: { id: string; cost: number; currency: string }): Promise<void> {
+  const [row] = await tx.select({ usage: jobs.usage }).from(jobs).where(eq(jobs.id, c.jobId)).limit(1);
   if (!row) return;
   const usage = (row.usage ?? {}) as {
     audio_seconds?: number;
@@ -106,12 +108,12 @@ function addToJobUsage(tx: Queryable, c: Consumption, line: { id: string; cost: 
     currency: line.currency,
     ledger_line_ids: [...(usage.ledger_line_ids ?? []), line.id],
   };
-  tx.update(jobs).set({ usage: next }).where(eq(jobs.id, c.jobId)).run();
+  await tx.update(jobs).set({ usage: next }).where(eq(jobs.id, c.jobId));
 }
 
 /** usage.threshold_reached at 50, 80 and 100 % of the wallet and 80 and 100 % of the spend cap, each once per month. */
-function announceThresholds(tx: Queryable, settings: BillingSettings, account: { userId: string; plan: string }, now: number): void {
-  const after = balanceOf(tx, settings, account, now);
+async function announceThresholds(tx: Queryable, settings: BillingSettings, account: { userId: string; plan: string }, now: number): Promise<void> {
+  const after = await balanceOf(tx, settings, account, now);
   const wallet = after.allowance + after.credits;
   const crossed: { alert: string; kind: "wallet" | "spend_cap"; percent: number; used: number; limit: number }[] = [];
   if (wallet > 0) {
@@ -127,14 +129,13 @@ function announceThresholds(tx: Queryable, settings: BillingSettings, account: {
     }
   }
   for (const c of crossed) {
-    const inserted = tx
+    const inserted = await tx
       .insert(usageAlerts)
       .values({ userId: account.userId, period: after.period, alert: c.alert, createdAt: now })
       .onConflictDoNothing()
-      .returning({ alert: usageAlerts.alert })
-      .all();
+      .returning({ alert: usageAlerts.alert });
     if (!inserted.length) continue; // announced already this month
-    emitEvent(tx, {
+    await emitEvent(tx, {
       userId: account.userId,
       type: "usage.threshold_reached",
       now,

@@ -1,16 +1,16 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import { run, type Conn } from "../db/conn.ts";
 import { newestFirstAfter } from "../db/keyset.ts";
-import { paginate, type Page } from "../http/pagination.ts";
+import { paginateAsync, type Page } from "../http/pagination.ts";
 import { balanceOf, type Balance } from "./balance-store.ts";
 import { periodOf, type BillingSettings } from "./settings.ts";
 import { ledgerLines } from "./table.ts";
 import { webappUsage, type WebappUsage } from "./webapp-quota-store.ts";
 
 /**
- * The async face of usage/ for its use cases (usage/app.ts). The synchronous readers and writers
- * beside it (balance.ts, reservations.ts, webapp-quota.ts, meter.ts, admission.ts) are the ones
- * other domains call inside their own transactions.
+ * The `Conn` face of usage/ for its use cases (usage/app.ts). The readers and writers beside it
+ * over a Queryable (balance-store.ts, reservation-store.ts, webapp-quota-store.ts, meter-store.ts,
+ * admission-store.ts) are the ones other domains call inside their own transactions.
  */
 export type LedgerRow = typeof ledgerLines.$inferSelect;
 
@@ -25,9 +25,9 @@ export interface MonthTotals {
 
 /** The account's API wallet and on-demand state for the month of `now`, and what its API operations of that month add up to. */
 export function apiMonth(c: Conn, settings: BillingSettings, account: { userId: string; plan: string }, now: number): Promise<{ balance: Balance; totals: MonthTotals }> {
-  return run(c, (q) => {
-    const balance = balanceOf(q, settings, account, now);
-    const totals = q
+  return run(c, async (q) => {
+    const balance = await balanceOf(q, settings, account, now);
+    const [totals] = await q
       .select({
         operations: sql<number>`count(*)`,
         audioSeconds: sql<number>`coalesce(sum(${ledgerLines.audioSeconds}), 0)`,
@@ -36,9 +36,8 @@ export function apiMonth(c: Conn, settings: BillingSettings, account: { userId: 
         cost: sql<number>`coalesce(sum(${ledgerLines.cost}), 0)`,
       })
       .from(ledgerLines)
-      .where(and(eq(ledgerLines.userId, account.userId), eq(ledgerLines.period, balance.period), eq(ledgerLines.channel, "api")))
-      .get()!;
-    return { balance, totals };
+      .where(and(eq(ledgerLines.userId, account.userId), eq(ledgerLines.period, balance.period), eq(ledgerLines.channel, "api")));
+    return { balance, totals: totals! };
   });
 }
 
@@ -53,16 +52,15 @@ export function ledgerPage(
   const period = query.period ?? periodOf(now);
   const channelFilter = channels === "api" ? eq(ledgerLines.channel, "api") : undefined;
   return run(c, (q) =>
-    paginate(
+    paginateAsync(
       query,
-      (after, take) =>
-        q
+      async (after, take) =>
+        await q
           .select()
           .from(ledgerLines)
           .where(and(eq(ledgerLines.userId, userId), eq(ledgerLines.period, period), channelFilter, newestFirstAfter(ledgerLines.createdAt, ledgerLines.id, after)))
           .orderBy(desc(ledgerLines.createdAt), desc(ledgerLines.id))
-          .limit(take)
-          .all(),
+          .limit(take),
       (row) => [row.createdAt, row.id],
       (rows) => rows,
     ),

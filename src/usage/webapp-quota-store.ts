@@ -19,24 +19,39 @@ export interface WebappUsage {
  * flight reserve (usage/reservation-store.ts), so recordings or documents sent at once cannot all slip
  * under the quota. A report written on demand (again, or from a pasted transcript) counts as a document.
  */
-export function webappUsage(db: Queryable, settings: BillingSettings, account: { userId: string; plan: string }, now: number, exceptJobId?: string): WebappUsage & { audioSeconds: { used: number; reserved: number } } {
+export async function webappUsage(
+  db: Queryable,
+  settings: BillingSettings,
+  account: { userId: string; plan: string },
+  now: number,
+  exceptJobId?: string,
+): Promise<WebappUsage & { audioSeconds: { used: number; reserved: number } }> {
   const period = periodOf(now);
-  const lines = db
-    .select({
-      audioSeconds: sql<number>`coalesce(sum(case when ${ledgerLines.operation} = 'transcription' then ${ledgerLines.audioSeconds} else 0 end), 0)`,
-      documents: sql<number>`coalesce(sum(case when ${ledgerLines.operation} = 'document' or (${ledgerLines.operation} = 'report' and json_extract(${jobs.payload}, '$.reportOnly') = 1) then 1 else 0 end), 0)`,
-    })
+  const ofMonth = and(eq(ledgerLines.userId, account.userId), eq(ledgerLines.period, period), eq(ledgerLines.channel, "webapp"));
+  const lines = (
+    await db
+      .select({
+        audioSeconds: sql<number>`coalesce(sum(case when ${ledgerLines.operation} = 'transcription' then ${ledgerLines.audioSeconds} else 0 end), 0)`,
+        documents: sql<number>`coalesce(sum(case when ${ledgerLines.operation} = 'document' then 1 else 0 end), 0)`,
+      })
+      .from(ledgerLines)
+      .where(ofMonth)
+  )[0]!;
+  // A report line counts as a document when its job wrote the report on demand (payload.reportOnly),
+  // read here rather than with json_extract / ->> so one query serves both dialects; a month holds few.
+  const reportJobs = await db
+    .select({ payload: jobs.payload })
     .from(ledgerLines)
-    .leftJoin(jobs, eq(jobs.id, ledgerLines.jobId))
-    .where(and(eq(ledgerLines.userId, account.userId), eq(ledgerLines.period, period), eq(ledgerLines.channel, "webapp")))
-    .get()!;
-  const reserved = reservedBy(db, account.userId, "webapp", exceptJobId);
+    .innerJoin(jobs, eq(jobs.id, ledgerLines.jobId))
+    .where(and(ofMonth, eq(ledgerLines.operation, "report")));
+  const reportsOnDemand = reportJobs.filter((row) => (row.payload as { reportOnly?: unknown }).reportOnly === true).length;
+  const reserved = await reservedBy(db, account.userId, "webapp", exceptJobId);
   const { audioMinutes, documents } = settings.webappQuotas;
   return {
     period,
     audioSeconds: { used: lines.audioSeconds, reserved: reserved.audioSeconds },
     audioMinutes: { used: Math.ceil(lines.audioSeconds / 60), reserved: Math.ceil(reserved.audioSeconds / 60), quota: audioMinutes[account.plan] ?? 0 },
-    documents: { used: lines.documents, reserved: reserved.documents, quota: documents[account.plan] ?? 0 },
+    documents: { used: lines.documents + reportsOnDemand, reserved: reserved.documents, quota: documents[account.plan] ?? 0 },
   };
 }
 
@@ -47,15 +62,15 @@ export function webappUsage(db: Queryable, settings: BillingSettings, account: {
  * Without `expected` (before an upload arrives, a draft opened) some minutes must be left.
  * `exceptJobId`: a job being re-estimated does not count against itself.
  */
-export function assertWebappQuota(
+export async function assertWebappQuota(
   db: Queryable,
   settings: BillingSettings,
   account: { userId: string; plan: string },
   now: number,
   expected: Pick<Expected, "audioSeconds" | "documents"> | "audio" | "document",
   exceptJobId?: string,
-): void {
-  const usage = webappUsage(db, settings, account, now, exceptJobId);
+): Promise<void> {
+  const usage = await webappUsage(db, settings, account, now, exceptJobId);
   const want = expected === "audio" ? { audioSeconds: 0, documents: 0 } : expected === "document" ? { audioSeconds: 0, documents: 1 } : expected;
   // In whole minutes begun, as the usage page shows them: 29 s used of a 1-minute quota is 1 / 1.
   const heldMinutes = Math.ceil((usage.audioSeconds.used + usage.audioSeconds.reserved) / 60);

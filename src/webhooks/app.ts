@@ -4,7 +4,7 @@
  * the delivery thread what it must know (look again, send this ping now).
  */
 import type { Actor } from "../auth/actor.ts";
-import { run, withTx, type Conn } from "../db/conn.ts";
+import { withTx, type Conn } from "../db/conn.ts";
 import type { WalTruncation } from "../db/wal-truncation.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { recordEvent, markFannedOut } from "../events/store.ts";
@@ -137,7 +137,7 @@ export function webhooksApp(deps: WebhooksDeps) {
               };
               await insertEndpoint(tx, row);
               const response = { status: 201, body: renderEndpointWithSecret(row) };
-              await run(tx, (q) => complete(q, response, row.id));
+              await complete(tx, response, row.id);
               return response;
             }),
         })

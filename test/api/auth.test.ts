@@ -32,8 +32,8 @@ beforeAll(async () => {
     createUserWithKey(server, "narrow@example.com", "read:usage", "free"),
   ]);
   const db = server.db();
-  userA = findUserByEmail(db, "alice@example.com")!;
-  userB = findUserByEmail(db, "bob@example.com")!;
+  userA = (await findUserByEmail(db, "alice@example.com"))!;
+  userB = (await findUserByEmail(db, "bob@example.com"))!;
 });
 
 afterAll(async () => {
@@ -373,7 +373,7 @@ describe("OAuth access tokens from an external identity provider (JWKS)", () => 
   });
 
   test("the IdP's subject is its own: a sub equal to a local user id does not pick that user", async () => {
-    const carol = findUserByEmail(external.db(), "carol@example.com")!;
+    const carol = (await findUserByEmail(external.db(), "carol@example.com"))!;
     const noEmail = await idpToken({ aud: "verbatim-api", sub: carol.id });
     await expectProblem(await external.api("/api/v1/me", { key: noEmail }), 401, "unauthorized");
     const token = await idpToken({ aud: "verbatim-api", sub: carol.id, email: "dave@example.com" });
@@ -480,7 +480,7 @@ describe("OAuth access tokens from an external identity provider (JWKS)", () => 
     const sub = "00u-linked-dave";
     const first = await idpToken({ aud: "verbatim-api", sub, email: "dave@example.com" });
     expect(((await (await external.api("/api/v1/me", { key: first })).json()) as any).user.email).toBe("dave@example.com");
-    const dave = findUserByEmail(external.db(), "dave@example.com")!;
+    const dave = (await findUserByEmail(external.db(), "dave@example.com"))!;
     const link = external.db().select().from(externalIdentities).where(and(eq(externalIdentities.issuer, ISSUER), eq(externalIdentities.subject, sub))).get();
     expect(link?.userId).toBe(dave.id);
 
@@ -650,13 +650,13 @@ describe("another account's resource answers 404, never 403", () => {
 });
 
 describe("clients belong to their account", () => {
-  beforeAll(() => {
+  beforeAll(async () => {
     const db = server.db();
-    createClient(db, userA.id, { name: "Société Générale", email: "contact@sg.example" });
-    createClient(db, userA.id, { name: "Acme Corp" });
-    createClient(db, userA.id, { name: "Zeta Archives", isArchived: true });
-    createClient(db, userB.id, { name: "Société Civile Immobilière" });
-    createClient(db, userB.id, { name: "Bob's Bakery" });
+    await createClient(db, userA.id, { name: "Société Générale", email: "contact@sg.example" });
+    await createClient(db, userA.id, { name: "Acme Corp" });
+    await createClient(db, userA.id, { name: "Zeta Archives", isArchived: true });
+    await createClient(db, userB.id, { name: "Société Civile Immobilière" });
+    await createClient(db, userB.id, { name: "Bob's Bakery" });
   });
 
   async function names(key: string, query = "") {

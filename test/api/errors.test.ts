@@ -390,8 +390,8 @@ describe("bad input never gives a 500 or a hang", () => {
 
   test("an SQL-looking q on /api/v1/clients matches nothing", async () => {
     const db = server.db();
-    const admin = findUserByEmail(db, "admin@localhost")!;
-    createClient(db, admin.id, { name: "Acme Legal" });
+    const admin = (await findUserByEmail(db, "admin@localhost"))!;
+    await createClient(db, admin.id, { name: "Acme Legal" });
     const all = await call(server, "/api/v1/clients", { key: server.adminKey });
     expect(all.status).toBe(200);
     expect(((await all.json()) as any).data.map((c: any) => c.name)).toContain("Acme Legal");

@@ -33,7 +33,7 @@ async function boot(options: { env?: Record<string, string>; args?: string[]; da
   const email = `user-${crypto.randomUUID().slice(0, 8)}@example.com`;
   const key = options.newUser === false ? "" : await createUserWithKey(server, email);
   const db = server.db();
-  const userId = options.newUser === false ? "" : findUserByEmail(db, email)!.id;
+  const userId = options.newUser === false ? "" : (await findUserByEmail(db, email))!.id;
   return { server, key, userId };
 }
 

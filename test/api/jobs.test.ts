@@ -16,7 +16,7 @@ beforeAll(async () => {
   ownerKey = await createUserWithKey(server, "owner@example.com");
   otherKey = await createUserWithKey(server, "other@example.com");
   const db = server.db();
-  const owner = findUserByEmail(db, "owner@example.com")!;
+  const owner = (await findUserByEmail(db, "owner@example.com"))!;
   const rows = [];
   for (let i = 0; i < 250; i++) {
     // Groups of five share a creation time, so the id must break ties for pages to be exact.

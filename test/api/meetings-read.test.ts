@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { findUserByEmail } from "../../src/auth/user-store.ts";
 import { createClient } from "../../src/clients/service.ts";
 import type { Db } from "../../src/db/client.ts";
+import { connOf, withTx } from "../../src/db/conn.ts";
 import { reindexMeeting } from "../../src/meetings/search-index-store.ts";
 import { meetings, meetingTags, participants, reports, transcripts, type MEETING_STATUSES } from "../../src/meetings/table.ts";
 import { SAMPLE_META, SAMPLE_TRANSCRIPT } from "../fixtures/transcripts/sample.ts";
@@ -133,7 +134,7 @@ interface Seed {
 }
 
 /** A meeting row with its tags, transcript and report, indexed for search like the service does. */
-function seedMeeting(db: Db, userId: string, seed: Seed): string {
+async function seedMeeting(db: Db, userId: string, seed: Seed): Promise<string> {
   const id = seed.id ?? crypto.randomUUID();
   db.insert(meetings)
     .values({
@@ -170,7 +171,7 @@ function seedMeeting(db: Db, userId: string, seed: Seed): string {
       .values({ meetingId: id, title: "Seeded report", language: "en", markdown: seed.report, structured: null, model: "seed", createdAt: seed.createdAt, updatedAt: seed.createdAt })
       .run();
   }
-  reindexMeeting(db, id);
+  await reindexMeeting(db, id);
   return id;
 }
 
@@ -228,11 +229,11 @@ beforeAll(async () => {
 
   // Seeded rows.
   const db = server.db();
-  const owner = findUserByEmail(db, "owner@example.com")!;
-  const filters = findUserByEmail(db, "filters@example.com")!;
-  const bulk = findUserByEmail(db, "bulk@example.com")!;
+  const owner = (await findUserByEmail(db, "owner@example.com"))!;
+  const filters = (await findUserByEmail(db, "filters@example.com"))!;
+  const bulk = (await findUserByEmail(db, "bulk@example.com"))!;
 
-  sampleId = seedMeeting(db, owner.id, {
+  sampleId = await seedMeeting(db, owner.id, {
     id: SAMPLE_TRANSCRIPT.meeting_id,
     title: SAMPLE_META.title,
     createdAt: T - 10 * H,
@@ -251,11 +252,11 @@ beforeAll(async () => {
     })
     .run();
   db.insert(participants).values({ meetingId: sampleId, name: "Élodie Martin", email: null, speakerLabels: ["SPEAKER_00"] }).run();
-  reindexMeeting(db, sampleId);
-  pendingId = seedMeeting(db, owner.id, { title: "Still processing", status: "processing", createdAt: T - 11 * H });
+  await reindexMeeting(db, sampleId);
+  pendingId = await seedMeeting(db, owner.id, { title: "Still processing", status: "processing", createdAt: T - 11 * H });
 
-  acmeId = createClient(db, filters.id, { name: "Acme Corp" }).id;
-  globexId = createClient(db, filters.id, { name: "Globex" }).id;
+  acmeId = (await createClient(db, filters.id, { name: "Acme Corp" })).id;
+  globexId = (await createClient(db, filters.id, { name: "Globex" })).id;
   const seeds: Record<string, Seed> = {
     F1: { title: "Réunion Budget", createdAt: T, recordedAt: R + 5 * H, status: "completed", tags: ["alpha", "beta"], clientId: acmeId, report: "# Notes\n\nTalked about the zeppelin fleet.", transcript: ["The quokka smiled.", "Nothing else."] },
     F2: { title: "Weekly sync", createdAt: T + 1000, recordedAt: R + 4 * H, status: "failed", tags: ["alpha"], clientId: globexId, transcript: ["Un café très naïf."] },
@@ -266,15 +267,15 @@ beforeAll(async () => {
     F7: { title: "Offsite", createdAt: T + 4000, recordedAt: R + 6 * H, status: "draft", tags: ["alpha", "beta"], clientId: globexId },
   };
   for (const [name, seed] of Object.entries(seeds)) {
-    F[name] = seedMeeting(db, filters.id, seed);
+    F[name] = await seedMeeting(db, filters.id, seed);
     seededAt[name] = seed.createdAt;
   }
 
   // 510 meetings: the 10 oldest failed, one failed among the 500 most recent.
-  db.transaction((tx) => {
+  await withTx(connOf(db), async (tx) => {
     for (let i = 0; i < 510; i++) {
       const status: Status = i < 10 || i === 300 ? "failed" : "completed";
-      bulkIds.push(seedMeeting(tx as unknown as Db, bulk.id, { title: `Bulk ${i}`, createdAt: T + i * 1000, status }));
+      bulkIds.push(await seedMeeting(tx.drizzle as unknown as Db, bulk.id, { title: `Bulk ${i}`, createdAt: T + i * 1000, status }));
     }
   });
 

@@ -2,6 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase, type Db } from "../../src/db/client.ts";
+import { connOf, type DbConn } from "../../src/db/conn.ts";
+import { PgConn } from "../../src/db/pg-conn.ts";
+import { createTestDatabase, dropTestDatabase, onPostgres } from "../support/postgres.ts";
 import { spawnServer, type SpawnedServer } from "./spawn-server.ts";
 
 export const ROOT = join(import.meta.dir, "..", "..");
@@ -25,8 +28,12 @@ export interface TestServer {
   api(path: string, init?: RequestInit & { key?: string; json?: unknown }): Promise<Response>;
   /** Runs `verbatim admin ...` on this server's data dir, like an operator would while it runs. */
   admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
-  /** Opens the server's SQLite file (WAL) to set up rows the API has no endpoint to create yet. */
+  /** Opens the server's SQLite file (WAL) to set up rows the API has no endpoint to create yet; SQLite run only. */
   db(): Db;
+  /** The server's database as stores take it, on either run of the suite (closed by stop()). */
+  conn(): DbConn;
+  /** On the PostgreSQL run: the server's database URL (--database-url). */
+  databaseUrl?: string;
   stop(signal?: NodeJS.Signals): Promise<number>;
 }
 
@@ -39,12 +46,42 @@ export interface StartOptions {
   cwd?: string;
 }
 
+/**
+ * On the PostgreSQL run, the database of a data dir: made with the data dir's first server and kept
+ * for a restart on the same data dir, as its SQLite file would be.
+ */
+const databasesByDataDir = new Map<string, string>();
+
+function databaseOf(dataDir: string): string {
+  let url = databasesByDataDir.get(dataDir);
+  if (!url) {
+    url = createTestDatabase("server");
+    databasesByDataDir.set(dataDir, url);
+  }
+  return url;
+}
+
+/** The --database-url arguments a command on this data dir needs (none on the SQLite run). */
+export function databaseArgs(dataDir: string): string[] {
+  return onPostgres ? ["--database-url", databaseOf(dataDir)] : [];
+}
+
+/** Forgets (and drops) the PostgreSQL database of a data dir that is being removed. */
+export function dropDatabaseOf(dataDir: string): void {
+  const url = databasesByDataDir.get(dataDir);
+  if (!url) return;
+  databasesByDataDir.delete(dataDir);
+  dropTestDatabase(url);
+}
+
 /** Starts `verbatim serve --port 0` on a fresh data dir and waits for its listening line. */
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "verbatim-test-"));
   const command = options.command ?? [BUN, ...BUN_FLAGS, join(ROOT, "src/main.ts")];
+  const ownDatabase = !(options.args ?? []).includes("--database-url");
+  const database = ownDatabase ? databaseArgs(dataDir) : [];
   const { url, proc, stdout: lines, stderr: errorLines, drained } = await spawnServer({
-    command: [...command, "serve", "--port", "0", "--data-dir", dataDir, ...(options.args ?? [])],
+    command: [...command, "serve", "--port", "0", "--data-dir", dataDir, ...database, ...(options.args ?? [])],
     cwd: options.cwd ?? ROOT,
     // Tests run the development stand-ins, whatever real models this checkout may hold. Workers get
     // only an allowlisted environment: the engine doubles' behaviour and the process marker are
@@ -53,6 +90,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   });
   const adminKey = lines.map((l) => /^\s+(vb_live_\w+)$/.exec(l)?.[1]).find(Boolean) ?? "";
   const opened: Db[] = [];
+  const conns: DbConn[] = [];
 
   return {
     url,
@@ -68,18 +106,29 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       if (json !== undefined) headers.set("Content-Type", "application/json");
       return fetch(url + path, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
     },
-    admin: (...args) => runCli(["admin", ...args, "--data-dir", dataDir], command),
+    admin: (...args) => runCli(["admin", ...args, "--data-dir", dataDir, ...database], command),
+    databaseUrl: database[1],
     db() {
+      if (onPostgres) throw new Error("server.db() is the SQLite file's: use server.conn() so the test runs on PostgreSQL too");
       const db = openDatabase(join(dataDir, "verbatim.db"));
       opened.push(db);
       return db;
     },
+    conn() {
+      const conn = database.length ? new PgConn(database[1]!, { poolSize: 2, applicationName: "verbatim-test" }) : connOf(openDatabase(join(dataDir, "verbatim.db")));
+      conns.push(conn);
+      return conn;
+    },
     async stop(signal = "SIGTERM") {
       for (const db of opened) db.$client.close();
+      for (const conn of conns) await conn.close();
       proc.kill(signal);
       const code = await proc.exited;
       await drained;
-      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (!options.dataDir) {
+        rmSync(dataDir, { recursive: true, force: true });
+        if (ownDatabase) dropDatabaseOf(dataDir);
+      }
       return code;
     },
   };

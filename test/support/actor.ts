@@ -13,6 +13,6 @@ export function testActor(userId: string, channel: Channel = "api", plan: Plan =
 }
 
 /** Two free accounts in `db` as API actors: the one acting, and another whose rows it must never see. */
-export function actingAndOther(db: Parameters<typeof createUser>[0]): [Actor, Actor] {
-  return [testActor(createUser(db, { email: "a@firm.example", plan: "free" }).id), testActor(createUser(db, { email: "b@firm.example", plan: "free" }).id)];
+export async function actingAndOther(db: Parameters<typeof createUser>[0]): Promise<[Actor, Actor]> {
+  return [testActor((await createUser(db, { email: "a@firm.example", plan: "free" })).id), testActor((await createUser(db, { email: "b@firm.example", plan: "free" })).id)];
 }

@@ -44,7 +44,7 @@ export async function withConn<T>(values: OptionValues, work: (conn: DbConn) => 
   try {
     return await work(conn);
   } finally {
-    conn.close();
+    await conn.close();
   }
 }
 

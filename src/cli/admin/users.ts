@@ -4,7 +4,7 @@ import { renderUser } from "../../auth/users.ts";
 import { addUser, listUsers, setPasswordHash } from "../../auth/user-store.ts";
 import { endAllWebSessions } from "../../auth/web-session-store.ts";
 import { DATA_DIR_OPTION } from "../../config-options.ts";
-import { sqliteOf, withTx } from "../../db/conn.ts";
+import { withTx } from "../../db/conn.ts";
 import { truncateWalWithin } from "../../db/wal-truncation.ts";
 import { DataDirInUse, lockDataDir, type DataDirLock } from "../../db/data-dir-lock.ts";
 import { resolve } from "node:path";
@@ -124,7 +124,7 @@ export const userCommands: Record<string, Command> = {
           if (deleted.ledgerLinesKept) out(`kept its ${deleted.ledgerLinesKept} ledger line(s) (immutable: ids, quantities and money) under ${user.id}, without email or name`);
         }
       } finally {
-        conn.close();
+        await conn.close();
         lock?.release();
       }
     },

@@ -1,0 +1,94 @@
+// The PostgreSQL twin of table.ts (issue 22): the same tables, columns, nullability and indexes,
+// checked by src/db/schema-parity.test.ts. Stores query through table.ts on both dialects (db/conn.ts);
+// this file feeds drizzle-kit the PostgreSQL migrations (migrations/postgres/) and the parity test.
+import { bigint, index, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import type { Scope } from "./scopes.ts";
+
+export const users = pgTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    email: text("email").notNull(),
+    name: text("name"),
+    plan: text("plan", { enum: ["free", "standard", "pro"] }).notNull(),
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+    /** Argon2id (Bun.password) for signing in to the web app; null: this user has no password. */
+    passwordHash: text("password_hash"),
+    /** The web app's language for this user: en or fr; null: from the browser's Accept-Language. */
+    locale: text("locale", { enum: ["en", "fr"] }),
+    /**
+     * Set when the account was deleted (admin user delete) but its ledger lines, which are
+     * immutable and name it, keep the row: email, name and password are gone, and nothing signs in
+     * as it or writes for it (triggers of migration 0013 refuse new rows of its).
+     */
+    deletedAt: bigint("deleted_at", { mode: "number" }),
+  },
+  (t) => [uniqueIndex("users_email_unique").on(t.email)],
+);
+
+/**
+ * Signed-in web app sessions. The cookie holds a random token; only its SHA-256 is stored, so a
+ * copy of the database signs nobody in. Each session carries its own CSRF token.
+ */
+export const webSessions = pgTable(
+  "web_sessions",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    csrfToken: text("csrf_token").notNull(),
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+    lastSeenAt: bigint("last_seen_at", { mode: "number" }).notNull(),
+    /** Absolute end (ms): a session never outlives it, however active. */
+    expiresAt: bigint("expires_at", { mode: "number" }).notNull(),
+  },
+  (t) => [index("web_sessions_user").on(t.userId)],
+);
+
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    name: text("name").notNull(),
+    /** JSON array of scope strings. */
+    scopes: text("scopes").$type<Scope[]>().notNull(),
+    /** Hex SHA-256 of the whole key: keys are high-entropy, so a plain hash is enough. */
+    keyHash: text("key_hash").notNull(),
+    /** Last four characters, so a person can tell keys apart in a listing. */
+    keyHint: text("key_hint").notNull(),
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+    lastUsedAt: bigint("last_used_at", { mode: "number" }),
+    revokedAt: bigint("revoked_at", { mode: "number" }),
+  },
+  (t) => [uniqueIndex("api_keys_hash_unique").on(t.keyHash), index("api_keys_user").on(t.userId)],
+);
+
+/** Locally minted access tokens revoked before they expire (admin token revoke), by jti. */
+export const revokedTokens = pgTable(
+  "revoked_tokens",
+  {
+    jti: text("jti").primaryKey(),
+    /** The token's own exp (ms): past it the token is refused anyway and the row can go. */
+    expiresAt: bigint("expires_at", { mode: "number" }).notNull(),
+    revokedAt: bigint("revoked_at", { mode: "number" }).notNull(),
+  },
+  (t) => [index("revoked_tokens_expires").on(t.expiresAt)],
+);
+
+/** A user of the firm's identity provider, known by issuer and subject once first seen with a verified email. */
+export const externalIdentities = pgTable(
+  "external_identities",
+  {
+    issuer: text("issuer").notNull(),
+    subject: text("subject").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.issuer, t.subject] }), index("external_identities_user").on(t.userId)],
+);
