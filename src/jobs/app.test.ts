@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import type { Actor } from "../auth/actor.ts";
-import { createUser } from "../auth/user-store.ts";
+import { addUser } from "../auth/user-store.ts";
 import { run } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
@@ -24,8 +24,8 @@ const ids = { first: "", second: "", webapp: "", others: "" };
 
 beforeAll(async () => {
   temp = tempDatabase("jobs-app");
-  const a = await createUser(temp.db, { email: "owner@example.com", plan: "pro" });
-  const b = await createUser(temp.db, { email: "other@example.com", plan: "free" });
+  const a = await addUser(temp.conn, { email: "owner@example.com", plan: "pro" });
+  const b = await addUser(temp.conn, { email: "other@example.com", plan: "free" });
   owner = { account: { userId: a.id, plan: "pro" }, channel: "api", credential: { type: "web_session", id: "s" } };
   other = { account: { userId: b.id, plan: "free" }, channel: "api", credential: { type: "web_session", id: "s" } };
   await run(temp.conn, async (q) => {
@@ -35,7 +35,9 @@ beforeAll(async () => {
     ids.others = await enqueueJob(q, { userId: b.id, kind: plainJob, firstStep: "x", now: 4000, payload: {} });
   });
 });
-afterAll(() => temp.remove());
+afterAll(async () => {
+  await temp.remove();
+});
 
 test("list: the account's API jobs, newest first, filtered by kind and status; web app jobs never", async () => {
   const app = jobsApp({ conn: temp.conn });

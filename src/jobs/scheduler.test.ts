@@ -4,7 +4,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { createUser } from "../auth/user-store.ts";
+import { addUser } from "../auth/user-store.ts";
 import { run } from "../db/conn.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import type { StepInput, StepResult } from "../worker/protocol.ts";
@@ -16,7 +16,9 @@ import { jobs } from "./table.ts";
 import type { StepOutcome } from "./worker-pool.ts";
 
 const temps: TempDatabase[] = [];
-afterAll(() => temps.forEach((t) => t.remove()));
+afterAll(async () => {
+  for (const t of temps) await t.remove();
+});
 
 const echoJob = declareJobKind({
   kind: "test_echo",
@@ -56,7 +58,7 @@ function echoKind(calls: string[]): JobKind {
 async function setUp(name: string, outcome: (input: { step: string }) => StepOutcome | Promise<StepOutcome>) {
   const temp = tempDatabase(`scheduler-${name}`);
   temps.push(temp);
-  const user = await createUser(temp.db, { email: `${name}@example.com`, plan: "pro" });
+  const user = await addUser(temp.conn, { email: `${name}@example.com`, plan: "pro" });
   const calls: string[] = [];
   const logs: string[] = [];
   const canceled: string[] = [];
@@ -148,7 +150,7 @@ test("a scheduler whose claim another took over while its step ran writes nothin
   await scheduler.start();
   for (let i = 0; i < 200 && !release; i++) await Bun.sleep(10);
   // Another node's scheduler holds the job now (this one stalled past its lease).
-  await temp.db.update(jobs).set({ leaseOwner: "sched_other" }).where(eq(jobs.id, jobId));
+  await run(temp.conn, (q) => q.update(jobs).set({ leaseOwner: "sched_other" }).where(eq(jobs.id, jobId)));
   release({ kind: "done", result: { step: "one" } as unknown as StepResult });
   for (let i = 0; i < 200 && !logs.some((l) => l.includes("another node holds the job now")); i++) await Bun.sleep(10);
   await scheduler.stop();

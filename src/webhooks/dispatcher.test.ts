@@ -4,8 +4,12 @@
 // the claims that let several dispatchers (nodes) share the deliveries table.
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { createUser } from "../auth/user-store.ts";
-import { emitEvent } from "../events/store.ts";
+import { addUser } from "../auth/user-store.ts";
+import { recordEvent } from "../events/store.ts";
+import { run } from "../db/conn.ts";
+import { exec } from "../db/sql.ts";
+import { sql } from "drizzle-orm";
+import { onPostgres } from "../../test/support/postgres.ts";
 import { parseEgressAllow } from "../net/egress.ts";
 import { verifySignature } from "../../scripts/webhook-receiver.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
@@ -67,11 +71,11 @@ async function endpoint(url: string, events: CreateEndpointBody["events"] = ["*"
 }
 
 async function event(type: "processing.completed" | "document.generated" | "ping" = "processing.completed") {
-  return emitEvent(database.db, { userId, type, now, object: { id: "job_1", object: "job", status: "completed", metadata: { matter: "A-17" } } });
+  return recordEvent(database.conn, { userId, type, now, object: { id: "job_1", object: "job", status: "completed", metadata: { matter: "A-17" } } });
 }
 
 function deliveries() {
-  return database.db.select().from(webhookDeliveries);
+  return run(database.conn, (q) => q.select().from(webhookDeliveries));
 }
 
 /** Runs one dispatch round and waits for its sends. */
@@ -82,13 +86,13 @@ async function round(d: WebhookDispatcher) {
 
 beforeEach(async () => {
   database = tempDatabase("webhooks");
-  userId = (await createUser(database.db, { email: `owner-${crypto.randomUUID()}@firm.example`, plan: "pro" })).id;
+  userId = (await addUser(database.conn, { email: `owner-${crypto.randomUUID()}@firm.example`, plan: "pro" })).id;
   disabledNotices = [];
 });
-afterEach(() => {
+afterEach(async () => {
   for (const r of receivers) r.stop();
   receivers = [];
-  database.remove();
+  await database.remove();
 });
 afterAll(() => {});
 
@@ -214,19 +218,19 @@ describe("failures and retries", () => {
     // 14 events, each failing once: 14 consecutive failures.
     for (let i = 0; i < 14; i++) await event();
     await round(d);
-    let row = (await database.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, created.id)))[0]!;
+    let row = (await run(database.conn, (q) => q.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, created.id))))[0]!;
     expect(row).toMatchObject({ enabled: true, consecutiveFailures: 14 });
     // A success resets it.
     failing = false;
     await event();
     await round(d);
-    row = (await database.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, created.id)))[0]!;
+    row = (await run(database.conn, (q) => q.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, created.id))))[0]!;
     expect(row.consecutiveFailures).toBe(0);
     // 15 more failures disable it.
     failing = true;
     for (let i = 0; i < DISABLE_AFTER_FAILURES; i++) await event();
     await round(d);
-    row = (await database.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, created.id)))[0]!;
+    row = (await run(database.conn, (q) => q.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, created.id))))[0]!;
     expect(row).toMatchObject({ enabled: false, disabledReason: "too_many_failures", consecutiveFailures: DISABLE_AFTER_FAILURES });
     expect(disabledNotices).toEqual([created.id]);
     // Disabled: nothing more is sent, even when due.
@@ -260,7 +264,7 @@ describe("failures and retries", () => {
     // Fan out without sending: the receiver is down at first.
     r.answer(() => new Response("no", { status: 500 }));
     await round(d);
-    database.db.$client.query("DELETE FROM events WHERE id = ?").run(sent.id);
+    await run(database.conn, (q) => exec(q, sql`DELETE FROM events WHERE id = ${sent.id}`));
     now += RETRY_DELAYS_MS[0]!;
     await round(d);
     expect(r.received).toHaveLength(1);
@@ -341,7 +345,7 @@ describe("several dispatchers on one database (nodes)", () => {
     expect((await deliveries()).map((row) => [row.status, row.attempts, row.leaseOwner])).toEqual(Array(6).fill(["succeeded", 1, null]));
   });
 
-  test("a delivery claimed by a dispatcher that died goes to another once the lease has run out; at a SQLite start, at once", async () => {
+  test("a delivery claimed by a dispatcher that died goes to another once the lease has run out; on SQLite, at a start at once", async () => {
     const r = receiver();
     const created = await endpoint(r.url);
     await event();
@@ -358,6 +362,8 @@ describe("several dispatchers on one database (nodes)", () => {
     expect(await deliveries()).toMatchObject([{ id: claimed!.id, status: "succeeded", attempts: 1, leaseOwner: null }]);
 
     // On SQLite a claim left at start is a dead process's (the data dir lock): due again at once.
+    // (On PostgreSQL another node may hold it alive: it waits for its lease, as above.)
+    if (onPostgres) return;
     await event();
     await fanOutEvents(database.conn, now);
     await claimDueDeliveries(database.conn, { endpointId: created.id, owner: "whdisp_dead", now, leaseUntil: now + DELIVERY_LEASE_MS, limit: 1 });
