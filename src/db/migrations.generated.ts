@@ -15,8 +15,10 @@ import m12 from "../../migrations/0012_draft_parts.sql" with { type: "text" };
 import m13 from "../../migrations/0013_usage_reservations.sql" with { type: "text" };
 import m14 from "../../migrations/0014_account_deletion.sql" with { type: "text" };
 import m15 from "../../migrations/0015_jobs_payload_channel.sql" with { type: "text" };
+import m16 from "../../migrations/0016_webhook_delivery_lease.sql" with { type: "text" };
 import pg0 from "../../migrations/postgres/0000_init.sql" with { type: "text" };
 import pg1 from "../../migrations/postgres/0001_rules.sql" with { type: "text" };
+import pg2 from "../../migrations/postgres/0002_webhook_delivery_lease.sql" with { type: "text" };
 
 /** The SQLite migrations, in order. */
 export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
@@ -36,10 +38,12 @@ export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0013_usage_reservations", sql: m13 },
   { tag: "0014_account_deletion", sql: m14 },
   { tag: "0015_jobs_payload_channel", sql: m15 },
+  { tag: "0016_webhook_delivery_lease", sql: m16 },
 ];
 
 /** The PostgreSQL migrations, in order. */
 export const EMBEDDED_PG_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: pg0 },
   { tag: "0001_rules", sql: pg1 },
+  { tag: "0002_webhook_delivery_lease", sql: pg2 },
 ];

@@ -6,7 +6,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Actor } from "../auth/actor.ts";
-import { createUser } from "../auth/user-store.ts";
+import { addUser } from "../auth/user-store.ts";
+import { sql, type SQL } from "drizzle-orm";
+import { run } from "../db/conn.ts";
+import { row } from "../db/sql.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { IdempotencyStore } from "../idempotency/service.ts";
 import { DEFAULT_BILLING } from "../usage/settings.ts";
@@ -47,7 +50,8 @@ function meetingOf(userId: string, meetingId: string, change: Partial<MeetingMat
   };
 }
 
-const count = (table: "jobs" | "document_requests") => (database.db.$client.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = async (table: "jobs" | "document_requests") => (await run(database.conn, (q) => row<{ n: number }>(q, sql`SELECT count(*) AS n FROM ${sql.identifier(table)}`)))!.n;
+const rowOf = (query: SQL) => run(database.conn, (q) => row<Record<string, string>>(q, query));
 
 function withApp(slots: Record<string, number> = { free: 2 }, billing = DEFAULT_BILLING) {
   app = documentsApp({
@@ -77,11 +81,12 @@ async function refusal(work: Promise<unknown>): Promise<string> {
   throw new Error("not refused");
 }
 
-function insertDocument(id: string, userId: string, meetingId: string, createdAt: number) {
-  database.db
-    .insert(documents)
-    .values({ id, userId, meetingId, jobId: `job_${id}`, title: `Doc ${id}`, templateId: null, language: "en", model: "m", markdown: `# ${id}`, createdAt, updatedAt: createdAt })
-    .run();
+async function insertDocument(id: string, userId: string, meetingId: string, createdAt: number) {
+  await run(database.conn, (q) =>
+    q
+      .insert(documents)
+      .values({ id, userId, meetingId, jobId: `job_${id}`, title: `Doc ${id}`, templateId: null, language: "en", model: "m", markdown: `# ${id}`, createdAt, updatedAt: createdAt }),
+  );
 }
 
 beforeEach(async () => {
@@ -89,29 +94,29 @@ beforeEach(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "verbatim-documents-app-"));
   wakes = 0;
   renders = 0;
-  const a = await createUser(database.db, { email: "alice@firm.example", plan: "free" });
-  const b = await createUser(database.db, { email: "bob@firm.example", plan: "free" });
+  const a = await addUser(database.conn, { email: "alice@firm.example", plan: "free" });
+  const b = await addUser(database.conn, { email: "bob@firm.example", plan: "free" });
   alice = { account: { userId: a.id, plan: "free" }, channel: "api", credential: { type: "web_session", id: "a" } };
   bob = { account: { userId: b.id, plan: "free" }, channel: "webapp", credential: { type: "web_session", id: "b" } };
   material = { [MEETING]: meetingOf(a.id, MEETING), [OTHER_MEETING]: meetingOf(b.id, OTHER_MEETING) };
   withApp();
 });
-afterEach(() => {
-  database.remove();
+afterEach(async () => {
+  await database.remove();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe("documents.request", () => {
   test("queues a document_generation job on the actor's channel with its request, and wakes the scheduler", async () => {
     const jobId = await app.request(alice, MEETING.toUpperCase(), { template_id: template.id, include_transcript: false });
-    const job = database.db.$client.query("SELECT kind, channel, meeting_id FROM jobs WHERE id = ?").get(jobId) as Record<string, string>;
+    const job = await rowOf(sql`SELECT kind, channel, meeting_id FROM jobs WHERE id = ${jobId}`);
     expect(job).toEqual({ kind: "document_generation", channel: "api", meeting_id: MEETING });
-    const request = database.db.$client.query("SELECT meeting_id, task, title, template_id FROM document_requests WHERE job_id = ?").get(jobId);
+    const request = await rowOf(sql`SELECT meeting_id, task, title, template_id FROM document_requests WHERE job_id = ${jobId}`);
     expect(request).toEqual({ meeting_id: MEETING, task: template.prompt, title: "Minutes", template_id: template.id });
     expect(wakes).toBe(1);
 
     const webJob = await app.request(bob, OTHER_MEETING, { prompt: "A letter.", title: "Letter", include_transcript: true });
-    expect((database.db.$client.query("SELECT channel FROM jobs WHERE id = ?").get(webJob) as { channel: string }).channel).toBe("webapp");
+    expect((await rowOf(sql`SELECT channel FROM jobs WHERE id = ${webJob}`))!.channel).toBe("webapp");
   });
 
   test("refuses another account's meeting (404), a meeting without its report (409) and an unknown template (422), queuing nothing", async () => {
@@ -126,20 +131,20 @@ describe("documents.request", () => {
     expect(await refusal(app.request(alice, MEETING, { template_id: "nope", include_transcript: false }))).toBe("validation_error");
     withApp({ free: 0 });
     expect(await refusal(app.request(alice, MEETING, { prompt: "x", include_transcript: false }))).toBe("parallel_processing_limit");
-    expect(count("jobs")).toBe(0);
-    expect(count("document_requests")).toBe(0);
+    expect(await count("jobs")).toBe(0);
+    expect(await count("document_requests")).toBe(0);
     expect(wakes).toBe(0);
   });
 
   test("an admission refused after the job was queued rolls the whole transaction back", async () => {
     withApp({ free: 2 }, { ...DEFAULT_BILLING, webappQuotas: { ...DEFAULT_BILLING.webappQuotas, documents: { free: 0 } } });
     expect(await refusal(app.request(bob, OTHER_MEETING, { prompt: "x", include_transcript: false }))).toBe("webapp_quota_reached");
-    expect(count("jobs")).toBe(0);
-    expect(count("document_requests")).toBe(0);
+    expect(await count("jobs")).toBe(0);
+    expect(await count("document_requests")).toBe(0);
     // The database is free again: the next request commits.
     withApp();
     await app.request(bob, OTHER_MEETING, { prompt: "x", include_transcript: false });
-    expect(count("jobs")).toBe(1);
+    expect(await count("jobs")).toBe(1);
   });
 });
 
@@ -152,19 +157,19 @@ describe("documents.requestOnce", () => {
     expect((first.body as { object: string; kind: string }).kind).toBe("document_generation");
     const again = await app.requestOnce(alice, MEETING, body, "key-1");
     expect(again).toEqual({ ...first, replayed: true });
-    expect(count("jobs")).toBe(1);
+    expect(await count("jobs")).toBe(1);
     expect(await refusal(app.requestOnce(alice, MEETING, { prompt: "other", include_transcript: false }, "key-1"))).toBe("idempotency_key_reused");
     const unkeyed = await app.requestOnce(alice, MEETING, body, null);
     expect(unkeyed.replayed).toBe(false);
-    expect(count("jobs")).toBe(2);
+    expect(await count("jobs")).toBe(2);
   });
 });
 
 describe("documents.list, get and file", () => {
-  beforeEach(() => {
-    insertDocument("doc_a1", alice.account.userId, MEETING, NOW - 2000);
-    insertDocument("doc_a2", alice.account.userId, MEETING, NOW - 1000);
-    insertDocument("doc_b1", bob.account.userId, OTHER_MEETING, NOW);
+  beforeEach(async () => {
+    await insertDocument("doc_a1", alice.account.userId, MEETING, NOW - 2000);
+    await insertDocument("doc_a2", alice.account.userId, MEETING, NOW - 1000);
+    await insertDocument("doc_b1", bob.account.userId, OTHER_MEETING, NOW);
   });
 
   test("list: the actor's documents only, most recent first, without their Markdown, paginated", async () => {

@@ -13,20 +13,17 @@ import { documentRequests, documents } from "./table.ts";
 
 /** The request a document job writes from (documents/request.ts or spawnDocumentJobs below queued it). */
 export function requestOfJob(c: Conn, jobId: string) {
-  return run(c, (q) => q.select().from(documentRequests).where(eq(documentRequests.jobId, jobId)).get());
+  return run(c, async (q) => (await q.select().from(documentRequests).where(eq(documentRequests.jobId, jobId)).limit(1))[0]);
 }
 
 export async function insertDocument(c: Conn, values: typeof documents.$inferInsert): Promise<void> {
-  await run(c, (q) => q.insert(documents).values(values).run());
+  await run(c, async (q) => {
+    await q.insert(documents).values(values);
+  });
 }
 
 export function findDocument(c: Conn, documentId: string) {
-  return run(c, (q) => q.select().from(documents).where(eq(documents.id, documentId)).get());
-}
-
-/** A document job's request, inside a synchronous body (the bridge for spawnDocumentJobs). */
-export function insertDocumentRequestIn(q: Queryable, values: typeof documentRequests.$inferInsert): void {
-  q.insert(documentRequests).values(values).run();
+  return run(c, async (q) => (await q.select().from(documents).where(eq(documents.id, documentId)).limit(1))[0]);
 }
 
 /**
@@ -36,17 +33,17 @@ export function insertDocumentRequestIn(q: Queryable, values: typeof documentReq
  * catalogue since (the operator removed its file) gets a job failed at once with
  * template_unavailable and its document.failed event, so the client hears of every document asked for.
  */
-export function spawnDocumentJobs(
+export async function spawnDocumentJobs(
   tx: Queryable,
   catalogue: Pick<TemplateCatalogue, "get">,
   parent: { id: string; userId: string; meetingId: string; metadata: Record<string, unknown> | null },
   templateIds: string[],
   now: number,
-): string[] {
+): Promise<string[]> {
   const ids: string[] = [];
   for (const templateId of templateIds) {
     const template = catalogue.get(templateId);
-    const jobId = enqueueJob(tx, {
+    const jobId = await enqueueJob(tx, {
       userId: parent.userId,
       kind: documentGenerationJob,
       firstStep: "generate",
@@ -58,11 +55,11 @@ export function spawnDocumentJobs(
     });
     ids.push(jobId);
     if (!template) {
-      const row = failQueuedJobIn(tx, jobId, { code: "template_unavailable", message: `The template ${templateId} is no longer in the catalogue.` }, now);
-      emitEvent(tx, { userId: parent.userId, type: "document.failed", now, meetingId: parent.meetingId, object: renderJob(row) });
+      const row = await failQueuedJobIn(tx, jobId, { code: "template_unavailable", message: `The template ${templateId} is no longer in the catalogue.` }, now);
+      await emitEvent(tx, { userId: parent.userId, type: "document.failed", now, meetingId: parent.meetingId, object: renderJob(row) });
       continue;
     }
-    insertDocumentRequestIn(tx, {
+    await tx.insert(documentRequests).values({
       jobId,
       userId: parent.userId,
       meetingId: parent.meetingId,

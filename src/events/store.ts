@@ -1,6 +1,7 @@
-import { asc, eq, isNull } from "drizzle-orm";
+import { asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import { run } from "../db/conn.ts";
+import { isPostgres, rows } from "../db/sql.ts";
 import type { Conn } from "../db/conn.ts";
 import { randomId } from "../lib/ids.ts";
 import { toRfc3339 } from "../lib/time.ts";
@@ -59,9 +60,22 @@ export function deleteMeetingEvents(c: Conn, meetingId: string): Promise<void> {
   return run(c, (q) => purgeMeetingEvents(q, meetingId));
 }
 
-/** Events not fanned out into webhook deliveries yet, oldest first. */
+/**
+ * Events not fanned out into webhook deliveries yet, oldest first. On PostgreSQL several nodes fan
+ * out at once: the events are taken FOR UPDATE SKIP LOCKED, so inside the fan-out's transaction
+ * (webhooks/fanout.ts) each is this node's alone until it is marked, and none gets its
+ * deliveries twice. SQLite's BEGIN IMMEDIATE serialises the fan-outs already.
+ */
 export function eventsToFanOut(c: Conn, limit: number): Promise<EventRow[]> {
-  return run(c, async (q) => await q.select().from(events).where(isNull(events.fannedOutAt)).orderBy(asc(events.createdAt)).limit(limit));
+  return run(c, async (q) => {
+    if (!isPostgres(q)) return await q.select().from(events).where(isNull(events.fannedOutAt)).orderBy(asc(events.createdAt)).limit(limit);
+    const taken = await rows<{ id: string }>(
+      q,
+      sql`SELECT ${events.id} AS id FROM ${events} WHERE ${isNull(events.fannedOutAt)} ORDER BY ${events.createdAt} LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
+    );
+    if (!taken.length) return [];
+    return await q.select().from(events).where(inArray(events.id, taken.map((t) => t.id))).orderBy(asc(events.createdAt));
+  });
 }
 
 /** The event's deliveries were made (or it needs none: a ping, sent to one endpoint only). */

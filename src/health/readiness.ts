@@ -36,8 +36,13 @@ export function migrationsCheck(conn: Conn): ReadinessCheck {
     name: "migrations",
     required: true,
     async run() {
-      const pending = await pendingMigrationsOf(conn);
-      return pending.length ? { ready: false, detail: `pending: ${pending.join(", ")}` } : { ready: true, detail: "applied" };
+      // A database that cannot say (unreachable, or no migration table yet) is not ready, not a 500.
+      try {
+        const pending = await pendingMigrationsOf(conn);
+        return pending.length ? { ready: false, detail: `pending: ${pending.join(", ")}` } : { ready: true, detail: "applied" };
+      } catch (error) {
+        return { ready: false, detail: (error as Error).message };
+      }
     },
   };
 }

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import type { Actor } from "../auth/actor.ts";
-import { createUser } from "../auth/user-store.ts";
+import { addUser } from "../auth/user-store.ts";
 import { run } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
@@ -24,18 +24,20 @@ const ids = { first: "", second: "", webapp: "", others: "" };
 
 beforeAll(async () => {
   temp = tempDatabase("jobs-app");
-  const a = await createUser(temp.db, { email: "owner@example.com", plan: "pro" });
-  const b = await createUser(temp.db, { email: "other@example.com", plan: "free" });
+  const a = await addUser(temp.conn, { email: "owner@example.com", plan: "pro" });
+  const b = await addUser(temp.conn, { email: "other@example.com", plan: "free" });
   owner = { account: { userId: a.id, plan: "pro" }, channel: "api", credential: { type: "web_session", id: "s" } };
   other = { account: { userId: b.id, plan: "free" }, channel: "api", credential: { type: "web_session", id: "s" } };
-  await run(temp.conn, (q) => {
-    ids.first = enqueueJob(q, { userId: a.id, kind: plainJob, firstStep: "x", now: 1000, payload: { transcribeOnly: true, note: "kept" }, metadata: { case: "A-1" } });
-    ids.second = enqueueJob(q, { userId: a.id, kind: plainJob, firstStep: "x", now: 2000, payload: { documentId: "doc_1" } });
-    ids.webapp = enqueueJob(q, { userId: a.id, kind: plainJob, firstStep: "x", now: 3000, channel: "webapp", payload: {} });
-    ids.others = enqueueJob(q, { userId: b.id, kind: plainJob, firstStep: "x", now: 4000, payload: {} });
+  await run(temp.conn, async (q) => {
+    ids.first = await enqueueJob(q, { userId: a.id, kind: plainJob, firstStep: "x", now: 1000, payload: { transcribeOnly: true, note: "kept" }, metadata: { case: "A-1" } });
+    ids.second = await enqueueJob(q, { userId: a.id, kind: plainJob, firstStep: "x", now: 2000, payload: { documentId: "doc_1" } });
+    ids.webapp = await enqueueJob(q, { userId: a.id, kind: plainJob, firstStep: "x", now: 3000, channel: "webapp", payload: {} });
+    ids.others = await enqueueJob(q, { userId: b.id, kind: plainJob, firstStep: "x", now: 4000, payload: {} });
   });
 });
-afterAll(() => temp.remove());
+afterAll(async () => {
+  await temp.remove();
+});
 
 test("list: the account's API jobs, newest first, filtered by kind and status; web app jobs never", async () => {
   const app = jobsApp({ conn: temp.conn });

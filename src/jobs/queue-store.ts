@@ -25,11 +25,10 @@ export interface NewJob<P extends JobPayload> {
  * finds it on its next look (callers wake it after committing). The payload is checked against
  * its kind's declaration first: a job its kind could not read back is never written.
  */
-export function enqueueJob<P extends JobPayload>(tx: Queryable, job: NewJob<P>): string {
+export async function enqueueJob<P extends JobPayload>(tx: Queryable, job: NewJob<P>): Promise<string> {
   const payload = job.kind.payload.parse(job.payload);
   const id = randomId("job");
-  tx.insert(jobs)
-    .values({
+  await tx.insert(jobs).values({
       id,
       userId: job.userId,
       kind: job.kind.kind,
@@ -43,8 +42,7 @@ export function enqueueJob<P extends JobPayload>(tx: Queryable, job: NewJob<P>):
       metadata: job.metadata ?? null,
       nextStep: job.firstStep,
       createdAt: job.now,
-    })
-    .run();
+  });
   return id;
 }
 

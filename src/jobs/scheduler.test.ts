@@ -1,9 +1,10 @@
 // The scheduler over a real database with a job kind of the test's own and a worker pool that
 // answers at once: steps in order, each step's move and its kind's hooks in one transaction
-// (a hook that throws rolls the move back), failures, cancel.
+// (a hook that throws rolls the move back), failures, cancel, and the fence on a lost claim.
 import { afterAll, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { createUser } from "../auth/user-store.ts";
+import { addUser } from "../auth/user-store.ts";
 import { run } from "../db/conn.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import type { StepInput, StepResult } from "../worker/protocol.ts";
@@ -11,10 +12,13 @@ import { enqueueJob } from "./queue-store.ts";
 import { declareJobKind, payloadOf, type JobKind } from "./kind.ts";
 import { Scheduler } from "./scheduler.ts";
 import { loadJob, setJobPayload, updateJob } from "./store.ts";
+import { jobs } from "./table.ts";
 import type { StepOutcome } from "./worker-pool.ts";
 
 const temps: TempDatabase[] = [];
-afterAll(() => temps.forEach((t) => t.remove()));
+afterAll(async () => {
+  for (const t of temps) await t.remove();
+});
 
 const echoJob = declareJobKind({
   kind: "test_echo",
@@ -54,7 +58,7 @@ function echoKind(calls: string[]): JobKind {
 async function setUp(name: string, outcome: (input: { step: string }) => StepOutcome | Promise<StepOutcome>) {
   const temp = tempDatabase(`scheduler-${name}`);
   temps.push(temp);
-  const user = await createUser(temp.db, { email: `${name}@example.com`, plan: "pro" });
+  const user = await addUser(temp.conn, { email: `${name}@example.com`, plan: "pro" });
   const calls: string[] = [];
   const logs: string[] = [];
   const canceled: string[] = [];
@@ -137,4 +141,19 @@ test("cancel marks an unfinished job canceled and stops its step's worker; a fin
   expect(canceled).toHaveLength(1);
   expect((await loadJob(temp.conn, jobId))!.status).toBe("canceled");
   expect((await loadJob(temp.conn, finished))!.status).toBe("completed");
+});
+
+test("a scheduler whose claim another took over while its step ran writes nothing of that step", async () => {
+  let release!: (outcome: StepOutcome) => void;
+  const { scheduler, calls, logs, enqueue, temp } = await setUp("fenced", () => new Promise<StepOutcome>((resolve) => (release = resolve)));
+  const jobId = await enqueue();
+  await scheduler.start();
+  for (let i = 0; i < 200 && !release; i++) await Bun.sleep(10);
+  // Another node's scheduler holds the job now (this one stalled past its lease).
+  await run(temp.conn, (q) => q.update(jobs).set({ leaseOwner: "sched_other" }).where(eq(jobs.id, jobId)));
+  release({ kind: "done", result: { step: "one" } as unknown as StepResult });
+  for (let i = 0; i < 200 && !logs.some((l) => l.includes("another node holds the job now")); i++) await Bun.sleep(10);
+  await scheduler.stop();
+  expect(calls).toEqual(["started one (processing)"]);
+  expect(await loadJob(temp.conn, jobId)).toMatchObject({ status: "processing", nextStep: "one", leaseOwner: "sched_other", payload: {} });
 });

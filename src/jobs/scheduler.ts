@@ -2,7 +2,7 @@ import { withTx, type DbConn } from "../db/conn.ts";
 import { publicJobMessage } from "../errors/public-message.ts";
 import { randomId } from "../lib/ids.ts";
 import type { Clock } from "../lib/time.ts";
-import { claimNextJob, LEASE_MS, releaseAllLeases, releaseLease, renewLease } from "./claims-store.ts";
+import { claimNextJob, holdsStep, LEASE_MS, releaseAllLeases, releaseLease, renewLease } from "./claims-store.ts";
 import { registerJobKinds, type JobKind } from "./kind.ts";
 import type { JobRow } from "./query.ts";
 import { cancelUnfinished, loadJob, raiseProgress, updateJob } from "./store.ts";
@@ -24,11 +24,17 @@ export interface SchedulerOptions {
   onStepFinished?(kind: string, step: string, outcome: StepOutcome["kind"], seconds: number): void;
 }
 
+/** What a scheduler must still hold to write a step's outcome (claims-store.ts `holdsStep`). */
+type StepFence = { owner: string; step: string | null; stepAttempts: number };
+
 /**
  * The job queue is the jobs table. The scheduler claims jobs (round-robin across accounts, see
  * claims-store.ts), runs each one step at a time on the worker pool, and records after each step which
  * step comes next, so a crash or restart resumes from there. What a step means is its kind's
- * business (kind.ts): this file knows no meeting.
+ * business (kind.ts): this file knows no meeting. Several schedulers may share one database
+ * (PostgreSQL, several nodes): each write that starts or settles a step is fenced by the claim
+ * and the step's attempt, so a scheduler whose claim was taken over writes nothing, and one that
+ * learns it lost its claim stops the step's worker.
  */
 export class Scheduler {
   private readonly running = new Map<string, { runId: string | null }>();
@@ -82,7 +88,7 @@ export class Scheduler {
       this.lastServed.set(job.userId, now);
       this.running.set(job.id, { runId: null });
       // Renewed while the job runs, so the claim outlives any step however long.
-      const renewal = setInterval(() => void renewLease(this.o.conn, job.id, this.owner, this.o.clock.now()).catch(() => {}), LEASE_MS / 3);
+      const renewal = setInterval(() => this.renew(job.id), LEASE_MS / 3);
       this.runJob(job.id)
         .catch((error) => this.o.log(`job ${job.id} stopped on an unexpected error: ${(error as Error).stack ?? error}`))
         .finally(async () => {
@@ -92,6 +98,21 @@ export class Scheduler {
           setTimeout(() => this.wake(), 0);
         });
     }
+  }
+
+  /**
+   * Extends the job's claim. A claim found lost (this node stalled past its lease and another
+   * took the job over) stops the step in progress: only the new holder may run and settle it.
+   */
+  private renew(jobId: string): void {
+    renewLease(this.o.conn, jobId, this.owner, this.o.clock.now())
+      .then((held) => {
+        if (held) return;
+        this.o.log(`job ${jobId}: this node's claim was taken over; its step here is stopped`);
+        const runId = this.running.get(jobId)?.runId;
+        if (runId) this.o.pool.cancel(runId);
+      })
+      .catch(() => {});
   }
 
   /** Cancels these jobs if unfinished; a step in progress is stopped by killing its worker. */
@@ -116,15 +137,17 @@ export class Scheduler {
       if (!job || (job.status !== "queued" && job.status !== "processing") || this.stopping) return;
       const kind = this.kinds.get(job.kind)!;
       const step = job.nextStep;
+      const fence: StepFence = { owner: this.owner, step, stepAttempts: job.stepAttempts };
       if (step === null || !kind.isStep(step)) {
-        await this.fail(job, "invalid_step", `The job has no valid next step (${step}).`);
+        await this.fail(job, fence, "invalid_step", `The job has no valid next step (${step}).`);
         return;
       }
       const runId = randomId("run");
       const input = await kind.stepInput(this.o.conn, job, step, runId);
       if (!input) return; // its subject is gone (deleted meanwhile)
       const now = this.o.clock.now();
-      await withTx(this.o.conn, async (tx) => {
+      const started = await withTx(this.o.conn, async (tx) => {
+        if (!(await holdsStep(tx, jobId, fence))) return false;
         await updateJob(tx, jobId, {
           status: "processing",
           stage: kind.stageOf(step),
@@ -133,7 +156,9 @@ export class Scheduler {
           progress: Math.max(job.progress ?? 0, await kind.progress(tx, job, step, 0)),
         });
         await kind.onStepStarted(tx, job, step, now);
+        return true;
       });
+      if (!started) return this.lost(jobId, step);
 
       this.running.set(jobId, { runId });
       const stepStarted = performance.now();
@@ -144,11 +169,16 @@ export class Scheduler {
       const current = await loadJob(this.o.conn, jobId);
       if (!current || current.status !== "processing" || outcome.kind === "canceled") return;
       if (outcome.kind === "failed") {
-        if (!(await this.retryOrFail(current, outcome))) return;
+        if (!(await this.retryOrFail(current, fence, outcome))) return;
         continue;
       }
-      if ((await this.advance(kind, current, step, outcome)) === "finished") return;
+      if ((await this.advance(kind, current, fence, step, outcome)) === "finished") return;
     }
+  }
+
+  /** The claim went to another scheduler before this one could write: it drops its part. */
+  private lost(jobId: string, step: string | null): void {
+    this.o.log(`job ${jobId}: step ${step} was not settled here: another node holds the job now`);
   }
 
   private reportProgress(kind: JobKind, job: JobRow, step: string, fraction: number): void {
@@ -159,35 +189,44 @@ export class Scheduler {
   }
 
   /** Retries a retryable failure while attempts remain; answers false when the job failed instead. */
-  private async retryOrFail(job: JobRow, outcome: Extract<StepOutcome, { kind: "failed" }>): Promise<boolean> {
+  private async retryOrFail(job: JobRow, fence: StepFence, outcome: Extract<StepOutcome, { kind: "failed" }>): Promise<boolean> {
     const attempts = job.stepAttempts + 1;
     if (outcome.retryable && attempts < this.o.maxStepAttempts) {
       this.o.log(
         `job ${job.id} step ${job.nextStep} failed (${outcome.code}: ${outcome.message})${detailSuffix(outcome.detail)}; try ${attempts + 1} of ${this.o.maxStepAttempts}`,
       );
-      await updateJob(this.o.conn, job.id, { stepAttempts: attempts });
-      return true;
+      const retried = await withTx(this.o.conn, async (tx) => {
+        if (!(await holdsStep(tx, job.id, fence))) return false;
+        await updateJob(tx, job.id, { stepAttempts: attempts });
+        return true;
+      });
+      if (!retried) this.lost(job.id, fence.step);
+      return retried;
     }
-    await this.fail(job, outcome.code, outcome.message, outcome.detail);
+    await this.fail(job, fence, outcome.code, outcome.message, outcome.detail);
     return false;
   }
 
-  private async fail(job: JobRow, code: string, rawMessage: string, detail?: string): Promise<void> {
+  private async fail(job: JobRow, fence: StepFence, code: string, rawMessage: string, detail?: string): Promise<void> {
     const now = this.o.clock.now();
     // The last guard before the client: a message naming a server path is replaced by its code's sentence.
     const { message, withheld } = publicJobMessage(code, rawMessage, this.o.privatePaths);
     const kind = this.kinds.get(job.kind)!;
-    await withTx(this.o.conn, async (tx) => {
+    const failed = await withTx(this.o.conn, async (tx) => {
+      if (!(await holdsStep(tx, job.id, fence))) return false;
       await updateJob(tx, job.id, { status: "failed", errorCode: code, errorMessage: message, finishedAt: now });
       await kind.onFailed(tx, job, now);
+      return true;
     });
+    if (!failed) return this.lost(job.id, fence.step);
     this.o.log(`job ${job.id} failed: ${code}: ${message}${detailSuffix([withheld ? rawMessage : "", detail ?? ""].filter(Boolean).join(" | "))}`);
   }
 
   /** Applies a step's result and moves the job on, in one transaction. */
-  private async advance(kind: JobKind, job: JobRow, step: string, outcome: Extract<StepOutcome, { kind: "done" }>): Promise<"continue" | "finished"> {
+  private async advance(kind: JobKind, job: JobRow, fence: StepFence, step: string, outcome: Extract<StepOutcome, { kind: "done" }>): Promise<"continue" | "finished"> {
     const now = this.o.clock.now();
     const moved = await withTx(this.o.conn, async (tx) => {
+      if (!(await holdsStep(tx, job.id, fence))) return null;
       const refused = (await kind.admitResult?.(tx, job, outcome.result, now)) ?? null;
       if (refused) {
         await updateJob(tx, job.id, { status: "failed", nextStep: null, errorCode: refused.code, errorMessage: refused.message, finishedAt: now });
@@ -207,6 +246,10 @@ export class Scheduler {
       if (!next) await kind.onCompleted(tx, job, now);
       return { refused: null, next };
     });
+    if (!moved) {
+      this.lost(job.id, step);
+      return "finished";
+    }
     if (moved.refused) {
       this.o.log(`job ${job.id} failed: ${moved.refused.code}: ${moved.refused.message}`);
       return "finished";

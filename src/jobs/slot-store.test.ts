@@ -1,6 +1,6 @@
 import { afterAll, expect, test } from "bun:test";
 import { z } from "zod";
-import { createUser } from "../auth/user-store.ts";
+import { addUser } from "../auth/user-store.ts";
 import { run } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { tempDatabase } from "../../test/support/database.ts";
@@ -10,11 +10,13 @@ import { assertSlotFree } from "./slot-store.ts";
 import { updateJob } from "./store.ts";
 
 const temp = tempDatabase("slots");
-afterAll(() => temp.remove());
+afterAll(async () => {
+  await temp.remove();
+});
 const slotJob = declareJobKind({ kind: "test_slot", stages: [], payload: z.object({}) });
 
 test("queued and running jobs hold the plan's slots; jobs queued by another job and ended jobs hold none", async () => {
-  const user = await createUser(temp.db, { email: "slots@example.com", plan: "standard" });
+  const user = await addUser(temp.conn, { email: "slots@example.com", plan: "standard" });
   const queue = (parentJobId?: string) => run(temp.conn, (q) => enqueueJob(q, { userId: user.id, kind: slotJob, firstStep: "x", now: 1, parentJobId, payload: {} }));
   const slots = { standard: 2 };
   const first = await queue();

@@ -7,11 +7,11 @@ import { busySlotsIn } from "./store.ts";
  * Refuses new work when the account's processings fill its plan's slots (SPEC 8, rule 2).
  * Queued and running jobs both hold a slot; document jobs spawned by a meeting (with a parent)
  * hold none, as documents requested at creation need no free slot. Runs inside the creating
- * transaction so two concurrent requests cannot both take the last slot. Synchronous, for the
- * other domains' synchronous transaction bodies.
+ * transaction so two concurrent requests cannot both take the last slot (on PostgreSQL the
+ * caller's transaction holds the account's lock first: db/sql.ts `lockAccount`).
  */
-export function assertFreeSlot(db: Queryable, userId: string, plan: string, slots: ParallelSlots): void {
-  refuseWhenSlotsBusy(busySlotsIn(db, userId), plan, slots);
+export async function assertFreeSlot(db: Queryable, userId: string, plan: string, slots: ParallelSlots): Promise<void> {
+  refuseWhenSlotsBusy(await busySlotsIn(db, userId), plan, slots);
 }
 
 /** `assertFreeSlot` for a caller holding a `Conn` (inside the transaction that creates the work). */

@@ -2,8 +2,9 @@
 // use case's checks, its rows, and what it tells the delivery thread (wake, send now).
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Actor } from "../auth/actor.ts";
-import { createUser } from "../auth/user-store.ts";
-import { emitEvent } from "../events/store.ts";
+import { addUser } from "../auth/user-store.ts";
+import { recordEvent } from "../events/store.ts";
+import { run } from "../db/conn.ts";
 import { events } from "../events/table.ts";
 import { IdempotencyStore } from "../idempotency/service.ts";
 import { parseEgressAllow } from "../net/egress.ts";
@@ -46,11 +47,13 @@ const body = (url = "https://hooks.example/in") => ({ url, events: ["processing.
 
 beforeEach(async () => {
   database = tempDatabase("webhooks-app");
-  owner = actorOf((await createUser(database.db, { email: `owner-${crypto.randomUUID()}@firm.example`, plan: "pro" })).id);
-  stranger = actorOf((await createUser(database.db, { email: `other-${crypto.randomUUID()}@firm.example`, plan: "pro" })).id);
+  owner = actorOf((await addUser(database.conn, { email: `owner-${crypto.randomUUID()}@firm.example`, plan: "pro" })).id);
+  stranger = actorOf((await addUser(database.conn, { email: `other-${crypto.randomUUID()}@firm.example`, plan: "pro" })).id);
   told = { wake: 0, sendNow: [], walTruncations: 0, lookups: [] };
 });
-afterEach(() => database.remove());
+afterEach(async () => {
+  await database.remove();
+});
 
 describe("createEndpoint", () => {
   test("registers an enabled endpoint and answers its secret this once", async () => {
@@ -108,19 +111,19 @@ describe("update", () => {
 
   test("disabling parks the endpoint's unfinished deliveries; enabling clears its failures, makes them due and wakes the thread", async () => {
     const created = await app().createEndpoint(owner, body());
-    const event = emitEvent(database.db, { userId: owner.account.userId, type: "processing.completed", now, object: {} });
+    const event = await recordEvent(database.conn, { userId: owner.account.userId, type: "processing.completed", now, object: {} });
     const delivery = await queueDelivery(database.conn, { userId: owner.account.userId, endpointId: created.body.id, eventId: event.id, eventType: event.type, now });
-    const due = () => database.db.select().from(webhookDeliveries).all().find((row) => row.id === delivery.id)!.nextAttemptAt;
+    const due = async () => (await run(database.conn, (q) => q.select().from(webhookDeliveries))).find((row) => row.id === delivery.id)!.nextAttemptAt;
 
     const disabled = await app().update(owner, created.body.id, { enabled: false });
     expect(disabled).toMatchObject({ enabled: false, disabledReason: null });
-    expect(due()).toBeNull();
+    expect(await due()).toBeNull();
     expect(told.wake).toBe(0);
 
     now += 1000;
     const enabled = await app().update(owner, created.body.id, { enabled: true });
     expect(enabled).toMatchObject({ enabled: true, disabledReason: null, consecutiveFailures: 0 });
-    expect(due()).toBe(now);
+    expect(await due()).toBe(now);
     expect(told.wake).toBe(1);
   });
 });
@@ -138,14 +141,14 @@ describe("rotateSecret", () => {
 describe("delete", () => {
   test("removes the endpoint and its delivery log, then truncates the WAL; another account's is 404", async () => {
     const created = await app().createEndpoint(owner, body());
-    const event = emitEvent(database.db, { userId: owner.account.userId, type: "processing.completed", now, object: {} });
+    const event = await recordEvent(database.conn, { userId: owner.account.userId, type: "processing.completed", now, object: {} });
     await fanOutEvents(database.conn, now);
-    expect(database.db.select().from(webhookDeliveries).all().map((row) => row.eventId)).toEqual([event.id]);
+    expect((await run(database.conn, (q) => q.select().from(webhookDeliveries))).map((row) => row.eventId)).toEqual([event.id]);
     await expect(app().delete(stranger, created.body.id)).rejects.toMatchObject({ status: 404 });
     expect(told.walTruncations).toBe(0);
     await app().delete(owner, created.body.id);
     expect(await app().list(owner)).toEqual([]);
-    expect(database.db.select().from(webhookDeliveries).all()).toEqual([]);
+    expect(await run(database.conn, (q) => q.select().from(webhookDeliveries))).toEqual([]);
     expect(told.walTruncations).toBe(1);
   });
 });
@@ -156,7 +159,7 @@ describe("ping", () => {
     const delivery = await app().ping(owner, created.body.id);
     expect(delivery).toMatchObject({ endpointId: created.body.id, eventType: "ping", status: "pending", nextAttemptAt: now });
     expect(told.sendNow).toEqual([delivery.id]);
-    const [event] = database.db.select().from(events).all();
+    const [event] = await run(database.conn, (q) => q.select().from(events));
     expect(event).toMatchObject({ id: delivery.eventId, type: "ping", fannedOutAt: now });
     expect(JSON.parse(event!.payload).data.object).toEqual({ object: "ping", message: `Test event for webhook endpoint ${created.body.id}.`, endpoint_id: created.body.id });
     expect(await fanOutEvents(database.conn, now)).toBe(0);

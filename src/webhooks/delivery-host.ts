@@ -15,8 +15,9 @@ function threadEntry(): string {
 /**
  * The API side of the delivery thread: starts it, tells it when to look again or to send a ping
  * now, relays its log lines, keeps its latest counters (for metrics), and stops it. Deliveries
- * live in SQLite, so the two threads share nothing else: a delivery the thread had in flight
- * when the process died is simply due again at the next start.
+ * live in the database, so the two threads share nothing else: a delivery the thread had in
+ * flight when the process died is due again at the next start (SQLite), or once its claim's
+ * lease runs out (PostgreSQL, where another node may take it).
  */
 export class DeliveryThread {
   counters: DeliveryCounters = { succeeded: 0, failedAttempts: 0, failed: 0, endpointsDisabled: 0 };

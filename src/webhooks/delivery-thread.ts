@@ -1,9 +1,11 @@
 /**
- * The webhook delivery thread (a Worker of the API process): its own SQLite connection, the
- * dispatcher, and every TLS handshake and signature, so a storm of deliveries never holds the
- * API's event loop. See delivery-host.ts for the API side.
+ * The webhook delivery thread (a Worker of the API process): its own database connection (a
+ * SQLite connection, or a small PostgreSQL pool), the dispatcher, and every TLS handshake and
+ * signature, so a storm of deliveries never holds the API's event loop. See delivery-host.ts for
+ * the API side.
  */
-import { openConn } from "../db/conn.ts";
+import { openConn, type DbConn } from "../db/conn.ts";
+import { PgConn } from "../db/pg-conn.ts";
 import { systemClock } from "../lib/time.ts";
 import { parseEgressAllow } from "../net/egress.ts";
 import { trustedCertificates } from "../net/trust.ts";
@@ -16,14 +18,24 @@ declare const self: Worker;
 const send = (message: FromDeliveryThread) => self.postMessage(message);
 let dispatcher: WebhookDispatcher | undefined;
 let counterTimer: ReturnType<typeof setInterval> | undefined;
-let closeDatabase: (() => void) | undefined;
+let closeDatabase: (() => Promise<void>) | undefined;
+
+/**
+ * The thread's own connection: a Worker shares no objects with the API's thread. Four pooled
+ * connections on PostgreSQL: the fan-out's transaction and the attempts' records are short, and
+ * the sends themselves hold none.
+ */
+function openThreadConn(config: { databasePath: string; databaseUrl?: string }): DbConn {
+  if (config.databaseUrl) return new PgConn(config.databaseUrl, { poolSize: 4, applicationName: "verbatim-webhooks" });
+  return openConn(config.databasePath);
+}
 
 self.onmessage = async (event: MessageEvent<ToDeliveryThread>) => {
   const message = event.data;
   switch (message.type) {
     case "start": {
       const { config } = message;
-      const conn = openConn(config.databasePath);
+      const conn = openThreadConn(config);
       closeDatabase = () => conn.close();
       const log = (line: string) => send({ type: "log", line });
       dispatcher = new WebhookDispatcher({
@@ -50,7 +62,7 @@ self.onmessage = async (event: MessageEvent<ToDeliveryThread>) => {
     case "stop":
       if (counterTimer) clearInterval(counterTimer);
       await dispatcher?.stop();
-      closeDatabase?.();
+      await closeDatabase?.();
       send({ type: "stopped" });
       break;
   }

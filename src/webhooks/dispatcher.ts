@@ -1,8 +1,17 @@
 import type { Conn } from "../db/conn.ts";
 import { eventPayload } from "../events/store.ts";
+import { randomId } from "../lib/ids.ts";
 import type { Clock } from "../lib/time.ts";
 import { SERVICE_VERSION } from "../lib/version.ts";
-import { dueDeliveriesOf, failDelivery, findDelivery, recordAttempt, type DeliveryRow } from "./delivery-store.ts";
+import {
+  claimDelivery,
+  claimDueDeliveries,
+  failDelivery,
+  recordAttempt,
+  releaseAllDeliveryLeases,
+  releaseDeliveries,
+  type DeliveryRow,
+} from "./delivery-store.ts";
 import { enabledEndpointIds, findEndpoint, type EndpointRow } from "./endpoint-store.ts";
 import { fanOutEvents } from "./fanout.ts";
 import { signingSecrets } from "./secrets.ts";
@@ -15,6 +24,11 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 /** Consecutive failed attempts that disable an endpoint (SPEC 6). */
 export const DISABLE_AFTER_FAILURES = 15;
 const FAN_OUT_BATCH = 10;
+/**
+ * How long a claimed attempt is this dispatcher's alone, at least: far longer than a send (its
+ * deadline is 10 s) and its record take, so only a dispatcher that died (or stalled) loses one.
+ */
+export const DELIVERY_LEASE_MS = 60_000;
 export const USER_AGENT = `Verbatim-Webhooks/1.0 (verbatim ${SERVICE_VERSION})`;
 
 /** Delivery outcomes since start, for the metrics endpoint. */
@@ -42,15 +56,22 @@ export interface DispatcherOptions {
 
 /**
  * Sends webhook deliveries from the retry table, in the API process, without blocking requests:
- * each tick fans new events out into deliveries, then starts the due ones (oldest first) up to
- * the concurrency bounds, each in its own promise with a deadline. Outcomes are written back
- * with the next attempt's time, so a restart resumes exactly: a delivery due (or in flight when
- * the process died) is sent after it. At least once: receivers deduplicate on Verbatim-Event-Id.
+ * each tick fans new events out into deliveries, then claims the due ones (oldest first) up to
+ * the concurrency bounds and starts each in its own promise with a deadline. Outcomes are written
+ * back with the next attempt's time, so a restart resumes exactly: a delivery due (or in flight
+ * when the process died) is sent after it. Several dispatchers (one per node, on PostgreSQL) may
+ * share the table: each attempt is sent by the one that claimed it (a lease on the row), and one
+ * killed mid-delivery leaves it to another once the lease runs out. At least once: receivers
+ * deduplicate on Verbatim-Event-Id.
  */
 export class WebhookDispatcher {
   readonly counters: DeliveryCounters = { succeeded: 0, failedAttempts: 0, failed: 0, endpointsDisabled: 0 };
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly perEndpoint = new Map<string, number>();
+  /** This dispatcher's name on the deliveries it claims (webhook_deliveries.lease_owner). */
+  private readonly owner = randomId("whdisp");
+  /** Set by start(): the first tick waits for the claims a dead process left to be dropped. */
+  private started: Promise<void> = Promise.resolve();
   private timer: ReturnType<typeof setInterval> | undefined;
   private rotation = 0;
   private tickSoon = false;
@@ -63,6 +84,7 @@ export class WebhookDispatcher {
   constructor(private readonly o: DispatcherOptions) {}
 
   start(intervalMs = 1000): void {
+    this.started = releaseAllDeliveryLeases(this.o.conn).catch((error) => this.o.log(`webhooks: could not release old claims: ${(error as Error).message}`));
     this.timer = setInterval(() => void this.tick(), intervalMs);
     void this.tick();
   }
@@ -93,6 +115,7 @@ export class WebhookDispatcher {
     }
     this.ticking = true;
     try {
+      await this.started;
       do {
         this.tickAgain = false;
         await this.tickOnce();
@@ -109,7 +132,7 @@ export class WebhookDispatcher {
       // for long; a full batch means more are waiting: the next tick comes at once.
       const fanned = await fanOutEvents(this.o.conn, now, FAN_OUT_BATCH);
       if (fanned === FAN_OUT_BATCH) setTimeout(() => void this.tick(), 0);
-      for (const delivery of await this.due(now)) this.beginIfRoom(delivery);
+      await this.beginClaimed(await this.due(now));
     } catch (error) {
       this.o.log(`webhooks: dispatch failed: ${(error as Error).message}`);
     }
@@ -125,9 +148,10 @@ export class WebhookDispatcher {
     if (this.inFlight.size >= this.maxInFlight) return;
     this.starting++;
     try {
-      const row = await findDelivery(this.o.conn, deliveryId);
-      if (!row || row.nextAttemptAt === null) return;
-      this.beginIfRoom(row);
+      const now = this.o.clock.now();
+      // Claimed only if due and nobody sends it already (this node's tick, or another node).
+      const row = await claimDelivery(this.o.conn, { deliveryId, owner: this.owner, now, leaseUntil: now + this.leaseMs });
+      if (row) await this.beginClaimed([row]);
     } catch (error) {
       this.o.log(`webhooks: could not send ${deliveryId} now: ${(error as Error).message}`);
     } finally {
@@ -136,14 +160,27 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Starts the delivery unless it is in flight already or the bounds leave no room: checked at
-   * the moment it starts, since a tick and a send-now may both have read it while awaiting the database.
+   * Starts each claimed delivery unless the bounds leave no room: checked at the moment it
+   * starts, since a tick and a send-now may both have claimed while awaiting the database. One
+   * left out is released, due again at once for the next tick.
    */
-  private beginIfRoom(delivery: DeliveryRow): void {
-    if (this.stopped || this.inFlight.has(delivery.id)) return;
-    if (this.inFlight.size >= this.maxInFlight) return;
-    if ((this.perEndpoint.get(delivery.endpointId) ?? 0) >= this.maxInFlightPerEndpoint) return;
-    this.begin(delivery);
+  private async beginClaimed(claimed: DeliveryRow[]): Promise<void> {
+    const left: string[] = [];
+    for (const delivery of claimed) {
+      const room =
+        !this.stopped &&
+        !this.inFlight.has(delivery.id) &&
+        this.inFlight.size < this.maxInFlight &&
+        (this.perEndpoint.get(delivery.endpointId) ?? 0) < this.maxInFlightPerEndpoint;
+      if (room) this.begin(delivery);
+      else if (!this.inFlight.has(delivery.id)) left.push(delivery.id);
+    }
+    await releaseDeliveries(this.o.conn, left, this.owner);
+  }
+
+  /** A claim outlives the send's deadline with a wide margin. */
+  private get leaseMs(): number {
+    return Math.max(DELIVERY_LEASE_MS, 3 * (this.o.timeoutMs ?? 10_000));
   }
 
   private get maxInFlight(): number {
@@ -155,8 +192,9 @@ export class WebhookDispatcher {
   }
 
   /**
-   * The due deliveries to start now: endpoint by endpoint (starting after the one served first
-   * last time, so none is always last), each up to its share of slots, oldest due first, by index.
+   * Claims the due deliveries to start now: endpoint by endpoint (starting after the one served
+   * first last time, so none is always last), each up to its share of slots, oldest due first, by
+   * index. Those in flight here are claimed already, so they are not found again.
    */
   private async due(now: number): Promise<DeliveryRow[]> {
     let room = this.maxInFlight - this.inFlight.size;
@@ -170,10 +208,7 @@ export class WebhookDispatcher {
       const busy = this.perEndpoint.get(endpointId) ?? 0;
       const free = Math.min(room, perEndpointMax - busy);
       if (free <= 0) continue;
-      // Deliveries in flight are still due until their outcome is written: fetch past them.
-      const rows = (await dueDeliveriesOf(this.o.conn, endpointId, now, free + busy))
-        .filter((row) => !this.inFlight.has(row.id))
-        .slice(0, free);
+      const rows = await claimDueDeliveries(this.o.conn, { endpointId, owner: this.owner, now, leaseUntil: now + this.leaseMs, limit: free });
       picked.push(...rows);
       room -= rows.length;
     }
@@ -209,7 +244,7 @@ export class WebhookDispatcher {
     const body = await eventPayload(conn, delivery.eventId);
     if (body === undefined) {
       // Its meeting was deleted: the event's content went with it and is never sent.
-      await failDelivery(conn, delivery.id, "The event was deleted with its meeting before it could be delivered.");
+      await failDelivery(conn, delivery.id, this.owner, "The event was deleted with its meeting before it could be delivered.");
       return;
     }
     const now = clock.now();
@@ -229,9 +264,10 @@ export class WebhookDispatcher {
   private async record(delivery: DeliveryRow, endpoint: EndpointRow, outcome: AttemptOutcome): Promise<void> {
     const now = this.o.clock.now();
     const attempts = delivery.attempts + 1;
-    const { disabled } = await recordAttempt(this.o.conn, {
+    const { recorded, disabled } = await recordAttempt(this.o.conn, {
       deliveryId: delivery.id,
       endpointId: endpoint.id,
+      owner: this.owner,
       now,
       attempts,
       ok: outcome.ok,
@@ -242,6 +278,10 @@ export class WebhookDispatcher {
       retryAt: attempts >= MAX_ATTEMPTS ? null : now + RETRY_DELAYS_MS[attempts - 1]!,
       disableAfter: DISABLE_AFTER_FAILURES,
     });
+    if (!recorded) {
+      this.o.log(`webhooks: delivery ${delivery.id}'s attempt was not recorded: its claim ran out and another dispatcher took it over`);
+      return;
+    }
     if (outcome.ok) {
       this.counters.succeeded++;
       return;

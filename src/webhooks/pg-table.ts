@@ -60,6 +60,9 @@ export const webhookDeliveries = pgTable(
      */
     nextAttemptAt: bigint("next_attempt_at", { mode: "number" }),
     lastAttemptAt: bigint("last_attempt_at", { mode: "number" }),
+    /** The dispatcher sending the current attempt, and until when (table.ts). */
+    leaseOwner: text("lease_owner"),
+    leaseExpiresAt: bigint("lease_expires_at", { mode: "number" }),
     createdAt: bigint("created_at", { mode: "number" }).notNull(),
   },
   (t) => [

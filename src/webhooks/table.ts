@@ -58,6 +58,13 @@ export const webhookDeliveries = sqliteTable(
      */
     nextAttemptAt: integer("next_attempt_at"),
     lastAttemptAt: integer("last_attempt_at"),
+    /**
+     * The dispatcher (one per node) sending the current attempt, and until when that claim holds:
+     * exactly one node sends a given attempt, and a node killed mid-delivery leaves it to another
+     * once the lease has run out (delivery-store.ts `claimDueDeliveries`).
+     */
+    leaseOwner: text("lease_owner"),
+    leaseExpiresAt: integer("lease_expires_at"),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [

@@ -2,7 +2,10 @@ import type { DeliveryCounters } from "./dispatcher.ts";
 
 /** What the delivery thread needs: plain data, as it crosses to another thread. */
 export interface DeliveryThreadConfig {
+  /** The SQLite database, when the service runs on one (no `databaseUrl`). */
   databasePath: string;
+  /** The service's PostgreSQL (--database-url): the thread opens a small pool of its own on it. */
+  databaseUrl?: string;
   /** The --egress-allow text; the thread builds its own policy from it. */
   egressAllow: string;
   caFile: string | null;
