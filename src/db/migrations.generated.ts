@@ -16,9 +16,11 @@ import m13 from "../../migrations/0013_usage_reservations.sql" with { type: "tex
 import m14 from "../../migrations/0014_account_deletion.sql" with { type: "text" };
 import m15 from "../../migrations/0015_jobs_payload_channel.sql" with { type: "text" };
 import m16 from "../../migrations/0016_webhook_delivery_lease.sql" with { type: "text" };
+import m17 from "../../migrations/0017_nodes.sql" with { type: "text" };
 import pg0 from "../../migrations/postgres/0000_init.sql" with { type: "text" };
 import pg1 from "../../migrations/postgres/0001_rules.sql" with { type: "text" };
 import pg2 from "../../migrations/postgres/0002_webhook_delivery_lease.sql" with { type: "text" };
+import pg3 from "../../migrations/postgres/0003_nodes.sql" with { type: "text" };
 
 /** The SQLite migrations, in order. */
 export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
@@ -39,6 +41,7 @@ export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0014_account_deletion", sql: m14 },
   { tag: "0015_jobs_payload_channel", sql: m15 },
   { tag: "0016_webhook_delivery_lease", sql: m16 },
+  { tag: "0017_nodes", sql: m17 },
 ];
 
 /** The PostgreSQL migrations, in order. */
@@ -46,4 +49,5 @@ export const EMBEDDED_PG_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: pg0 },
   { tag: "0001_rules", sql: pg1 },
   { tag: "0002_webhook_delivery_lease", sql: pg2 },
+  { tag: "0003_nodes", sql: pg3 },
 ];

@@ -1,6 +1,6 @@
 import { isPlan, PLANS } from "../../auth/plans.ts";
 import { setUserPlan } from "../../auth/user-store.ts";
-import { DATA_DIR_OPTION } from "../../config-options.ts";
+import { DATA_DIR_OPTION, DATABASE_URL_OPTION } from "../../config-options.ts";
 import { grantCredits, setSpendCap } from "../../usage/account-store.ts";
 import type { Command } from "../command.ts";
 import { UsageError } from "../options.ts";
@@ -11,7 +11,7 @@ export const billingCommands: Record<string, Command> = {
   "plan set": {
     usage: "verbatim admin plan set --email E --plan free|standard|pro [--json]",
     summary: "Move a user to another plan: its monthly allowance, processing slots and rate limits.",
-    options: [DATA_DIR_OPTION, EMAIL_OPTION, { name: "plan", type: "string", required: true, help: `Plan: ${PLANS.join(", ")}.` }, JSON_OPTION],
+    options: [DATA_DIR_OPTION, DATABASE_URL_OPTION, EMAIL_OPTION, { name: "plan", type: "string", required: true, help: `Plan: ${PLANS.join(", ")}.` }, JSON_OPTION],
     async run(values, out) {
       const plan = values.plan as string;
       if (!isPlan(plan)) throw new UsageError(`--plan must be one of ${PLANS.join(", ")}`);
@@ -26,7 +26,7 @@ export const billingCommands: Record<string, Command> = {
   "cap set": {
     usage: "verbatim admin cap set --email E --cap MINOR|none [--json]",
     summary: "Turn on-demand billing on with a monthly spend cap (minor units, e.g. cents), or off with none.",
-    options: [DATA_DIR_OPTION, EMAIL_OPTION, { name: "cap", type: "string", required: true, valueName: "MINOR|none", help: "The monthly spend cap in minor units, or none." }, JSON_OPTION],
+    options: [DATA_DIR_OPTION, DATABASE_URL_OPTION, EMAIL_OPTION, { name: "cap", type: "string", required: true, valueName: "MINOR|none", help: "The monthly spend cap in minor units, or none." }, JSON_OPTION],
     async run(values, out) {
       const text = values.cap as string;
       const cap = text === "none" ? null : /^\d{1,12}$/.test(text) ? Number(text) : undefined;
@@ -44,6 +44,7 @@ export const billingCommands: Record<string, Command> = {
     summary: "Add credits (minor units) to a user's wallet for the current UTC month.",
     options: [
       DATA_DIR_OPTION,
+      DATABASE_URL_OPTION,
       EMAIL_OPTION,
       { name: "amount", type: "int", required: true, help: "Minor units (e.g. cents), at least 1." },
       { name: "note", type: "string", help: "Why, for the record." },

@@ -1,6 +1,6 @@
 import { ApiKeyLimitReached, renderApiKey } from "../../auth/api-keys.ts";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../auth/api-key-store.ts";
-import { DATA_DIR_OPTION, MAX_API_KEYS_OPTION } from "../../config-options.ts";
+import { DATA_DIR_OPTION, DATABASE_URL_OPTION, MAX_API_KEYS_OPTION } from "../../config-options.ts";
 import type { Command } from "../command.ts";
 import { UsageError } from "../options.ts";
 import { EMAIL_OPTION, JSON_OPTION, requireUser, SCOPES_OPTION, scopesOf, withConn } from "./shared.ts";
@@ -12,6 +12,7 @@ export const keyCommands: Record<string, Command> = {
     summary: "Create an API key for a user. The key is printed once and cannot be shown again.",
     options: [
       DATA_DIR_OPTION,
+      DATABASE_URL_OPTION,
       EMAIL_OPTION,
       { name: "name", type: "string", required: true, help: "A name to tell the key apart." },
       SCOPES_OPTION,
@@ -38,7 +39,7 @@ export const keyCommands: Record<string, Command> = {
   "key list": {
     usage: "verbatim admin key list [--email E] [--json]",
     summary: "List API keys (never the keys themselves).",
-    options: [DATA_DIR_OPTION, { name: "email", type: "string", help: "Only this user's keys." }, JSON_OPTION],
+    options: [DATA_DIR_OPTION, DATABASE_URL_OPTION, { name: "email", type: "string", help: "Only this user's keys." }, JSON_OPTION],
     async run(values, out) {
       const keys = await withConn(values, async (conn) =>
         (await listApiKeys(conn, values.email ? (await requireUser(conn, values.email as string)).id : undefined)).map(renderApiKey),
@@ -50,7 +51,7 @@ export const keyCommands: Record<string, Command> = {
   "key revoke": {
     usage: "verbatim admin key revoke --id KEY_ID [--json]",
     summary: "Revoke an API key; requests with it answer 401 from then on.",
-    options: [DATA_DIR_OPTION, { name: "id", type: "string", required: true, help: "The key id (key_…)." }, JSON_OPTION],
+    options: [DATA_DIR_OPTION, DATABASE_URL_OPTION, { name: "id", type: "string", required: true, help: "The key id (key_…)." }, JSON_OPTION],
     async run(values, out) {
       const revoked = await withConn(values, (conn) => revokeApiKey(conn, values.id as string));
       if (!revoked) throw new UsageError(`no active key with id ${values.id}`);

@@ -2,9 +2,10 @@ import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword, passwordProblem
 import { parseScopeList, type Scope } from "../../auth/scopes.ts";
 import type { User } from "../../auth/users.ts";
 import { getUserByEmail } from "../../auth/user-store.ts";
-import { openConn, sqliteOf, type Conn, type DbConn } from "../../db/conn.ts";
-import { applyMigrations } from "../../db/migrate.ts";
-import { databasePath } from "../../db/paths.ts";
+import type { Conn, DbConn } from "../../db/conn.ts";
+import { migrateConn } from "../../db/migrate.ts";
+import { openServiceConn } from "../../db/open.ts";
+import { databaseSettings } from "../../config.ts";
 import { resolve } from "node:path";
 import { UsageError, type OptionSpec, type OptionValues } from "../options.ts";
 
@@ -31,16 +32,24 @@ export const PASSWORD_OPTION: OptionSpec = {
   help: `Web app password (${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters); - reads it from standard input, which keeps it out of the process list and shell history.`,
 };
 
-/** Opens the data dir's database (migrated), as a store `Conn`. */
-export function openDataDirConn(dataDir: string): DbConn {
-  const conn = openConn(databasePath(dataDir));
-  applyMigrations(sqliteOf(conn));
+/**
+ * Opens the service's database (migrated), as a store `Conn`: the data dir's SQLite file, or the
+ * PostgreSQL database --database-url names (the one the nodes share).
+ */
+export async function openAdminConn(values: OptionValues): Promise<DbConn> {
+  const conn = openServiceConn(resolve(values["data-dir"] as string), databaseSettings(values), "verbatim-admin");
+  try {
+    await migrateConn(conn);
+  } catch (error) {
+    await conn.close();
+    throw error;
+  }
   return conn;
 }
 
-/** Admin commands open the same database as a running server; WAL and the busy timeout make that safe. */
+/** Admin commands open the same database as a running server; WAL and the busy timeout (SQLite), or the server's own concurrency (PostgreSQL), make that safe. */
 export async function withConn<T>(values: OptionValues, work: (conn: DbConn) => Promise<T>): Promise<T> {
-  const conn = openDataDirConn(resolve(values["data-dir"] as string));
+  const conn = await openAdminConn(values);
   try {
     return await work(conn);
   } finally {

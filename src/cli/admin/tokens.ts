@@ -1,7 +1,7 @@
 import { AccessTokens, identifyOwnToken } from "../../auth/access-tokens.ts";
 import { revokeToken } from "../../auth/revocation-store.ts";
 import { loadOrCreateSigningKey, signingKeyPath } from "../../auth/signing-key.ts";
-import { DATA_DIR_OPTION, OAUTH_OPTIONS, TOKEN_MAX_TTL_OPTION } from "../../config-options.ts";
+import { DATA_DIR_OPTION, DATABASE_URL_OPTION, OAUTH_OPTIONS, TOKEN_MAX_TTL_OPTION } from "../../config-options.ts";
 import { LOCAL_TOKEN_ISSUER, oauthSettings, tokenMaxTtl } from "../../config.ts";
 import { toRfc3339 } from "../../lib/time.ts";
 import { existsSync } from "node:fs";
@@ -18,6 +18,7 @@ export const tokenCommands: Record<string, Command> = {
       "Mint an OAuth 2.1 access token (JWT) signed with this service's key, for a user. It lives at most --token-max-ttl seconds; its id (jti) is printed (on stderr, or in --json) for admin token revoke.",
     options: [
       DATA_DIR_OPTION,
+      DATABASE_URL_OPTION,
       EMAIL_OPTION,
       SCOPES_OPTION,
       { name: "ttl", type: "int", default: "3600", help: "Lifetime in seconds, at most --token-max-ttl." },
@@ -70,6 +71,7 @@ export const tokenCommands: Record<string, Command> = {
       "Revoke an access token this service minted; requests with it answer 401 from then on, also on a running server. Give the token itself, or its jti (kept for --token-max-ttl then).",
     options: [
       DATA_DIR_OPTION,
+      DATABASE_URL_OPTION,
       { name: "jti", type: "string", help: "The token's id, as admin token create printed it." },
       { name: "token", type: "string", help: "The token itself (its signature is checked; its jti and expiry are read from it)." },
       TOKEN_MAX_TTL_OPTION,

@@ -3,7 +3,7 @@ import { isPlan, PLANS } from "../../auth/plans.ts";
 import { renderUser } from "../../auth/users.ts";
 import { addUser, listUsers, setPasswordHash } from "../../auth/user-store.ts";
 import { endAllWebSessions } from "../../auth/web-session-store.ts";
-import { DATA_DIR_OPTION, STORAGE_DIR_OPTION, storageDirOf } from "../../config-options.ts";
+import { DATA_DIR_OPTION, DATABASE_URL_OPTION, STORAGE_DIR_OPTION, storageDirOf } from "../../config-options.ts";
 import { localDiskStorage } from "../../storage/local-disk.ts";
 import { withTx } from "../../db/conn.ts";
 import { truncateWalWithin } from "../../db/wal-truncation.ts";
@@ -11,7 +11,7 @@ import { DataDirInUse, lockDataDir, type DataDirLock } from "../../db/data-dir-l
 import { resolve } from "node:path";
 import type { Command } from "../command.ts";
 import { CommandFailed, UsageError } from "../options.ts";
-import { EMAIL_OPTION, JSON_OPTION, openDataDirConn, PASSWORD_OPTION, passwordHashFrom, requireUser, withConn } from "./shared.ts";
+import { EMAIL_OPTION, JSON_OPTION, openAdminConn, PASSWORD_OPTION, passwordHashFrom, requireUser, withConn } from "./shared.ts";
 
 /** How long `user delete` keeps trying to empty the WAL while the running server's connections read. */
 const WAL_TRUNCATION_WITHIN_MS = 30_000;
@@ -36,6 +36,7 @@ export const userCommands: Record<string, Command> = {
     summary: "Create a user (an account). With --password the user can sign in to the web app.",
     options: [
       DATA_DIR_OPTION,
+      DATABASE_URL_OPTION,
       EMAIL_OPTION,
       { name: "name", type: "string", help: "Display name." },
       { name: "plan", type: "string", default: "free", help: `Plan: ${PLANS.join(", ")}.` },
@@ -63,7 +64,7 @@ export const userCommands: Record<string, Command> = {
   "user password": {
     usage: "verbatim admin user password --email E --password P|-",
     summary: "Set a user's web app password, and sign the user out of every browser.",
-    options: [DATA_DIR_OPTION, EMAIL_OPTION, { ...PASSWORD_OPTION, required: true }],
+    options: [DATA_DIR_OPTION, DATABASE_URL_OPTION, EMAIL_OPTION, { ...PASSWORD_OPTION, required: true }],
     async run(values, out) {
       const hash = await passwordHashFrom(values.password as string);
       const user = await withConn(values, (conn) =>
@@ -83,6 +84,7 @@ export const userCommands: Record<string, Command> = {
       "Delete a user (an account) and everything of it, for good: meetings with their recordings, transcripts, reports and documents, webhook endpoints, API keys, sessions. Its ledger lines stay, without its email or name. Refused while a running server has the account's jobs queued or processing.",
     options: [
       DATA_DIR_OPTION,
+      DATABASE_URL_OPTION,
       STORAGE_DIR_OPTION,
       EMAIL_OPTION,
       { name: "yes", type: "bool", help: "Do not ask: without it, the email must be typed again on standard input." },
@@ -93,19 +95,20 @@ export const userCommands: Record<string, Command> = {
       const email = (values.email as string).trim().toLowerCase();
       // A server holding the data dir's lock may be running the account's jobs in its workers,
       // which this process cannot stop; without one, holding the lock keeps one from starting meanwhile.
+      // On PostgreSQL other nodes may run them whatever this data dir's lock says: always refused then.
       let lock: DataDirLock | undefined;
       try {
         lock = lockDataDir(dataDir);
       } catch (error) {
         if (!(error instanceof DataDirInUse)) throw error;
       }
-      const conn = openDataDirConn(dataDir);
+      const conn = await openAdminConn(values);
       try {
         const user = await requireUser(conn, email);
         if (!values.yes && !(await confirmedByTyping(user.email))) throw new UsageError("not confirmed: nothing was deleted (type the email again, or give --yes)");
         let deleted;
         try {
-          deleted = await accountApp({ conn, storage: localDiskStorage(resolve(storageDirOf(values))) }).delete({ userId: user.id }, { refuseUnfinishedJobs: lock === undefined });
+          deleted = await accountApp({ conn, storage: localDiskStorage(resolve(storageDirOf(values))) }).delete({ userId: user.id }, { refuseUnfinishedJobs: lock === undefined || conn.dialect === "postgres" });
         } catch (error) {
           if (!(error instanceof AccountBusy)) throw error;
           throw new UsageError(
@@ -134,7 +137,7 @@ export const userCommands: Record<string, Command> = {
   "user list": {
     usage: "verbatim admin user list [--json]",
     summary: "List users.",
-    options: [DATA_DIR_OPTION, JSON_OPTION],
+    options: [DATA_DIR_OPTION, DATABASE_URL_OPTION, JSON_OPTION],
     async run(values, out) {
       const users = await withConn(values, listUsers);
       if (values.json) out(JSON.stringify(users.map((u) => ({ ...renderUser(u), plan: u.plan }))));
