@@ -7,7 +7,7 @@
  * as a ratio. Then the same recording through the running service (upload to completed), for
  * what the API, the scheduler and the worker process add.
  *
- *   bun bench/pipeline.ts [--threads 2] [--minutes 30] [--skip-long] [--skip-service]
+ *   bun bench/pipeline.ts [--threads 2] [--minutes 30] [--skip-long] [--skip-service] [--skip-raw]
  *                         [--models-dir models] [--whisper-model whisper/ggml-tiny-random.bin]
  *                         [AUDIO ...]
  *
@@ -37,10 +37,20 @@ interface Options {
   minutes: number;
   skipLong: boolean;
   skipService: boolean;
+  skipRaw: boolean;
   modelsDir: string;
   whisperModel: string;
   audio: string[];
 }
+
+const USAGE = `bun bench/pipeline.ts [options] [AUDIO ...]
+  --threads N            engine threads (default: the cores)
+  --minutes N            length of the long recording made from the fixtures (default 30)
+  --skip-long            no long recording
+  --skip-service         no run through the service (upload → completed)
+  --skip-raw             no run of the raw whisper binding
+  --models-dir DIR       models directory (default models/)
+  --whisper-model NAME   whisper model inside it (default the stand-in)`;
 
 function parseOptions(argv: string[]): Options {
   const options: Options = {
@@ -48,6 +58,7 @@ function parseOptions(argv: string[]): Options {
     minutes: 30,
     skipLong: false,
     skipService: false,
+    skipRaw: false,
     modelsDir: join(ROOT, "models"),
     whisperModel: DEFAULT_MODELS.whisper,
     audio: [],
@@ -59,6 +70,11 @@ function parseOptions(argv: string[]): Options {
     else if (arg === "--minutes") options.minutes = Number(value());
     else if (arg === "--skip-long") options.skipLong = true;
     else if (arg === "--skip-service") options.skipService = true;
+    else if (arg === "--skip-raw") options.skipRaw = true;
+    else if (arg === "--help") {
+      console.log(USAGE);
+      process.exit(0);
+    }
     else if (arg === "--models-dir") options.modelsDir = resolve(value());
     else if (arg === "--whisper-model") options.whisperModel = value();
     else if (arg.startsWith("--")) fail(`unknown option ${arg}`);
@@ -186,6 +202,13 @@ async function runChild<T>(kind: "stages" | "raw", audio: string, args: string[]
   return JSON.parse(line) as T;
 }
 
+/** The raw binding reads the same 16 kHz WAV the pipeline decoded: decode it once here too. */
+async function rawBinding(audio: string, scratch: string, childArgs: string[]): Promise<RawResult> {
+  const wav = join(scratch, `${basename(audio)}.raw.wav`);
+  await decodeToWav("ffmpeg", audio, wav, context, { maxDurationSeconds: 36_000 });
+  return runChild<RawResult>("raw", wav, childArgs);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Through the service: upload, poll, and the worker's peak RSS sampled from /proc.
 
@@ -203,14 +226,23 @@ function childPids(pid: number): number[] {
   }
 }
 
-async function throughService(audios: string[], options: Options): Promise<Map<string, ServiceResult>> {
+/** What the service said of its worker: "worker <pid> ready in <s> s (engines loaded)", when it says it. */
+const WORKER_READY = /^worker \d+ ready in ([\d.]+) s/;
+
+async function throughService(audios: string[], options: Options): Promise<{ results: Map<string, ServiceResult>; workerReady: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), "verbatim-bench-service-"));
+  let workerReady = "not announced (a worker started on the first step)";
+  const spawned = performance.now();
   const service = await spawnServer({
     command: [process.execPath, join(ROOT, "src/main.ts"), "serve", "--port", "0", "--data-dir", dataDir, "--models-dir", options.modelsDir, "--whisper-model", options.whisperModel, "--threads", String(options.threads), "--rate-limits", "pro=100000,anonymous=100000"],
     cwd: ROOT,
     // Its output is read all along (a full pipe would stall the server) but only the last lines are kept.
     maxLines: 200,
     timeoutMs: 60_000,
+    onLine: (line) => {
+      const ready = WORKER_READY.exec(line);
+      if (ready) workerReady = `${ready[1]} s after its start, ${s(performance.now() - spawned)} after the service's`;
+    },
   }).catch((error: Error) => {
     rmSync(dataDir, { recursive: true, force: true });
     throw error;
@@ -250,7 +282,7 @@ async function throughService(audios: string[], options: Options): Promise<Map<s
     await server.exited;
     rmSync(dataDir, { recursive: true, force: true });
   }
-  return results;
+  return { results, workerReady };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -290,16 +322,13 @@ async function main(): Promise<void> {
   for (const audio of audios) {
     const stages = await runChild<StagesResult>("stages", audio, childArgs);
     stagesByAudio.set(audio, stages);
-    // The raw binding reads the same 16 kHz WAV the pipeline decoded: decode it once here too.
-    const wav = join(scratch, `${basename(audio)}.raw.wav`);
-    await decodeToWav("ffmpeg", audio, wav, context, { maxDurationSeconds: 36_000 });
-    const raw = await runChild<RawResult>("raw", wav, childArgs);
+    const raw = options.skipRaw ? null : await rawBinding(audio, scratch, childArgs);
     const m = stages.ms;
     const speech = m.transcribe + m.diarize;
     rows.push(
       `| ${basename(audio)} | ${s(stages.audioSeconds * 1000)} | ${s(m.load)} | ${s(m.decode)} | ${s(m.transcribe)} | ${s(m.diarize)} | ${s(m.report)} | ` +
         `${(stages.audioSeconds / (speech / 1000)).toFixed(1)}× | ${((m.decode + speech + m.report) / 1000 / stages.audioSeconds).toFixed(3)} | ` +
-        `${stages.peakRssMiB.toFixed(0)} MiB | ${s(raw.ms)} (${raw.peakRssMiB.toFixed(0)} MiB) | ${(m.transcribe / raw.ms).toFixed(2)}× | ${stages.speakers} |`,
+        `${stages.peakRssMiB.toFixed(0)} MiB | ${raw ? `${s(raw.ms)} (${raw.peakRssMiB.toFixed(0)} MiB)` : "–"} | ${raw ? `${(m.transcribe / raw.ms).toFixed(2)}×` : "–"} | ${stages.speakers} |`,
     );
     console.error(`${basename(audio)} done (${stages.backend})`);
   }
@@ -309,8 +338,8 @@ async function main(): Promise<void> {
   for (const row of rows) console.log(row);
 
   if (!options.skipService) {
-    const service = await throughService(audios, options);
-    console.log("\nThrough the service (upload → completed; worker started on demand, models loaded in the first job):\n");
+    const { results: service, workerReady } = await throughService(audios, options);
+    console.log(`\nThrough the service (upload → completed, the first upload as soon as it listens; worker ready: ${workerReady}):\n`);
     console.log("| recording | audio | wall | transcribing stage | summarizing stage | RTF | worker peak RSS | wall / in-process stages |");
     console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
     for (const [audio, r] of service) {

@@ -184,8 +184,9 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     // An allowlist of the service's environment (no SSO secret, SMTP URL, metrics token, ...),
     // what the operator passes with --worker-env, and the worker's configuration.
     env: childEnvironment(process.env, config.workerEnv, { [WORKER_CONFIG_ENV]: JSON.stringify(workerConfig) }),
-    // A worker gets as long to load its models as a step gets to run.
-    startTimeoutMs: config.stageTimeoutSeconds * 1000,
+    // As long to load the models as a step gets to run, and at least 10 minutes: a large model
+    // read from a network disk takes minutes, and a short --stage-timeout is meant for steps.
+    startTimeoutMs: Math.max(config.stageTimeoutSeconds, 600) * 1000,
     log: (line) => io.logError(new Error(line), "scheduler"),
     announce: (line) => io.say(line),
   });
