@@ -117,6 +117,8 @@ interface StagesResult {
   ms: { load: number; decode: number; transcribe: number; diarize: number; report: number };
   segments: number;
   speakers: number;
+  /** Tokens the report's LLM wrote: the random stand-in writes more or less from one transcript to the next. */
+  reportTokens: number;
   peakRssMiB: number;
   backend: string;
 }
@@ -155,13 +157,14 @@ async function childStages(audio: string, options: Options): Promise<StagesResul
     const labelled = attributeSpeakers(transcription.segments, turns, decoded.durationSeconds);
     const diarize = performance.now() - t;
     t = performance.now();
-    await reporter.report({ title: null, language: transcription.language, transcript: labelled.segments }, context);
+    const written = await reporter.report({ title: null, language: transcription.language, transcript: labelled.segments }, context);
     const report = performance.now() - t;
     const result = {
       audioSeconds: decoded.durationSeconds,
       ms: { load, decode, transcribe, diarize, report },
       segments: labelled.segments.length,
       speakers: labelled.speakers.length,
+      reportTokens: written.usage.completionTokens,
       peakRssMiB: peakRssMiB(),
       backend: transcriber.backend,
     };
@@ -215,6 +218,8 @@ async function rawBinding(audio: string, scratch: string, childArgs: string[]): 
 interface ServiceResult {
   wallMs: number;
   stageMs: Record<string, number>;
+  /** job.usage.completion_tokens: what the report's LLM wrote. */
+  reportTokens: number;
   workerPeakRssMiB: number;
 }
 
@@ -262,6 +267,7 @@ async function throughService(audios: string[], options: Options): Promise<{ res
       let stage = "queued";
       let stageStart = started;
       let workerPeak = 0;
+      let reportTokens = 0;
       for (;;) {
         for (const pid of childPids(server.pid)) workerPeak = Math.max(workerPeak, peakRssMiB(pid) || 0);
         const job = (await (await fetch(`${url}/api/v1/jobs/${created.job.id}`, { headers })).json()) as any;
@@ -271,11 +277,12 @@ async function throughService(audios: string[], options: Options): Promise<{ res
         }
         if (["completed", "failed", "canceled"].includes(job.status)) {
           if (job.status !== "completed") throw new Error(`service job for ${audio} ${job.status}: ${JSON.stringify(job.error)}`);
+          reportTokens = job.usage?.completion_tokens ?? 0;
           break;
         }
         await Bun.sleep(100);
       }
-      results.set(audio, { wallMs: performance.now() - started, stageMs, workerPeakRssMiB: workerPeak });
+      results.set(audio, { wallMs: performance.now() - started, stageMs, reportTokens, workerPeakRssMiB: workerPeak });
     }
   } finally {
     server.kill("SIGTERM");
@@ -326,27 +333,27 @@ async function main(): Promise<void> {
     const m = stages.ms;
     const speech = m.transcribe + m.diarize;
     rows.push(
-      `| ${basename(audio)} | ${s(stages.audioSeconds * 1000)} | ${s(m.load)} | ${s(m.decode)} | ${s(m.transcribe)} | ${s(m.diarize)} | ${s(m.report)} | ` +
+      `| ${basename(audio)} | ${s(stages.audioSeconds * 1000)} | ${s(m.load)} | ${s(m.decode)} | ${s(m.transcribe)} | ${s(m.diarize)} | ${s(m.report)} (${stages.reportTokens}) | ` +
         `${(stages.audioSeconds / (speech / 1000)).toFixed(1)}× | ${((m.decode + speech + m.report) / 1000 / stages.audioSeconds).toFixed(3)} | ` +
         `${stages.peakRssMiB.toFixed(0)} MiB | ${raw ? `${s(raw.ms)} (${raw.peakRssMiB.toFixed(0)} MiB)` : "–"} | ${raw ? `${(m.transcribe / raw.ms).toFixed(2)}×` : "–"} | ${stages.speakers} |`,
     );
     console.error(`${basename(audio)} done (${stages.backend})`);
   }
   console.log("\nIn-process stages (models loaded once, as in a warm worker); raw = whisper_full on the whole file, same model and options:\n");
-  console.log("| recording | audio | load | decode | transcribe (VAD + whisper) | diarize | report | transcribe + diarize speed | RTF all stages | peak RSS | raw binding (peak RSS) | transcribe / raw | speakers |");
+  console.log("| recording | audio | load | decode | transcribe (VAD + whisper) | diarize | report (tokens written) | transcribe + diarize speed | RTF all stages | peak RSS | raw binding (peak RSS) | transcribe / raw | speakers |");
   console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const row of rows) console.log(row);
 
   if (!options.skipService) {
     const { results: service, workerReady } = await throughService(audios, options);
     console.log(`\nThrough the service (upload → completed, the first upload as soon as it listens; worker ready: ${workerReady}):\n`);
-    console.log("| recording | audio | wall | transcribing stage | summarizing stage | RTF | worker peak RSS | wall / in-process stages |");
+    console.log("| recording | audio | wall | transcribing stage | summarizing stage (tokens written) | RTF | worker peak RSS | wall / in-process stages |");
     console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
     for (const [audio, r] of service) {
       const stages = stagesByAudio.get(audio)!;
       const inProcess = stages.ms.decode + stages.ms.transcribe + stages.ms.diarize + stages.ms.report;
       console.log(
-        `| ${basename(audio)} | ${s(stages.audioSeconds * 1000)} | ${s(r.wallMs)} | ${s(r.stageMs.transcribing ?? 0)} | ${s(r.stageMs.summarizing ?? 0)} | ` +
+        `| ${basename(audio)} | ${s(stages.audioSeconds * 1000)} | ${s(r.wallMs)} | ${s(r.stageMs.transcribing ?? 0)} | ${s(r.stageMs.summarizing ?? 0)} (${r.reportTokens}) | ` +
           `${(r.wallMs / 1000 / stages.audioSeconds).toFixed(3)} | ${r.workerPeakRssMiB.toFixed(0)} MiB | ${(r.wallMs / inProcess).toFixed(2)}× |`,
       );
     }
