@@ -9,6 +9,7 @@ import { workerCommand } from "../worker/command.ts";
 import { WORKER_CONFIG_ENV, type WorkerConfig } from "../worker/config.ts";
 import type { StepInput } from "../worker/protocol.ts";
 import { WorkerPool, type StepOutcome } from "./worker-pool.ts";
+import { alive, until } from "../../test/helpers/processes.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const scratch = mkdtempSync(join(tmpdir(), "verbatim-worker-pool-"));
@@ -85,24 +86,6 @@ function titleOf(outcome: StepOutcome): string {
   return outcome.result.document.title;
 }
 
-async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(25);
-  }
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 let pool: WorkerPool | undefined;
 const logged: string[] = [];

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createUserWithKey, endedJob, ROOT, SHARED_FIXTURES, startServer, type TestServer } from "../helpers/server.ts";
+import { alive, until } from "../helpers/processes.ts";
 
 const FIXTURE = join(SHARED_FIXTURES, "meeting-fr-2spk.wav");
 const TOKEN = "scrape-warm-81d2";
@@ -36,16 +37,6 @@ function readyWorkers(server: TestServer): number[] {
   return server.lines.map((line) => /^worker (\d+) ready in \d+\.\d s \(engines loaded\)$/.exec(line)?.[1]).filter(Boolean).map(Number);
 }
 
-async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
-
 async function processMeeting(server: TestServer, key: string): Promise<{ status: string }> {
   const form = new FormData();
   form.append("file", Bun.file(FIXTURE), "meeting.wav");
@@ -59,20 +50,11 @@ async function workersStarted(server: TestServer): Promise<number> {
   return Number(line?.split(" ")[1]);
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 test("the worker is ready before the first upload, and that one process serves two jobs", async () => {
   const { server, key } = await boot();
   try {
     // No upload yet: the service started its worker, which loaded its engines.
-    const [pid] = await until("the worker to be ready", () => readyWorkers(server).length === 1 && readyWorkers(server));
+    const [pid] = await until("the worker to be ready", () => readyWorkers(server).length === 1 && readyWorkers(server), 30_000);
     expect(alive(pid!)).toBe(true);
     expect(await workersStarted(server)).toBe(1);
 
@@ -91,7 +73,7 @@ test("a worker that crashes mid-step is replaced by a fresh one, which loads its
   const marker = join(scratch, "diarize-crashed");
   const { server, key } = await boot(`diarize:crash-once=${marker}`);
   try {
-    const [first] = await until("the worker to be ready", () => readyWorkers(server).length === 1 && readyWorkers(server));
+    const [first] = await until("the worker to be ready", () => readyWorkers(server).length === 1 && readyWorkers(server), 30_000);
     expect(await processMeeting(server, key)).toMatchObject({ status: "completed" });
     const [, second] = readyWorkers(server);
     expect(second).toBeNumber();
