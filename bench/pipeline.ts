@@ -7,7 +7,7 @@
  * as a ratio. Then the same recording through the running service (upload to completed), for
  * what the API, the scheduler and the worker process add.
  *
- *   bun bench/pipeline.ts [--threads 2] [--minutes 30] [--skip-long] [--skip-service]
+ *   bun bench/pipeline.ts [--threads 2] [--minutes 30] [--skip-long] [--skip-service] [--skip-raw]
  *                         [--models-dir models] [--whisper-model whisper/ggml-tiny-random.bin]
  *                         [AUDIO ...]
  *
@@ -37,10 +37,20 @@ interface Options {
   minutes: number;
   skipLong: boolean;
   skipService: boolean;
+  skipRaw: boolean;
   modelsDir: string;
   whisperModel: string;
   audio: string[];
 }
+
+const USAGE = `bun bench/pipeline.ts [options] [AUDIO ...]
+  --threads N            engine threads (default: the cores)
+  --minutes N            length of the long recording made from the fixtures (default 30)
+  --skip-long            no long recording
+  --skip-service         no run through the service (upload → completed)
+  --skip-raw             no run of the raw whisper binding
+  --models-dir DIR       models directory (default models/)
+  --whisper-model NAME   whisper model inside it (default the stand-in)`;
 
 function parseOptions(argv: string[]): Options {
   const options: Options = {
@@ -48,6 +58,7 @@ function parseOptions(argv: string[]): Options {
     minutes: 30,
     skipLong: false,
     skipService: false,
+    skipRaw: false,
     modelsDir: join(ROOT, "models"),
     whisperModel: DEFAULT_MODELS.whisper,
     audio: [],
@@ -59,6 +70,11 @@ function parseOptions(argv: string[]): Options {
     else if (arg === "--minutes") options.minutes = Number(value());
     else if (arg === "--skip-long") options.skipLong = true;
     else if (arg === "--skip-service") options.skipService = true;
+    else if (arg === "--skip-raw") options.skipRaw = true;
+    else if (arg === "--help") {
+      console.log(USAGE);
+      process.exit(0);
+    }
     else if (arg === "--models-dir") options.modelsDir = resolve(value());
     else if (arg === "--whisper-model") options.whisperModel = value();
     else if (arg.startsWith("--")) fail(`unknown option ${arg}`);
@@ -101,6 +117,8 @@ interface StagesResult {
   ms: { load: number; decode: number; transcribe: number; diarize: number; report: number };
   segments: number;
   speakers: number;
+  /** Tokens the report's LLM wrote: the random stand-in writes more or less from one transcript to the next. */
+  reportTokens: number;
   peakRssMiB: number;
   backend: string;
 }
@@ -139,13 +157,14 @@ async function childStages(audio: string, options: Options): Promise<StagesResul
     const labelled = attributeSpeakers(transcription.segments, turns, decoded.durationSeconds);
     const diarize = performance.now() - t;
     t = performance.now();
-    await reporter.report({ title: null, language: transcription.language, transcript: labelled.segments }, context);
+    const written = await reporter.report({ title: null, language: transcription.language, transcript: labelled.segments }, context);
     const report = performance.now() - t;
     const result = {
       audioSeconds: decoded.durationSeconds,
       ms: { load, decode, transcribe, diarize, report },
       segments: labelled.segments.length,
       speakers: labelled.speakers.length,
+      reportTokens: written.usage.completionTokens,
       peakRssMiB: peakRssMiB(),
       backend: transcriber.backend,
     };
@@ -186,12 +205,21 @@ async function runChild<T>(kind: "stages" | "raw", audio: string, args: string[]
   return JSON.parse(line) as T;
 }
 
+/** The raw binding reads the same 16 kHz WAV the pipeline decoded: decode it once here too. */
+async function rawBinding(audio: string, scratch: string, childArgs: string[]): Promise<RawResult> {
+  const wav = join(scratch, `${basename(audio)}.raw.wav`);
+  await decodeToWav("ffmpeg", audio, wav, context, { maxDurationSeconds: 36_000 });
+  return runChild<RawResult>("raw", wav, childArgs);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Through the service: upload, poll, and the worker's peak RSS sampled from /proc.
 
 interface ServiceResult {
   wallMs: number;
   stageMs: Record<string, number>;
+  /** job.usage.completion_tokens: what the report's LLM wrote. */
+  reportTokens: number;
   workerPeakRssMiB: number;
 }
 
@@ -203,14 +231,23 @@ function childPids(pid: number): number[] {
   }
 }
 
-async function throughService(audios: string[], options: Options): Promise<Map<string, ServiceResult>> {
+/** What the service said of its worker: "worker <pid> ready in <s> s (engines loaded)", when it says it. */
+const WORKER_READY = /^worker \d+ ready in ([\d.]+) s/;
+
+async function throughService(audios: string[], options: Options): Promise<{ results: Map<string, ServiceResult>; workerReady: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), "verbatim-bench-service-"));
+  let workerReady = "not announced (a worker started on the first step)";
+  const spawned = performance.now();
   const service = await spawnServer({
     command: [process.execPath, join(ROOT, "src/main.ts"), "serve", "--port", "0", "--data-dir", dataDir, "--models-dir", options.modelsDir, "--whisper-model", options.whisperModel, "--threads", String(options.threads), "--rate-limits", "pro=100000,anonymous=100000"],
     cwd: ROOT,
     // Its output is read all along (a full pipe would stall the server) but only the last lines are kept.
     maxLines: 200,
     timeoutMs: 60_000,
+    onLine: (line) => {
+      const ready = WORKER_READY.exec(line);
+      if (ready) workerReady = `${ready[1]} s after its start, ${s(performance.now() - spawned)} after the service's`;
+    },
   }).catch((error: Error) => {
     rmSync(dataDir, { recursive: true, force: true });
     throw error;
@@ -230,6 +267,7 @@ async function throughService(audios: string[], options: Options): Promise<Map<s
       let stage = "queued";
       let stageStart = started;
       let workerPeak = 0;
+      let reportTokens = 0;
       for (;;) {
         for (const pid of childPids(server.pid)) workerPeak = Math.max(workerPeak, peakRssMiB(pid) || 0);
         const job = (await (await fetch(`${url}/api/v1/jobs/${created.job.id}`, { headers })).json()) as any;
@@ -239,18 +277,19 @@ async function throughService(audios: string[], options: Options): Promise<Map<s
         }
         if (["completed", "failed", "canceled"].includes(job.status)) {
           if (job.status !== "completed") throw new Error(`service job for ${audio} ${job.status}: ${JSON.stringify(job.error)}`);
+          reportTokens = job.usage?.completion_tokens ?? 0;
           break;
         }
         await Bun.sleep(100);
       }
-      results.set(audio, { wallMs: performance.now() - started, stageMs, workerPeakRssMiB: workerPeak });
+      results.set(audio, { wallMs: performance.now() - started, stageMs, reportTokens, workerPeakRssMiB: workerPeak });
     }
   } finally {
     server.kill("SIGTERM");
     await server.exited;
     rmSync(dataDir, { recursive: true, force: true });
   }
-  return results;
+  return { results, workerReady };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -290,34 +329,31 @@ async function main(): Promise<void> {
   for (const audio of audios) {
     const stages = await runChild<StagesResult>("stages", audio, childArgs);
     stagesByAudio.set(audio, stages);
-    // The raw binding reads the same 16 kHz WAV the pipeline decoded: decode it once here too.
-    const wav = join(scratch, `${basename(audio)}.raw.wav`);
-    await decodeToWav("ffmpeg", audio, wav, context, { maxDurationSeconds: 36_000 });
-    const raw = await runChild<RawResult>("raw", wav, childArgs);
+    const raw = options.skipRaw ? null : await rawBinding(audio, scratch, childArgs);
     const m = stages.ms;
     const speech = m.transcribe + m.diarize;
     rows.push(
-      `| ${basename(audio)} | ${s(stages.audioSeconds * 1000)} | ${s(m.load)} | ${s(m.decode)} | ${s(m.transcribe)} | ${s(m.diarize)} | ${s(m.report)} | ` +
+      `| ${basename(audio)} | ${s(stages.audioSeconds * 1000)} | ${s(m.load)} | ${s(m.decode)} | ${s(m.transcribe)} | ${s(m.diarize)} | ${s(m.report)} (${stages.reportTokens}) | ` +
         `${(stages.audioSeconds / (speech / 1000)).toFixed(1)}× | ${((m.decode + speech + m.report) / 1000 / stages.audioSeconds).toFixed(3)} | ` +
-        `${stages.peakRssMiB.toFixed(0)} MiB | ${s(raw.ms)} (${raw.peakRssMiB.toFixed(0)} MiB) | ${(m.transcribe / raw.ms).toFixed(2)}× | ${stages.speakers} |`,
+        `${stages.peakRssMiB.toFixed(0)} MiB | ${raw ? `${s(raw.ms)} (${raw.peakRssMiB.toFixed(0)} MiB)` : "–"} | ${raw ? `${(m.transcribe / raw.ms).toFixed(2)}×` : "–"} | ${stages.speakers} |`,
     );
     console.error(`${basename(audio)} done (${stages.backend})`);
   }
   console.log("\nIn-process stages (models loaded once, as in a warm worker); raw = whisper_full on the whole file, same model and options:\n");
-  console.log("| recording | audio | load | decode | transcribe (VAD + whisper) | diarize | report | transcribe + diarize speed | RTF all stages | peak RSS | raw binding (peak RSS) | transcribe / raw | speakers |");
+  console.log("| recording | audio | load | decode | transcribe (VAD + whisper) | diarize | report (tokens written) | transcribe + diarize speed | RTF all stages | peak RSS | raw binding (peak RSS) | transcribe / raw | speakers |");
   console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const row of rows) console.log(row);
 
   if (!options.skipService) {
-    const service = await throughService(audios, options);
-    console.log("\nThrough the service (upload → completed; worker started on demand, models loaded in the first job):\n");
-    console.log("| recording | audio | wall | transcribing stage | summarizing stage | RTF | worker peak RSS | wall / in-process stages |");
+    const { results: service, workerReady } = await throughService(audios, options);
+    console.log(`\nThrough the service (upload → completed, the first upload as soon as it listens; worker ready: ${workerReady}):\n`);
+    console.log("| recording | audio | wall | transcribing stage | summarizing stage (tokens written) | RTF | worker peak RSS | wall / in-process stages |");
     console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
     for (const [audio, r] of service) {
       const stages = stagesByAudio.get(audio)!;
       const inProcess = stages.ms.decode + stages.ms.transcribe + stages.ms.diarize + stages.ms.report;
       console.log(
-        `| ${basename(audio)} | ${s(stages.audioSeconds * 1000)} | ${s(r.wallMs)} | ${s(r.stageMs.transcribing ?? 0)} | ${s(r.stageMs.summarizing ?? 0)} | ` +
+        `| ${basename(audio)} | ${s(stages.audioSeconds * 1000)} | ${s(r.wallMs)} | ${s(r.stageMs.transcribing ?? 0)} | ${s(r.stageMs.summarizing ?? 0)} (${r.reportTokens}) | ` +
           `${(r.wallMs / 1000 / stages.audioSeconds).toFixed(3)} | ${r.workerPeakRssMiB.toFixed(0)} MiB | ${(r.wallMs / inProcess).toFixed(2)}× |`,
       );
     }

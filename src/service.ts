@@ -192,7 +192,11 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     // An allowlist of the service's environment (no SSO secret, SMTP URL, metrics token, ...),
     // what the operator passes with --worker-env, and the worker's configuration.
     env: childEnvironment(process.env, config.workerEnv, { [WORKER_CONFIG_ENV]: JSON.stringify(workerConfig) }),
+    // As long to load the models as a step gets to run, and at least 10 minutes: a large model
+    // read from a network disk takes minutes, and a short --stage-timeout is meant for steps.
+    startTimeoutMs: Math.max(config.stageTimeoutSeconds, 600) * 1000,
     log: (line) => io.logError(new Error(line), "scheduler"),
+    announce: (line) => io.say(line),
   });
   const metrics = createServiceMetrics({ conn, workers: () => pool.stats(), webhooks: () => webhooks.counters });
   const scheduler = new Scheduler({
@@ -355,6 +359,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   });
   const url = `${config.tls ? "https" : "http"}://${displayHost(config.host)}:${server.port}`;
   publicUrl ||= url;
+  // The workers load their models now, while no job waits for them (a node that runs no jobs will skip this).
+  pool.start();
   await scheduler.start();
   await webhooks.start();
   const retention = startRetention(

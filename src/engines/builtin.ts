@@ -27,10 +27,11 @@ export interface BuiltinEngineSettings {
 }
 
 /**
- * Each engine is created on its first use and kept (lazy.ts): so each model loads once per
- * worker, a bad model fails only the steps that need it, and a failed creation is tried again on
- * the next use. Every engine checks its model files as it loads them (model-file.ts): the
- * configured name, with the catalogue's size and sha256 for the models we ship.
+ * Each engine is created by `preload()` (the worker's start) or on its first use, and kept
+ * (lazy.ts): so each model loads once per worker, before its first job, a bad model fails only
+ * the steps that need it, and a failed creation is tried again on the next use. Every engine
+ * checks its model files as it loads them (model-file.ts): the configured name, with the
+ * catalogue's size and sha256 for the models we ship.
  */
 export function builtinEngines(settings: BuiltinEngineSettings): Engines {
   const model = (name: string) => configuredModel(settings.modelsDir, name);
@@ -55,15 +56,24 @@ export function builtinEngines(settings: BuiltinEngineSettings): Engines {
   const report: Reporter = { report: async (input, context) => (await reporter()).report(input, context) };
   // The same model instance writes documents, so a worker holds one LLM whatever the job.
   const writer: DocumentWriter = { write: async (input, context) => (await reporter()).write(input, context) };
+  const diarizer = lazySherpaDiarizer({
+    segmentationModelPath: model(settings.models.segmentation),
+    embeddingModelPath: model(settings.models.embedding),
+    threads: settings.threads,
+    clusteringThreshold: settings.diarizationThreshold,
+  });
   return {
     transcriber,
-    diarizer: lazySherpaDiarizer({
-      segmentationModelPath: model(settings.models.segmentation),
-      embeddingModelPath: model(settings.models.embedding),
-      threads: settings.threads,
-      clusteringThreshold: settings.diarizationThreshold,
-    }),
+    diarizer,
     reporter: report,
     writer,
+    async preload() {
+      const failures: Error[] = [];
+      // One after the other: loads side by side would only contend for the same cores and disk.
+      for (const load of [whisper, diarizer.preload, reporter]) {
+        await load().catch((error: unknown) => failures.push(error as Error));
+      }
+      return failures;
+    },
   };
 }

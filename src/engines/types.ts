@@ -111,6 +111,13 @@ export interface Engines {
   reporter: Reporter;
   /** The same local LLM as the report's, writing documents. */
   writer: DocumentWriter;
+  /**
+   * Loads every model now; the worker calls it once at start, before it says it is ready, so that
+   * no step pays for a load. Resolves with the loads that failed (for the operator's log): those
+   * engines try again on their next use and fail that step with their error. Optional: an engines
+   * module whose createEngines loads everything needs none.
+   */
+  preload?(): Promise<Error[]>;
 }
 
 /**

@@ -8,7 +8,8 @@ import type { FromWorker, ToWorker } from "./protocol.ts";
 import { runStep } from "./steps.ts";
 
 /**
- * The worker process: loads the engines once, then runs one step at a time as the service asks.
+ * The worker process: loads the engines and their models once, before it says it is ready, then
+ * runs one step at a time as the service asks, keeping the models loaded from job to job.
  * It is killed, not asked, to stop: a native engine may not return to JavaScript in time.
  */
 export async function runWorker(): Promise<void> {
@@ -20,6 +21,11 @@ export async function runWorker(): Promise<void> {
     engines = await loadEngines(config);
   } catch (error) {
     engineLoadError = error as Error;
+  }
+  // Every model now, not inside the first job. One that fails is only logged: the steps that
+  // need it load it again and fail with its error, and the others still run.
+  for (const failure of (await engines?.preload?.()) ?? []) {
+    console.error(JSON.stringify({ time: new Date().toISOString(), level: "warn", message: `a model did not load at the worker's start: ${failure.stack ?? failure.message}` }));
   }
 
   // One step at a time: the engines hold one model instance each.

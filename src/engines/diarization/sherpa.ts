@@ -192,11 +192,12 @@ export async function createSherpaDiarizer(options: SherpaDiarizerOptions): Prom
 }
 
 /**
- * The same diarizer, created on its first call instead of up front, so that an unusable model
- * fails the diarize step (with model_missing / model_invalid) rather than the worker's start.
- * A failed creation is retried on the next call: the files may have been fixed meanwhile.
+ * The same diarizer, created by `preload()` (the worker's start) or its first call, so that an
+ * unusable model fails the diarize step (with model_missing / model_invalid) rather than the
+ * worker's start. A failed creation is retried on the next call: the files may have been fixed
+ * meanwhile.
  */
-export function lazySherpaDiarizer(options: SherpaDiarizerOptions): Diarizer {
+export function lazySherpaDiarizer(options: SherpaDiarizerOptions): Diarizer & { preload(): Promise<unknown> } {
   const diarizer = lazy(() => createSherpaDiarizer(options));
-  return { diarize: async (input, context) => (await diarizer()).diarize(input, context) };
+  return { diarize: async (input, context) => (await diarizer()).diarize(input, context), preload: diarizer };
 }
