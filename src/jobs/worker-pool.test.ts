@@ -67,7 +67,7 @@ function generate(): StepInput {
     runId: `run_${++runs}`,
     step: "generate",
     jobId: "job_1",
-    dataDir: scratch,
+    storageDir: scratch,
     document: {
       task: "Write the minutes.",
       instructions: null,
