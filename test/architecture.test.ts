@@ -17,7 +17,7 @@ const DOMAINS = ["meetings", "transcripts", "reports", "exports", "templates", "
  * jobs/ knows queues, claims, leases, slots, retries and the worker pool; job kinds plug in from their
  * domains. auth/table.ts only for the jobs table's foreign key to users, auth/actor.ts for who is acting (its use cases).
  */
-const JOBS_MAY_IMPORT = ["db", "lib", "errors", "http", "worker/protocol.ts", "worker/command.ts", "auth/table.ts", "auth/actor.ts"];
+const JOBS_MAY_IMPORT = ["db", "lib", "errors", "http", "worker/protocol.ts", "worker/command.ts", "auth/table.ts", "auth/pg-table.ts", "auth/actor.ts"];
 
 /** Types shared by the API side and the worker: the only files of domain folders the worker and the engines may import. */
 const SHARED_TYPES = ["transcripts/types.ts"];
@@ -52,14 +52,14 @@ const RULES: Rule[] = [
 ];
 
 /** Store files: the only product code that reads or writes the database (issue 21), with db/ itself. */
-const STORE_FILES = ["**/store.ts", "**/*-store.ts", "**/table.ts", "db/**"];
+const STORE_FILES = ["**/store.ts", "**/*-store.ts", "**/table.ts", "**/pg-table.ts", "db/**"];
 
 /** The database driver and the synchronous connection: what only the stores may import. */
 const DATABASE_DRIVER = ["drizzle-orm{,/**}", "bun:sqlite", "db/client.ts"];
 
 const FILE_RULES: FileRule[] = [
   {
-    description: "only store files (store.ts, *-store.ts, table.ts) and db/ import drizzle-orm, bun:sqlite or db/client.ts",
+    description: "only store files (store.ts, *-store.ts, table.ts, pg-table.ts) and db/ import drizzle-orm, bun:sqlite or db/client.ts",
     files: ["**"],
     except: STORE_FILES,
     forbid: DATABASE_DRIVER,
@@ -219,4 +219,31 @@ test("no import cycle between the files inside engines/, worker/ and models/ (NO
   const loop = [edge("engines/whisper/vad.ts", "engines/whisper/vad-onnx.ts"), edge("engines/whisper/vad-onnx.ts", "engines/whisper/vad.ts", true), edge("worker/a.ts", "engines/whisper/vad.ts")];
   expect(fileCycles(loop, "engines").map((cycle) => cycle.path)).toEqual([["engines/whisper/vad-onnx.ts", "engines/whisper/vad.ts", "engines/whisper/vad-onnx.ts"]]);
   expect(fileCycles(loop, "worker")).toEqual([]);
+});
+
+/**
+ * The stores run on SQLite and on PostgreSQL (issue 22): every query is awaited through the query
+ * builder. `.all()`, `.get()` and `.run()` (bun:sqlite's synchronous terminals) and `q.all(sql…)`
+ * style raw calls exist on SQLite only; raw SQL goes through db/sql.ts (rows, row, exec).
+ */
+const SYNC_QUERY = [/\)\s*\.(all|get|run)\(\)/, /\b(q|db|tx)\.(all|get|run)\s*[<(]/];
+
+test("store files query the database the way both dialects allow (awaited builders, raw SQL through db/sql.ts)", async () => {
+  const { Glob } = await import("bun");
+  const src = join(import.meta.dir, "..", "src");
+  const offenders: string[] = [];
+  let scanned = 0;
+  for await (const file of new Glob("**/{store,*-store}.ts").scan(src)) {
+    scanned += 1;
+    const lines = (await Bun.file(join(src, file)).text()).split("\n");
+    lines.forEach((line, i) => {
+      if (SYNC_QUERY.some((pattern) => pattern.test(line))) offenders.push(`${file}:${i + 1}: ${line.trim()}`);
+    });
+  }
+  expect(scanned).toBeGreaterThan(30);
+  expect(offenders).toEqual([]);
+  // The patterns catch what they are for.
+  expect(SYNC_QUERY.some((p) => p.test("q.select().from(jobs).where(eq(jobs.id, id)).get()"))).toBe(true);
+  expect(SYNC_QUERY.some((p) => p.test("q.all<{ n: number }>(sql`SELECT 1`)"))).toBe(true);
+  expect(SYNC_QUERY.some((p) => p.test("const row = await q.select().from(jobs).limit(1);"))).toBe(false);
 });

@@ -30,7 +30,7 @@ test("a revocation or a plan change committed by another connection is seen 1 ms
   expect(await revokeApiKey(admin, id)).toBe(true);
   await Bun.sleep(2);
   expect((await lookup.find(key))?.key.revokedAt).not.toBeNull();
-  admin.close();
+  await admin.close();
 
   expect(await lookup.find("vb_live_" + "x".repeat(40))).toBeUndefined();
 });

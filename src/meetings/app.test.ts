@@ -74,8 +74,8 @@ beforeEach(async () => {
   stranger = await actorOf("stranger@example.com", "api");
 });
 
-afterEach(() => {
-  store.remove();
+afterEach(async () => {
+  await store.remove();
   rmSync(dataDir, { recursive: true, force: true });
 });
 

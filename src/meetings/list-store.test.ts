@@ -68,6 +68,6 @@ describe("GET /v1/meetings rendering", () => {
     expect(first.job?.meeting_id).toBe(first.id);
     expect(first.has_transcript).toBe(true);
     expect(first.summary?.title).toBe("t");
-    temp.remove();
+    await temp.remove();
   });
 });

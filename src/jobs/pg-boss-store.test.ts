@@ -5,7 +5,7 @@ import { run, withTx } from "../db/conn.ts";
 import { exec, row } from "../db/sql.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import { onPostgres } from "../../test/support/postgres.ts";
-import { PgBossQueue } from "./pg-boss-queue.ts";
+import { PgBossQueue } from "./pg-boss-store.ts";
 
 let database: TempDatabase;
 const queues: PgBossQueue[] = [];
