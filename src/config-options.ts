@@ -28,6 +28,16 @@ export const DATABASE_URL_OPTION: OptionSpec = {
   help: "Run every store on this PostgreSQL 15+ database instead of the SQLite file in the data dir, so API and worker nodes on several machines share it. Migrations are applied at start, once, whichever node starts first. Its password is never printed.",
 };
 
+/** Which part of the service this process runs (issue 22): API nodes and worker nodes apart. */
+export const ROLE_OPTION: OptionSpec = {
+  name: "role",
+  type: "string",
+  env: "VERBATIM_ROLE",
+  default: "all",
+  valueName: "api|worker|all",
+  help: "api: serve the API and the web app, never run a model; worker: run job steps (the models), never listen; all: both (the appliance). api and worker need --database-url (several nodes share PostgreSQL) and a --storage-dir every node mounts; any number of each, started in any order.",
+};
+
 export const DATABASE_POOL_OPTION: OptionSpec = {
   name: "database-pool-size",
   type: "int",
@@ -88,6 +98,7 @@ export const OAUTH_OPTIONS: OptionSpec[] = [
 
 export const SERVE_OPTIONS: OptionSpec[] = [
   CONFIG_OPTION,
+  ROLE_OPTION,
   DATABASE_URL_OPTION,
   DATABASE_POOL_OPTION,
   { name: "host", type: "string", env: "VERBATIM_HOST", default: "127.0.0.1", help: "Address to listen on." },

@@ -1,3 +1,4 @@
+import { NODE_ROLES, type NodeRole } from "./nodes/table.ts";
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
@@ -25,6 +26,8 @@ export interface ServiceConfig {
   dataDir: string;
   /** PostgreSQL (issue 22) instead of the data dir's SQLite file, with its pool size. */
   database?: DatabaseSettings;
+  /** api: HTTP and the web app only; worker: job steps only; all: both (the appliance). */
+  role: NodeRole;
   /** Where meetings' files live (--storage-dir): the data dir unless set; shared by every node. */
   storageDir: string;
   modelsDir: string;
@@ -269,6 +272,16 @@ export function databaseSettings(values: OptionValues): DatabaseSettings | undef
   return { url, poolSize };
 }
 
+/** --role, checked: api and worker nodes share a PostgreSQL database, so they need --database-url. */
+export function roleOf(values: OptionValues): NodeRole {
+  const role = values.role as string;
+  if (!(NODE_ROLES as readonly string[]).includes(role)) throw new UsageError(`--role must be api, worker or all, got ${role}`);
+  if (role !== "all" && !values["database-url"]) {
+    throw new UsageError(`--role ${role} runs one part of a cluster that shares a PostgreSQL database: give --database-url (on SQLite, one process serves everything: --role all)`);
+  }
+  return role as NodeRole;
+}
+
 export function serviceConfig(values: OptionValues): ServiceConfig {
   const port = values.port as number;
   if (port > 65535) throw new UsageError(`--port must be 0 to 65535, got ${port}`);
@@ -279,6 +292,7 @@ export function serviceConfig(values: OptionValues): ServiceConfig {
     port,
     dataDir: resolve(values["data-dir"] as string),
     database: databaseSettings(values),
+    role: roleOf(values),
     storageDir: resolve(storageDirOf(values)),
     modelsDir: resolve(values["models-dir"] as string),
     publicUrl: publicUrl?.replace(/\/+$/, ""),

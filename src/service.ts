@@ -24,7 +24,12 @@ import { databaseCheck, ffmpegCheck, migrationsCheck, modelsCheck } from "./heal
 import { healthRoutes } from "./health/routes.ts";
 import { jobsApp } from "./jobs/app.ts";
 import { jobRoutes } from "./jobs/routes.ts";
-import { Scheduler } from "./jobs/scheduler.ts";
+import { Scheduler, type JobControl } from "./jobs/scheduler.ts";
+import { jobsRunElsewhere } from "./jobs/elsewhere.ts";
+import { JOBS_TABLE_QUEUE, PgBossQueue, type JobQueue } from "./jobs/pg-boss-store.ts";
+import { NodePresence } from "./nodes/heartbeat.ts";
+import { meetingProcessingJob } from "./meetings/processing-job.ts";
+import { documentGenerationJob } from "./documents/generation-job.ts";
 import { WorkerPool } from "./jobs/worker-pool.ts";
 import { IdempotencyStore } from "./idempotency/service.ts";
 import { meetingProcessing } from "./meetings/processing.ts";
@@ -126,6 +131,11 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const clients = clientsApp({ conn });
   const usage = usageApp({ conn, clock, billing: config.billing });
   await migrateConn(conn);
+  // This process as a node of the cluster (one, on SQLite): its id names the jobs it runs.
+  const node = new NodePresence(conn, config.role, clock, io.say);
+  await node.start();
+  const runsJobs = config.role !== "api";
+  const servesHttp = config.role !== "worker";
   // Deletions truncate the WAL, which keeps the deleted content's earlier frames otherwise.
   const wal = new WalTruncator(conn, io.say);
   await bootstrapAdmin(conn, io);
@@ -186,6 +196,13 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   );
   const templates = loadTemplateCatalogue({ builtin: BUILTIN_TEMPLATES, customDir: config.templatesDir, log: io.say });
   const meter = usageMeter(config.billing);
+  // On PostgreSQL, pg-boss carries each queued job to a worker node (a queue per kind); on SQLite
+  // the jobs table is the queue. Worker nodes also run pg-boss's maintenance (expiry, retries).
+  const boss = config.database
+    ? new PgBossQueue({ url: config.database.url, supervise: runsJobs, log: (line) => io.logError(new Error(line), "job-queue") })
+    : undefined;
+  await boss?.start([meetingProcessingJob.kind, documentGenerationJob.kind]);
+  const jobQueue: JobQueue = boss ?? JOBS_TABLE_QUEUE;
   const pool = new WorkerPool({
     size: config.workers,
     command: workerCommand(),
@@ -203,9 +220,11 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     conn,
     pool,
     kinds: [
-      meetingProcessing({ storage, publicApiUrl: () => urls.api, templates, meter, billing: config.billing }),
+      meetingProcessing({ storage, publicApiUrl: () => urls.api, templates, meter, billing: config.billing, jobQueue }),
       documentGeneration({ storage, loadMaterial: loadMeetingMaterial, meter }),
     ],
+    owner: node.id,
+    feed: boss,
     clock,
     stepTimeoutMs: config.stageTimeoutSeconds * 1000,
     maxStepAttempts: 3,
@@ -213,6 +232,10 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     log: (line) => io.say(line),
     onStepFinished: (kind, step, outcome, seconds) => metrics.observeStep(kind, step, outcome, seconds),
   });
+  // What the use cases call after queueing a job or to cancel one: this node's scheduler where it
+  // runs jobs; on an API node, the database alone (the worker node running a canceled job stops
+  // its step when it next renews its claim, within seconds).
+  const jobs: JobControl = runsJobs ? scheduler : jobsRunElsewhere(conn, clock);
 
   // Shared by the API and the web app: one cap on uploads in progress, one renderer, one probe.
   const uploads = new UploadsInFlight();
@@ -235,7 +258,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     measureRecording,
     templates,
     publicApiUrl: () => urls.api,
-    scheduler,
+    jobQueue,
+    scheduler: jobs,
   });
   // The application layer both front ends call (the API's routes and the web app's pages).
   const apps = {
@@ -250,7 +274,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       idempotency,
       loadMaterial: loadMeetingMaterial,
       render: renderDocumentFile,
-      scheduler,
+      jobQueue,
+      scheduler: jobs,
     }),
     // The transcript, report and export rows are the meeting's: their use cases load them through meetings'.
     transcripts: transcriptsApp({ loadOwnedTranscript: meetings.transcript, correctSegment: meetings.correctSegment, listCorrections: meetings.corrections }),
@@ -338,7 +363,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   });
 
   const resolveClient = config.trustedProxies ? clientAddressResolver(config.trustedProxies) : null;
-  const server = Bun.serve({
+  // A worker node never listens: it only runs job steps (and sends webhooks).
+  const server = !servesHttp ? undefined : Bun.serve({
     hostname: config.host,
     port: config.port,
     // Uploads stream to disk; the 2 GB limit itself is enforced while reading (413 file_too_large).
@@ -357,11 +383,13 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     // Built-in TLS for sites without a reverse proxy (README: Operations); the files are read once.
     ...(config.tls ? { tls: { cert: readFileSync(config.tls.cert, "utf8"), key: readFileSync(config.tls.key, "utf8") } } : {}),
   });
-  const url = `${config.tls ? "https" : "http"}://${displayHost(config.host)}:${server.port}`;
+  const url = server ? `${config.tls ? "https" : "http"}://${displayHost(config.host)}:${server.port}` : "";
   publicUrl ||= url;
-  // The workers load their models now, while no job waits for them (a node that runs no jobs will skip this).
-  pool.start();
-  await scheduler.start();
+  if (runsJobs) {
+    // The workers load their models now, while no job waits for them; an API node starts none.
+    pool.start();
+    await scheduler.start();
+  }
   await webhooks.start();
   const retention = startRetention(
     {
@@ -371,27 +399,31 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       purgeExpiredRevocations: (now) => purgeExpiredRevocations(conn, now),
       purgeOldDeliveries: (now) => purgeOldDeliveries(conn, now),
       purgeExpiredWebSessions: (now) => purgeExpiredWebSessions(conn, now),
-      purgeIdleDrafts: (now) => sweepIdleDrafts({ conn, wal, storage, cancelJobs: (ids) => scheduler.cancel(ids) }, config.drafts, now),
+      purgeIdleDrafts: (now) => sweepIdleDrafts({ conn, wal, storage, cancelJobs: (ids) => jobs.cancel(ids) }, config.drafts, now),
       log: io.say,
     },
     config.sweepIntervalSeconds * 1000,
   );
-  io.say(`Verbatim listening on ${url}`);
+  if (server) io.say(`Verbatim ${config.role === "api" ? "API node " : ""}listening on ${url}`);
+  else io.say(`Verbatim worker node ${node.id} running ${config.workers} worker(s); not listening`);
   const standIns = standInModels(Object.values(config.engineSettings.models));
   if (config.engines === "builtin" && standIns.length) io.say(`warning: ${STAND_IN_WARNING} (${standIns.join(", ")}); install real models (docs/models.md)`);
 
   let stopping: Promise<void> | undefined;
   return {
     url,
-    port: server.port!,
+    port: server?.port ?? 0,
     stop() {
       stopping ??= (async () => {
         retention.stop();
-        await server.stop();
+        await server?.stop();
         await webhooks.stop();
-        // Workers are killed; their jobs stay in processing and resume from their step at next start.
-        await scheduler.stop();
+        // Workers are killed; their jobs stay in processing and resume from their step at next
+        // start (on PostgreSQL: on another worker node, once their claims run out).
+        if (runsJobs) await scheduler.stop();
+        await boss?.stop();
         await requestLog?.stop();
+        await node.stop();
         wal.stop();
         await conn.close();
         lock.release();

@@ -1,6 +1,7 @@
 // The documents' use cases called directly over a real SQLite file (no HTTP): a request queues a
 // document_generation job with its request row in one transaction (rolled back whole when
 // admission refuses), the idempotent request replays, and the reads see only the actor's documents.
+import { JOBS_TABLE_QUEUE } from "../jobs/pg-boss-store.ts";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -57,6 +58,7 @@ function withApp(slots: Record<string, number> = { free: 2 }, billing = DEFAULT_
   app = documentsApp({
     conn: database.conn,
     clock: { now: () => NOW },
+    jobQueue: JOBS_TABLE_QUEUE,
     slots,
     billing,
     templates: { get: (id) => (id === template.id ? template : undefined) },

@@ -1,3 +1,4 @@
+import type { JobQueue } from "../jobs/pg-boss-store.ts";
 import { eq } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import { run, type Conn } from "../db/conn.ts";
@@ -39,6 +40,7 @@ export async function spawnDocumentJobs(
   parent: { id: string; userId: string; meetingId: string; metadata: Record<string, unknown> | null },
   templateIds: string[],
   now: number,
+  queue: JobQueue,
 ): Promise<string[]> {
   const ids: string[] = [];
   for (const templateId of templateIds) {
@@ -52,7 +54,8 @@ export async function spawnDocumentJobs(
       parentJobId: parent.id,
       payload: {},
       metadata: parent.metadata,
-    });
+      audioSeconds: 0,
+    }, queue);
     ids.push(jobId);
     if (!template) {
       const row = await failQueuedJobIn(tx, jobId, { code: "template_unavailable", message: `The template ${templateId} is no longer in the catalogue.` }, now);

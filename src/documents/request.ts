@@ -1,3 +1,4 @@
+import type { JobQueue } from "../jobs/pg-boss-store.ts";
 import type { Account } from "../auth/actor.ts";
 import { withTx, type Conn, type TxConn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
@@ -17,6 +18,8 @@ export interface RequestDocumentDeps {
   clock: Clock;
   slots: ParallelSlots;
   billing: BillingSettings;
+  /** Where a queued job is announced to the workers (jobs/pg-boss-store.ts). */
+  jobQueue: JobQueue;
   templates: Pick<TemplateCatalogue, "get">;
   loadMaterial: LoadMeetingMaterial;
 }

@@ -1,5 +1,6 @@
 // The jobs' use cases against a real store: an account's API jobs, listed and shown; web app
 // jobs and other accounts' jobs never; each kind's own fields shown from its payload.
+import { JOBS_TABLE_QUEUE } from "./pg-boss-store.ts";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -29,10 +30,10 @@ beforeAll(async () => {
   owner = { account: { userId: a.id, plan: "pro" }, channel: "api", credential: { type: "web_session", id: "s" } };
   other = { account: { userId: b.id, plan: "free" }, channel: "api", credential: { type: "web_session", id: "s" } };
   await run(temp.conn, async (q) => {
-    ids.first = await enqueueJob(q, { userId: a.id, kind: plainJob, firstStep: "x", now: 1000, payload: { transcribeOnly: true, note: "kept" }, metadata: { case: "A-1" } });
-    ids.second = await enqueueJob(q, { userId: a.id, kind: plainJob, firstStep: "x", now: 2000, payload: { documentId: "doc_1" } });
-    ids.webapp = await enqueueJob(q, { userId: a.id, kind: plainJob, firstStep: "x", now: 3000, channel: "webapp", payload: {} });
-    ids.others = await enqueueJob(q, { userId: b.id, kind: plainJob, firstStep: "x", now: 4000, payload: {} });
+    ids.first = await enqueueJob(q, { userId: a.id, kind: plainJob, firstStep: "x", now: 1000, payload: { transcribeOnly: true, note: "kept" }, metadata: { case: "A-1" } }, JOBS_TABLE_QUEUE);
+    ids.second = await enqueueJob(q, { userId: a.id, kind: plainJob, firstStep: "x", now: 2000, payload: { documentId: "doc_1" } }, JOBS_TABLE_QUEUE);
+    ids.webapp = await enqueueJob(q, { userId: a.id, kind: plainJob, firstStep: "x", now: 3000, channel: "webapp", payload: {} }, JOBS_TABLE_QUEUE);
+    ids.others = await enqueueJob(q, { userId: b.id, kind: plainJob, firstStep: "x", now: 4000, payload: {} }, JOBS_TABLE_QUEUE);
   });
 });
 afterAll(async () => {
@@ -77,7 +78,7 @@ test("get: one API job of the account; another account's or a web app job is 404
 
 test("a job is queued only with a payload its kind accepts", async () => {
   const refused = await run(temp.conn, (q) =>
-    enqueueJob(q, { userId: owner.account.userId, kind: plainJob, firstStep: "x", now: 1, payload: { note: 3 } as never }),
+    enqueueJob(q, { userId: owner.account.userId, kind: plainJob, firstStep: "x", now: 1, payload: { note: 3 } as never }, JOBS_TABLE_QUEUE),
   ).catch((error: unknown) => error);
   expect(refused).toBeInstanceOf(z.ZodError);
 });

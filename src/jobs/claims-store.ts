@@ -77,7 +77,24 @@ async function claimOne(db: Queryable, jobId: string, input: { owner: string; ki
   return (await db.update(jobs).set(lease).where(sql`${jobs.id} IN (${candidate})`).returning())[0];
 }
 
-/** Extends a running job's claim; false when the claim was lost (another owner took it over). */
+/**
+ * Claims one given job for `owner` (the job its queue message names, on PostgreSQL): the row as
+ * claimed; or why not: "gone" (finished, canceled, deleted: the message is done with) or "held"
+ * (another scheduler's claim is still live: the message is tried again later).
+ */
+export function claimJob(c: Conn, jobId: string, input: { owner: string; kinds: readonly string[]; now: number }): Promise<JobRow | "gone" | "held"> {
+  return run(c, async (db) => {
+    const claimed = await claimOne(db, jobId, input);
+    if (claimed) return claimed;
+    const [job] = await db.select({ status: jobs.status }).from(jobs).where(eq(jobs.id, jobId));
+    return job && (job.status === "queued" || job.status === "processing") ? "held" : "gone";
+  });
+}
+
+/**
+ * Extends a running job's claim; false when the claim was lost: another owner took it over, or
+ * the job was canceled (by any node: DELETE of its meeting, an account deletion).
+ */
 export function renewLease(c: Conn, jobId: string, owner: string, now: number): Promise<boolean> {
   return run(
     c,
@@ -86,7 +103,7 @@ export function renewLease(c: Conn, jobId: string, owner: string, now: number): 
         await db
           .update(jobs)
           .set({ leaseExpiresAt: now + LEASE_MS })
-          .where(and(eq(jobs.id, jobId), eq(jobs.leaseOwner, owner)))
+          .where(and(eq(jobs.id, jobId), eq(jobs.leaseOwner, owner), inArray(jobs.status, ["queued", "processing"])))
           .returning({ id: jobs.id })
       ).length > 0,
   );

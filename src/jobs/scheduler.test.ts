@@ -1,6 +1,7 @@
 // The scheduler over a real database with a job kind of the test's own and a worker pool that
 // answers at once: steps in order, each step's move and its kind's hooks in one transaction
 // (a hook that throws rolls the move back), failures, cancel, and the fence on a lost claim.
+import { JOBS_TABLE_QUEUE } from "./pg-boss-store.ts";
 import { afterAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
@@ -78,7 +79,7 @@ async function setUp(name: string, outcome: (input: { step: string }) => StepOut
     log: (line) => logs.push(line),
   });
   const enqueue = (payload: z.output<typeof echoJob.payload> = {}) =>
-    run(temp.conn, (q) => enqueueJob(q, { userId: user.id, kind: echoJob, firstStep: "one", now: Date.now(), payload }));
+    run(temp.conn, (q) => enqueueJob(q, { userId: user.id, kind: echoJob, firstStep: "one", now: Date.now(), payload }, JOBS_TABLE_QUEUE));
   const ended = async (jobId: string) => {
     for (let i = 0; i < 200; i++) {
       const job = (await loadJob(temp.conn, jobId))!;

@@ -2,7 +2,7 @@ import { withTx, type DbConn } from "../db/conn.ts";
 import { publicJobMessage } from "../errors/public-message.ts";
 import { randomId } from "../lib/ids.ts";
 import type { Clock } from "../lib/time.ts";
-import { claimNextJob, holdsStep, LEASE_MS, releaseAllLeases, releaseLease, renewLease } from "./claims-store.ts";
+import { claimJob, claimNextJob, holdsStep, LEASE_MS, releaseAllLeases, releaseLease, renewLease } from "./claims-store.ts";
 import { registerJobKinds, type JobKind } from "./kind.ts";
 import type { JobRow } from "./query.ts";
 import { cancelUnfinished, loadJob, raiseProgress, updateJob } from "./store.ts";
@@ -22,7 +22,36 @@ export interface SchedulerOptions {
   log(line: string): void;
   /** Told how long each step run took and how it ended (metrics). */
   onStepFinished?(kind: string, step: string, outcome: StepOutcome["kind"], seconds: number): void;
+  /** This scheduler's name on the jobs it claims: the node's id (nodes/heartbeat.ts). */
+  owner?: string;
+  /**
+   * The queue that tells this scheduler of new jobs (pg-boss on PostgreSQL, jobs/pg-boss-store.ts).
+   * Without one (SQLite) the scheduler looks at the jobs table every 2 s and when woken; with one,
+   * every message is a job to claim and run, and the table is looked at only every 30 s, for a
+   * job whose message was lost.
+   */
+  feed?: JobFeed;
 }
+
+/** How queued jobs reach a scheduler on PostgreSQL: a handler per kind, called with a job's id. */
+export interface JobFeed {
+  work(kind: string, concurrency: number, handler: (jobId: string, signal: AbortSignal) => Promise<void>): Promise<void>;
+}
+
+/** What the use cases ask of the jobs they queue: look for work now, cancel these. */
+export interface JobControl {
+  wake(): void;
+  cancel(jobIds: string[]): Promise<void>;
+}
+
+/** Thrown to a feed so that it offers the message again later (this node is full, or the job is held elsewhere). */
+export class NotNow extends Error {}
+
+/** How often the table is looked at without a feed, and with one (for jobs whose message was lost). */
+const LOOK_EVERY_MS = 2000;
+const SWEEP_EVERY_MS = 30_000;
+/** A running job's claim is renewed this often: a cancel made on another node stops its step within it. */
+const RENEW_EVERY_MS = Math.min(LEASE_MS / 3, 5000);
 
 /** What a scheduler must still hold to write a step's outcome (claims-store.ts `holdsStep`). */
 type StepFence = { owner: string; step: string | null; stepAttempts: number };
@@ -36,11 +65,11 @@ type StepFence = { owner: string; step: string | null; stepAttempts: number };
  * and the step's attempt, so a scheduler whose claim was taken over writes nothing, and one that
  * learns it lost its claim stops the step's worker.
  */
-export class Scheduler {
+export class Scheduler implements JobControl {
   private readonly running = new Map<string, { runId: string | null }>();
   private readonly kinds: Map<string, JobKind>;
   /** This scheduler's name on the jobs it claims (jobs.lease_owner). */
-  private readonly owner = randomId("sched");
+  private readonly owner: string;
   /** When each account last had a job claimed: the round-robin order. */
   private readonly lastServed = new Map<string, number>();
   private timer: ReturnType<typeof setInterval> | undefined;
@@ -50,13 +79,44 @@ export class Scheduler {
 
   constructor(private readonly o: SchedulerOptions) {
     this.kinds = new Map(o.kinds.map((k) => [k.declaration.kind, k]));
+    this.owner = o.owner ?? randomId("sched");
     registerJobKinds(o.kinds.map((k) => k.declaration));
   }
 
   async start(): Promise<void> {
     await releaseAllLeases(this.o.conn);
-    this.timer = setInterval(() => this.wake(), 2000);
+    if (this.o.feed) {
+      for (const kind of this.kinds.keys()) await this.o.feed.work(kind, this.o.pool.size, (jobId, signal) => this.runMessage(jobId, signal));
+    }
+    this.timer = setInterval(() => this.wake(), this.o.feed ? SWEEP_EVERY_MS : LOOK_EVERY_MS);
     this.wake();
+  }
+
+  /**
+   * A queue message naming a job: claims it and runs it to its end, holding the message meanwhile
+   * (the feed heartbeats it). Throws NotNow when this node has no free worker or another node's
+   * claim is still live, so the feed offers the message again; a job already ended just ends the message.
+   * The signal is aborted when the feed takes the message back: the step in progress here stops.
+   */
+  private async runMessage(jobId: string, signal: AbortSignal): Promise<void> {
+    if (this.stopping) throw new NotNow("the scheduler is stopping");
+    if (this.running.has(jobId)) return;
+    if (this.running.size >= this.o.pool.size) throw new NotNow("every worker of this node is busy");
+    const now = this.o.clock.now();
+    const claimed = await claimJob(this.o.conn, jobId, { owner: this.owner, kinds: [...this.kinds.keys()], now });
+    if (claimed === "gone") return;
+    if (claimed === "held") throw new NotNow("another node holds the job");
+    this.lastServed.set(claimed.userId, now);
+    const stopHere = () => {
+      const runId = this.running.get(jobId)?.runId;
+      if (runId) this.o.pool.cancel(runId);
+    };
+    signal.addEventListener("abort", stopHere, { once: true });
+    try {
+      await this.runClaimed(claimed);
+    } finally {
+      signal.removeEventListener("abort", stopHere);
+    }
   }
 
   /**
@@ -86,18 +146,23 @@ export class Scheduler {
       const job = await claimNextJob(this.o.conn, { owner: this.owner, kinds: [...this.kinds.keys()], now, lastServed: this.lastServed });
       if (!job) break;
       this.lastServed.set(job.userId, now);
-      this.running.set(job.id, { runId: null });
-      // Renewed while the job runs, so the claim outlives any step however long.
-      const renewal = setInterval(() => this.renew(job.id), LEASE_MS / 3);
-      this.runJob(job.id)
-        .catch((error) => this.o.log(`job ${job.id} stopped on an unexpected error: ${(error as Error).stack ?? error}`))
-        .finally(async () => {
-          clearInterval(renewal);
-          await releaseLease(this.o.conn, job.id, this.owner).catch(() => {});
-          this.running.delete(job.id);
-          setTimeout(() => this.wake(), 0);
-        });
+      void this.runClaimed(job);
     }
+  }
+
+  /** Runs a job this scheduler claimed to its end (or until its claim is lost), then lets go of it. Never rejects. */
+  private runClaimed(job: JobRow): Promise<void> {
+    this.running.set(job.id, { runId: null });
+    // Renewed while the job runs, so the claim outlives any step however long.
+    const renewal = setInterval(() => this.renew(job.id), RENEW_EVERY_MS);
+    return this.runJob(job.id)
+      .catch((error) => this.o.log(`job ${job.id} stopped on an unexpected error: ${(error as Error).stack ?? error}`))
+      .finally(async () => {
+        clearInterval(renewal);
+        await releaseLease(this.o.conn, job.id, this.owner).catch(() => {});
+        this.running.delete(job.id);
+        setTimeout(() => this.wake(), 0);
+      });
   }
 
   /**
@@ -108,7 +173,7 @@ export class Scheduler {
     renewLease(this.o.conn, jobId, this.owner, this.o.clock.now())
       .then((held) => {
         if (held) return;
-        this.o.log(`job ${jobId}: this node's claim was taken over; its step here is stopped`);
+        this.o.log(`job ${jobId}: this node's claim was taken over or the job canceled; its step here is stopped`);
         const runId = this.running.get(jobId)?.runId;
         if (runId) this.o.pool.cancel(runId);
       })

@@ -1,3 +1,4 @@
+import { JOBS_TABLE_QUEUE } from "./pg-boss-store.ts";
 import { afterAll, expect, test } from "bun:test";
 import { z } from "zod";
 import { addUser } from "../auth/user-store.ts";
@@ -17,7 +18,7 @@ const slotJob = declareJobKind({ kind: "test_slot", stages: [], payload: z.objec
 
 test("queued and running jobs hold the plan's slots; jobs queued by another job and ended jobs hold none", async () => {
   const user = await addUser(temp.conn, { email: "slots@example.com", plan: "standard" });
-  const queue = (parentJobId?: string) => run(temp.conn, (q) => enqueueJob(q, { userId: user.id, kind: slotJob, firstStep: "x", now: 1, parentJobId, payload: {} }));
+  const queue = (parentJobId?: string) => run(temp.conn, (q) => enqueueJob(q, { userId: user.id, kind: slotJob, firstStep: "x", now: 1, parentJobId, payload: {} }, JOBS_TABLE_QUEUE));
   const slots = { standard: 2 };
   const first = await queue();
   await assertSlotFree(temp.conn, user.id, "standard", slots);

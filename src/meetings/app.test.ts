@@ -1,3 +1,4 @@
+import { JOBS_TABLE_QUEUE } from "../jobs/pg-boss-store.ts";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -46,6 +47,7 @@ beforeEach(async () => {
   app = meetingsApp({
     conn: store.conn,
     storage: localDiskStorage(dataDir),
+    jobQueue: JOBS_TABLE_QUEUE,
     clock,
     slots: DEFAULT_PARALLEL_SLOTS,
     billing: DEFAULT_BILLING,

@@ -1,3 +1,4 @@
+import type { JobQueue } from "../jobs/pg-boss-store.ts";
 import type { z } from "zod";
 import type { Actor } from "../auth/actor.ts";
 import type { Conn, TxConn } from "../db/conn.ts";
@@ -63,6 +64,8 @@ export interface MeetingsAppDeps {
   clock: Clock;
   slots: ParallelSlots;
   billing: BillingSettings;
+  /** Where a queued job is announced to the workers (jobs/pg-boss-store.ts). */
+  jobQueue: JobQueue;
   idempotency: IdempotencyStore;
   egress: EgressPolicy;
   maxUploadBytes: number;

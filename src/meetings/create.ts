@@ -1,3 +1,4 @@
+import type { JobQueue } from "../jobs/pg-boss-store.ts";
 import type { Plan } from "../auth/plans.ts";
 import { withTx, type Conn, type TxConn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
@@ -23,6 +24,8 @@ export interface CreateMeetingDeps {
   clock: Clock;
   slots: ParallelSlots;
   billing: BillingSettings;
+  /** Where a queued job is announced to the workers (jobs/pg-boss-store.ts). */
+  jobQueue: JobQueue;
   /**
    * A recording's duration in seconds as its container announces it (a probe, not a decode), or
    * null when it does not say or cannot be read: what admission reserves before processing starts.

@@ -1,3 +1,4 @@
+import type { JobQueue } from "../jobs/pg-boss-store.ts";
 import { createHash } from "node:crypto";
 import { open, writeFile } from "node:fs/promises";
 import type { Plan } from "../auth/plans.ts";
@@ -25,6 +26,8 @@ export interface DraftConnDeps {
   clock: Clock;
   slots: ParallelSlots;
   billing: BillingSettings;
+  /** Where a queued job is announced to the workers (jobs/pg-boss-store.ts). */
+  jobQueue: JobQueue;
   minFreeDisk: DiskFloor;
   maxUploadBytes: number;
   drafts: DraftLimits;

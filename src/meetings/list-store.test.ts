@@ -1,3 +1,4 @@
+import { JOBS_TABLE_QUEUE } from "../jobs/pg-boss-store.ts";
 import { describe, expect, test } from "bun:test";
 import { createUser } from "../auth/user-store.ts";
 import { findOrCreateClient } from "../clients/service.ts";
@@ -21,7 +22,7 @@ async function account(db: Db, email: string, count: number): Promise<string> {
       .values({ id, userId: user.id, title: `M${i}`, titleSource: "user", status: "completed", createdAt: at, updatedAt: at, recordedAt: at, transcribeOnly: false, requestedLanguage: "en", language: "en", source: "upload", recordingType: "meeting", clientId: client.id });
     await db.insert(meetingTags).values([{ meetingId: id, tag: "a" }, { meetingId: id, tag: "b" }]);
     await db.insert(participants).values({ meetingId: id, name: "Ana", email: null, speakerLabels: ["SPEAKER_00"] });
-    await enqueueJob(db, { userId: user.id, kind: meetingProcessingJob, firstStep: "decode", now: at, meetingId: id, payload: {} });
+    await enqueueJob(db, { userId: user.id, kind: meetingProcessingJob, firstStep: "decode", now: at, meetingId: id, payload: {} }, JOBS_TABLE_QUEUE);
     await db.insert(transcripts).values({ meetingId: id, language: "en", durationSeconds: 1, model: "m", speakers: [], segments: [], speakerTurns: [], createdAt: at });
     await db.insert(reports).values({ meetingId: id, title: "t", language: "en", markdown: "# t", structured: null, model: "m", createdAt: at, updatedAt: at });
   }

@@ -1,3 +1,4 @@
+import type { JobQueue } from "../jobs/pg-boss-store.ts";
 import { z } from "zod";
 import { findUserById } from "../auth/user-store.ts";
 import { run, type Conn, type TxConn } from "../db/conn.ts";
@@ -82,6 +83,8 @@ export function meetingProcessing(deps: {
   meter: UsageMeter;
   /** Re-estimates what a job reserves once its recording is decoded (usage/admission-store.ts). */
   billing: BillingSettings;
+  /** Where a queued job is announced to the workers (jobs/pg-boss-store.ts). */
+  jobQueue: JobQueue;
 }): JobKind {
   const meetingOf = async (c: Conn, job: JobRow): Promise<ProcessedMeeting | undefined> => (job.meetingId === null ? undefined : findMeeting(c, job.meetingId));
   // A job with no download step is an upload: its progress is shared over four or five steps.
@@ -211,7 +214,7 @@ export function meetingProcessing(deps: {
         // Before processing.completed, which carries their ids (document_job_ids).
         const templateIds = templatesRequested(deps.templates, meeting.documentTemplates, meeting.persona);
         const spawned = await run(tx, async (q) =>
-          spawnDocumentJobs(q, deps.templates, { id: job.id, userId: job.userId, meetingId: meeting.id, metadata: job.metadata }, templateIds, now),
+          spawnDocumentJobs(q, deps.templates, { id: job.id, userId: job.userId, meetingId: meeting.id, metadata: job.metadata }, templateIds, now, deps.jobQueue),
         );
         if (spawned.length) {
           const current = (await loadJob(tx, job.id))!;

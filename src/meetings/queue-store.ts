@@ -45,7 +45,7 @@ export function queueProcessing(
   const { audioSeconds, firstStep, metadata, ...payload } = job;
   return runTx(c, async (tx) =>
     admit(tx, deps, { account, channel }, { kind: "processing", audioSeconds, report: !job.transcribeOnly }, now, () =>
-      enqueueJob(tx, { userId: account.userId, kind: meetingProcessingJob, firstStep, now, meetingId, channel, metadata, payload }),
+      enqueueJob(tx, { userId: account.userId, kind: meetingProcessingJob, firstStep, now, meetingId, channel, metadata, payload, audioSeconds }, deps.jobQueue),
     ),
   );
 }
@@ -65,7 +65,7 @@ export async function enqueueReportOnly(
   now: number,
 ): Promise<string> {
   return admit(tx, deps, { account, channel }, { kind: "report", transcriptChars: chars }, now, () =>
-    enqueueJob(tx, { userId: account.userId, kind: meetingProcessingJob, firstStep: "summarize", now, meetingId, channel, payload: { reportOnly: true, transcribeOnly: false } }),
+    enqueueJob(tx, { userId: account.userId, kind: meetingProcessingJob, firstStep: "summarize", now, meetingId, channel, payload: { reportOnly: true, transcribeOnly: false }, audioSeconds: 0 }, deps.jobQueue),
   );
 }
 

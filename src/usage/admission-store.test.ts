@@ -1,5 +1,6 @@
 // The one admission, for both channels, against a real store: the slot, the API wallet or the web
 // app's quotas, the reservation; and the fail-fast check before an upload.
+import { JOBS_TABLE_QUEUE } from "../jobs/pg-boss-store.ts";
 import { meetingProcessingJob } from "../meetings/processing-job.ts";
 import { describe, expect, test } from "bun:test";
 import { count } from "drizzle-orm";
@@ -20,6 +21,7 @@ import { usageReservations } from "./table.ts";
 
 const NOV = Date.parse("2026-11-10T12:00:00Z");
 const deps: AdmissionDeps = {
+  jobQueue: JOBS_TABLE_QUEUE,
   slots: { free: 1 },
   billing: {
     ...DEFAULT_BILLING,
@@ -31,7 +33,7 @@ const deps: AdmissionDeps = {
 let database: TempDatabase;
 let userId: string;
 const who = (channel: Channel) => ({ account: { userId, plan: "free" }, channel });
-const queue = (q: Queryable, channel: Channel) => () => enqueueJob(q, { userId, kind: meetingProcessingJob, firstStep: "decode", now: NOV, channel, payload: {} });
+const queue = (q: Queryable, channel: Channel) => () => enqueueJob(q, { userId, kind: meetingProcessingJob, firstStep: "decode", now: NOV, channel, payload: {} }, JOBS_TABLE_QUEUE);
 
 async function codeOf(run: () => Promise<unknown>): Promise<string | null> {
   try {
@@ -115,7 +117,7 @@ describe("admit", () => {
 
 describe("admissions at once", () => {
   test("50 admissions sent together against a wallet for 5 admit exactly 5 (each takes the account's lock)", async () => {
-    const wallet = { slots: { free: 100 }, billing: { ...deps.billing, allowances: { free: 25 } } };
+    const wallet = { jobQueue: JOBS_TABLE_QUEUE, slots: { free: 100 }, billing: { ...deps.billing, allowances: { free: 25 } } };
     const outcomes = await Promise.all(
       Array.from({ length: 50 }, () =>
         inTx((tx) => admit(tx, wallet, who("api"), { kind: "processing", audioSeconds: null, report: false }, NOV, queue(tx, "api"))).then(

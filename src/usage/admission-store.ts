@@ -91,7 +91,7 @@ export async function admit(q: Queryable, deps: AdmissionDeps, who: Admitted, wo
  * transaction of its own, which the account's lock needs), queueing `job` (enqueueJob): the job's id.
  */
 export function admitAndQueue<P extends JobPayload>(c: Conn, deps: AdmissionDeps, who: Admitted, work: Work, now: number, job: NewJob<P>): Promise<string> {
-  return runTx(c, (q) => admit(q, deps, who, work, now, () => enqueueJob(q, job)));
+  return runTx(c, (q) => admit(q, deps, who, work, now, () => enqueueJob(q, job, deps.jobQueue)));
 }
 
 /**

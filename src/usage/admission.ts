@@ -1,3 +1,4 @@
+import type { JobQueue } from "../jobs/pg-boss-store.ts";
 import type { Account } from "../auth/actor.ts";
 import type { ParallelSlots } from "../jobs/slots.ts";
 import type { Channel } from "../lib/channel.ts";
@@ -12,6 +13,8 @@ import type { BillingSettings } from "./settings.ts";
 export interface AdmissionDeps {
   slots: ParallelSlots;
   billing: BillingSettings;
+  /** Where an admitted job is announced to the workers (jobs/pg-boss-store.ts). */
+  jobQueue: JobQueue;
 }
 
 /** Who asks for the work, and through which channel it is metered (SPEC 8 rule 5). */

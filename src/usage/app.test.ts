@@ -1,5 +1,6 @@
 // Usage's use cases against a real store: the API month (wallet, on-demand, totals), the ledger
 // (the API's lines through the API, both channels' in the web app, pages), the web app's quotas.
+import { JOBS_TABLE_QUEUE } from "../jobs/pg-boss-store.ts";
 import { meetingProcessingJob } from "../meetings/processing-job.ts";
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import type { Actor } from "../auth/actor.ts";
@@ -37,7 +38,7 @@ async function consume(c: Partial<Consumption> & Pick<Consumption, "operation" |
 /** A job in flight on `channel` holding `expected`. */
 async function hold(channel: "api" | "webapp", expected: { cost: number; audioSeconds: number; documents: number }): Promise<void> {
   await runTx(database.conn, async (tx) => {
-    const jobId = await enqueueJob(tx, { userId, kind: meetingProcessingJob, firstStep: "decode", now: NOV, channel, payload: {} });
+    const jobId = await enqueueJob(tx, { userId, kind: meetingProcessingJob, firstStep: "decode", now: NOV, channel, payload: {} }, JOBS_TABLE_QUEUE);
     await reserve(tx, { jobId, userId, channel }, expected, NOV);
   });
 }
