@@ -88,8 +88,8 @@ export class Scheduler implements JobControl {
     if (this.o.feed) {
       for (const kind of this.kinds.keys()) await this.o.feed.work(kind, this.o.pool.size, (jobId, signal) => this.runMessage(jobId, signal));
     }
-    this.timer = setInterval(() => this.wake(), this.o.feed ? SWEEP_EVERY_MS : LOOK_EVERY_MS);
-    this.wake();
+    this.timer = setInterval(() => this.look(), this.o.feed ? SWEEP_EVERY_MS : LOOK_EVERY_MS);
+    this.look();
   }
 
   /**
@@ -120,10 +120,18 @@ export class Scheduler implements JobControl {
   }
 
   /**
-   * Looks for work now (after a job is created or one finishes). Returns at once: the claims run
-   * behind it, one look at a time (a wake during a look is answered by that look's loop).
+   * Looks for work now (after a job is created). With a feed, the job's message is what brings it
+   * here (within the feed's polling interval, on whichever worker node is free), so nothing is done.
    */
   wake(): void {
+    if (!this.o.feed) this.look();
+  }
+
+  /**
+   * Looks at the jobs table for work and claims what this node has room for. Returns at once: the
+   * claims run behind it, one look at a time (a look asked for during one is answered by its loop).
+   */
+  private look(): void {
     if (this.stopping) return;
     if (this.ticking) {
       // A job may have been queued after this look found none: look once more when it ends.
@@ -136,7 +144,7 @@ export class Scheduler implements JobControl {
       .catch((error) => this.o.log(`the scheduler could not claim a job: ${(error as Error).stack ?? error}`))
       .finally(() => {
         this.ticking = false;
-        if (this.wakeAgain) this.wake();
+        if (this.wakeAgain) this.look();
       });
   }
 
@@ -161,7 +169,8 @@ export class Scheduler implements JobControl {
         clearInterval(renewal);
         await releaseLease(this.o.conn, job.id, this.owner).catch(() => {});
         this.running.delete(job.id);
-        setTimeout(() => this.wake(), 0);
+        // A worker is free: look for the next job (with a feed, its next message brings it).
+        if (!this.o.feed) setTimeout(() => this.look(), 0);
       });
   }
 
