@@ -39,6 +39,7 @@ const RULES: Rule[] = [
   { description: "engines/ imports only lib/, models/ and the shared types", folder: "engines", allow: ["lib", "models", ...SHARED_TYPES] },
   { description: "http/ imports only auth/, db/, errors/, lib/, net/", folder: "http", allow: ["auth", "db", "errors", "lib", "net"] },
   { description: "net/ imports only lib/", folder: "net", allow: ["lib"] },
+  { description: "nodes/ imports only db/ and lib/", folder: "nodes", allow: ["db", "lib"] },
   { description: "lib/ imports nothing else", folder: "lib", allow: [] },
   { description: "errors/ imports only lib/", folder: "errors", allow: ["lib"] },
   { description: "models/ imports only lib/ and its catalogue", folder: "models", allow: ["lib", "../models/catalogue.json"] },
