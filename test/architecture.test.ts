@@ -119,6 +119,7 @@ test("each rule fires on a made-up import that breaks it, and lets the allowed o
     edge("engines/load.ts", "transcripts/store.ts"),
     edge("http/route.ts", "meetings/table.ts"),
     edge("net/egress.ts", "storage/paths.ts"),
+    edge("nodes/store.ts", "jobs/store.ts"),
     edge("lib/ids.ts", "errors/api-error.ts"),
     edge("errors/api-error.ts", "http/route.ts"),
     edge("models/catalogue.ts", "engines/types.ts"),
