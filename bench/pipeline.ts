@@ -38,6 +38,8 @@ interface Options {
   skipLong: boolean;
   skipService: boolean;
   skipRaw: boolean;
+  /** The service on a throwaway PostgreSQL (scripts/postgres-for-tests.sh) instead of SQLite. */
+  postgres: boolean;
   modelsDir: string;
   whisperModel: string;
   audio: string[];
@@ -49,6 +51,7 @@ const USAGE = `bun bench/pipeline.ts [options] [AUDIO ...]
   --skip-long            no long recording
   --skip-service         no run through the service (upload → completed)
   --skip-raw             no run of the raw whisper binding
+  --postgres             the service on a throwaway PostgreSQL cluster (--database-url) instead of SQLite
   --models-dir DIR       models directory (default models/)
   --whisper-model NAME   whisper model inside it (default the stand-in)`;
 
@@ -59,6 +62,7 @@ function parseOptions(argv: string[]): Options {
     skipLong: false,
     skipService: false,
     skipRaw: false,
+    postgres: false,
     modelsDir: join(ROOT, "models"),
     whisperModel: DEFAULT_MODELS.whisper,
     audio: [],
@@ -71,6 +75,7 @@ function parseOptions(argv: string[]): Options {
     else if (arg === "--skip-long") options.skipLong = true;
     else if (arg === "--skip-service") options.skipService = true;
     else if (arg === "--skip-raw") options.skipRaw = true;
+    else if (arg === "--postgres") options.postgres = true;
     else if (arg === "--help") {
       console.log(USAGE);
       process.exit(0);
@@ -234,12 +239,22 @@ function childPids(pid: number): number[] {
 /** What the service said of its worker: "worker <pid> ready in <s> s (engines loaded)", when it says it. */
 const WORKER_READY = /^worker \d+ ready in ([\d.]+) s/;
 
+/** A throwaway PostgreSQL cluster for --postgres: its URL, and how to stop it. */
+function startPostgres(): { url: string; stop(): void } {
+  const dir = `/tmp/verbatim-pg-bench-${process.pid}`;
+  const script = join(ROOT, "scripts/postgres-for-tests.sh");
+  const started = Bun.spawnSync(["bash", script, "start", dir], { stderr: "inherit" });
+  if (started.exitCode !== 0) fail("could not start PostgreSQL (scripts/postgres-for-tests.sh)");
+  return { url: started.stdout.toString().trim(), stop: () => void Bun.spawnSync(["bash", script, "stop", dir]) };
+}
+
 async function throughService(audios: string[], options: Options): Promise<{ results: Map<string, ServiceResult>; workerReady: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), "verbatim-bench-service-"));
+  const postgres = options.postgres ? startPostgres() : undefined;
   let workerReady = "not announced (a worker started on the first step)";
   const spawned = performance.now();
   const service = await spawnServer({
-    command: [process.execPath, join(ROOT, "src/main.ts"), "serve", "--port", "0", "--data-dir", dataDir, "--models-dir", options.modelsDir, "--whisper-model", options.whisperModel, "--threads", String(options.threads), "--rate-limits", "pro=100000,anonymous=100000"],
+    command: [process.execPath, join(ROOT, "src/main.ts"), "serve", "--port", "0", "--data-dir", dataDir, "--models-dir", options.modelsDir, "--whisper-model", options.whisperModel, "--threads", String(options.threads), "--rate-limits", "pro=100000,anonymous=100000", ...(postgres ? ["--database-url", postgres.url] : [])],
     cwd: ROOT,
     // Its output is read all along (a full pipe would stall the server) but only the last lines are kept.
     maxLines: 200,
@@ -250,6 +265,7 @@ async function throughService(audios: string[], options: Options): Promise<{ res
     },
   }).catch((error: Error) => {
     rmSync(dataDir, { recursive: true, force: true });
+    postgres?.stop();
     throw error;
   });
   const { url, proc: server } = service;
@@ -288,6 +304,7 @@ async function throughService(audios: string[], options: Options): Promise<{ res
     server.kill("SIGTERM");
     await server.exited;
     rmSync(dataDir, { recursive: true, force: true });
+    postgres?.stop();
   }
   return { results, workerReady };
 }
@@ -346,7 +363,7 @@ async function main(): Promise<void> {
 
   if (!options.skipService) {
     const { results: service, workerReady } = await throughService(audios, options);
-    console.log(`\nThrough the service (upload → completed, the first upload as soon as it listens; worker ready: ${workerReady}):\n`);
+    console.log(`\nThrough the service on ${options.postgres ? "PostgreSQL" : "SQLite"} (upload → completed, the first upload as soon as it listens; worker ready: ${workerReady}):\n`);
     console.log("| recording | audio | wall | transcribing stage | summarizing stage (tokens written) | RTF | worker peak RSS | wall / in-process stages |");
     console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
     for (const [audio, r] of service) {
