@@ -1,22 +1,24 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { run } from "../db/conn.ts";
 import { tempDatabase } from "../../test/support/database.ts";
 import { userForIdpToken } from "./external-identity-store.ts";
 import { externalIdentities } from "./table.ts";
-import { createUser } from "./user-store.ts";
+import { addUser } from "./user-store.ts";
 
 const temp = tempDatabase("idp-users");
-const db = temp.db;
 afterAll(() => temp.remove());
 
-const ana = await createUser(db, { email: "ana@firm.example", plan: "free" });
-const ben = await createUser(db, { email: "ben@firm.example", plan: "free" });
+const ana = await addUser(temp.conn, { email: "ana@firm.example", plan: "free" });
+const ben = await addUser(temp.conn, { email: "ben@firm.example", plan: "free" });
+/** Every stored link, as the table holds it. */
+const links = () => run(temp.conn, (q) => q.select().from(externalIdentities));
 const ISS = "https://idp.firm.example";
 
 describe("userForIdpToken", async () => {
   test("an unverified email names no one and links nothing", async () => {
     const result = await userForIdpToken(temp.conn, { issuer: ISS, subject: "s-unverified", email: "ana@firm.example", emailVerified: false }, 1);
     expect(result).toEqual({ refused: expect.stringContaining("not verified") });
-    expect(await db.select().from(externalIdentities)).toHaveLength(0);
+    expect(await links()).toHaveLength(0);
   });
 
   test("no link and no email: refused", async () => {
@@ -27,7 +29,7 @@ describe("userForIdpToken", async () => {
 
   test("a verified email maps and links; later the link wins over any email", async () => {
     expect(await userForIdpToken(temp.conn, { issuer: ISS, subject: "s-ana", email: "ANA@firm.example", emailVerified: true }, 5)).toEqual({ user: ana });
-    expect(await db.select().from(externalIdentities)).toEqual([{ issuer: ISS, subject: "s-ana", userId: ana.id, createdAt: 5 }]);
+    expect(await links()).toEqual([{ issuer: ISS, subject: "s-ana", userId: ana.id, createdAt: 5 }]);
     expect(await userForIdpToken(temp.conn, { issuer: ISS, subject: "s-ana", email: "ben@firm.example", emailVerified: true }, 6)).toEqual({ user: ana });
     expect(await userForIdpToken(temp.conn, { issuer: ISS, subject: "s-ana", email: undefined, emailVerified: false }, 7)).toEqual({ user: ana });
   });
@@ -42,10 +44,10 @@ describe("userForIdpToken", async () => {
   });
 
   test("a verified email of no user is refused and links nothing", async () => {
-    const before = (await db.select().from(externalIdentities)).length;
+    const before = (await links()).length;
     expect(await userForIdpToken(temp.conn, { issuer: ISS, subject: "s-ghost", email: "ghost@firm.example", emailVerified: true }, 10)).toEqual({
       refused: expect.stringContaining("not a user"),
     });
-    expect(await db.select().from(externalIdentities)).toHaveLength(before);
+    expect(await links()).toHaveLength(before);
   });
 });

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { list } from "tar";
 import { backupDataDir } from "./backup.ts";
+import { onPostgres } from "../../test/support/postgres.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "verbatim-backup-unit-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -15,7 +16,9 @@ async function entriesOf(archive: string): Promise<string[]> {
   return names.sort();
 }
 
-test("with a storage dir of its own, the meetings' files come from there, as regular files under meetings/, and no staging is left", async () => {
+// SQLite only: the archive holds the SQLite file (verbatim.db) beside the files; a PostgreSQL
+// database is backed up by pg_dump, not into this archive.
+test.skipIf(onPostgres)("with a storage dir of its own, the meetings' files come from there, as regular files under meetings/, and no staging is left", async () => {
   const dataDir = join(dir, "data");
   const storageDir = join(dir, "shared");
   mkdirSync(join(dataDir, "oauth"), { recursive: true });

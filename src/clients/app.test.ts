@@ -4,6 +4,7 @@ import { expect, test } from "bun:test";
 import type { Actor } from "../auth/actor.ts";
 import { actingAndOther } from "../../test/support/actor.ts";
 import { freshDatabaseEachTest, type TempDatabase } from "../../test/support/database.ts";
+import { run } from "../db/conn.ts";
 import { clientsApp } from "./app.ts";
 import { createClient } from "./service.ts";
 
@@ -13,15 +14,15 @@ let other: Actor;
 
 freshDatabaseEachTest("clients", async (created) => {
   database = created;
-  [actor, other] = await actingAndOther(created.db);
+  [actor, other] = await actingAndOther(created.conn);
 });
 
 test("list: by name, archived ones only when asked, a case-folding name filter, the account's own only", async () => {
   const app = clientsApp({ conn: database.conn });
-  await createClient(database.db, actor.account.userId, { name: "Zeta" }, 1);
-  await createClient(database.db, actor.account.userId, { name: "Éclair SA" }, 2);
-  await createClient(database.db, actor.account.userId, { name: "Old", isArchived: true }, 3);
-  await createClient(database.db, other.account.userId, { name: "Theirs" }, 4);
+  await run(database.conn, (q) => createClient(q, actor.account.userId, { name: "Zeta" }, 1));
+  await run(database.conn, (q) => createClient(q, actor.account.userId, { name: "Éclair SA" }, 2));
+  await run(database.conn, (q) => createClient(q, actor.account.userId, { name: "Old", isArchived: true }, 3));
+  await run(database.conn, (q) => createClient(q, other.account.userId, { name: "Theirs" }, 4));
   expect((await app.list(actor, { includeArchived: false })).map((c) => c.name)).toEqual(["Éclair SA", "Zeta"]);
   expect((await app.list(actor, { includeArchived: true })).map((c) => c.name)).toEqual(["Éclair SA", "Old", "Zeta"]);
   expect((await app.list(actor, { includeArchived: false, q: "éCLAIR" })).map((c) => c.name)).toEqual(["Éclair SA"]);
@@ -29,7 +30,7 @@ test("list: by name, archived ones only when asked, a case-folding name filter, 
 
 test("setArchived: archives and brings back by cli_ id; another account's, a missing or a malformed id is undefined", async () => {
   const app = clientsApp({ conn: database.conn });
-  const row = await createClient(database.db, actor.account.userId, { name: "Acme" }, 1);
+  const row = await run(database.conn, (q) => createClient(q, actor.account.userId, { name: "Acme" }, 1));
   expect((await app.setArchived(actor, `cli_${row.id}`, true))?.isArchived).toBe(true);
   expect(await app.list(actor, { includeArchived: false })).toEqual([]);
   expect((await app.setArchived(actor, `cli_${row.id}`, false))?.isArchived).toBe(false);

@@ -2,6 +2,7 @@
 import { expect, test } from "bun:test";
 import { count } from "drizzle-orm";
 import type { Actor } from "../auth/actor.ts";
+import { run } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { meetings } from "../meetings/table.ts";
 import { actingAndOther } from "../../test/support/actor.ts";
@@ -16,15 +17,17 @@ const NOW = Date.parse("2026-11-10T12:00:00Z");
 
 freshDatabaseEachTest("feedback", async (created) => {
   database = created;
-  [actor, other] = await actingAndOther(created.db);
+  [actor, other] = await actingAndOther(created.conn);
 });
 
 test("create: recorded as received, with the meeting it is about when that meeting is the account's", async () => {
   const app = feedbackApp({ conn: database.conn, clock: { now: () => NOW } });
   const id = crypto.randomUUID();
-  await database.db
-    .insert(meetings)
-    .values({ id, userId: actor.account.userId, title: "M", titleSource: "user", status: "completed", createdAt: NOW, updatedAt: NOW, recordedAt: NOW, transcribeOnly: false, requestedLanguage: "en", language: "en", source: "upload", recordingType: "meeting" });
+  await run(database.conn, (q) =>
+    q
+      .insert(meetings)
+      .values({ id, userId: actor.account.userId, title: "M", titleSource: "user", status: "completed", createdAt: NOW, updatedAt: NOW, recordedAt: NOW, transcribeOnly: false, requestedLanguage: "en", language: "en", source: "upload", recordingType: "meeting" }),
+  );
   const plain = await app.create(actor, { type: "bug", message: "It broke" });
   expect(plain).toMatchObject({ userId: actor.account.userId, type: "bug", message: "It broke", meetingId: null, status: "received", createdAt: NOW });
   const about = await app.create(actor, { type: "question", message: "Why?", meeting_id: id.toUpperCase() });
@@ -33,5 +36,5 @@ test("create: recorded as received, with the meeting it is about when that meeti
   const refused = await app.create(other, { type: "feedback", message: "Theirs", meeting_id: id }).catch((error) => error);
   expect(refused).toBeInstanceOf(ApiError);
   expect((refused as ApiError).status).toBe(404);
-  expect(await database.db.select({ n: count() }).from(feedback)).toEqual([{ n: 2 }]);
+  expect(await run(database.conn, (q) => q.select({ n: count() }).from(feedback))).toEqual([{ n: 2 }]);
 });

@@ -1,12 +1,15 @@
 import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { applyMigrations } from "../db/migrate.ts";
+import { onPostgres } from "../../test/support/postgres.ts";
 import { EMBEDDED_MIGRATIONS } from "../db/migrations.generated.ts";
 
 // 0015 moved the kinds' own columns into jobs.payload and renamed source to channel: rows
 // written before it keep every value, and the triggers on jobs (reservations released when a job
 // ends, jobs refused for deleted accounts) survive it.
-test("0015_jobs_payload_channel copies each old row's kind columns into its payload, and source into channel", () => {
+// SQLite only: PostgreSQL's migrations start from the schema 0015 produced (migrations/postgres/), so
+// no row of the old shape exists there to convert.
+test.skipIf(onPostgres)("0015_jobs_payload_channel copies each old row's kind columns into its payload, and source into channel", () => {
   const sqlite = new Database(":memory:");
   // Found by name, not number: a merge may renumber it.
   const at = EMBEDDED_MIGRATIONS.findIndex((m) => m.tag.endsWith("_jobs_payload_channel"));

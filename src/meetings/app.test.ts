@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import type { Actor } from "../auth/actor.ts";
-import { createUser } from "../auth/user-store.ts";
+import { addUser } from "../auth/user-store.ts";
+import { run } from "../db/conn.ts";
 import { IdempotencyStore } from "../idempotency/service.ts";
 import { jobs } from "../jobs/table.ts";
 import { DEFAULT_PARALLEL_SLOTS } from "../jobs/slots.ts";
@@ -64,7 +65,7 @@ beforeEach(async () => {
     scheduler: { wake: () => void wakes++, cancel: (ids) => void canceled.push(...ids) },
   });
   const actorOf = async (email: string, channel: Actor["channel"]): Promise<Actor> => {
-    const user = await createUser(store.db, { email, plan: "pro" }, NOW);
+    const user = await addUser(store.conn, { email, plan: "pro" }, NOW);
     return {
       account: { userId: user.id, plan: "pro" },
       channel,
@@ -88,7 +89,7 @@ function uploadRequest(form: Record<string, string>, key?: string): Request {
   return new Request("http://localhost/api/v1/meetings", { method: "POST", body, headers: key ? { "idempotency-key": key } : {} });
 }
 
-const jobsOf = async (meetingId: string) => store.db.select().from(jobs).where(eq(jobs.meetingId, meetingId));
+const jobsOf = async (meetingId: string) => run(store.conn, (q) => q.select().from(jobs).where(eq(jobs.meetingId, meetingId)));
 
 /** A text meeting (transcript and participants stored, its report-only job queued) of the API actor. */
 async function textMeeting(): Promise<string> {
@@ -96,8 +97,8 @@ async function textMeeting(): Promise<string> {
 }
 
 async function complete(meetingId: string): Promise<void> {
-  await store.db.update(meetings).set({ status: "completed" }).where(eq(meetings.id, meetingId));
-  await store.db.update(jobs).set({ status: "completed" }).where(eq(jobs.meetingId, meetingId));
+  await run(store.conn, (q) => q.update(meetings).set({ status: "completed" }).where(eq(meetings.id, meetingId)));
+  await run(store.conn, (q) => q.update(jobs).set({ status: "completed" }).where(eq(jobs.meetingId, meetingId)));
 }
 
 describe("receiveUpload", () => {
@@ -115,7 +116,7 @@ describe("receiveUpload", () => {
 
   test("web app: empty inputs mean not given, the job is the web app's, no key is kept", async () => {
     const received = await app.receiveUpload(web, uploadRequest({ title: "", language: "" }), { idempotencyKey: "ignored" });
-    const [row] = await store.db.select().from(meetings).where(eq(meetings.id, received.meetingId!));
+    const [row] = await run(store.conn, (q) => q.select().from(meetings).where(eq(meetings.id, received.meetingId!)));
     expect(row).toMatchObject({ title: "weekly sync", titleSource: "file", requestedLanguage: "auto", status: "queued" });
     expect(await jobsOf(row!.id)).toMatchObject([{ channel: "webapp" }]);
     expect(received.body).toBeNull();
@@ -136,7 +137,7 @@ describe("receiveUpload", () => {
       body: JSON.stringify({ audio_url: "https://93.184.215.14/a.mp3" }),
     });
     await expect(app.receiveUpload(web, request, { idempotencyKey: null })).rejects.toBeInstanceOf(UploadRequired);
-    expect(await store.db.select().from(meetings)).toEqual([]);
+    expect(await run(store.conn, (q) => q.select().from(meetings))).toEqual([]);
   });
 });
 
@@ -160,8 +161,8 @@ describe("create: one transaction", () => {
     };
     const first = await app.create(busy, fields(), upload("one"));
     await expect(app.create(busy, fields({ tags: ["x"], client: { name: "Acme" } }), upload("two"))).rejects.toMatchObject({ code: "parallel_processing_limit" });
-    expect((await store.db.select().from(meetings)).map((m) => m.id)).toEqual([first.meetingId]);
-    expect(await store.db.select().from(jobs)).toHaveLength(1);
+    expect((await run(store.conn, (q) => q.select().from(meetings))).map((m) => m.id)).toEqual([first.meetingId]);
+    expect(await run(store.conn, (q) => q.select().from(jobs))).toHaveLength(1);
     expect(readdirSync(join(dataDir, "meetings"))).toEqual([first.meetingId]);
   });
 });
@@ -180,7 +181,7 @@ describe("text meetings", () => {
 
   test("a text without words is a 400 and leaves nothing", async () => {
     await expect(app.createFromText(api, fields(), "  \n")).rejects.toMatchObject({ code: "validation_error" });
-    expect(await store.db.select().from(meetings)).toEqual([]);
+    expect(await run(store.conn, (q) => q.select().from(meetings))).toEqual([]);
   });
 });
 
@@ -261,7 +262,7 @@ describe("reading and changing a meeting", () => {
   test("report, exportInput, recording and page", async () => {
     const id = await textMeeting();
     await expect(app.report(api, id)).rejects.toMatchObject({ code: "summary_not_ready" });
-    await store.db.insert(reports).values({ meetingId: id, title: "R", language: "en", markdown: "# R", structured: null, model: "m", createdAt: NOW, updatedAt: NOW });
+    await run(store.conn, (q) => q.insert(reports).values({ meetingId: id, title: "R", language: "en", markdown: "# R", structured: null, model: "m", createdAt: NOW, updatedAt: NOW }));
     expect((await app.report(api, id)).markdown).toBe("# R");
     expect(await app.exportInput(api, id)).toMatchObject({ meeting: { id, title: "Budget" }, reportMarkdown: "# R", participants: [{ name: "Alice Martin" }, { name: "Bob" }] });
     expect(await app.recording(api, id)).toBeNull();
@@ -279,7 +280,7 @@ describe("reading and changing a meeting", () => {
     await expect(app.delete(stranger, id)).rejects.toMatchObject({ code: "not_found" });
     await app.delete(api, id);
     expect(canceled).toEqual((await jobsOf(id)).map((j) => j.id));
-    expect(await store.db.select().from(meetings)).toEqual([]);
+    expect(await run(store.conn, (q) => q.select().from(meetings))).toEqual([]);
     expect(existsSync(join(dataDir, "meetings", id))).toBe(false);
     expect(truncations).toBe(1);
     await expect(app.get(api, id)).rejects.toMatchObject({ code: "not_found" });

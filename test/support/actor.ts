@@ -1,6 +1,7 @@
 // An Actor (src/auth/actor.ts) for use-case tests: an account on a channel, with an API key or a web session.
-import { createUser } from "../../src/auth/user-store.ts";
+import { addUser } from "../../src/auth/user-store.ts";
 import type { Actor } from "../../src/auth/actor.ts";
+import type { Conn } from "../../src/db/conn.ts";
 import type { Plan } from "../../src/auth/plans.ts";
 import type { Channel } from "../../src/lib/channel.ts";
 
@@ -12,7 +13,7 @@ export function testActor(userId: string, channel: Channel = "api", plan: Plan =
   };
 }
 
-/** Two free accounts in `db` as API actors: the one acting, and another whose rows it must never see. */
-export async function actingAndOther(db: Parameters<typeof createUser>[0]): Promise<[Actor, Actor]> {
-  return [testActor((await createUser(db, { email: "a@firm.example", plan: "free" })).id), testActor((await createUser(db, { email: "b@firm.example", plan: "free" })).id)];
+/** Two free accounts in the database as API actors: the one acting, and another whose rows it must never see. */
+export async function actingAndOther(conn: Conn): Promise<[Actor, Actor]> {
+  return [testActor((await addUser(conn, { email: "a@firm.example", plan: "free" })).id), testActor((await addUser(conn, { email: "b@firm.example", plan: "free" })).id)];
 }
