@@ -20,7 +20,7 @@ import { docsRoutes } from "./docs/routes.ts";
 import { feedbackApp } from "./feedback/app.ts";
 import { feedbackRoutes } from "./feedback/routes.ts";
 import { announcedDuration } from "./engines/recording-duration.ts";
-import { databaseCheck, ffmpegCheck, migrationsCheck, modelsCheck } from "./health/readiness.ts";
+import { databaseCheck, ffmpegCheck, migrationsCheck, modelsCheck, workersCheck } from "./health/readiness.ts";
 import { healthRoutes } from "./health/routes.ts";
 import { jobsApp } from "./jobs/app.ts";
 import { jobRoutes } from "./jobs/routes.ts";
@@ -177,6 +177,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     migrationsCheck(conn),
     ffmpegCheck(config.ffmpegPath),
     modelsCheck(config.engineSettings),
+    // On PostgreSQL the workers may be other machines: how many answer (on SQLite, this process).
+    ...(config.database ? [workersCheck(conn, clock)] : []),
   ];
   const workerConfig: WorkerConfig = {
     ...config.engineSettings,
