@@ -217,7 +217,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     log: (line) => io.logError(new Error(line), "scheduler"),
     announce: (line) => io.say(line),
   });
-  const metrics = createServiceMetrics({ conn, workers: () => pool.stats(), webhooks: () => webhooks.counters });
+  const metrics = createServiceMetrics({ conn, now: () => clock.now(), workers: () => pool.stats(), webhooks: () => webhooks.counters });
   const scheduler = new Scheduler({
     conn,
     pool,
