@@ -28,6 +28,7 @@ import { Scheduler, type JobControl } from "./jobs/scheduler.ts";
 import { jobsRunElsewhere } from "./jobs/elsewhere.ts";
 import { JOBS_TABLE_QUEUE, PgBossQueue, type JobQueue } from "./jobs/pg-boss-store.ts";
 import { NodePresence } from "./nodes/heartbeat.ts";
+import { liveNodeCount } from "./nodes/store.ts";
 import { meetingProcessingJob } from "./meetings/processing-job.ts";
 import { documentGenerationJob } from "./documents/generation-job.ts";
 import { WorkerPool } from "./jobs/worker-pool.ts";
@@ -81,7 +82,7 @@ import { localDiskStorage } from "./storage/local-disk.ts";
 import { recordUntrackedDraftParts, sweepIdleDrafts } from "./meetings/draft-upkeep.ts";
 import { workerCommand } from "./worker/command.ts";
 import { WORKER_CONFIG_ENV, type WorkerConfig } from "./worker/config.ts";
-import { SlidingWindowLimiter } from "./http/rate-limit.ts";
+import { LiveApiNodes, SlidingWindowLimiter, splitLimits } from "./http/rate-limit.ts";
 import { RequestLog, stdoutSink } from "./http/request-log.ts";
 import { createPipeline } from "./http/pipeline.ts";
 import type { RouteDef } from "./http/route.ts";
@@ -342,10 +343,14 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     publicUrl: () => publicUrl,
     onUnexpectedError: io.logError,
   });
+  // On PostgreSQL each API node enforces its share of a key's limit (docs/decisions.md: rate limits
+  // across API nodes); on SQLite the one process enforces the whole limit, as before.
+  const apiNodes = config.database && servesHttp ? new LiveApiNodes(() => liveNodeCount(conn, ["api", "all"], clock.now())) : undefined;
+  await apiNodes?.start();
   const pipeline = createPipeline({
     authenticator,
     limiter: new SlidingWindowLimiter(),
-    limits: config.rateLimits,
+    limits: apiNodes ? splitLimits(config.rateLimits, apiNodes) : config.rateLimits,
     clock,
     get docsUrl() {
       return urls.docs;
@@ -418,6 +423,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     stop() {
       stopping ??= (async () => {
         retention.stop();
+        apiNodes?.stop();
         await server?.stop();
         await webhooks.stop();
         // Workers are killed; their jobs stay in processing and resume from their step at next
