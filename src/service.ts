@@ -4,7 +4,7 @@ import { Authenticator } from "./auth/authenticate.ts";
 import { createApiKey } from "./auth/api-key-store.ts";
 import { purgeExpiredRevocations } from "./auth/revocation-store.ts";
 import { SCOPES } from "./auth/scopes.ts";
-import { loadOrCreateSigningKey } from "./auth/signing-key.ts";
+import { loadOrCreateSigningKey, signingKeyDirOf } from "./auth/signing-key.ts";
 import { addUser, countUsers } from "./auth/user-store.ts";
 import { accountRoutes } from "./account/routes.ts";
 import { authApp } from "./auth/app.ts";
@@ -155,7 +155,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   // Drafts begun before the draft_parts table: their parts are recorded from their folders, once.
   const draftParts = await recordUntrackedDraftParts(conn, storage, clock.now());
   if (draftParts) io.say(`Recorded ${draftParts} part(s) of drafts stored before this version`);
-  const signingKey = await loadOrCreateSigningKey(config.dataDir);
+  const signingKey = await loadOrCreateSigningKey(signingKeyDirOf({ dataDir: config.dataDir, storageDir: config.storageDir, shared: config.database !== undefined }));
   // The IdP's JWKS is fetched under the same egress guard as audio_url; why a fetch failed goes to the log.
   const accessTokens = new AccessTokens(config.oauth, signingKey, { egress: config.egress, log: (error) => io.logError(error, "oauth-jwks") });
   const authenticator = new Authenticator(conn, accessTokens, clock);
