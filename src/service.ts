@@ -4,7 +4,7 @@ import { Authenticator } from "./auth/authenticate.ts";
 import { createApiKey } from "./auth/api-key-store.ts";
 import { purgeExpiredRevocations } from "./auth/revocation-store.ts";
 import { SCOPES } from "./auth/scopes.ts";
-import { loadOrCreateSigningKey } from "./auth/signing-key.ts";
+import { loadOrCreateSigningKey, signingKeyDirOf } from "./auth/signing-key.ts";
 import { addUser, countUsers } from "./auth/user-store.ts";
 import { accountRoutes } from "./account/routes.ts";
 import { authApp } from "./auth/app.ts";
@@ -20,7 +20,7 @@ import { docsRoutes } from "./docs/routes.ts";
 import { feedbackApp } from "./feedback/app.ts";
 import { feedbackRoutes } from "./feedback/routes.ts";
 import { announcedDuration } from "./engines/recording-duration.ts";
-import { databaseCheck, ffmpegCheck, migrationsCheck, modelsCheck } from "./health/readiness.ts";
+import { databaseCheck, ffmpegCheck, migrationsCheck, modelsCheck, workersCheck } from "./health/readiness.ts";
 import { healthRoutes } from "./health/routes.ts";
 import { jobsApp } from "./jobs/app.ts";
 import { jobRoutes } from "./jobs/routes.ts";
@@ -28,6 +28,7 @@ import { Scheduler, type JobControl } from "./jobs/scheduler.ts";
 import { jobsRunElsewhere } from "./jobs/elsewhere.ts";
 import { JOBS_TABLE_QUEUE, PgBossQueue, type JobQueue } from "./jobs/pg-boss-store.ts";
 import { NodePresence } from "./nodes/heartbeat.ts";
+import { liveNodeCount } from "./nodes/store.ts";
 import { meetingProcessingJob } from "./meetings/processing-job.ts";
 import { documentGenerationJob } from "./documents/generation-job.ts";
 import { WorkerPool } from "./jobs/worker-pool.ts";
@@ -81,7 +82,7 @@ import { localDiskStorage } from "./storage/local-disk.ts";
 import { recordUntrackedDraftParts, sweepIdleDrafts } from "./meetings/draft-upkeep.ts";
 import { workerCommand } from "./worker/command.ts";
 import { WORKER_CONFIG_ENV, type WorkerConfig } from "./worker/config.ts";
-import { SlidingWindowLimiter } from "./http/rate-limit.ts";
+import { LiveApiNodes, SlidingWindowLimiter, splitLimits } from "./http/rate-limit.ts";
 import { RequestLog, stdoutSink } from "./http/request-log.ts";
 import { createPipeline } from "./http/pipeline.ts";
 import type { RouteDef } from "./http/route.ts";
@@ -154,7 +155,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   // Drafts begun before the draft_parts table: their parts are recorded from their folders, once.
   const draftParts = await recordUntrackedDraftParts(conn, storage, clock.now());
   if (draftParts) io.say(`Recorded ${draftParts} part(s) of drafts stored before this version`);
-  const signingKey = await loadOrCreateSigningKey(config.dataDir);
+  const signingKey = await loadOrCreateSigningKey(signingKeyDirOf({ dataDir: config.dataDir, storageDir: config.storageDir, shared: config.database !== undefined }));
   // The IdP's JWKS is fetched under the same egress guard as audio_url; why a fetch failed goes to the log.
   const accessTokens = new AccessTokens(config.oauth, signingKey, { egress: config.egress, log: (error) => io.logError(error, "oauth-jwks") });
   const authenticator = new Authenticator(conn, accessTokens, clock);
@@ -177,6 +178,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     migrationsCheck(conn),
     ffmpegCheck(config.ffmpegPath),
     modelsCheck(config.engineSettings),
+    // On PostgreSQL the workers may be other machines: how many answer (on SQLite, this process).
+    ...(config.database ? [workersCheck(conn, clock)] : []),
   ];
   const workerConfig: WorkerConfig = {
     ...config.engineSettings,
@@ -215,7 +218,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     log: (line) => io.logError(new Error(line), "scheduler"),
     announce: (line) => io.say(line),
   });
-  const metrics = createServiceMetrics({ conn, workers: () => pool.stats(), webhooks: () => webhooks.counters });
+  const metrics = createServiceMetrics({ conn, now: () => clock.now(), workers: () => pool.stats(), webhooks: () => webhooks.counters });
   const scheduler = new Scheduler({
     conn,
     pool,
@@ -340,10 +343,14 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     publicUrl: () => publicUrl,
     onUnexpectedError: io.logError,
   });
+  // On PostgreSQL each API node enforces its share of a key's limit (docs/decisions.md: rate limits
+  // across API nodes); on SQLite the one process enforces the whole limit, as before.
+  const apiNodes = config.database && servesHttp ? new LiveApiNodes(() => liveNodeCount(conn, ["api", "all"], clock.now())) : undefined;
+  await apiNodes?.start();
   const pipeline = createPipeline({
     authenticator,
     limiter: new SlidingWindowLimiter(),
-    limits: config.rateLimits,
+    limits: apiNodes ? splitLimits(config.rateLimits, apiNodes) : config.rateLimits,
     clock,
     get docsUrl() {
       return urls.docs;
@@ -416,6 +423,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     stop() {
       stopping ??= (async () => {
         retention.stop();
+        apiNodes?.stop();
         await server?.stop();
         await webhooks.stop();
         // Workers are killed; their jobs stay in processing and resume from their step at next

@@ -3,12 +3,15 @@
  * It reads; it changes nothing, and it works whether or not a server runs on the data dir. Each
  * finding is a line; problems are named and make the exit status 1.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { availableParallelism } from "node:os";
 import { SERVE_OPTIONS } from "../config-options.ts";
 import { serviceConfig } from "../config.ts";
 import { quickCheck } from "../db/database-check.ts";
 import { databasePath } from "../db/paths.ts";
+import { PgConn } from "../db/pg-conn.ts";
+import { pendingMigrationsOf, postgresVersionNumber } from "../db/readiness.ts";
 import { chooseBackend } from "../engines/whisper/select.ts";
 import { configuredModelState, STAND_IN_WARNING, standInModels } from "../models/catalogue.ts";
 import { diskSpace, floorBytes } from "../storage/disk-space.ts";
@@ -75,6 +78,73 @@ function disk(dataDir: string, floor: { percent: number; bytes: number }): Findi
   return freeBytes > reserve ? { check: "disk", ok: true, detail } : { check: "disk", ok: false, detail: `${detail}: uploads are refused until space is freed` };
 }
 
+/** The oldest PostgreSQL the service supports (issue 22). */
+const MIN_POSTGRES_MAJOR = 15;
+
+/** An error's first line, with the database password (if the driver echoed the URL) masked. */
+function withoutSecret(message: string, url: string): string {
+  const password = URL.canParse(url) ? decodeURIComponent(new URL(url).password) : "";
+  const line = message.split("\n")[0]!.trim();
+  return password ? line.replaceAll(password, "***") : line;
+}
+
+/** On PostgreSQL: it answers, it is 15 or later, and its migrations are all applied. */
+async function postgres(url: string): Promise<Finding[]> {
+  const conn = new PgConn(url, { poolSize: 1, applicationName: "verbatim-doctor" });
+  try {
+    let version: number;
+    try {
+      version = await postgresVersionNumber(conn);
+    } catch (error) {
+      return [{ check: "database", ok: false, detail: `PostgreSQL does not answer: ${withoutSecret((error as Error).message, url)}` }];
+    }
+    const major = Math.floor(version / 10_000);
+    const named = `PostgreSQL ${major}.${version % 10_000}`;
+    const findings: Finding[] = [
+      major >= MIN_POSTGRES_MAJOR
+        ? { check: "database", ok: true, detail: `${named} answers` }
+        : { check: "database", ok: false, detail: `${named} answers, but Verbatim needs PostgreSQL ${MIN_POSTGRES_MAJOR} or later` },
+    ];
+    const pending = await pendingMigrationsOf(conn);
+    findings.push(
+      pending.length
+        ? { check: "migrations", ok: false, detail: `${pending.length} pending (${pending.join(", ")}): the next node to start applies them` }
+        : { check: "migrations", ok: true, detail: "all applied" },
+    );
+    return findings;
+  } finally {
+    await conn.close();
+  }
+}
+
+/**
+ * The storage dir every node mounts: a probe file written (then renamed, as the service writes),
+ * read back and deleted from this node. A read-only mount, a full disk or a missing folder shows here.
+ */
+function sharedStorage(storageDir: string): Finding {
+  if (!existsSync(storageDir)) return { check: "storage", ok: false, detail: `${storageDir} does not exist: mount the shared storage there (or create it)` };
+  const probe = join(storageDir, `.doctor-probe-${process.pid}-${crypto.randomUUID()}`);
+  const content = `verbatim doctor ${new Date().toISOString()}`;
+  try {
+    writeFileSync(`${probe}.tmp`, content, { mode: 0o600 });
+    renameSync(`${probe}.tmp`, probe);
+    if (readFileSync(probe, "utf8") !== content) return { check: "storage", ok: false, detail: `${storageDir}: a probe file read back differs from what was written` };
+    rmSync(probe);
+    return { check: "storage", ok: true, detail: `${storageDir}: a probe file written, read back and deleted` };
+  } catch (error) {
+    return { check: "storage", ok: false, detail: `${storageDir}: ${(error as Error).message.split("\n")[0]}` };
+  } finally {
+    // Nothing left behind; a path that cannot hold a file (the storage dir is not a folder) has none.
+    for (const path of [`${probe}.tmp`, probe]) {
+      try {
+        rmSync(path, { force: true });
+      } catch {
+        // not there to remove
+      }
+    }
+  }
+}
+
 export async function runDoctor(values: Parameters<typeof serviceConfig>[0]): Promise<Finding[]> {
   const config = serviceConfig(values);
   const settings = config.engineSettings;
@@ -100,13 +170,18 @@ export async function runDoctor(values: Parameters<typeof serviceConfig>[0]): Pr
   const standIns = standInModels(Object.values(settings.models));
   if (standIns.length) findings.push({ check: "models", ok: true, detail: `warning: ${STAND_IN_WARNING} (${standIns.join(", ")})` });
 
-  findings.push(ffmpeg(config.ffmpegPath), disk(config.dataDir, config.minFreeDisk), database(config.dataDir), lock(config.dataDir));
+  findings.push(ffmpeg(config.ffmpegPath), disk(config.dataDir, config.minFreeDisk));
+  // With --database-url: PostgreSQL and the storage dir the nodes share, instead of the SQLite file.
+  if (config.database) findings.push(...(await postgres(config.database.url)), sharedStorage(config.storageDir));
+  else findings.push(database(config.dataDir));
+  findings.push(lock(config.dataDir));
   return findings;
 }
 
 export const doctorCommand: Command = {
-  usage: "verbatim doctor [--data-dir ./data] [--models-dir ./models] [--json] [serve options]",
-  summary: "Check the machine and data dir: GPU, engines and their builds, models (and whether they are development stand-ins), ffmpeg, free disk, database integrity, whether a server runs. Exits 1 naming each problem.",
+  usage: "verbatim doctor [--data-dir ./data] [--models-dir ./models] [--database-url URL --storage-dir DIR] [--json] [serve options]",
+  summary:
+    "Check the machine and data dir: GPU, engines and their builds, models (and whether they are development stand-ins), ffmpeg, free disk, database integrity, whether a server runs. With --database-url: PostgreSQL answers and is 15 or later, its migrations are applied, and the storage dir takes a probe file (write, read, delete). Exits 1 naming each problem.",
   options: [...SERVE_OPTIONS, { name: "json", type: "bool", help: "Print the findings as JSON." }],
   async run(values, out) {
     const findings = await runDoctor(values);

@@ -19,3 +19,8 @@ export function pendingMigrationsOf(c: Conn): Promise<string[]> {
   if (root.dialect === "postgres") return pendingPgMigrations(root);
   return run(c, () => pendingMigrations(root.sqlite));
 }
+
+/** PostgreSQL's version as a number (150004 for 15.4): `verbatim doctor` wants 15 or later. */
+export function postgresVersionNumber(c: Conn): Promise<number> {
+  return run(c, async (q) => Number((await row<{ v: string }>(q, sql`SELECT current_setting('server_version_num') AS v`))?.v ?? 0));
+}

@@ -1,8 +1,20 @@
-import type { Conn } from "../db/conn.ts";
+import { rootOf, type Conn } from "../db/conn.ts";
 import { pendingMigrationsOf, pingDatabase } from "../db/readiness.ts";
 import type { BuiltinEngineSettings } from "../engines/builtin.ts";
 import { configuredModelState, STAND_IN_WARNING, standInModels } from "../models/catalogue.ts";
 import { childEnvironment } from "../lib/child-env.ts";
+import type { Clock } from "../lib/time.ts";
+import { liveNodeCount } from "../nodes/store.ts";
+
+/**
+ * What a PostgreSQL failure may say to a caller of /readyz: its error text can name the host, the
+ * port and the user of --database-url, which are the operator's, so it is one word there.
+ */
+const UNREACHABLE = "unreachable";
+
+function failureDetail(conn: Conn, error: unknown): string {
+  return rootOf(conn).dialect === "postgres" ? UNREACHABLE : (error as Error).message;
+}
 
 export interface CheckResult {
   ready: boolean;
@@ -25,7 +37,7 @@ export function databaseCheck(conn: Conn): ReadinessCheck {
         await pingDatabase(conn);
         return { ready: true, detail: "open" };
       } catch (error) {
-        return { ready: false, detail: (error as Error).message };
+        return { ready: false, detail: failureDetail(conn, error) };
       }
     },
   };
@@ -41,7 +53,29 @@ export function migrationsCheck(conn: Conn): ReadinessCheck {
         const pending = await pendingMigrationsOf(conn);
         return pending.length ? { ready: false, detail: `pending: ${pending.join(", ")}` } : { ready: true, detail: "applied" };
       } catch (error) {
-        return { ready: false, detail: (error as Error).message };
+        return { ready: false, detail: failureDetail(conn, error) };
+      }
+    },
+  };
+}
+
+/**
+ * On PostgreSQL, how many worker nodes (role worker or all) have a fresh heartbeat. Not required:
+ * an API node with none still takes uploads (their jobs wait in the queue), so it stays ready,
+ * and the check says why the jobs do not move (status "degraded").
+ */
+export function workersCheck(conn: Conn, clock: Clock): ReadinessCheck {
+  return {
+    name: "workers",
+    required: false,
+    async run() {
+      try {
+        const live = await liveNodeCount(conn, ["worker", "all"], clock.now());
+        return live > 0
+          ? { ready: true, detail: `${live} worker node(s) alive` }
+          : { ready: false, detail: "0 worker nodes alive: jobs wait in the queue until one starts" };
+      } catch (error) {
+        return { ready: false, detail: failureDetail(conn, error) };
       }
     },
   };

@@ -120,3 +120,61 @@ export function rateLimitHeaders(state: RateState, headers: Record<string, strin
   if (!state.allowed) headers["retry-after"] = String(state.retryAfter);
   return headers;
 }
+
+/**
+ * A key's share of its limit on one of `apiNodes` API nodes: each node enforces ceil(limit / n)
+ * on its own window, so behind a proxy that spreads a key's requests over the nodes the key gets
+ * about its whole limit, and never more than n − 1 requests over it (docs/decisions.md).
+ */
+export function perNodeLimit(limit: number, apiNodes: number): number {
+  return Math.ceil(limit / Math.max(1, apiNodes));
+}
+
+/** How often an API node recounts the API nodes alive (the nodes' heartbeat is every 10 s). */
+export const API_NODES_REFRESH_MS = 10_000;
+
+/**
+ * The number of API nodes alive, read from the nodes table at start and every 10 s after, off the
+ * request path: a request reads the cached figure. A failed recount keeps the last one (an outage
+ * of the database is answered elsewhere; the limits must not jump meanwhile).
+ */
+export class LiveApiNodes {
+  private count = 1;
+  private timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(private readonly countLive: () => Promise<number>) {}
+
+  get nodes(): number {
+    return this.count;
+  }
+
+  async refresh(): Promise<void> {
+    try {
+      this.count = Math.max(1, await this.countLive());
+    } catch {
+      // the last count stands
+    }
+  }
+
+  async start(): Promise<void> {
+    await this.refresh();
+    this.timer = setInterval(() => void this.refresh(), API_NODES_REFRESH_MS);
+    this.timer.unref?.();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+/**
+ * The limits as this node enforces them: each read divides the configured limit by the API nodes
+ * alive. Same shape as the configured limits, so the pipeline reads them as before.
+ */
+export function splitLimits<T extends { [K in keyof T]: number }>(limits: T, apiNodes: { readonly nodes: number }): T {
+  const split = {} as T;
+  for (const name of Object.keys(limits) as Array<keyof T & string>) {
+    Object.defineProperty(split, name, { enumerable: true, get: () => perNodeLimit(limits[name] as number, apiNodes.nodes) });
+  }
+  return split;
+}

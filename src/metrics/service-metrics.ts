@@ -9,10 +9,17 @@ import { readFileSync } from "node:fs";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Conn } from "../db/conn.ts";
 import { RequestMetrics } from "./request-metrics.ts";
-import { deliveriesDue, jobsInFlight } from "./store.ts";
+import { rootOf } from "../db/conn.ts";
+import { deliveriesDue, jobsInFlight, jobsPerNode, oldestQueued, queueMessages } from "./store.ts";
+
+/** The kinds of job there are: each gets its series even at 0, so a dashboard sees them from the start. */
+const JOB_KINDS = ["meeting_processing", "document_generation"] as const;
 
 export interface MetricsSources {
   conn: Conn;
+  /** Milliseconds since the epoch (the jobs' ages). */
+  now(): number;
+
   workers(): { started: number; crashed: number; pids: number[] };
   webhooks(): { succeeded: number; failedAttempts: number; failed: number; endpointsDisabled: number };
 }
@@ -66,10 +73,47 @@ export function createServiceMetrics(sources: MetricsSources): ServiceMetrics {
     async collect() {
       const rows = await jobsInFlight(sources.conn);
       this.reset();
-      for (const kind of ["meeting_processing", "document_generation"]) for (const status of ["queued", "processing"]) this.set({ kind, status }, 0);
+      for (const kind of JOB_KINDS) for (const status of ["queued", "processing"]) this.set({ kind, status }, 0);
       for (const row of rows) this.set({ kind: row.kind, status: row.status }, row.n);
     },
   });
+  new Gauge({
+    name: "verbatim_job_oldest_queued_seconds",
+    help: "Age of the oldest queued job of each kind, in seconds since it was created (0 when none waits).",
+    labelNames: ["kind"],
+    registers: [registry],
+    async collect() {
+      const rows = await oldestQueued(sources.conn, sources.now());
+      this.reset();
+      for (const kind of JOB_KINDS) this.set({ kind }, 0);
+      for (const row of rows) this.set({ kind: row.kind }, row.seconds);
+    },
+  });
+  new Gauge({
+    name: "verbatim_node_jobs_running",
+    help: "Jobs running on each node (the jobs' lease owner), every live worker node listed; node is its id, hostname its machine.",
+    labelNames: ["node", "hostname"],
+    registers: [registry],
+    async collect() {
+      const rows = await jobsPerNode(sources.conn, sources.now());
+      this.reset();
+      for (const row of rows) this.set({ node: row.node, hostname: row.hostname }, row.n);
+    },
+  });
+  if (rootOf(sources.conn).dialect === "postgres") {
+    new Gauge({
+      name: "verbatim_job_queue_messages",
+      help: "pg-boss's messages per queue (job kind) and state: queued (created or retry: waiting for a worker node) or active (held by one).",
+      labelNames: ["kind", "state"],
+      registers: [registry],
+      async collect() {
+        const rows = await queueMessages(sources.conn, JOB_KINDS);
+        this.reset();
+        for (const kind of JOB_KINDS) for (const state of ["queued", "active"]) this.set({ kind, state }, 0);
+        for (const row of rows) this.set({ kind: row.kind, state: row.state }, row.n);
+      },
+    });
+  }
 
   const workersStarted = new Counter({ name: "verbatim_worker_processes_started_total", help: "Worker processes started (the first ones and every replacement).", registers: [registry] });
   const workersCrashed = new Counter({ name: "verbatim_worker_crashes_total", help: "Worker processes that died during a step.", registers: [registry] });

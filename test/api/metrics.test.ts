@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createUserWithKey, expectProblem, ROOT, startServer, type TestServer } from "../helpers/server.ts";
+import { onPostgres } from "../support/postgres.ts";
 
 const FIXTURE = join(ROOT, "..", "shared", "fixtures", "meeting-fr-2spk.wav");
 const TOKEN = "scrape-3f9c2a7e";
@@ -58,6 +59,12 @@ test("requests are counted by route pattern and status, with latency; a meeting'
     expect(value(text, `verbatim_job_step_duration_seconds_count{kind="meeting_processing",step="${step}",outcome="done"}`)).toBe(1);
   }
   expect(value(text, 'verbatim_jobs{kind="meeting_processing",status="queued"}')).toBe(0);
+  expect(value(text, 'verbatim_job_oldest_queued_seconds{kind="meeting_processing"}')).toBe(0);
+  // This server is the one worker node, idle now that the meeting is done.
+  expect(text).toMatch(/^verbatim_node_jobs_running\{node="node_\w+",hostname="[^"]+"\} 0$/m);
+  // On PostgreSQL pg-boss's message was settled too; on SQLite there is no such queue.
+  if (onPostgres) expect(value(text, 'verbatim_job_queue_messages{kind="meeting_processing",state="queued"}')).toBe(0);
+  else expect(text).not.toContain("verbatim_job_queue_messages");
   expect(value(text, "verbatim_worker_processes_started_total")).toBeGreaterThanOrEqual(1);
   expect(text).toMatch(/^verbatim_worker_resident_memory_bytes\{pid="\d+"\} [1-9]\d+$/m);
   expect(value(text, "verbatim_webhook_deliveries_due")).toBe(0);

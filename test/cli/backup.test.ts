@@ -11,9 +11,13 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { Header, x as extract } from "tar";
-import { createUserWithKey, ROOT, runCli, startServer, type TestServer } from "../helpers/server.ts";
+import { BUN, createUserWithKey, ROOT, runCli, startServer, type TestServer } from "../helpers/server.ts";
+import { createTestDatabase, dropTestDatabase, onPostgres } from "../support/postgres.ts";
 import { LOOPBACK_CA_FILE, startReceiver, type Receiver } from "../support/webhook-receiver.ts";
 
+// The data dir's backup and restore are SQLite's: the archive holds the SQLite file (VACUUM INTO)
+// and restore rebuilds a data dir around it. On PostgreSQL the database is pg_dump's, tested below.
+const sqliteTest = test.skipIf(onPostgres);
 const FIXTURE = join(ROOT, "..", "shared", "fixtures", "meeting-fr-2spk.wav");
 const scratch = mkdtempSync(join(tmpdir(), "verbatim-backup-"));
 const ARGS = ["--engines", "test/doubles/engines.ts", "--rate-limits", "pro=100000", "--egress-allow", "127.0.0.1", "--ca-file", LOOPBACK_CA_FILE];
@@ -54,7 +58,7 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-test("backup while the server runs, restore into a fresh folder, and a fresh server serves everything", async () => {
+sqliteTest("backup while the server runs, restore into a fresh folder, and a fresh server serves everything", async () => {
   const archive = join(scratch, "verbatim.tar.gz");
   const backup = await runCli(["backup", "--to", archive, "--data-dir", original.dataDir]);
   expect(backup.code).toBe(0);
@@ -106,7 +110,7 @@ test("backup while the server runs, restore into a fresh folder, and a fresh ser
   }
 }, 120_000);
 
-test("restore refuses a non-empty folder without --force, and a file that is not a backup", async () => {
+sqliteTest("restore refuses a non-empty folder without --force, and a file that is not a backup", async () => {
   const archive = join(scratch, "again.tar.gz");
   expect((await runCli(["backup", "--to", archive, "--data-dir", original.dataDir])).code).toBe(0);
   const busy = join(scratch, "busy");
@@ -222,7 +226,7 @@ function changedDatabase(change: (db: Database) => void): Uint8Array {
   return bytes;
 }
 
-describe("hostile archives are refused with one line, and leave the target exactly as it was", () => {
+describe.skipIf(onPostgres)("hostile archives are refused with one line, and leave the target exactly as it was", () => {
   let scratchBefore: string[];
   beforeAll(async () => {
     const archive = join(scratch, "for-hostile.tar.gz");
@@ -301,7 +305,7 @@ describe("hostile archives are refused with one line, and leave the target exact
   }
 });
 
-test("modes are stripped: what the archive says 0644, 0755 or 0777 is restored 0600 and 0700", async () => {
+sqliteTest("modes are stripped: what the archive says 0644, 0755 or 0777 is restored 0600 and 0700", async () => {
   const loose = buildArchive(join(scratch, "loose.tar.gz"), [
     { path: "verbatim.db", type: "File", mode: 0o666, body: validDatabase },
     { path: "oauth/", type: "Directory", mode: 0o777 },
@@ -317,7 +321,7 @@ test("modes are stripped: what the archive says 0644, 0755 or 0777 is restored 0
   expect(modes).toEqual(["meetings dir 700", "meetings/m1 dir 700", "meetings/m1/recording file 600", "oauth dir 700", ". dir 700", "verbatim.db file 600"].sort());
 }, 60_000);
 
-test("restore --force refuses a data dir a running server holds, and changes nothing in it", async () => {
+sqliteTest("restore --force refuses a data dir a running server holds, and changes nothing in it", async () => {
   const archive = join(scratch, "for-running.tar.gz");
   expect((await runCli(["backup", "--to", archive, "--data-dir", original.dataDir])).code).toBe(0);
   const before = readdirSync(original.dataDir).sort();
@@ -325,4 +329,92 @@ test("restore --force refuses a data dir a running server holds, and changes not
   expectRefusal(result, "in use by a running Verbatim server");
   expect(readdirSync(original.dataDir).sort()).toEqual(before);
   expect((await original.api(`/api/v1/meetings/${meetingId}`, { key })).status).toBe(200);
+}, 60_000);
+
+// ---- On PostgreSQL: the storage dir, and the database by pg_dump when it is on PATH. ----
+
+/** `verbatim backup` with this PATH (where pg_dump is looked up) and the server's database URL. */
+async function backupOnPostgres(archive: string, path: string, databaseUrl = original.databaseUrl!) {
+  const proc = Bun.spawn([BUN, join(ROOT, "src/main.ts"), "backup", "--to", archive, "--data-dir", original.dataDir, "--database-url", databaseUrl], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, PATH: path },
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+async function archiveEntries(archive: string): Promise<string[]> {
+  const unpacked = mkdtempSync(join(scratch, "listed-"));
+  try {
+    await extract({ file: archive, cwd: unpacked });
+    return readdirSync(unpacked, { recursive: true, encoding: "utf8" }).sort();
+  } finally {
+    rmSync(unpacked, { recursive: true, force: true });
+  }
+}
+
+test.skipIf(!onPostgres)("with pg_dump on PATH: the database dumped into the archive (pg_restore reads it back, the meeting there) with the storage's files and signing key", async () => {
+  const archive = join(scratch, "pg.tar.gz");
+  const result = await backupOnPostgres(archive, process.env.PATH!);
+  expect(result.stderr).toBe("");
+  expect(result.code).toBe(0);
+  expect(result.stdout).toContain("backup written");
+  expect(result.stdout).toMatch(/the database: dumped by \S*pg_dump into verbatim\.pgdump/);
+  expect(statSync(archive).mode & 0o077).toBe(0);
+  const entries = await archiveEntries(archive);
+  expect(entries).toEqual(expect.arrayContaining(["verbatim.pgdump", "oauth/signing-key.jwk.json", `meetings/${meetingId}`]));
+  expect(entries).not.toContain("verbatim.db");
+  // No staging folder is left in the storage dir.
+  expect(readdirSync(original.dataDir).filter((name) => name.startsWith(".backup-"))).toEqual([]);
+
+  // The dump restores into an empty database, and holds the meeting.
+  const unpacked = mkdtempSync(join(scratch, "pg-unpacked-"));
+  const restored = createTestDatabase("restored", { empty: true });
+  try {
+    await extract({ file: archive, cwd: unpacked });
+    const pgRestore = Bun.spawnSync(["pg_restore", "--no-owner", `--dbname=${restored}`, join(unpacked, "verbatim.pgdump")], { stderr: "pipe" });
+    expect(pgRestore.stderr.toString()).toBe("");
+    expect(pgRestore.exitCode).toBe(0);
+    const found = Bun.spawnSync(["psql", restored, "-qAtc", `SELECT title FROM meetings WHERE id = '${meetingId}'`], { stdout: "pipe" });
+    expect(found.stdout.toString().trim()).toBe("Conseil d'administration");
+  } finally {
+    rmSync(unpacked, { recursive: true, force: true });
+    dropTestDatabase(restored);
+  }
+}, 60_000);
+
+test.skipIf(!onPostgres)("without pg_dump on PATH: the storage only, and it says to back the database up with pg_dump", async () => {
+  const archive = join(scratch, "pg-storage-only.tar.gz");
+  const emptyPath = mkdtempSync(join(scratch, "no-tools-"));
+  const result = await backupOnPostgres(archive, emptyPath);
+  expect(result.code).toBe(0);
+  expect(result.stdout).toContain("the database is NOT in this backup (pg_dump is not on PATH): back it up with pg_dump");
+  const entries = await archiveEntries(archive);
+  expect(entries).toEqual(expect.arrayContaining(["oauth/signing-key.jwk.json", `meetings/${meetingId}`]));
+  expect(entries.filter((e) => e.startsWith("verbatim."))).toEqual([]);
+}, 60_000);
+
+test.skipIf(!onPostgres)("the database password goes to pg_dump in PGPASSWORD, never in its argv nor in any output", async () => {
+  // A stand-in pg_dump that writes down how it was called, and a dump.
+  const tools = mkdtempSync(join(scratch, "fake-pg-dump-"));
+  const calls = join(tools, "calls.json");
+  writeFileSync(
+    join(tools, "pg_dump"),
+    `#!${BUN}\nconst file = process.argv.find((a) => a.startsWith("--file="))!.slice(7);\nawait Bun.write(file, "PGDMP");\nawait Bun.write(${JSON.stringify(calls)}, JSON.stringify({ argv: process.argv.slice(2), password: process.env.PGPASSWORD }));\n`,
+    { mode: 0o755 },
+  );
+  const archive = join(scratch, "pg-fake.tar.gz");
+  const url = new URL(original.databaseUrl!);
+  url.username = "vb_ops";
+  url.password = "Sup3r-s3cret/pw";
+  const result = await backupOnPostgres(archive, tools, url.toString());
+  expect(result.code).toBe(0);
+  const call = JSON.parse(readFileSync(calls, "utf8")) as { argv: string[]; password: string };
+  expect(call.password).toBe("Sup3r-s3cret/pw");
+  expect(call.argv.join(" ")).not.toContain("Sup3r");
+  expect(call.argv).toContain("--format=custom");
+  expect(call.argv.find((a) => a.startsWith("--dbname="))).toContain("vb_ops@");
+  expect(result.stdout + result.stderr).not.toContain("Sup3r");
 }, 60_000);

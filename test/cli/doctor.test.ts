@@ -5,7 +5,8 @@ import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli, startServer } from "../helpers/server.ts";
+import { databaseArgs, runCli, startServer } from "../helpers/server.ts";
+import { createTestDatabase, dropTestDatabase, onPostgres } from "../support/postgres.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "verbatim-doctor-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -30,16 +31,22 @@ test("a healthy setup: engines, models (named as development stand-ins), ffmpeg,
 test("with a server running on the data dir: its database checks out and its lock is seen", async () => {
   const server = await startServer({ dataDir: join(dir, "served") });
   try {
-    const result = await doctor(["--data-dir", server.dataDir]);
+    const result = await doctor(["--data-dir", server.dataDir, ...databaseArgs(server.dataDir)]);
     expect(result.code).toBe(0);
-    expect(result.find("database")).toEqual({ check: "database", ok: true, detail: "integrity check ok" });
+    if (onPostgres) {
+      // The server's database answers, its migrations applied; its storage (the data dir) takes a probe.
+      expect(result.find("database")?.detail).toMatch(/^PostgreSQL (1[5-9]|[2-9]\d)\.\d+ answers$/);
+      expect(result.find("migrations")).toEqual({ check: "migrations", ok: true, detail: "all applied" });
+      expect(result.find("storage")).toEqual({ check: "storage", ok: true, detail: `${server.dataDir}: a probe file written, read back and deleted` });
+    } else expect(result.find("database")).toEqual({ check: "database", ok: true, detail: "integrity check ok" });
     expect(result.find("data dir")?.detail).toBe("a server is running on it (its lock is held)");
   } finally {
     await server.stop();
   }
 });
 
-test("missing models, no ffmpeg and a damaged database are each named; exit 1", async () => {
+// The damage is to the SQLite file's bytes; the PostgreSQL failures are the tests below.
+test.skipIf(onPostgres)("missing models, no ffmpeg and a damaged database are each named; exit 1", async () => {
   const damaged = join(dir, "damaged");
   const server = await startServer({ dataDir: damaged });
   await server.stop();
@@ -63,4 +70,35 @@ test("missing models, no ffmpeg and a damaged database are each named; exit 1", 
   expect(result.find("ffmpeg")?.ok).toBe(false);
   expect(result.find("database")?.ok).toBe(false);
   for (const check of ["model whisper", "ffmpeg", "database"]) expect(result.stderr).toContain(check);
+});
+
+test.skipIf(!onPostgres)("with --database-url: a database without the migrations and a storage dir that takes no file are named; exit 1", async () => {
+  const empty = createTestDatabase("doctor", { empty: true });
+  const notAFolder = join(dir, "storage-is-a-file");
+  writeFileSync(notAFolder, "");
+  try {
+    const result = await doctor(["--data-dir", join(dir, "node"), "--database-url", empty, "--storage-dir", notAFolder]);
+    expect(result.code).toBe(1);
+    expect(result.find("database")?.ok).toBe(true);
+    expect(result.find("migrations")?.ok).toBe(false);
+    expect(result.find("migrations")?.detail).toMatch(/^\d+ pending \(0000_\w+, .*\): the next node to start applies them$/);
+    expect(result.find("storage")?.ok).toBe(false);
+    expect(result.find("storage")?.detail).toContain("ENOTDIR");
+    for (const check of ["migrations", "storage"]) expect(result.stderr).toContain(check);
+    // The SQLite checks are not run: there is no SQLite file to find.
+    expect(result.find("database")?.detail).not.toContain("integrity");
+  } finally {
+    dropTestDatabase(empty);
+  }
+});
+
+test.skipIf(!onPostgres)("a PostgreSQL that does not answer is a problem, and its password is never printed", async () => {
+  const storage = mkdtempSync(join(dir, "storage-"));
+  const result = await doctor(["--data-dir", join(dir, "node"), "--database-url", "postgres://vb_ops:Sup3r-s3cret-pw@127.0.0.1:1/verbatim", "--storage-dir", storage]);
+  expect(result.code).toBe(1);
+  expect(result.find("database")?.ok).toBe(false);
+  expect(result.find("database")?.detail).toStartWith("PostgreSQL does not answer: ");
+  expect(result.stdout + result.stderr).not.toContain("Sup3r-s3cret-pw");
+  // The storage is still checked, and fine.
+  expect(result.find("storage")?.ok).toBe(true);
 });

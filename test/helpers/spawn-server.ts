@@ -4,7 +4,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { readLines } from "../../src/lib/lines.ts";
 
-const LISTENING = /^Verbatim listening on (https?:\/\/\S+)$/;
+// An API node (--role api) says so in the same line.
+const LISTENING = /^Verbatim (?:API node )?listening on (https?:\/\/\S+)$/;
 
 export interface SpawnServerOptions {
   /** The whole command line, e.g. [bun, "src/main.ts", "serve", "--port", "0", ...]. */

@@ -1,7 +1,7 @@
 import { AccessTokens, identifyOwnToken } from "../../auth/access-tokens.ts";
 import { revokeToken } from "../../auth/revocation-store.ts";
-import { loadOrCreateSigningKey, signingKeyPath } from "../../auth/signing-key.ts";
-import { DATA_DIR_OPTION, DATABASE_URL_OPTION, OAUTH_OPTIONS, TOKEN_MAX_TTL_OPTION } from "../../config-options.ts";
+import { loadOrCreateSigningKey, signingKeyDirOf, signingKeyPath } from "../../auth/signing-key.ts";
+import { DATA_DIR_OPTION, DATABASE_URL_OPTION, OAUTH_OPTIONS, STORAGE_DIR_OPTION, storageDirOf, TOKEN_MAX_TTL_OPTION } from "../../config-options.ts";
 import { LOCAL_TOKEN_ISSUER, oauthSettings, tokenMaxTtl } from "../../config.ts";
 import { toRfc3339 } from "../../lib/time.ts";
 import { existsSync } from "node:fs";
@@ -9,6 +9,11 @@ import { resolve } from "node:path";
 import type { Command } from "../command.ts";
 import { UsageError } from "../options.ts";
 import { EMAIL_OPTION, JSON_OPTION, requireUser, SCOPES_OPTION, scopesOf, withConn } from "./shared.ts";
+
+/** Where the service keeps its signing key: on PostgreSQL the shared storage dir, else the data dir. */
+function signingKeyDir(values: Record<string, unknown>): string {
+  return signingKeyDirOf({ dataDir: resolve(values["data-dir"] as string), storageDir: resolve(storageDirOf(values)), shared: Boolean(values["database-url"]) });
+}
 
 /** `admin token ...`: OAuth access tokens this service signs, and their revocation. */
 export const tokenCommands: Record<string, Command> = {
@@ -19,6 +24,7 @@ export const tokenCommands: Record<string, Command> = {
     options: [
       DATA_DIR_OPTION,
       DATABASE_URL_OPTION,
+      STORAGE_DIR_OPTION,
       EMAIL_OPTION,
       SCOPES_OPTION,
       { name: "ttl", type: "int", default: "3600", help: "Lifetime in seconds, at most --token-max-ttl." },
@@ -37,7 +43,7 @@ export const tokenCommands: Record<string, Command> = {
         );
       }
       const user = await withConn(values, (conn) => requireUser(conn, values.email as string));
-      const key = await loadOrCreateSigningKey(resolve(values["data-dir"] as string));
+      const key = await loadOrCreateSigningKey(signingKeyDir(values));
       const tokens = new AccessTokens(settings, key);
       const minted = await tokens.mint({
         subject: user.id,
@@ -72,6 +78,7 @@ export const tokenCommands: Record<string, Command> = {
     options: [
       DATA_DIR_OPTION,
       DATABASE_URL_OPTION,
+      STORAGE_DIR_OPTION,
       { name: "jti", type: "string", help: "The token's id, as admin token create printed it." },
       { name: "token", type: "string", help: "The token itself (its signature is checked; its jti and expiry are read from it)." },
       TOKEN_MAX_TTL_OPTION,
@@ -84,10 +91,10 @@ export const tokenCommands: Record<string, Command> = {
       const now = Date.now();
       let target: { jti: string; expiresAt: number };
       if (byToken !== undefined) {
-        const dataDir = resolve(values["data-dir"] as string);
-        // Only this data dir's key can have signed a token worth revoking; never make one here.
-        if (!existsSync(signingKeyPath(dataDir))) throw new UsageError("this data dir has no token-signing key, so no token of it can exist");
-        const key = await loadOrCreateSigningKey(dataDir);
+        const keyDir = signingKeyDir(values);
+        // Only this service's key can have signed a token worth revoking; never make one here.
+        if (!existsSync(signingKeyPath(keyDir))) throw new UsageError("this data dir has no token-signing key, so no token of it can exist");
+        const key = await loadOrCreateSigningKey(keyDir);
         try {
           const own = await identifyOwnToken(byToken.trim(), key, LOCAL_TOKEN_ISSUER);
           target = { jti: own.jti, expiresAt: own.expiresAt * 1000 };
