@@ -11,7 +11,8 @@ import { authApp } from "./auth/app.ts";
 import { clientsApp } from "./clients/app.ts";
 import { clientRoutes } from "./clients/routes.ts";
 import type { ServiceConfig } from "./config.ts";
-import type { DbConn } from "./db/conn.ts";
+import { run, withTx, type DbConn } from "./db/conn.ts";
+import { lockAccount } from "./db/sql.ts";
 import { openServiceConn } from "./db/open.ts";
 import { WalTruncator } from "./db/wal-truncation.ts";
 import { migrateConn } from "./db/migrate.ts";
@@ -108,9 +109,15 @@ export interface ServiceIo {
 
 /** The first start on an empty data dir makes an admin with an all-scopes key, shown once. */
 async function bootstrapAdmin(conn: DbConn, io: ServiceIo): Promise<void> {
-  if ((await countUsers(conn)) > 0) return;
-  const user = await addUser(conn, { email: "admin@localhost", name: "Administrator", plan: "pro" });
-  const { key } = await createApiKey(conn, { userId: user.id, name: "bootstrap", scopes: [...SCOPES] });
+  // Several nodes starting at once on an empty PostgreSQL database: the lock lets one of them make
+  // the administrator, and the others then find it (on SQLite, BEGIN IMMEDIATE does the same).
+  const key = await withTx(conn, async (tx) => {
+    await run(tx, (q) => lockAccount(q, "bootstrap-admin"));
+    if ((await countUsers(tx)) > 0) return undefined;
+    const user = await addUser(tx, { email: "admin@localhost", name: "Administrator", plan: "pro" });
+    return (await createApiKey(tx, { userId: user.id, name: "bootstrap", scopes: [...SCOPES] })).key;
+  });
+  if (!key) return;
   io.say(`Created user admin@localhost with an all-scopes API key. It is shown only this once:`);
   io.say(`  ${key}`);
 }
