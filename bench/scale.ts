@@ -315,7 +315,8 @@ async function processingRun(dialect: Dialect, shape: Shape, audio: string[], op
       error: unknown;
       usage: { completion_tokens?: number } | null;
     }
-    const deadline = performance.now() + Math.max(600_000, audio.length * options.minutes * 120_000);
+    // Generous: on a loaded 2-core machine one minute of audio took up to 3 minutes (1 worker × 2 threads).
+    const deadline = performance.now() + 600_000 + audio.length * options.minutes * 300_000;
     let jobs: Job[];
     for (;;) {
       jobs = await Promise.all(jobIds.map(async (id) => (await (await fetch(`${url}/api/v1/jobs/${id}`, { headers })).json()) as Job));
