@@ -5,7 +5,7 @@ import { createApiKey } from "./auth/api-key-store.ts";
 import { purgeExpiredRevocations } from "./auth/revocation-store.ts";
 import { SCOPES } from "./auth/scopes.ts";
 import { loadOrCreateSigningKey } from "./auth/signing-key.ts";
-import { addUser, countUsers } from "./auth/user-store.ts";
+import { addFirstUser } from "./auth/user-store.ts";
 import { accountRoutes } from "./account/routes.ts";
 import { authApp } from "./auth/app.ts";
 import { clientsApp } from "./clients/app.ts";
@@ -107,8 +107,8 @@ export interface ServiceIo {
 
 /** The first start on an empty data dir makes an admin with an all-scopes key, shown once. */
 async function bootstrapAdmin(conn: DbConn, io: ServiceIo): Promise<void> {
-  if ((await countUsers(conn)) > 0) return;
-  const user = await addUser(conn, { email: "admin@localhost", name: "Administrator", plan: "pro" });
+  const user = await addFirstUser(conn, { email: "admin@localhost", name: "Administrator", plan: "pro" });
+  if (!user) return;
   const { key } = await createApiKey(conn, { userId: user.id, name: "bootstrap", scopes: [...SCOPES] });
   io.say(`Created user admin@localhost with an all-scopes API key. It is shown only this once:`);
   io.say(`  ${key}`);
@@ -139,7 +139,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   // Deletions truncate the WAL, which keeps the deleted content's earlier frames otherwise.
   const wal = new WalTruncator(conn, io.say);
   await bootstrapAdmin(conn, io);
-  const idempotency = new IdempotencyStore(conn, clock);
+  const idempotency = new IdempotencyStore(conn, clock, { inProgressLeaseMs: config.idempotencyLeaseSeconds * 1000 });
   await idempotency.recover();
   // Meetings' files, on the folder every node mounts (the data dir unless --storage-dir).
   const storage = localDiskStorage(config.storageDir);
