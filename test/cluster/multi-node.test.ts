@@ -16,6 +16,7 @@ import { PgConn } from "../../src/db/pg-conn.ts";
 import { run } from "../../src/db/conn.ts";
 import { rows } from "../../src/db/sql.ts";
 import { BUN, BUN_FLAGS, ROOT, runCli, SHARED_FIXTURES } from "../helpers/server.ts";
+import { eventually } from "../helpers/processes.ts";
 import { spawnServer, type SpawnedServer } from "../helpers/spawn-server.ts";
 import { createTestDatabase, dropTestDatabase, onPostgres } from "../support/postgres.ts";
 import { LOOPBACK_CA_FILE, startReceiver, type Receiver } from "../support/webhook-receiver.ts";
@@ -98,17 +99,6 @@ function api(node: Node, path: string, init: RequestInit & { as?: string; json?:
 
 function q<T>(query: ReturnType<typeof sql>): Promise<T[]> {
   return run(conn, (db) => rows<T>(db, query));
-}
-
-/** Polls `probe` every `everyMs` until it answers something truthy; throws past `timeoutMs`. */
-async function eventually<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 30_000, everyMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await Bun.sleep(everyMs);
-  }
 }
 
 async function jobRow(jobId: string) {
@@ -197,7 +187,7 @@ describe.skipIf(!onPostgres)("two API nodes and two worker nodes on one PostgreS
       const job = await jobRow(jobId);
       if (job.lease_owner) owners.add(job.lease_owner);
       return job.status === "completed";
-    });
+    }, 30_000, 50);
     expect(owners.size).toBe(1);
     const [owner] = await q<{ role: string; pid: number }>(sql`SELECT role, pid FROM nodes WHERE id = ${[...owners][0]!}`);
     expect(owner!.role).toBe("worker");
@@ -216,7 +206,7 @@ describe.skipIf(!onPostgres)("two API nodes and two worker nodes on one PostgreS
     const running = await eventually(`job ${jobId} to be transcribing on a worker`, async () => {
       const job = await jobRow(jobId);
       return job.status === "processing" && job.next_step === "transcribe" && job.lease_owner ? job : undefined;
-    });
+    }, 30_000, 50);
     const victim = running.lease_owner === nodes.w1!.id ? "w1" : "w2";
     const survivor = victim === "w1" ? nodes.w2! : nodes.w1!;
     expect(running.lease_owner).toBe(nodes[victim]!.id);
@@ -290,7 +280,7 @@ describe.skipIf(!onPostgres)("two API nodes and two worker nodes on one PostgreS
     await eventually("the upload's Idempotency-Key to be in progress", async () => {
       const held = await q<{ status: string }>(sql`SELECT status FROM idempotency_keys WHERE key = ${idempotencyKey}`);
       return held[0]?.status === "in_progress";
-    });
+    }, 30_000, 50);
     await stopNode(nodes.a, "SIGKILL");
     pause();
     expect(await slow).toBe("dropped");
