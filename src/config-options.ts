@@ -333,6 +333,13 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     help: "Seconds between retention sweeps (expired idempotency keys, stale partial uploads, expired token revocations, idle drafts).",
   },
   {
+    name: "idempotency-lease",
+    type: "int",
+    env: "VERBATIM_IDEMPOTENCY_LEASE",
+    default: "120",
+    help: "Seconds after which an Idempotency-Key held by a request that stopped beating (its node died mid-upload) is taken over by the client's retry, through any node; a running request refreshes its key every quarter of this.",
+  },
+  {
     name: "max-open-drafts",
     type: "int",
     env: "VERBATIM_MAX_OPEN_DRAFTS",

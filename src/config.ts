@@ -50,6 +50,8 @@ export interface ServiceConfig {
   logRequests: boolean;
   maxDurationSeconds: number;
   sweepIntervalSeconds: number;
+  /** How long a key in progress outlives its request's last heartbeat (idempotency/store.ts). */
+  idempotencyLeaseSeconds: number;
   templatesDir: string | undefined;
   cjkFontPath: string | null;
   billing: BillingSettings;
@@ -309,6 +311,7 @@ export function serviceConfig(values: OptionValues): ServiceConfig {
     downloadTimeoutSeconds: atLeastOne(values, "download-timeout"),
     maxDurationSeconds: atLeastOne(values, "max-duration"),
     sweepIntervalSeconds: atLeastOne(values, "sweep-interval"),
+    idempotencyLeaseSeconds: atLeastOne(values, "idempotency-lease"),
     templatesDir: values["templates-dir"] ? resolve(values["templates-dir"] as string) : undefined,
     cjkFontPath: values["cjk-font"] ? resolve(values["cjk-font"] as string) : null,
     caFile: values["ca-file"] ? resolve(values["ca-file"] as string) : null,

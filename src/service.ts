@@ -5,14 +5,13 @@ import { createApiKey } from "./auth/api-key-store.ts";
 import { purgeExpiredRevocations } from "./auth/revocation-store.ts";
 import { SCOPES } from "./auth/scopes.ts";
 import { loadOrCreateSigningKey, signingKeyDirOf } from "./auth/signing-key.ts";
-import { addUser, countUsers } from "./auth/user-store.ts";
+import { addFirstUser } from "./auth/user-store.ts";
 import { accountRoutes } from "./account/routes.ts";
 import { authApp } from "./auth/app.ts";
 import { clientsApp } from "./clients/app.ts";
 import { clientRoutes } from "./clients/routes.ts";
 import type { ServiceConfig } from "./config.ts";
-import { run, withTx, type DbConn } from "./db/conn.ts";
-import { lockAccount } from "./db/sql.ts";
+import { withTx, type DbConn } from "./db/conn.ts";
 import { openServiceConn } from "./db/open.ts";
 import { WalTruncator } from "./db/wal-truncation.ts";
 import { migrateConn } from "./db/migrate.ts";
@@ -109,12 +108,12 @@ export interface ServiceIo {
 
 /** The first start on an empty data dir makes an admin with an all-scopes key, shown once. */
 async function bootstrapAdmin(conn: DbConn, io: ServiceIo): Promise<void> {
-  // Several nodes starting at once on an empty PostgreSQL database: the lock lets one of them make
-  // the administrator, and the others then find it (on SQLite, BEGIN IMMEDIATE does the same).
+  // Several nodes starting at once on an empty PostgreSQL database: addFirstUser's lock lets one
+  // of them make the administrator, and its key in the same transaction (a node that dies between
+  // the two leaves neither); the others then find a user and make none.
   const key = await withTx(conn, async (tx) => {
-    await run(tx, (q) => lockAccount(q, "bootstrap-admin"));
-    if ((await countUsers(tx)) > 0) return undefined;
-    const user = await addUser(tx, { email: "admin@localhost", name: "Administrator", plan: "pro" });
+    const user = await addFirstUser(tx, { email: "admin@localhost", name: "Administrator", plan: "pro" });
+    if (!user) return undefined;
     return (await createApiKey(tx, { userId: user.id, name: "bootstrap", scopes: [...SCOPES] })).key;
   });
   if (!key) return;
@@ -147,7 +146,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   // Deletions truncate the WAL, which keeps the deleted content's earlier frames otherwise.
   const wal = new WalTruncator(conn, io.say);
   await bootstrapAdmin(conn, io);
-  const idempotency = new IdempotencyStore(conn, clock);
+  const idempotency = new IdempotencyStore(conn, clock, { inProgressLeaseMs: config.idempotencyLeaseSeconds * 1000 });
   await idempotency.recover();
   // Meetings' files, on the folder every node mounts (the data dir unless --storage-dir).
   const storage = localDiskStorage(config.storageDir);

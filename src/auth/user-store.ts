@@ -1,6 +1,7 @@
 import { and, count, eq, isNull } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
-import { run, type Conn } from "../db/conn.ts";
+import { run, runTx, type Conn } from "../db/conn.ts";
+import { lockNamed } from "../db/sql.ts";
 import { randomId } from "../lib/ids.ts";
 import type { Plan } from "./plans.ts";
 import { users } from "./table.ts";
@@ -49,6 +50,20 @@ export async function findUserById(db: Queryable, id: string): Promise<User | un
 /** Creates a user (refused with an Error when the email is not one, or is taken). */
 export function addUser(c: Conn, input: { email: string; name?: string | null; plan: Plan }, now = Date.now()): Promise<User> {
   return run(c, (q) => createUser(q, input, now));
+}
+
+/**
+ * The first-run admin: created only while the database has no user at all (else null). Nodes
+ * starting at once on a fresh PostgreSQL database each try: the count and the insert run in one
+ * transaction under one lock (BEGIN IMMEDIATE on SQLite, an advisory lock on PostgreSQL), so one
+ * creates it and the others see it, instead of failing their start on the taken email.
+ */
+export function addFirstUser(c: Conn, input: { email: string; name?: string | null; plan: Plan }, now = Date.now()): Promise<User | null> {
+  return runTx(c, async (q) => {
+    await lockNamed(q, "first-user");
+    if (((await q.select({ n: count() }).from(users))[0]?.n ?? 0) > 0) return null;
+    return createUser(q, input, now);
+  });
 }
 
 export function getUserByEmail(c: Conn, email: string): Promise<User | undefined> {

@@ -47,8 +47,16 @@ export function least(a: SQLWrapper | number, b: SQLWrapper | number): SQL {
  * account (held by whichever API or worker node runs the transaction). Call it inside `withTx`.
  */
 export async function lockAccount(q: Queryable, userId: string): Promise<void> {
+  await lockNamed(q, `account:${userId}`);
+}
+
+/**
+ * The same kind of lock for a decision not about one account (the first-run admin, made once by
+ * whichever of several nodes starting at once gets there first). Call it inside `withTx`/`runTx`.
+ */
+export async function lockNamed(q: Queryable, name: string): Promise<void> {
   if (!isPostgres(q)) return;
-  await exec(q, sql`SELECT pg_advisory_xact_lock(hashtextextended(${`account:${userId}`}, 0))`);
+  await exec(q, sql`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`);
 }
 
 /** A raw statement runner on the connection under `q` (the open transaction's, when `q` is one), for a library that writes its own SQL in our transaction (pg-boss's send); PostgreSQL only. */

@@ -138,4 +138,16 @@ describe("IdempotencyStore across nodes (two stores on one database)", () => {
     now += 5 * 60_000;
     expect(await plain(later, key, execute)).toEqual({ status: 201, body: { created: true }, replayed: false });
   });
+
+  test("the lease is the store's option (--idempotency-lease): a shorter one hands the dead request's key over sooner", async () => {
+    let now = Date.now();
+    const short = new IdempotencyStore(temp.conn, { now: () => now }, { inProgressLeaseMs: 4_000 });
+    const key = crypto.randomUUID();
+    await insertKey({ operation: "NODES", key, status: "in_progress", createdAt: now });
+    const execute = async () => ({ status: 201, body: { created: true } });
+    now += 3_000;
+    expect((await plain(short, key, execute).catch((error) => error)).code).toBe("idempotency_key_in_use");
+    now += 2_000;
+    expect(await plain(short, key, execute)).toEqual({ status: 201, body: { created: true }, replayed: false });
+  });
 });

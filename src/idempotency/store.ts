@@ -8,12 +8,11 @@ import { idempotencyKeys } from "./table.ts";
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /**
  * A key in progress belongs to a request running on some node, which refreshes its `created_at`
- * every HEARTBEAT_MS while it runs. One not refreshed for LEASE_MS was left by a node that died
- * (kill -9 mid-upload): the client's retry, through any node, takes it over instead of being
- * answered 409 until the key's 24 hours are over.
+ * every quarter of the lease while it runs. One not refreshed for the lease (--idempotency-lease,
+ * 2 minutes by default) was left by a node that died (kill -9 mid-upload): the client's retry,
+ * through any node, takes it over instead of being answered 409 until the key's 24 hours are over.
  */
-const IN_PROGRESS_HEARTBEAT_MS = 30_000;
-const IN_PROGRESS_LEASE_MS = 4 * IN_PROGRESS_HEARTBEAT_MS;
+const IN_PROGRESS_LEASE_MS = 120_000;
 const MAX_KEY_LENGTH = 255;
 
 export interface StoredResponse {
@@ -34,10 +33,15 @@ export type CompleteInTransaction = (tx: TxConn, response: StoredResponse, resou
  * responses are kept: a request refused by validation or limits may be retried with its key.
  */
 export class IdempotencyStore {
+  private readonly leaseMs: number;
+
   constructor(
     private readonly conn: Conn,
     private readonly clock: Clock,
-  ) {}
+    options: { inProgressLeaseMs?: number } = {},
+  ) {
+    this.leaseMs = options.inProgressLeaseMs ?? IN_PROGRESS_LEASE_MS;
+  }
 
   /**
    * Runs `execute` at most once per (account, operation, key). `parse` reads the request and
@@ -75,7 +79,7 @@ export class IdempotencyStore {
     }
     const where = keyIs(input.userId, input.operation, input.key);
     const inProgress = and(where, eq(idempotencyKeys.status, "in_progress"));
-    // While this request runs, its key shows other nodes it is alive (IN_PROGRESS_LEASE_MS). A
+    // While this request runs, its key shows other nodes it is alive (four beats a lease). A
     // refresh that fails (the database briefly away) is only a missed beat, not the request's error.
     const heartbeat =
       claim === "claimed"
@@ -83,7 +87,7 @@ export class IdempotencyStore {
             run(this.conn, async (q) => {
               await q.update(idempotencyKeys).set({ createdAt: this.clock.now() }).where(inProgress);
             }).catch(() => {});
-          }, IN_PROGRESS_HEARTBEAT_MS)
+          }, this.leaseMs / 4)
         : undefined;
     heartbeat?.unref();
     let parsed: P | undefined;
@@ -161,7 +165,7 @@ export class IdempotencyStore {
         if (inserted.length) return "claimed" as const;
         const [row] = await q.select().from(idempotencyKeys).where(where).limit(1);
         if (!row) continue;
-        const lasts = row.status === "in_progress" ? IN_PROGRESS_LEASE_MS : IDEMPOTENCY_TTL_MS;
+        const lasts = row.status === "in_progress" ? this.leaseMs : IDEMPOTENCY_TTL_MS;
         if (row.createdAt > now - lasts) {
           if (row.status === "in_progress") return "in_progress" as const;
           return { requestHash: row.requestHash!, status: row.responseStatus!, body: JSON.parse(row.responseBody!) };
@@ -180,7 +184,7 @@ export class IdempotencyStore {
    * stopped are freed.
    */
   async recover(): Promise<void> {
-    const abandoned = dialectOf(this.conn) === "sqlite" ? undefined : lt(idempotencyKeys.createdAt, this.clock.now() - IN_PROGRESS_LEASE_MS);
+    const abandoned = dialectOf(this.conn) === "sqlite" ? undefined : lt(idempotencyKeys.createdAt, this.clock.now() - this.leaseMs);
     await run(this.conn, async (q) => void (await q.delete(idempotencyKeys).where(and(eq(idempotencyKeys.status, "in_progress"), abandoned))));
     await this.sweep();
   }

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findUserByEmail } from "../../src/auth/user-store.ts";
 import { API_VERSION } from "../../src/lib/version.ts";
+import { eventually as until } from "../helpers/processes.ts";
 import { createUserWithKey, expectProblem, ROOT, startServer, type TestServer, SHARED_FIXTURES } from "../helpers/server.ts";
 
 const FIXTURE = `${SHARED_FIXTURES}/meeting-fr-2spk.wav`;
@@ -58,16 +59,6 @@ async function getJob(b: Booted, jobId: string): Promise<any> {
   const response = await b.server.api(`/api/v1/jobs/${jobId}`, { key: b.key });
   expect(response.status).toBe(200);
   return response.json();
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 20_000, everyMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await Bun.sleep(everyMs);
-  }
 }
 
 const FINAL = new Set(["completed", "failed", "canceled"]);

@@ -20,3 +20,19 @@ export function alive(pid: number): boolean {
     return false;
   }
 }
+
+/** `until` for an async probe (an HTTP request, a query), polled every `everyMs`. */
+export async function eventually<T>(
+  what: string,
+  probe: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  timeoutMs = 20_000,
+  everyMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await Bun.sleep(everyMs);
+  }
+}

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { readLines } from "../../src/lib/lines.ts";
 
-// An API node (--role api) says so in the same line.
+// An appliance says "Verbatim listening on URL", an API node (--role api) "Verbatim API node listening on URL".
 const LISTENING = /^Verbatim (?:API node )?listening on (https?:\/\/\S+)$/;
 
 export interface SpawnServerOptions {
@@ -31,6 +31,11 @@ export interface SpawnServerOptions {
   timeoutMs?: number;
   /** What to call the process in error messages (default "server"). */
   name?: string;
+  /**
+   * The stdout line that says the process is up, instead of the listening line: a worker node
+   * (--role worker) never listens. Its first group, if any, is taken as the URL ("" otherwise).
+   */
+  ready?: RegExp;
 }
 
 export interface SpawnedServer {
@@ -49,6 +54,7 @@ export interface SpawnedServer {
 export async function spawnServer(options: SpawnServerOptions): Promise<SpawnedServer> {
   const name = options.name ?? "server";
   const timeoutMs = options.timeoutMs ?? 20_000;
+  const ready = options.ready ?? LISTENING;
   const proc = Bun.spawn(options.command, {
     cwd: options.cwd,
     env: options.env ? { ...process.env, ...options.env } : process.env,
@@ -74,8 +80,8 @@ export async function spawnServer(options: SpawnServerOptions): Promise<SpawnedS
       (async () => {
         for await (const line of readLines(stream)) {
           keep(stdout, line, "stdout");
-          const match = LISTENING.exec(line);
-          if (match) resolveUrl(match[1]!);
+          const match = ready.exec(line);
+          if (match) resolveUrl(match[1] ?? "");
         }
       })(),
     );
@@ -97,10 +103,10 @@ export async function spawnServer(options: SpawnServerOptions): Promise<SpawnedS
     void (async () => {
       while (polling) {
         const lines = existsSync(file) ? readFileSync(file, "utf8").split("\n") : [];
-        const at = lines.findIndex((line) => LISTENING.test(line));
+        const at = lines.findIndex((line) => ready.test(line));
         if (at >= 0) {
           for (const line of lines.slice(0, at + 1)) keep(stdout, line, "stdout");
-          resolveUrl(LISTENING.exec(lines[at]!)![1]!);
+          resolveUrl(ready.exec(lines[at]!)![1] ?? "");
           return;
         }
         await Bun.sleep(50);
