@@ -135,6 +135,19 @@ function needles(): string[] {
   return [...Object.values(MARKERS), ...INDEXED_WORDS, secret];
 }
 
+/** The command's answer says the account is deleted, and, the server still running, no file of the data dir holds any of it. */
+function expectDeletedWhileRunning(result: { code: number; stdout: string; stderr: string }): void {
+  expect(result.stderr).toBe("");
+  expect(result.code).toBe(0);
+  const answer = JSON.parse(result.stdout) as any;
+  expect(answer).toMatchObject({ id: userId, email: EMAIL, deleted: true, meetings: 1 });
+  expect(answer.ledger_lines_kept).toBeGreaterThan(0);
+  // Still running: the files are read as they are now (on SQLite, WAL and shared memory included).
+  expect(server.process.exitCode).toBeNull();
+  expect(needlesInFiles(dataDir, needles())).toEqual([]);
+  expect(existsSync(join(dataDir, "meetings"))).toBe(true);
+}
+
 describe("admin user delete, while the server runs", () => {
   test("before the deletion the rows hold every marker, and the data dir the meeting's transcript (so the scans can fail)", async () => {
     const labels = new Set((await needlesInRows(databaseOf(server), Object.fromEntries(needles().map((needle) => [needle, needle])))).map((f) => f.split(": ")[1]));
@@ -176,28 +189,11 @@ describe("admin user delete, while the server runs", () => {
       reader.exec("COMMIT");
       reader.close();
     }
-    const result = await running;
-    expect(result.stderr).toBe("");
-    expect(result.code).toBe(0);
-    const answer = JSON.parse(result.stdout) as any;
-    expect(answer).toMatchObject({ id: userId, email: EMAIL, deleted: true, meetings: 1 });
-    expect(answer.ledger_lines_kept).toBeGreaterThan(0);
-    // Still running: the files are read as they are now, WAL and shared memory included.
-    expect(server.process.exitCode).toBeNull();
-    expect(needlesInFiles(dataDir, needles())).toEqual([]);
-    expect(existsSync(join(dataDir, "meetings"))).toBe(true);
+    expectDeletedWhileRunning(await running);
   }, 60_000);
 
   test.skipIf(!onPostgres)("it deletes the account; then no file of the data dir holds its email, name or content (PostgreSQL)", async () => {
-    const result = await server.admin("user", "delete", "--email", EMAIL, "--yes", "--json");
-    expect(result.stderr).toBe("");
-    expect(result.code).toBe(0);
-    const answer = JSON.parse(result.stdout) as any;
-    expect(answer).toMatchObject({ id: userId, email: EMAIL, deleted: true, meetings: 1 });
-    expect(answer.ledger_lines_kept).toBeGreaterThan(0);
-    expect(server.process.exitCode).toBeNull();
-    expect(needlesInFiles(dataDir, needles())).toEqual([]);
-    expect(existsSync(join(dataDir, "meetings"))).toBe(true);
+    expectDeletedWhileRunning(await server.admin("user", "delete", "--email", EMAIL, "--yes", "--json"));
   }, 60_000);
 
   test("no row holds the account's content; the ledger stays under its id, its user row without email, name or password", async () => {

@@ -114,9 +114,8 @@ test("before deletion the rows hold every kind of content, and the index its wor
   expect([...kinds].sort()).toEqual(Object.keys(MARKERS).sort());
   expect(await indexedTerms(databaseOf(server))).toContain("zanzibar");
   expect(await indexedTerms(databaseOf(server))).toContain("vellichor");
-  // The meeting's own files (its transcript and report) are in the data dir on either dialect.
-  const found = needlesInFiles(dataDir, CONTENT);
-  for (const needle of [MARKERS.transcript, MARKERS.report]) expect(found.some((f) => f.endsWith(`: ${needle}`))).toBe(true);
+  // The meeting's transcript is in its files in the data dir on either dialect, so the file scans below can fail too.
+  expect(needlesInFiles(dataDir, [MARKERS.transcript])).not.toEqual([]);
 });
 
 // The SQLite file and its WAL are the data dir's; on PostgreSQL the rows live in the database server's own files.
