@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
-import { ApiError } from "../errors/api-error.ts";
+import { ApiError, type FieldError } from "../errors/api-error.ts";
+import { fieldPath } from "./validation.ts";
 import { problemFromApiError, problemResponse } from "./problem.ts";
 import { contextOf, type RequestContext } from "./request-context.ts";
 import { checkAccess, parseJsonBody, parseParamsAndQuery, type Reply, type RouteDef } from "./route.ts";
@@ -19,8 +20,9 @@ export function createRouter(routes: RouteDef[], options: RouterOptions) {
   const app = new Elysia();
   const patterns = routes.map((route) => ({ route, regex: pathRegex(route.path) }));
 
-  const fail = (error: unknown, request: Request, requestId: string): Response => {
+  const fail = (error: unknown, request: Request, requestId: string, input?: { query?: unknown; body?: unknown }): Response => {
     const instance = new URL(request.url).pathname;
+    if (isNulRefused(error)) error = ApiError.validation(nulFieldErrors(input));
     if (error instanceof ApiError) {
       if (error.warning) options.onWarning(error.warning, requestId);
       return problemFromApiError(options.docsUrl, error, instance, requestId);
@@ -45,11 +47,14 @@ export function createRouter(routes: RouteDef[], options: RouterOptions) {
       const { params: parsedParams, query } = parseParamsAndQuery(route, request, params);
       const input = { principal: principal!, params: parsedParams, query, body: undefined as unknown, request, requestId, rate };
       const finish = (reply: Reply | Promise<Reply>) =>
-        reply instanceof Promise ? reply.then((settled) => render(settled, context), (error: unknown) => fail(error, request, requestId)) : render(reply, context);
+        reply instanceof Promise ? reply.then((settled) => render(settled, context), (error: unknown) => fail(error, request, requestId, input)) : render(reply, context);
       if (route.body) {
         return parseJsonBody(route.body, request)
-          .then((body) => finish(route.handle({ ...input, body } as never)))
-          .catch((error: unknown) => fail(error, request, requestId));
+          .then((body) => {
+            input.body = body;
+            return finish(route.handle({ ...input, body } as never));
+          })
+          .catch((error: unknown) => fail(error, request, requestId, input));
       }
       return finish(route.handle(input as never));
     } catch (error) {
@@ -102,4 +107,34 @@ function render(reply: Reply, context: RequestContext): Response {
 function pathRegex(path: string): RegExp {
   const pattern = path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z_]+/g, "[^/]+");
   return new RegExp(`^${pattern}/?$`);
+}
+
+/**
+ * PostgreSQL refuses the NUL character (U+0000) in text, which SQLite stores: a statement carrying
+ * one fails with character_not_in_repertoire (22021). That is the client's input, not a failure
+ * of the service: answered 400 like any other invalid value. (JavaScript strings reach the driver
+ * as valid UTF-8, so NUL is the only character PostgreSQL refuses this way.) Drizzle wraps the
+ * driver's error as its cause.
+ */
+function isNulRefused(error: unknown): boolean {
+  let current = error as { code?: unknown; cause?: unknown } | undefined;
+  for (let depth = 0; current && depth < 4; depth++, current = current.cause as typeof current) {
+    if (current.code === "22021") return true;
+  }
+  return false;
+}
+
+/** The request's fields whose text holds a NUL (the body's, then the query's); "body" when none is found (a multipart form). */
+function nulFieldErrors(input: { query?: unknown; body?: unknown } | undefined): FieldError[] {
+  const fields: string[] = [];
+  const visit = (value: unknown, path: PropertyKey[]) => {
+    if (typeof value === "string") {
+      if (value.includes("\u0000")) fields.push(fieldPath(path) || "body");
+    } else if (Array.isArray(value)) value.forEach((item, i) => visit(item, [...path, i]));
+    else if (value !== null && typeof value === "object") for (const [key, item] of Object.entries(value)) visit(item, [...path, key]);
+  };
+  visit(input?.body, []);
+  visit(input?.query, []);
+  if (fields.length === 0) fields.push("body");
+  return [...new Set(fields)].map((field) => ({ field, code: "invalid_value", message: "Text may not contain the NUL character (U+0000)." }));
 }

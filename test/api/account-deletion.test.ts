@@ -4,16 +4,22 @@
 // transcript words, correction, document prompt, webhook endpoint URL or secret. Its API key and
 // web session stop working at once; another account is untouched. The command is refused while a
 // running server has the account's jobs in hand, and allowed once the server is stopped.
-// Real server, real SQLite files, the admin CLI as a separate process, engine doubles.
+// Real server, real SQLite files (or, on the PostgreSQL run, its database and the data dir's meeting
+// files), the admin CLI as a separate process, engine doubles.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { sql } from "drizzle-orm";
+import { run } from "../../src/db/conn.ts";
+import { row } from "../../src/db/sql.ts";
+import { databaseOf, queryRow } from "../helpers/query.ts";
 import { undecodableRecording } from "../helpers/recordings.ts";
 import { CookieClient } from "../helpers/web-client.ts";
 import { SHARED_FIXTURES, type TestServer, endedJob, startServer } from "../helpers/server.ts";
-import { checkpointIntoMainFile, needlesInFiles, needlesInRows } from "../support/data-dir-scan.ts";
+import { checkpointIntoMainFile, needlesInFiles, needlesInRows, tablesWithColumn } from "../support/data-dir-scan.ts";
+import { onPostgres } from "../support/postgres.ts";
 
 const FIXTURE = `${SHARED_FIXTURES}/meeting-fr-2spk.wav`;
 const PASSWORD = "correct horse battery staple";
@@ -73,7 +79,7 @@ beforeAll(async () => {
   const meeting = (await response.json()) as any;
   expect((await endedJob(server, key, meeting.job.id)).status).toBe("completed");
   // What came so far goes into the main file; what comes next stays in the WAL. Deletion must clean both.
-  await checkpointIntoMainFile(dataDir);
+  if (!onPostgres) await checkpointIntoMainFile(dataDir);
   const corrected = await server.api(`/api/v1/meetings/${meeting.id}/transcript/segments/0`, { method: "PATCH", key, json: { text: `${MARKERS.correction} of the first segment` } });
   expect(corrected.status).toBe(200);
   const requested = await server.api(`/api/v1/meetings/${meeting.id}/documents`, { method: "POST", key, json: { prompt: `${MARKERS.documentPrompt} for the client note.`, title: "Note" } });
@@ -115,7 +121,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Whether the deleting transaction has committed (read on a connection of its own, closed at once). */
+/** Whether the deleting transaction has committed (read on a connection of its own to the SQLite file, closed at once). */
 function deletedInDatabase(): boolean {
   const db = new Database(join(dataDir, "verbatim.db"), { readonly: true });
   try {
@@ -129,8 +135,28 @@ function needles(): string[] {
   return [...Object.values(MARKERS), ...INDEXED_WORDS, secret];
 }
 
+/** The command's answer says the account is deleted, and, the server still running, no file of the data dir holds any of it. */
+function expectDeletedWhileRunning(result: { code: number; stdout: string; stderr: string }): void {
+  expect(result.stderr).toBe("");
+  expect(result.code).toBe(0);
+  const answer = JSON.parse(result.stdout) as any;
+  expect(answer).toMatchObject({ id: userId, email: EMAIL, deleted: true, meetings: 1 });
+  expect(answer.ledger_lines_kept).toBeGreaterThan(0);
+  // Still running: the files are read as they are now (on SQLite, WAL and shared memory included).
+  expect(server.process.exitCode).toBeNull();
+  expect(needlesInFiles(dataDir, needles())).toEqual([]);
+  expect(existsSync(join(dataDir, "meetings"))).toBe(true);
+}
+
 describe("admin user delete, while the server runs", () => {
-  test("before the deletion the scans find every marker, in the main file and in the WAL (so they can fail)", () => {
+  test("before the deletion the rows hold every marker, and the data dir the meeting's transcript (so the scans can fail)", async () => {
+    const labels = new Set((await needlesInRows(databaseOf(server), Object.fromEntries(needles().map((needle) => [needle, needle])))).map((f) => f.split(": ")[1]));
+    expect([...labels].sort()).toEqual(needles().sort());
+    expect(needlesInFiles(dataDir, [MARKERS.transcript])).not.toEqual([]);
+  });
+
+  // The SQLite file and its WAL are the data dir's; on PostgreSQL the rows live in the database server's own files.
+  test.skipIf(onPostgres)("before the deletion the scans find every marker, in the main file and in the WAL (so they can fail)", () => {
     const found = needlesInFiles(dataDir, needles());
     for (const needle of needles()) expect(found.some((f) => f.endsWith(`: ${needle}`))).toBe(true);
     expect(found).toContain(`verbatim.db: ${MARKERS.title}`);
@@ -145,7 +171,8 @@ describe("admin user delete, while the server runs", () => {
     expect((await server.api("/api/v1/me", { key })).status).toBe(200);
   }, 30_000);
 
-  test("it deletes the account; then no file of the data dir holds its email, name or content", async () => {
+  // The WAL that a reader holds back is SQLite's; the PostgreSQL twin follows.
+  test.skipIf(onPostgres)("it deletes the account; then no file of the data dir holds its email, name or content", async () => {
     // Another connection (a backup's, or the server's own while it answers a request) reads an older
     // snapshot while the command deletes: the WAL cannot be emptied then, not even when the command
     // closes its connection, so the command must wait and try again until the reader is done.
@@ -162,35 +189,26 @@ describe("admin user delete, while the server runs", () => {
       reader.exec("COMMIT");
       reader.close();
     }
-    const result = await running;
-    expect(result.stderr).toBe("");
-    expect(result.code).toBe(0);
-    const answer = JSON.parse(result.stdout) as any;
-    expect(answer).toMatchObject({ id: userId, email: EMAIL, deleted: true, meetings: 1 });
-    expect(answer.ledger_lines_kept).toBeGreaterThan(0);
-    // Still running: the files are read as they are now, WAL and shared memory included.
-    expect(server.process.exitCode).toBeNull();
-    expect(needlesInFiles(dataDir, needles())).toEqual([]);
-    expect(existsSync(join(dataDir, "meetings"))).toBe(true);
+    expectDeletedWhileRunning(await running);
   }, 60_000);
 
-  test("no row holds the account's content; the ledger stays under its id, its user row without email, name or password", () => {
-    const db = new Database(join(dataDir, "verbatim.db"), { readonly: true });
-    try {
-      expect(needlesInRows(db, Object.fromEntries(needles().map((needle) => [needle, needle])))).toEqual([]);
-      const tombstone = db.query("SELECT email, name, password_hash, locale, deleted_at FROM users WHERE id = ?").get(userId) as any;
-      expect(tombstone).toMatchObject({ email: `deleted:${userId}`, name: null, password_hash: null, locale: null });
-      expect(tombstone.deleted_at).toBeGreaterThan(0);
-      expect((db.query("SELECT count(*) AS n FROM ledger_lines WHERE user_id = ?").get(userId) as any).n).toBeGreaterThan(0);
-      // Nothing else of the account is left in any table that names accounts.
-      const tables = db.query("SELECT m.name AS name FROM sqlite_master m JOIN pragma_table_info(m.name) c WHERE m.type = 'table' AND c.name = 'user_id'").all() as { name: string }[];
-      expect(tables.length).toBeGreaterThan(10);
-      for (const { name } of tables) {
-        if (name === "ledger_lines") continue;
-        expect(`${name}: ${(db.query(`SELECT count(*) AS n FROM "${name}" WHERE user_id = ?`).get(userId) as any).n}`).toBe(`${name}: 0`);
-      }
-    } finally {
-      db.close();
+  test.skipIf(!onPostgres)("it deletes the account; then no file of the data dir holds its email, name or content (PostgreSQL)", async () => {
+    expectDeletedWhileRunning(await server.admin("user", "delete", "--email", EMAIL, "--yes", "--json"));
+  }, 60_000);
+
+  test("no row holds the account's content; the ledger stays under its id, its user row without email, name or password", async () => {
+    expect(await needlesInRows(databaseOf(server), Object.fromEntries(needles().map((needle) => [needle, needle])))).toEqual([]);
+    const tombstone = (await queryRow<any>(server, sql`SELECT email, name, password_hash, locale, deleted_at FROM users WHERE id = ${userId}`))!;
+    expect(tombstone).toMatchObject({ email: `deleted:${userId}`, name: null, password_hash: null, locale: null });
+    expect(tombstone.deleted_at).toBeGreaterThan(0);
+    expect((await queryRow<{ n: number }>(server, sql`SELECT count(*) AS n FROM ledger_lines WHERE user_id = ${userId}`))!.n).toBeGreaterThan(0);
+    // Nothing else of the account is left in any table that names accounts.
+    const tables = await tablesWithColumn(databaseOf(server), "user_id");
+    expect(tables.length).toBeGreaterThan(10);
+    for (const name of tables) {
+      if (name === "ledger_lines") continue;
+      const left = (await queryRow<{ n: number }>(server, sql`SELECT count(*) AS n FROM ${sql.identifier(name)} WHERE user_id = ${userId}`))!.n;
+      expect(`${name}: ${left}`).toBe(`${name}: 0`);
     }
   });
 
@@ -226,7 +244,10 @@ describe("admin user delete, while the server runs", () => {
     expect(((await meeting.json()) as any).title).toBe(OTHER_TITLE);
     const endpoints = (await (await server.api("/api/v1/webhook_endpoints", { key: otherKey })).json()) as any;
     expect(endpoints.data.map((e: any) => e.url)).toEqual(["http://127.0.0.1:9/kept-hook"]);
-    expect(needlesInFiles(dataDir, [OTHER_EMAIL, OTHER_TITLE]).length).toBeGreaterThan(0);
+    const kept = (await needlesInRows(databaseOf(server), { email: OTHER_EMAIL, title: OTHER_TITLE })).map((f) => f.split(": ")[1]);
+    expect(new Set(kept)).toEqual(new Set(["email", "title"]));
+    // On SQLite they are in the data dir's database file too (on PostgreSQL, in the database server's).
+    if (!onPostgres) expect(needlesInFiles(dataDir, [OTHER_EMAIL, OTHER_TITLE]).length).toBeGreaterThan(0);
   });
 
   test("after the server stops, no file of the data dir holds the account's content either", async () => {
@@ -268,14 +289,13 @@ describe("admin user delete and jobs in progress", () => {
       expect(done.stderr).toBe("");
       expect(done.code).toBe(0);
       expect(JSON.parse(done.stdout)).toMatchObject({ email, deleted: true, meetings: 1 });
-      const db = new Database(join(busyDir, "verbatim.db"), { readonly: true });
-      try {
-        expect(db.query("SELECT count(*) AS n FROM jobs").get()).toEqual({ n: 0 });
-        expect(db.query("SELECT count(*) AS n FROM meetings").get()).toEqual({ n: 0 });
-        expect(db.query("SELECT count(*) AS n FROM users WHERE email = ?").get(email)).toEqual({ n: 0 });
-      } finally {
-        db.close();
-      }
+      // A connection of its own, opened after the server stopped (the next stop() closes it).
+      const left = await run(busy.conn(), async (q) => ({
+        jobs: await row(q, sql`SELECT count(*) AS n FROM jobs`),
+        meetings: await row(q, sql`SELECT count(*) AS n FROM meetings`),
+        users: await row(q, sql`SELECT count(*) AS n FROM users WHERE email = ${email}`),
+      }));
+      expect(left).toEqual({ jobs: { n: 0 }, meetings: { n: 0 }, users: { n: 0 } });
       expect(readdirSync(join(busyDir, "meetings"))).toEqual([]);
     } finally {
       await busy.stop();

@@ -11,6 +11,7 @@ import { createClient } from "../../src/clients/service.ts";
 import { jobs } from "../../src/jobs/table.ts";
 import { randomId } from "../../src/lib/ids.ts";
 import { meetings } from "../../src/meetings/table.ts";
+import { onDatabase } from "../helpers/query.ts";
 import { BUN, createUserWithKey, expectProblem, expectRateHeaders, ROOT, startServer, type TestServer } from "../helpers/server.ts";
 
 // Many requests here are refused on purpose; refused requests count against the anonymous window
@@ -31,9 +32,8 @@ beforeAll(async () => {
     createUserWithKey(server, "bob@example.com"),
     createUserWithKey(server, "narrow@example.com", "read:usage", "free"),
   ]);
-  const db = server.db();
-  userA = (await findUserByEmail(db, "alice@example.com"))!;
-  userB = (await findUserByEmail(db, "bob@example.com"))!;
+  userA = (await onDatabase(server, (q) => findUserByEmail(q, "alice@example.com")))!;
+  userB = (await onDatabase(server, (q) => findUserByEmail(q, "bob@example.com")))!;
 });
 
 afterAll(async () => {
@@ -271,7 +271,7 @@ describe("OAuth access tokens minted by this service", () => {
     const revoked = await server.admin("token", "revoke", "--token", minted.access_token);
     expect(revoked.code).toBe(0);
     expect(revoked.stdout).toContain(`revoked token ${minted.jti}`);
-    const row = server.db().select().from(revokedTokens).where(eq(revokedTokens.jti, minted.jti)).get();
+    const [row] = await onDatabase(server, (q) => q.select().from(revokedTokens).where(eq(revokedTokens.jti, minted.jti)));
     expect(row?.expiresAt).toBe(Date.parse(minted.expires_at));
     const body = await expectProblem(await server.api("/api/v1/me", { key: minted.access_token }), 401, "unauthorized");
     expect(body.detail).toBe("The access token has been revoked.");
@@ -373,7 +373,7 @@ describe("OAuth access tokens from an external identity provider (JWKS)", () => 
   });
 
   test("the IdP's subject is its own: a sub equal to a local user id does not pick that user", async () => {
-    const carol = (await findUserByEmail(external.db(), "carol@example.com"))!;
+    const carol = (await onDatabase(external, (q) => findUserByEmail(q, "carol@example.com")))!;
     const noEmail = await idpToken({ aud: "verbatim-api", sub: carol.id });
     await expectProblem(await external.api("/api/v1/me", { key: noEmail }), 401, "unauthorized");
     const token = await idpToken({ aud: "verbatim-api", sub: carol.id, email: "dave@example.com" });
@@ -480,8 +480,8 @@ describe("OAuth access tokens from an external identity provider (JWKS)", () => 
     const sub = "00u-linked-dave";
     const first = await idpToken({ aud: "verbatim-api", sub, email: "dave@example.com" });
     expect(((await (await external.api("/api/v1/me", { key: first })).json()) as any).user.email).toBe("dave@example.com");
-    const dave = (await findUserByEmail(external.db(), "dave@example.com"))!;
-    const link = external.db().select().from(externalIdentities).where(and(eq(externalIdentities.issuer, ISSUER), eq(externalIdentities.subject, sub))).get();
+    const dave = (await onDatabase(external, (q) => findUserByEmail(q, "dave@example.com")))!;
+    const [link] = await onDatabase(external, (q) => q.select().from(externalIdentities).where(and(eq(externalIdentities.issuer, ISSUER), eq(externalIdentities.subject, sub))));
     expect(link?.userId).toBe(dave.id);
 
     // The person changed their email at the IdP (to carol's, unverified), or the token has none.
@@ -593,13 +593,14 @@ describe("another account's resource answers 404, never 403", () => {
   const meetingId = crypto.randomUUID().toLowerCase();
   const jobId = randomId("job");
 
-  beforeAll(() => {
-    const db = server.db();
+  beforeAll(async () => {
     const now = Date.now();
-    db.insert(meetings).values({ id: meetingId, userId: userA.id, title: "Board meeting", status: "completed", createdAt: now, updatedAt: now }).run();
-    db.insert(jobs)
-      .values({ id: jobId, userId: userA.id, kind: "meeting_processing", status: "completed", stage: "done", progress: 1, channel: "api", meetingId, createdAt: now })
-      .run();
+    await onDatabase(server, async (q) => {
+      await q.insert(meetings).values({ id: meetingId, userId: userA.id, title: "Board meeting", status: "completed", createdAt: now, updatedAt: now });
+      await q
+        .insert(jobs)
+        .values({ id: jobId, userId: userA.id, kind: "meeting_processing", status: "completed", stage: "done", progress: 1, channel: "api", meetingId, createdAt: now });
+    });
   });
 
   test("feedback about another account's meeting → 404 not_found", async () => {
@@ -651,12 +652,13 @@ describe("another account's resource answers 404, never 403", () => {
 
 describe("clients belong to their account", () => {
   beforeAll(async () => {
-    const db = server.db();
-    await createClient(db, userA.id, { name: "Société Générale", email: "contact@sg.example" });
-    await createClient(db, userA.id, { name: "Acme Corp" });
-    await createClient(db, userA.id, { name: "Zeta Archives", isArchived: true });
-    await createClient(db, userB.id, { name: "Société Civile Immobilière" });
-    await createClient(db, userB.id, { name: "Bob's Bakery" });
+    await onDatabase(server, async (q) => {
+      await createClient(q, userA.id, { name: "Société Générale", email: "contact@sg.example" });
+      await createClient(q, userA.id, { name: "Acme Corp" });
+      await createClient(q, userA.id, { name: "Zeta Archives", isArchived: true });
+      await createClient(q, userB.id, { name: "Société Civile Immobilière" });
+      await createClient(q, userB.id, { name: "Bob's Bakery" });
+    });
   });
 
   async function names(key: string, query = "") {

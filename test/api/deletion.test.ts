@@ -2,16 +2,19 @@
 // table, and no byte of any file of the data dir (the database, its WAL and shared-memory index, and
 // every other file), holds the meeting's title, transcript, a correction, report, participants,
 // emails, tags, metadata, a document's prompt or its metadata, while the server keeps running; the
-// same for a deleted webhook endpoint. Real server, real SQLite files, engine doubles for a
-// transcript and a report.
+// same for a deleted webhook endpoint. Real server, real SQLite files (or, on the PostgreSQL run,
+// its database and the data dir's meeting files), engine doubles for a transcript and a report.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { sql } from "drizzle-orm";
+import { databaseOf, queryRow } from "../helpers/query.ts";
 import { SHARED_FIXTURES, type TestServer, createUserWithKey, endedJob, startServer } from "../helpers/server.ts";
 import { undecodableRecording } from "../helpers/recordings.ts";
-import { checkpointIntoMainFile, needlesInFiles, needlesInRows } from "../support/data-dir-scan.ts";
+import { checkpointIntoMainFile, indexedTerms, needlesInFiles, needlesInRows } from "../support/data-dir-scan.ts";
+import { onPostgres } from "../support/postgres.ts";
 
 const FIXTURE = `${SHARED_FIXTURES}/meeting-fr-2spk.wav`;
 
@@ -64,7 +67,7 @@ beforeAll(async () => {
   jobId = created.job.id;
   expect((await endedJob(server, key, jobId)).status).toBe("completed");
   // The meeting so far goes into the main file: deletion must clean that file...
-  await checkpointIntoMainFile(dataDir);
+  if (!onPostgres) await checkpointIntoMainFile(dataDir);
   // ...and what comes next stays in the WAL, which deletion must clean as well.
   const corrected = await server.api(`/api/v1/meetings/${meetingId}/transcript/segments/0`, { method: "PATCH", key, json: { text: `${MARKERS.correction} of the first segment` } });
   expect(corrected.status).toBe(200);
@@ -104,24 +107,19 @@ async function needlesLeftAfter(needles: string[], deadlineMs = 20_000): Promise
   return found;
 }
 
-/** Terms left in the full-text index, read through an fts5vocab table. */
-function indexedTerms(db: Database): string[] {
-  db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_terms USING fts5vocab(main, meetings_fts, row)");
-  return (db.query("SELECT term FROM temp.fts_terms").all() as { term: string }[]).map((r) => r.term);
-}
-
 const CONTENT = [...Object.values(MARKERS), ...INDEXED_WORDS];
 
-test("before deletion the scans do find every kind of content (so they can fail)", () => {
-  const db = new Database(join(server.dataDir, "verbatim.db"));
-  try {
-    const kinds = new Set(needlesInRows(db, MARKERS).map((f) => f.split(": ")[1]));
-    expect([...kinds].sort()).toEqual(Object.keys(MARKERS).sort());
-    expect(indexedTerms(db)).toContain("zanzibar");
-    expect(indexedTerms(db)).toContain("vellichor");
-  } finally {
-    db.close();
-  }
+test("before deletion the rows hold every kind of content, and the index its words (so the scans can fail)", async () => {
+  const kinds = new Set((await needlesInRows(databaseOf(server), MARKERS)).map((f) => f.split(": ")[1]));
+  expect([...kinds].sort()).toEqual(Object.keys(MARKERS).sort());
+  expect(await indexedTerms(databaseOf(server))).toContain("zanzibar");
+  expect(await indexedTerms(databaseOf(server))).toContain("vellichor");
+  // The meeting's transcript is in its files in the data dir on either dialect, so the file scans below can fail too.
+  expect(needlesInFiles(dataDir, [MARKERS.transcript])).not.toEqual([]);
+});
+
+// The SQLite file and its WAL are the data dir's; on PostgreSQL the rows live in the database server's own files.
+test.skipIf(onPostgres)("before deletion the SQLite file and its WAL hold every kind of content (so the file scans can fail)", () => {
   // In the main file (checkpointed before the correction), and in the WAL (written since).
   const found = needlesInFiles(dataDir, CONTENT);
   expect(found).toContain(`verbatim.db: ${MARKERS.title}`);
@@ -133,18 +131,13 @@ test("before deletion the scans do find every kind of content (so they can fail)
 test("after DELETE no row of any table holds the meeting's content, and the index has no term of it", async () => {
   const response = await server.api(`/api/v1/meetings/${meetingId}`, { method: "DELETE", key });
   expect(response.status).toBe(204);
-  const db = new Database(join(server.dataDir, "verbatim.db"), { readonly: true });
-  try {
-    expect(needlesInRows(db, MARKERS)).toEqual([]);
-    for (const term of ["zanzibar", "quorum", "number3", "spoken", "vellichor"]) expect(indexedTerms(db)).not.toContain(term);
-    // The job row stays (ids, states, times), without the client's metadata.
-    const job = db.query("SELECT meeting_id, status, metadata FROM jobs WHERE id = ?").get(jobId) as any;
-    expect(job).toEqual({ meeting_id: meetingId, status: "completed", metadata: null });
-    expect(db.query("SELECT count(*) AS n FROM events WHERE meeting_id = ?").get(meetingId)).toEqual({ n: 0 });
-    expect(db.query("SELECT count(*) AS n FROM idempotency_keys").get()).toEqual({ n: 0 });
-  } finally {
-    db.close();
-  }
+  expect(await needlesInRows(databaseOf(server), MARKERS)).toEqual([]);
+  const terms = await indexedTerms(databaseOf(server));
+  for (const term of ["zanzibar", "quorum", "number3", "spoken", "vellichor"]) expect(terms).not.toContain(term);
+  // The job row stays (ids, states, times), without the client's metadata.
+  expect(await queryRow(server, sql`SELECT meeting_id, status, metadata FROM jobs WHERE id = ${jobId}`)).toEqual({ meeting_id: meetingId, status: "completed", metadata: null });
+  expect(await queryRow(server, sql`SELECT count(*) AS n FROM events WHERE meeting_id = ${meetingId}`)).toEqual({ n: 0 });
+  expect(await queryRow(server, sql`SELECT count(*) AS n FROM idempotency_keys`)).toEqual({ n: 0 });
   // Through the API the job still answers, with metadata null.
   const job = (await (await server.api(`/api/v1/jobs/${jobId}`, { key })).json()) as any;
   expect(job).toMatchObject({ id: jobId, meeting_id: meetingId, metadata: null });
@@ -152,14 +145,27 @@ test("after DELETE no row of any table holds the meeting's content, and the inde
 
 test("while the server runs, no file of the data dir (database, -wal, -shm, any other) holds the deleted meeting's content", async () => {
   expect(server.process.exitCode).toBeNull();
-  expect(existsSync(join(dataDir, "verbatim.db-wal"))).toBe(true);
+  // On SQLite the WAL is among the files scanned (on PostgreSQL there is none in the data dir).
+  expect(existsSync(join(dataDir, "verbatim.db-wal"))).toBe(!onPostgres);
   expect(await needlesLeftAfter(CONTENT)).toEqual([]);
   // Later writes do not bring anything back (a WAL only rewound would still hold old frames past them).
   expect((await server.api("/api/v1/webhook_endpoints", { method: "POST", key, json: { url: "http://127.0.0.1:9/later", events: ["document.failed"] } })).status).toBe(201);
   expect(needlesInFiles(dataDir, CONTENT)).toEqual([]);
 }, 30_000);
 
-test("a deleted webhook endpoint leaves no file of the data dir holding its URL, description or secret, while the server runs", async () => {
+test("a deleted webhook endpoint leaves no row holding its URL, description or secret", async () => {
+  const url = "http://127.0.0.1:9/hook-thistlewane";
+  const created = await server.api("/api/v1/webhook_endpoints", { method: "POST", key, json: { url, events: ["document.failed"], description: "Marrowgate CRM" } });
+  expect(created.status).toBe(201);
+  const endpoint = (await created.json()) as any;
+  const needles = { url: "hook-thistlewane", description: "Marrowgate CRM", secret: endpoint.secret as string };
+  expect((await needlesInRows(databaseOf(server), needles)).map((f) => f.split(": ")[1]).sort()).toEqual(["description", "secret", "url"]);
+  expect((await server.api(`/api/v1/webhook_endpoints/${endpoint.id}`, { method: "DELETE", key })).status).toBe(204);
+  expect(await needlesInRows(databaseOf(server), needles)).toEqual([]);
+});
+
+// A reader of an older snapshot holding back the SQLite WAL's truncation; PostgreSQL has no such file in the data dir.
+test.skipIf(onPostgres)("a deleted webhook endpoint leaves no file of the data dir holding its URL, description or secret, while the server runs", async () => {
   const url = "http://127.0.0.1:9/hook-umbrafoxtrot";
   const created = await server.api("/api/v1/webhook_endpoints", { method: "POST", key, json: { url, events: ["document.failed"], description: "Yarrowmere CRM" } });
   expect(created.status).toBe(201);
@@ -186,6 +192,7 @@ test("a deleted webhook endpoint leaves no file of the data dir holding its URL,
 
 test("after the server stops, no file of the data dir holds the deleted content", async () => {
   await server.stop();
-  expect(existsSync(join(dataDir, "verbatim.db"))).toBe(true);
+  // On SQLite the database file is among the files scanned.
+  expect(existsSync(join(dataDir, "verbatim.db"))).toBe(!onPostgres);
   expect(needlesInFiles(dataDir, CONTENT)).toEqual([]);
 });

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { sql } from "drizzle-orm";
+import { queryRow, queryRows } from "../helpers/query.ts";
 import { ROOT, type TestServer, createUserWithKey, endedJob, expectProblem, startServer } from "../helpers/server.ts";
 import { asElementText, docxPartErrors, xmlErrors } from "../support/strict-xml.ts";
 
@@ -54,8 +56,8 @@ async function generated(meetingId: string, body: unknown): Promise<{ job: any; 
   return { job, documentId: job.document_id };
 }
 
-function eventsOf(type: string): any[] {
-  const rows = server.db().$client.query("SELECT payload FROM events WHERE type = ? ORDER BY created_at").all(type) as { payload: string }[];
+async function eventsOf(type: string): Promise<any[]> {
+  const rows = await queryRows<{ payload: string }>(server, sql`SELECT payload FROM events WHERE type = ${type} ORDER BY created_at`);
   return rows.map((r) => JSON.parse(r.payload));
 }
 
@@ -89,7 +91,7 @@ describe("POST /v1/meetings/{id}/documents", () => {
     const job = await endedJob(server, key, queued.id);
     expect(job).toMatchObject({ status: "completed", stage: "done", progress: 1 });
     expect(job.document_id).toMatch(/^doc_\w+$/);
-    const event = eventsOf("document.generated").find((e) => e.data.object.id === queued.id);
+    const event = (await eventsOf("document.generated")).find((e) => e.data.object.id === queued.id);
     expect(event.data.object).toMatchObject({ kind: "document_generation", document_id: job.document_id, metadata: { matter: "A-17" } });
     expect(event.data.object.document).toMatchObject({ id: job.document_id, object: "document", template_id: "tpl_minutes" });
     expect(event.data.object.document.markdown).toBeUndefined();
@@ -166,7 +168,7 @@ describe("POST /v1/meetings/{id}/documents", () => {
         await Bun.sleep(50);
       }
       expect(job).toMatchObject({ status: "failed", document_id: null, error: { code: "double_failure" } });
-      const failed = failing.db().$client.query("SELECT payload FROM events WHERE type = 'document.failed'").all() as { payload: string }[];
+      const failed = await queryRows<{ payload: string }>(failing, sql`SELECT payload FROM events WHERE type = 'document.failed'`);
       expect(failed.map((r) => JSON.parse(r.payload).data.object.id)).toEqual([queued.id]);
       const list = (await (await failing.api(`/api/v1/documents?meeting_id=${meeting.id}`, { key: k })).json()) as any;
       expect(list.data).toEqual([]);
@@ -217,7 +219,7 @@ describe("documents requested at meeting creation", () => {
     expect(parent.document_job_ids).toHaveLength(2);
     const children = await Promise.all(parent.document_job_ids.map((id: string) => endedJob(server, key, id)));
     for (const child of children) expect(child).toMatchObject({ kind: "document_generation", status: "completed", parent_job_id: parent.id, meeting_id: meeting.id });
-    const completed = eventsOf("processing.completed").find((e) => e.data.object.id === parent.id);
+    const completed = (await eventsOf("processing.completed")).find((e) => e.data.object.id === parent.id);
     expect(completed.data.object.document_job_ids).toEqual(parent.document_job_ids);
     const full = (await (await server.api(`/api/v1/meetings/${meeting.id}`, { key })).json()) as any;
     expect(full.documents.map((d: any) => d.template_id).sort()).toEqual(["tpl_action_plan", "tpl_minutes"]);
@@ -339,9 +341,8 @@ describe("GET /v1/documents and /v1/documents/{id}", () => {
     await expectProblem(await server.api(`/api/v1/documents/${documentId}`, { key }), 404, "not_found");
     expect(((await (await server.api(`/api/v1/documents?meeting_id=${meetingId}`, { key })).json()) as any).data).toEqual([]);
     expect(existsSync(cacheDir)).toBe(false);
-    const sqlite = server.db().$client;
-    expect(sqlite.query("SELECT count(*) AS n FROM documents WHERE meeting_id = ?").get(meetingId)).toEqual({ n: 0 });
-    expect(sqlite.query("SELECT count(*) AS n FROM document_requests WHERE meeting_id = ?").get(meetingId)).toEqual({ n: 0 });
+    expect(await queryRow(server, sql`SELECT count(*) AS n FROM documents WHERE meeting_id = ${meetingId}`)).toEqual({ n: 0 });
+    expect(await queryRow(server, sql`SELECT count(*) AS n FROM document_requests WHERE meeting_id = ${meetingId}`)).toEqual({ n: 0 });
   });
 });
 

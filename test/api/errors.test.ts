@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { sql } from "drizzle-orm";
 import { findUserByEmail } from "../../src/auth/user-store.ts";
 import { createClient } from "../../src/clients/service.ts";
+import { onDatabase, queryRow } from "../helpers/query.ts";
 import { BUN, BUN_FLAGS, ROOT, createUserWithKey, expectProblem, expectRateHeaders, startServer, type TestServer } from "../helpers/server.ts";
 
 /**
@@ -272,8 +274,8 @@ describe("validation errors list one entry per wrong field", () => {
       expect(entry.message.length).toBeGreaterThan(0);
     }
     // Nothing was stored.
-    const count = server.db().$client.query("SELECT count(*) AS n FROM feedback WHERE message = ''").get() as { n: number };
-    expect(count.n).toBe(0);
+    const count = await queryRow<{ n: number }>(server, sql`SELECT count(*) AS n FROM feedback WHERE message = ''`);
+    expect(count!.n).toBe(0);
   });
 
   test("a missing message is required", async () => {
@@ -380,7 +382,7 @@ describe("bad input never gives a 500 or a hang", () => {
     const created = (await response.json()) as any;
     expect(created.message).toBe(message);
     const id = Number(/^fb_(\d+)$/.exec(created.id)![1]);
-    const row = server.db().$client.query("SELECT message, type FROM feedback WHERE id = ?").get(id) as any;
+    const row = await queryRow(server, sql`SELECT message, type FROM feedback WHERE id = ${id}`);
     expect(row).toEqual({ message, type: "question" });
     // The table is still there and takes more rows.
     const next = await call(server, "/api/v1/feedback", post(server.adminKey, { message: "still here" }));
@@ -389,9 +391,10 @@ describe("bad input never gives a 500 or a hang", () => {
   });
 
   test("an SQL-looking q on /api/v1/clients matches nothing", async () => {
-    const db = server.db();
-    const admin = (await findUserByEmail(db, "admin@localhost"))!;
-    await createClient(db, admin.id, { name: "Acme Legal" });
+    await onDatabase(server, async (q) => {
+      const admin = (await findUserByEmail(q, "admin@localhost"))!;
+      await createClient(q, admin.id, { name: "Acme Legal" });
+    });
     const all = await call(server, "/api/v1/clients", { key: server.adminKey });
     expect(all.status).toBe(200);
     expect(((await all.json()) as any).data.map((c: any) => c.name)).toContain("Acme Legal");
@@ -472,8 +475,8 @@ describe("bad input never gives a 500 or a hang", () => {
       const created = (await response.json()) as any;
       expect(created.message).toBe(message);
       const id = Number(created.id.slice(3));
-      const row = server.db().$client.query("SELECT message FROM feedback WHERE id = ?").get(id) as any;
-      expect(row.message).toBe(message);
+      const row = await queryRow<{ message: string }>(server, sql`SELECT message FROM feedback WHERE id = ${id}`);
+      expect(row!.message).toBe(message);
     } else {
       await expectProblem(response, 400, "validation_error");
     }

@@ -2,6 +2,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { sql } from "drizzle-orm";
+import { queryExec, queryRow, queryRows } from "../helpers/query.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -12,24 +14,24 @@ afterAll(async () => {
   await server.stop();
 });
 
-async function until(what: string, check: () => boolean, timeoutMs = 5000): Promise<void> {
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await Bun.sleep(100);
   }
 }
 
 test("an idempotency key older than 24 hours is removed by the periodic sweep", async () => {
-  const db = server.db();
-  const user = db.$client.query("SELECT id FROM users LIMIT 1").get() as { id: string };
-  const insert = db.$client.query("INSERT INTO idempotency_keys (user_id, operation, key, status, created_at) VALUES (?, 'POST /v1/meetings', ?, 'done', ?)");
-  insert.run(user.id, "old-key", Date.now() - 25 * 3600 * 1000);
-  insert.run(user.id, "fresh-key", Date.now());
-  const keys = () => (db.$client.query("SELECT key FROM idempotency_keys ORDER BY key").all() as { key: string }[]).map((r) => r.key);
-  expect(keys()).toEqual(["fresh-key", "old-key"]);
-  await until("the old key to go", () => !keys().includes("old-key"));
-  expect(keys()).toEqual(["fresh-key"]);
+  const user = (await queryRow<{ id: string }>(server, sql`SELECT id FROM users LIMIT 1`))!;
+  const insert = (key: string, createdAt: number) =>
+    queryExec(server, sql`INSERT INTO idempotency_keys (user_id, operation, key, status, created_at) VALUES (${user.id}, 'POST /v1/meetings', ${key}, 'done', ${createdAt})`);
+  await insert("old-key", Date.now() - 25 * 3600 * 1000);
+  await insert("fresh-key", Date.now());
+  const keys = async () => (await queryRows<{ key: string }>(server, sql`SELECT key FROM idempotency_keys ORDER BY key`)).map((r) => r.key);
+  expect(await keys()).toEqual(["fresh-key", "old-key"]);
+  await until("the old key to go", async () => !(await keys()).includes("old-key"));
+  expect(await keys()).toEqual(["fresh-key"]);
 });
 
 test("a partial upload nobody wrote to for over an hour is removed; a recent one stays", async () => {
@@ -44,11 +46,11 @@ test("a partial upload nobody wrote to for over an hour is removed; a recent one
 });
 
 test("expired token revocations are dropped; live ones stay", async () => {
-  const db = server.db();
-  const insert = db.$client.query("INSERT INTO revoked_tokens (jti, expires_at, revoked_at) VALUES (?, ?, ?)");
-  insert.run("expired-jti", Date.now() - 1000, Date.now() - 5000);
-  insert.run("live-jti", Date.now() + 3600_000, Date.now());
-  const jtis = () => (db.$client.query("SELECT jti FROM revoked_tokens ORDER BY jti").all() as { jti: string }[]).map((r) => r.jti);
-  await until("the expired revocation to go", () => !jtis().includes("expired-jti"));
-  expect(jtis()).toEqual(["live-jti"]);
+  const insert = (jti: string, expiresAt: number, revokedAt: number) =>
+    queryExec(server, sql`INSERT INTO revoked_tokens (jti, expires_at, revoked_at) VALUES (${jti}, ${expiresAt}, ${revokedAt})`);
+  await insert("expired-jti", Date.now() - 1000, Date.now() - 5000);
+  await insert("live-jti", Date.now() + 3600_000, Date.now());
+  const jtis = async () => (await queryRows<{ jti: string }>(server, sql`SELECT jti FROM revoked_tokens ORDER BY jti`)).map((r) => r.jti);
+  await until("the expired revocation to go", async () => !(await jtis()).includes("expired-jti"));
+  expect(await jtis()).toEqual(["live-jti"]);
 });

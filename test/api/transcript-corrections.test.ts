@@ -3,6 +3,8 @@
 // a report written again (the web app's button), which reads the corrected words and the names.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
+import { sql } from "drizzle-orm";
+import { queryRows } from "../helpers/query.ts";
 import { createUserWithKey, expectProblem, ROOT, startServer, type TestServer } from "../helpers/server.ts";
 import { CookieClient } from "../helpers/web-client.ts";
 
@@ -105,7 +107,7 @@ test("the web app's report button writes the report again from the corrected wor
   const corrections = (await (await server.api(`/api/v1/meetings/${meetingId}/transcript/corrections`, { key })).json()) as Json;
   expect(corrections.data).toHaveLength(3);
   // A report written again spawns no documents and is metered on the web app's channel.
-  const channels = server.db().$client.query("SELECT channel, COUNT(*) AS n FROM ledger_lines WHERE meeting_id = ? AND operation = 'report' GROUP BY channel ORDER BY channel").all(meetingId);
+  const channels = await queryRows(server, sql`SELECT channel, COUNT(*) AS n FROM ledger_lines WHERE meeting_id = ${meetingId} AND operation = 'report' GROUP BY channel ORDER BY channel`);
   expect(channels).toEqual([
     { channel: "api", n: 1 },
     { channel: "webapp", n: 1 },
@@ -116,7 +118,7 @@ test("the web app's report button writes the report again from the corrected wor
   expect(after.status).toBe("completed");
   expect(after.job).toMatchObject({ id: before.job.id, status: "completed" });
   // Every event about the meeting names a job the API answers for this key: the web app's job emitted none.
-  const payloads = server.db().$client.query("SELECT payload FROM events WHERE meeting_id = ?").all(meetingId) as { payload: string }[];
+  const payloads = await queryRows<{ payload: string }>(server, sql`SELECT payload FROM events WHERE meeting_id = ${meetingId}`);
   const jobIds = payloads.map((row) => JSON.parse(row.payload).data.object).filter((object) => object.object === "job").map((object) => object.id as string);
   expect(jobIds.length).toBeGreaterThan(0);
   expect(payloads.filter((row) => JSON.parse(row.payload).type === "processing.completed")).toHaveLength(1);

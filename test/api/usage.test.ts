@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { sql } from "drizzle-orm";
+import { queryRow, queryRows } from "../helpers/query.ts";
 import { createUserWithKey, expectProblem, ROOT, startServer, type TestServer } from "../helpers/server.ts";
 
 const FIXTURE = join(ROOT, "..", "shared", "fixtures", "meeting-fr-2spk.wav");
@@ -114,7 +116,7 @@ describe("metering", () => {
 
   test("crossing 50 % of the wallet emits usage.threshold_reached once; a deleted meeting keeps its lines", async () => {
     // 18 of 30 used after the two meetings above: 60 %.
-    const events = server.db().$client.query("SELECT payload FROM events WHERE type = 'usage.threshold_reached'").all() as { payload: string }[];
+    const events = await queryRows<{ payload: string }>(server, sql`SELECT payload FROM events WHERE type = 'usage.threshold_reached'`);
     const alerts = events.map((e) => JSON.parse(e.payload).data.object).filter((a) => a.kind === "wallet");
     expect(alerts.map((a) => a.threshold_percent)).toEqual([50]);
     expect(alerts[0]).toMatchObject({ object: "usage_alert", used: 18, limit: 30, currency: "EUR" });
@@ -203,7 +205,7 @@ describe("concurrent admissions", () => {
       expect(statuses.filter((s) => s === 402)).toHaveLength(50 - Math.floor(25 / EXPECTED_MEETING_COST));
       const accepted = await Promise.all(responses.filter((r) => r.status === 202).map(async (r) => ((await r.json()) as any).job.id));
       for (const jobId of accepted) await finished(key, jobId, slow);
-      const totals = slow.db().$client.query("SELECT sum(paid_wallet) AS wallet, sum(cost) AS cost, sum(written_off) AS written_off FROM ledger_lines").get() as { wallet: number; cost: number; written_off: number };
+      const totals = (await queryRow<{ wallet: number; cost: number; written_off: number }>(slow, sql`SELECT sum(paid_wallet) AS wallet, sum(cost) AS cost, sum(written_off) AS written_off FROM ledger_lines`))!;
       expect(totals.wallet).toBeLessThanOrEqual(25);
       expect(totals.cost).toBe(18); // 2 meetings of 9
       expect(totals.written_off).toBe(0);
@@ -272,7 +274,7 @@ describe("reservations: what jobs in flight are expected to cost counts at once 
     const job = await finished(key, meeting.job.id, hours);
     expect(job.status).toBe("failed");
     expect((await usageOf(hours, key)).wallet).toMatchObject({ used: 3, remaining: 397, reserved: 0 });
-    expect(hours.db().$client.query("SELECT count(*) AS n FROM usage_reservations").get()).toEqual({ n: 0 });
+    expect(await queryRow(hours, sql`SELECT count(*) AS n FROM usage_reservations`)).toEqual({ n: 0 });
   }, 60_000);
 
   test("an audio_url is re-estimated once decoded: an hour the wallet cannot pay fails before anything is transcribed or debited", async () => {

@@ -83,6 +83,9 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const { url, proc, stdout: lines, stderr: errorLines, drained } = await spawnServer({
     command: [...command, "serve", "--port", "0", "--data-dir", dataDir, ...database, ...(options.args ?? [])],
     cwd: options.cwd ?? ROOT,
+    // A server on PostgreSQL takes longer to start (its pools, pg-boss's schema check and queues):
+    // measured 10.7 s against SQLite's 6.0 s on the loaded 2-core machine, past 20 s with two at once.
+    timeoutMs: onPostgres ? 45_000 : undefined,
     // Tests run the development stand-ins, whatever real models this checkout may hold. Workers get
     // only an allowlisted environment: the engine doubles' behaviour and the process marker are
     // passed to them by name (--worker-env).
@@ -120,8 +123,9 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       return conn;
     },
     async stop(signal = "SIGTERM") {
-      for (const db of opened) db.$client.close();
-      for (const conn of conns) await conn.close();
+      // Each closed once, should stop() be called again (a test that stops a server early, and its finally).
+      for (const db of opened.splice(0)) db.$client.close();
+      for (const conn of conns.splice(0)) await conn.close();
       proc.kill(signal);
       const code = await proc.exited;
       await drained;

@@ -1,9 +1,13 @@
 // What the deletion tests look for: a deleted thing's words in any file of a server's data dir
 // (the database, its -wal and -shm, the lock, meetings' files...), read as raw bytes while the
-// server runs.
+// server runs; and in any row of its database, on either dialect.
 import { Database } from "bun:sqlite";
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { sql } from "drizzle-orm";
+import type { Queryable } from "../../src/db/client.ts";
+import { run, type DbConn } from "../../src/db/conn.ts";
+import { exec, isPostgres, rows } from "../../src/db/sql.ts";
 
 /** Every regular file under `dir`. */
 export function filesOf(dir: string): string[] {
@@ -52,25 +56,67 @@ export async function checkpointIntoMainFile(dataDir: string): Promise<void> {
   }
 }
 
+/** The tables of the database, as a name to show and the name to query (PostgreSQL: every schema's, pg-boss's included). */
+async function tablesOf(q: Queryable): Promise<{ name: string; quoted: string }[]> {
+  if (!isPostgres(q)) {
+    const names = await rows<{ name: string }>(q, sql`SELECT name FROM sqlite_master WHERE type = 'table'`);
+    return names.map(({ name }) => ({ name, quoted: `"${name}"` }));
+  }
+  const names = await rows<{ schema: string; name: string }>(
+    q,
+    sql`SELECT table_schema AS schema, table_name AS name FROM information_schema.tables
+        WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1, 2`,
+  );
+  return names.map(({ schema, name }) => ({ name: schema === "public" ? name : `${schema}.${name}`, quoted: `"${schema}"."${name}"` }));
+}
+
+/** A stored value as the text a needle is looked for in: blobs as bytes, JSON (PostgreSQL's jsonb) as JSON. */
+function textOf(value: unknown): string {
+  if (value instanceof Uint8Array) return Buffer.from(value).toString("latin1");
+  if (value !== null && typeof value === "object" && !(value instanceof Date)) return JSON.stringify(value);
+  return String(value);
+}
+
 /**
- * "table: label" for each needle (by its label) found in a text or blob value of any row of any
- * table of `db`, FTS shadow tables included.
+ * "table: label" for each needle (by its label) found in a value of any row of any table of the
+ * database: SQLite's FTS shadow tables, PostgreSQL's tsvector column and pg-boss's tables included.
  */
-export function needlesInRows(db: Database, needles: Readonly<Record<string, string>>): string[] {
-  const found: string[] = [];
-  for (const { name } of db.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]) {
-    let rows: Record<string, unknown>[];
-    try {
-      rows = db.query(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[];
-    } catch {
-      continue; // a virtual table that cannot be scanned directly (its shadow tables are)
-    }
-    for (const row of rows) {
-      for (const value of Object.values(row)) {
-        const text = (value instanceof Uint8Array ? Buffer.from(value).toString("latin1") : String(value)).toLowerCase();
-        for (const [label, needle] of Object.entries(needles)) if (text.includes(needle.toLowerCase())) found.push(`${name}: ${label}`);
+export function needlesInRows(conn: DbConn, needles: Readonly<Record<string, string>>): Promise<string[]> {
+  return run(conn, async (q) => {
+    const found: string[] = [];
+    for (const { name, quoted } of await tablesOf(q)) {
+      let all: Record<string, unknown>[];
+      try {
+        all = await rows<Record<string, unknown>>(q, sql.raw(`SELECT * FROM ${quoted}`));
+      } catch {
+        continue; // a virtual table that cannot be scanned directly (its shadow tables are)
+      }
+      for (const row of all) {
+        for (const value of Object.values(row)) {
+          const text = textOf(value).toLowerCase();
+          for (const [label, needle] of Object.entries(needles)) if (text.includes(needle.toLowerCase())) found.push(`${name}: ${label}`);
+        }
       }
     }
-  }
-  return found;
+    return found;
+  });
+}
+
+/** The tables that have a column of that name (the tables that name an account: `user_id`). */
+export function tablesWithColumn(conn: DbConn, column: string): Promise<string[]> {
+  return run(conn, async (q) => {
+    const found = isPostgres(q)
+      ? await rows<{ name: string }>(q, sql`SELECT table_name AS name FROM information_schema.columns WHERE table_schema = 'public' AND column_name = ${column}`)
+      : await rows<{ name: string }>(q, sql`SELECT m.name AS name FROM sqlite_master m JOIN pragma_table_info(m.name) c WHERE m.type = 'table' AND c.name = ${column}`);
+    return found.map((r) => r.name);
+  });
+}
+
+/** The words of the meetings' full-text index: SQLite's FTS5 vocabulary, PostgreSQL's tsvector lexemes. */
+export function indexedTerms(conn: DbConn): Promise<string[]> {
+  return run(conn, async (q) => {
+    if (isPostgres(q)) return (await rows<{ term: string }>(q, sql`SELECT word AS term FROM ts_stat('SELECT document FROM meetings_fts')`)).map((r) => r.term);
+    await exec(q, sql`CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_terms USING fts5vocab(main, meetings_fts, row)`);
+    return (await rows<{ term: string }>(q, sql`SELECT term FROM temp.fts_terms`)).map((r) => r.term);
+  });
 }

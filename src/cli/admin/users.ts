@@ -4,6 +4,7 @@ import { renderUser } from "../../auth/users.ts";
 import { addUser, listUsers, setPasswordHash } from "../../auth/user-store.ts";
 import { endAllWebSessions } from "../../auth/web-session-store.ts";
 import { DATA_DIR_OPTION, DATABASE_URL_OPTION, STORAGE_DIR_OPTION, storageDirOf } from "../../config-options.ts";
+import { liveNodeCount } from "../../nodes/store.ts";
 import { localDiskStorage } from "../../storage/local-disk.ts";
 import { withTx } from "../../db/conn.ts";
 import { truncateWalWithin } from "../../db/wal-truncation.ts";
@@ -95,7 +96,8 @@ export const userCommands: Record<string, Command> = {
       const email = (values.email as string).trim().toLowerCase();
       // A server holding the data dir's lock may be running the account's jobs in its workers,
       // which this process cannot stop; without one, holding the lock keeps one from starting meanwhile.
-      // On PostgreSQL other nodes may run them whatever this data dir's lock says: always refused then.
+      // On PostgreSQL other nodes may run them whatever this data dir's lock says: refused while any
+      // node that runs jobs has a fresh heartbeat; with none, the jobs are only rows, as on SQLite.
       let lock: DataDirLock | undefined;
       try {
         lock = lockDataDir(dataDir);
@@ -108,7 +110,8 @@ export const userCommands: Record<string, Command> = {
         if (!values.yes && !(await confirmedByTyping(user.email))) throw new UsageError("not confirmed: nothing was deleted (type the email again, or give --yes)");
         let deleted;
         try {
-          deleted = await accountApp({ conn, storage: localDiskStorage(resolve(storageDirOf(values))) }).delete({ userId: user.id }, { refuseUnfinishedJobs: lock === undefined || conn.dialect === "postgres" });
+          const jobRunnersAlive = conn.dialect === "postgres" && (await liveNodeCount(conn, ["worker", "all"], Date.now())) > 0;
+          deleted = await accountApp({ conn, storage: localDiskStorage(resolve(storageDirOf(values))) }).delete({ userId: user.id }, { refuseUnfinishedJobs: lock === undefined || jobRunnersAlive });
         } catch (error) {
           if (!(error instanceof AccountBusy)) throw error;
           throw new UsageError(
