@@ -132,7 +132,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const usage = usageApp({ conn, clock, billing: config.billing });
   await migrateConn(conn);
   // This process as a node of the cluster (one, on SQLite): its id names the jobs it runs.
-  const node = new NodePresence(conn, config.role, clock, io.say);
+  const node = new NodePresence(conn, config.role, clock, io.say, config.dataDir);
   await node.start();
   const runsJobs = config.role !== "api";
   const servesHttp = config.role !== "worker";
@@ -224,6 +224,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       documentGeneration({ storage, loadMaterial: loadMeetingMaterial, meter }),
     ],
     owner: node.id,
+    previousOwner: node.previousId,
     feed: boss,
     clock,
     stepTimeoutMs: config.stageTimeoutSeconds * 1000,

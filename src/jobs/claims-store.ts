@@ -139,12 +139,16 @@ export async function releaseLease(c: Conn, jobId: string, owner: string): Promi
 /**
  * At start, on SQLite: the data dir lock proves no other server runs on this database, so every
  * claim left is a dead server's and is dropped at once rather than after its lease runs out. On
- * PostgreSQL other nodes may be running the jobs they hold: nothing is dropped, and a dead node's
- * claims are taken over when their leases run out.
+ * PostgreSQL other nodes may be running the jobs they hold: only the claims of this node's previous
+ * run (`previousOwner`, on the same locked data dir, so surely dead) are dropped; another dead
+ * node's claims are taken over when their leases run out.
  */
-export async function releaseAllLeases(c: Conn): Promise<void> {
+export async function releaseAllLeases(c: Conn, previousOwner: string | null = null): Promise<void> {
   await run(c, async (db) => {
-    if (isPostgres(db)) return;
+    if (isPostgres(db)) {
+      if (previousOwner) await db.update(jobs).set({ leaseOwner: null, leaseExpiresAt: null }).where(eq(jobs.leaseOwner, previousOwner));
+      return;
+    }
     await db.update(jobs).set({ leaseOwner: null, leaseExpiresAt: null }).where(sql`${jobs.leaseOwner} IS NOT NULL`);
   });
 }

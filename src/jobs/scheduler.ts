@@ -24,6 +24,8 @@ export interface SchedulerOptions {
   onStepFinished?(kind: string, step: string, outcome: StepOutcome["kind"], seconds: number): void;
   /** This scheduler's name on the jobs it claims: the node's id (nodes/heartbeat.ts). */
   owner?: string;
+  /** The owner name of this node's previous run (on the same data dir, so surely ended): its claims are dropped at start. */
+  previousOwner?: string | null;
   /**
    * The queue that tells this scheduler of new jobs (pg-boss on PostgreSQL, jobs/pg-boss-store.ts).
    * Without one (SQLite) the scheduler looks at the jobs table every 2 s and when woken; with one,
@@ -84,7 +86,7 @@ export class Scheduler implements JobControl {
   }
 
   async start(): Promise<void> {
-    await releaseAllLeases(this.o.conn);
+    await releaseAllLeases(this.o.conn, this.o.previousOwner ?? null);
     if (this.o.feed) {
       for (const kind of this.kinds.keys()) await this.o.feed.work(kind, this.o.pool.size, (jobId, signal) => this.runMessage(jobId, signal));
     }
