@@ -78,6 +78,26 @@ async function claimOne(db: Queryable, jobId: string, input: { owner: string; ki
 }
 
 /**
+ * Whether another account's queued job should run before this one, as round-robin would choose
+ * (claimNextJob): this job is queued, and an account served longer ago than its own (by this
+ * scheduler: `lastServed`) has a queued job nobody holds. For a job named by its queue message
+ * (PostgreSQL), whose messages come first in, first out: the message waits its turn instead.
+ */
+export function fairerJobWaits(c: Conn, jobId: string, input: { kinds: readonly string[]; now: number; lastServed: ReadonlyMap<string, number> }): Promise<boolean> {
+  return run(c, async (db) => {
+    const [job] = await db.select({ userId: jobs.userId, status: jobs.status }).from(jobs).where(eq(jobs.id, jobId));
+    if (!job || job.status !== "queued") return false;
+    const served = input.lastServed.get(job.userId) ?? 0;
+    if (served === 0) return false;
+    const others = await db
+      .selectDistinct({ userId: jobs.userId })
+      .from(jobs)
+      .where(and(claimable(input.kinds, input.now), eq(jobs.status, "queued"), sql`${jobs.userId} <> ${job.userId}`));
+    return others.some((other) => (input.lastServed.get(other.userId) ?? 0) < served);
+  });
+}
+
+/**
  * Claims one given job for `owner` (the job its queue message names, on PostgreSQL): the row as
  * claimed; or why not: "gone" (finished, canceled, deleted: the message is done with) or "held"
  * (another scheduler's claim is still live: the message is tried again later).

@@ -2,7 +2,7 @@ import { withTx, type DbConn } from "../db/conn.ts";
 import { publicJobMessage } from "../errors/public-message.ts";
 import { randomId } from "../lib/ids.ts";
 import type { Clock } from "../lib/time.ts";
-import { claimJob, claimNextJob, holdsStep, LEASE_MS, releaseAllLeases, releaseLease, renewLease } from "./claims-store.ts";
+import { claimJob, claimNextJob, fairerJobWaits, holdsStep, LEASE_MS, releaseAllLeases, releaseLease, renewLease } from "./claims-store.ts";
 import { registerJobKinds, type JobKind } from "./kind.ts";
 import type { JobRow } from "./query.ts";
 import { cancelUnfinished, loadJob, raiseProgress, updateJob } from "./store.ts";
@@ -105,6 +105,11 @@ export class Scheduler implements JobControl {
     if (this.running.has(jobId)) return;
     if (this.running.size >= this.o.pool.size) throw new NotNow("every worker of this node is busy");
     const now = this.o.clock.now();
+    // Messages come first in, first out: one account's fifty queued jobs would hold every worker
+    // while another account's one job waits. Round-robin as claimNextJob does: this one waits.
+    if (await fairerJobWaits(this.o.conn, jobId, { kinds: [...this.kinds.keys()], now, lastServed: this.lastServed })) {
+      throw new NotNow("another account's job goes first");
+    }
     const claimed = await claimJob(this.o.conn, jobId, { owner: this.owner, kinds: [...this.kinds.keys()], now });
     if (claimed === "gone") return;
     if (claimed === "held") throw new NotNow("another node holds the job");
