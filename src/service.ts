@@ -191,7 +191,15 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   // Checked here, so a bad --ca-file stops the start with a clear message.
   trustedCertificates(config.caFile);
   const webhooks = new DeliveryThread(
-    { databasePath: databasePath(config.dataDir), databaseUrl: config.database?.url, egressAllow: config.egressAllowText, caFile: config.caFile, smtp: config.smtp },
+    {
+      databasePath: databasePath(config.dataDir),
+      databaseUrl: config.database?.url,
+      owner: node.id,
+      previousOwner: node.previousId,
+      egressAllow: config.egressAllowText,
+      caFile: config.caFile,
+      smtp: config.smtp,
+    },
     io.say,
   );
   const templates = loadTemplateCatalogue({ builtin: BUILTIN_TEMPLATES, customDir: config.templatesDir, log: io.say });
