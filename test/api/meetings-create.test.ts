@@ -66,13 +66,15 @@ beforeAll(async () => {
       return new Response("no such file", { status: 404 });
     },
   });
+  // Four servers (and their five workers) start side by side: more time to listen than one alone.
+  const startTimeoutMs = 45_000;
   const started = await Promise.allSettled([
     // Slots are not under test here: enough that queued jobs never refuse the next upload.
-    startServer({ args: [...NO_LIMITS, ...DOUBLES, "--workers", "2", "--parallel-slots", "pro=1000"] }),
-    startServer({ args: [...NO_LIMITS, ...DOUBLES, "--egress-allow", "127.0.0.1"] }),
-    startServer({ args: [...NO_LIMITS, ...DOUBLES] }),
+    startServer({ args: [...NO_LIMITS, ...DOUBLES, "--workers", "2", "--parallel-slots", "pro=1000"], startTimeoutMs }),
+    startServer({ args: [...NO_LIMITS, ...DOUBLES, "--egress-allow", "127.0.0.1"], startTimeoutMs }),
+    startServer({ args: [...NO_LIMITS, ...DOUBLES], startTimeoutMs }),
     // --egress-allow: its JSON request must be valid (a reachable audio_url) to meet the slot check, which comes after validation.
-    startServer({ args: [...NO_LIMITS, ...DOUBLES, "--parallel-slots", "free=1", "--egress-allow", "127.0.0.1"], env: { TEST_ENGINE_BEHAVIOR: "transcribe:slow=60000" } }),
+    startServer({ args: [...NO_LIMITS, ...DOUBLES, "--parallel-slots", "free=1", "--egress-allow", "127.0.0.1"], env: { TEST_ENGINE_BEHAVIOR: "transcribe:slow=60000" }, startTimeoutMs }),
   ]);
   // One that did not start fails the file: the others are stopped now, or they would outlive it.
   const failed = started.find((s) => s.status === "rejected");
@@ -87,7 +89,7 @@ beforeAll(async () => {
     createUserWithKey(main, "other@example.com"),
     createUserWithKey(main, "invalid@example.com"),
   ]);
-}, 60_000);
+}, 90_000);
 
 afterAll(async () => {
   await Promise.all([main?.stop(), egress?.stop(), clean?.stop(), slots?.stop()]);

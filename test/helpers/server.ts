@@ -44,6 +44,8 @@ export interface StartOptions {
   command?: string[]; // defaults to bun src/main.ts
   /** The server's working directory; defaults to the checkout. */
   cwd?: string;
+  /** How long it may take to listen (spawn-server's 20 s unless given): several started at once on a busy machine take longer. */
+  startTimeoutMs?: number;
 }
 
 /**
@@ -83,6 +85,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const { url, proc, stdout: lines, stderr: errorLines, drained } = await spawnServer({
     command: [...command, "serve", "--port", "0", "--data-dir", dataDir, ...database, ...(options.args ?? [])],
     cwd: options.cwd ?? ROOT,
+    timeoutMs: options.startTimeoutMs,
     // Tests run the development stand-ins, whatever real models this checkout may hold. Workers get
     // only an allowlisted environment: the engine doubles' behaviour and the process marker are
     // passed to them by name (--worker-env).
