@@ -139,7 +139,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const usage = usageApp({ conn, clock, billing: config.billing });
   await migrateConn(conn);
   // This process as a node of the cluster (one, on SQLite): its id names the jobs it runs.
-  const node = new NodePresence(conn, config.role, clock, io.say);
+  const node = new NodePresence(conn, config.role, clock, io.say, config.dataDir);
   await node.start();
   const runsJobs = config.role !== "api";
   const servesHttp = config.role !== "worker";
@@ -200,7 +200,15 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   // Checked here, so a bad --ca-file stops the start with a clear message.
   trustedCertificates(config.caFile);
   const webhooks = new DeliveryThread(
-    { databasePath: databasePath(config.dataDir), databaseUrl: config.database?.url, egressAllow: config.egressAllowText, caFile: config.caFile, smtp: config.smtp },
+    {
+      databasePath: databasePath(config.dataDir),
+      databaseUrl: config.database?.url,
+      owner: node.id,
+      previousOwner: node.previousId,
+      egressAllow: config.egressAllowText,
+      caFile: config.caFile,
+      smtp: config.smtp,
+    },
     io.say,
   );
   const templates = loadTemplateCatalogue({ builtin: BUILTIN_TEMPLATES, customDir: config.templatesDir, log: io.say });
@@ -233,6 +241,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       documentGeneration({ storage, loadMaterial: loadMeetingMaterial, meter }),
     ],
     owner: node.id,
+    previousOwner: node.previousId,
     feed: boss,
     clock,
     stepTimeoutMs: config.stageTimeoutSeconds * 1000,

@@ -78,6 +78,26 @@ async function claimOne(db: Queryable, jobId: string, input: { owner: string; ki
 }
 
 /**
+ * Whether another account's queued job should run before this one, as round-robin would choose
+ * (claimNextJob): this job is queued, and an account served longer ago than its own (by this
+ * scheduler: `lastServed`) has a queued job nobody holds. For a job named by its queue message
+ * (PostgreSQL), whose messages come first in, first out: the message waits its turn instead.
+ */
+export function fairerJobWaits(c: Conn, jobId: string, input: { kinds: readonly string[]; now: number; lastServed: ReadonlyMap<string, number> }): Promise<boolean> {
+  return run(c, async (db) => {
+    const [job] = await db.select({ userId: jobs.userId, status: jobs.status }).from(jobs).where(eq(jobs.id, jobId));
+    if (!job || job.status !== "queued") return false;
+    const served = input.lastServed.get(job.userId) ?? 0;
+    if (served === 0) return false;
+    const others = await db
+      .selectDistinct({ userId: jobs.userId })
+      .from(jobs)
+      .where(and(claimable(input.kinds, input.now), eq(jobs.status, "queued"), sql`${jobs.userId} <> ${job.userId}`));
+    return others.some((other) => (input.lastServed.get(other.userId) ?? 0) < served);
+  });
+}
+
+/**
  * Claims one given job for `owner` (the job its queue message names, on PostgreSQL): the row as
  * claimed; or why not: "gone" (finished, canceled, deleted: the message is done with) or "held"
  * (another scheduler's claim is still live: the message is tried again later).
@@ -139,12 +159,16 @@ export async function releaseLease(c: Conn, jobId: string, owner: string): Promi
 /**
  * At start, on SQLite: the data dir lock proves no other server runs on this database, so every
  * claim left is a dead server's and is dropped at once rather than after its lease runs out. On
- * PostgreSQL other nodes may be running the jobs they hold: nothing is dropped, and a dead node's
- * claims are taken over when their leases run out.
+ * PostgreSQL other nodes may be running the jobs they hold: only the claims of this node's previous
+ * run (`previousOwner`, on the same locked data dir, so surely dead) are dropped; another dead
+ * node's claims are taken over when their leases run out.
  */
-export async function releaseAllLeases(c: Conn): Promise<void> {
+export async function releaseAllLeases(c: Conn, previousOwner: string | null = null): Promise<void> {
   await run(c, async (db) => {
-    if (isPostgres(db)) return;
+    if (isPostgres(db)) {
+      if (previousOwner) await db.update(jobs).set({ leaseOwner: null, leaseExpiresAt: null }).where(eq(jobs.leaseOwner, previousOwner));
+      return;
+    }
     await db.update(jobs).set({ leaseOwner: null, leaseExpiresAt: null }).where(sql`${jobs.leaseOwner} IS NOT NULL`);
   });
 }

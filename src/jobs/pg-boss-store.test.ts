@@ -6,6 +6,7 @@ import { exec, row } from "../db/sql.ts";
 import { tempDatabase, type TempDatabase } from "../../test/support/database.ts";
 import { onPostgres } from "../../test/support/postgres.ts";
 import { PgBossQueue } from "./pg-boss-store.ts";
+import { jobExpirySeconds, MAX_JOB_EXPIRY_SECONDS } from "./queue-store.ts";
 
 let database: TempDatabase;
 const queues: PgBossQueue[] = [];
@@ -58,4 +59,17 @@ test.skipIf(!onPostgres)("the same job announced twice is queued once (its messa
   await run(database.conn, (q) => api.announce(q, { id: "job_twice", kind: "test_kind", expireInSeconds: 60 }));
   const counted = await run(database.conn, (q) => row<{ n: number }>(q, sql`SELECT count(*) AS n FROM pgboss.job WHERE data->>'jobId' = 'job_twice'`));
   expect(counted?.n).toBe(1);
+});
+
+test("a job's expiry grows with its audio up to pg-boss's ceiling of 24 hours", () => {
+  expect(jobExpirySeconds(3600)).toBe(15 * 60 + 4 * 3600);
+  expect(jobExpirySeconds(10 * 3600)).toBe(MAX_JOB_EXPIRY_SECONDS);
+  expect(MAX_JOB_EXPIRY_SECONDS).toBe(24 * 3600);
+});
+
+test.skipIf(!onPostgres)("the job of a 10.5-hour recording is announced (pg-boss refuses an expiry past 24 hours)", async () => {
+  const api = await node(false);
+  await run(database.conn, (q) => api.announce(q, { id: "job_long", kind: "test_kind", expireInSeconds: jobExpirySeconds(10.5 * 3600) }));
+  const stored = await run(database.conn, (q) => row<{ s: number }>(q, sql`SELECT expire_seconds AS s FROM pgboss.job WHERE data->>'jobId' = 'job_long'`));
+  expect(stored?.s).toBe(MAX_JOB_EXPIRY_SECONDS);
 });

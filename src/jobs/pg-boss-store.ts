@@ -37,9 +37,14 @@ export const JOBS_TABLE_QUEUE: JobQueue = {
 
 /** A worker that missed this many seconds of heartbeats has lost its job; another worker gets it. */
 export const HEARTBEAT_SECONDS = 15;
-/** Tries pg-boss gives one job (a worker that died or lost the job counts as one). */
-const RETRY_LIMIT = 20;
-const RETRY_DELAY_SECONDS = 2;
+/**
+ * Tries pg-boss gives one message, and the pause between them. A "not now" (every worker of the
+ * node busy, the job still claimed by a node that died) is a try too, so the limit is high: a
+ * message waits its turn in a busy cluster for about an hour before it is given up, and even then
+ * the schedulers' sweep of the jobs table still finds its job.
+ */
+const RETRY_LIMIT = 3600;
+const RETRY_DELAY_SECONDS = 1;
 
 export interface PgBossQueueOptions {
   url: string;

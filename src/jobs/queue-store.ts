@@ -29,11 +29,16 @@ const UNKNOWN_AUDIO_SECONDS = 4 * 3600;
  * How long the queue lets one job run before taking it back from its worker (pg-boss's expiry):
  * 15 minutes plus 4 times the audio's duration, room for decoding, CPU transcription at about
  * real time, diarization and the report. Each step has its own, shorter, --stage-timeout; this
- * only bounds a job whose worker keeps heartbeating without ever finishing.
+ * only bounds a job whose worker keeps heartbeating without ever finishing. At most 24 hours,
+ * pg-boss's longest expiry (it refuses a longer one, which failed the upload of a recording of
+ * more than about 5.8 hours with a 500).
  */
 export function jobExpirySeconds(audioSeconds: number | null | undefined): number {
-  return 15 * 60 + 4 * Math.ceil(audioSeconds ?? UNKNOWN_AUDIO_SECONDS);
+  return Math.min(15 * 60 + 4 * Math.ceil(audioSeconds ?? UNKNOWN_AUDIO_SECONDS), MAX_JOB_EXPIRY_SECONDS);
 }
+
+/** pg-boss's own ceiling on a job's expiry (its MAX_EXPIRATION_HOURS). */
+export const MAX_JOB_EXPIRY_SECONDS = 24 * 3600;
 
 /**
  * Queues a job, inside the caller's transaction (the one that creates what the job works on),

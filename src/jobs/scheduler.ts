@@ -2,7 +2,7 @@ import { withTx, type DbConn } from "../db/conn.ts";
 import { publicJobMessage } from "../errors/public-message.ts";
 import { randomId } from "../lib/ids.ts";
 import type { Clock } from "../lib/time.ts";
-import { claimJob, claimNextJob, holdsStep, LEASE_MS, releaseAllLeases, releaseLease, renewLease } from "./claims-store.ts";
+import { claimJob, claimNextJob, fairerJobWaits, holdsStep, LEASE_MS, releaseAllLeases, releaseLease, renewLease } from "./claims-store.ts";
 import { registerJobKinds, type JobKind } from "./kind.ts";
 import type { JobRow } from "./query.ts";
 import { cancelUnfinished, loadJob, raiseProgress, updateJob } from "./store.ts";
@@ -24,6 +24,8 @@ export interface SchedulerOptions {
   onStepFinished?(kind: string, step: string, outcome: StepOutcome["kind"], seconds: number): void;
   /** This scheduler's name on the jobs it claims: the node's id (nodes/heartbeat.ts). */
   owner?: string;
+  /** The owner name of this node's previous run (on the same data dir, so surely ended): its claims are dropped at start. */
+  previousOwner?: string | null;
   /**
    * The queue that tells this scheduler of new jobs (pg-boss on PostgreSQL, jobs/pg-boss-store.ts).
    * Without one (SQLite) the scheduler looks at the jobs table every 2 s and when woken; with one,
@@ -84,7 +86,7 @@ export class Scheduler implements JobControl {
   }
 
   async start(): Promise<void> {
-    await releaseAllLeases(this.o.conn);
+    await releaseAllLeases(this.o.conn, this.o.previousOwner ?? null);
     if (this.o.feed) {
       for (const kind of this.kinds.keys()) await this.o.feed.work(kind, this.o.pool.size, (jobId, signal) => this.runMessage(jobId, signal));
     }
@@ -103,6 +105,11 @@ export class Scheduler implements JobControl {
     if (this.running.has(jobId)) return;
     if (this.running.size >= this.o.pool.size) throw new NotNow("every worker of this node is busy");
     const now = this.o.clock.now();
+    // Messages come first in, first out: one account's fifty queued jobs would hold every worker
+    // while another account's one job waits. Round-robin as claimNextJob does: this one waits.
+    if (await fairerJobWaits(this.o.conn, jobId, { kinds: [...this.kinds.keys()], now, lastServed: this.lastServed })) {
+      throw new NotNow("another account's job goes first");
+    }
     const claimed = await claimJob(this.o.conn, jobId, { owner: this.owner, kinds: [...this.kinds.keys()], now });
     if (claimed === "gone") return;
     if (claimed === "held") throw new NotNow("another node holds the job");

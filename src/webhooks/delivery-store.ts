@@ -149,12 +149,16 @@ export async function releaseDeliveries(c: Conn, deliveryIds: string[], owner: s
 /**
  * At the dispatcher's start, on SQLite: the data dir lock proves no other server sends from this
  * database, so a claim left is a dead process's, and its delivery is due again at once (as it was
- * before claims existed). On PostgreSQL other nodes may be sending what they hold: a dead node's
- * claims are taken over when their leases run out.
+ * before claims existed). On PostgreSQL other nodes may be sending what they hold: only the claims
+ * of this node's previous run (`previousOwner`, on the same locked data dir) are dropped; another
+ * dead node's claims are taken over when their leases run out.
  */
-export async function releaseAllDeliveryLeases(c: Conn): Promise<void> {
+export async function releaseAllDeliveryLeases(c: Conn, previousOwner: string | null = null): Promise<void> {
   await run(c, async (q) => {
-    if (isPostgres(q)) return;
+    if (isPostgres(q)) {
+      if (previousOwner) await q.update(webhookDeliveries).set({ leaseOwner: null, leaseExpiresAt: null }).where(eq(webhookDeliveries.leaseOwner, previousOwner));
+      return;
+    }
     await q.update(webhookDeliveries).set({ leaseOwner: null, leaseExpiresAt: null }).where(isNotNull(webhookDeliveries.leaseOwner));
   });
 }

@@ -40,6 +40,8 @@ self.onmessage = async (event: MessageEvent<ToDeliveryThread>) => {
       const log = (line: string) => send({ type: "log", line });
       dispatcher = new WebhookDispatcher({
         conn,
+        owner: config.owner,
+        previousOwner: config.previousOwner,
         clock: systemClock,
         send: { policy: parseEgressAllow(config.egressAllow), ca: trustedCertificates(config.caFile) },
         timeoutMs: config.timeoutMs,

@@ -42,6 +42,10 @@ export interface DeliveryCounters {
 export interface DispatcherOptions {
   /** The delivery thread's own connection. */
   conn: Conn;
+  /** This dispatcher's name on the deliveries it claims (the node's id); a random one without. */
+  owner?: string;
+  /** The name this node's previous run on the same data dir used (surely ended): its claims are dropped at start. */
+  previousOwner?: string | null;
   clock: Clock;
   send: Omit<SendOptions, "timeoutMs">;
   /** The receiver must answer within this (SPEC: 10 s). */
@@ -69,7 +73,7 @@ export class WebhookDispatcher {
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly perEndpoint = new Map<string, number>();
   /** This dispatcher's name on the deliveries it claims (webhook_deliveries.lease_owner). */
-  private readonly owner = randomId("whdisp");
+  private readonly owner: string;
   /** Set by start(): the first tick waits for the claims a dead process left to be dropped. */
   private started: Promise<void> = Promise.resolve();
   private timer: ReturnType<typeof setInterval> | undefined;
@@ -81,10 +85,12 @@ export class WebhookDispatcher {
   private tickAgain = false;
   private stopped = false;
 
-  constructor(private readonly o: DispatcherOptions) {}
+  constructor(private readonly o: DispatcherOptions) {
+    this.owner = o.owner ?? randomId("whdisp");
+  }
 
   start(intervalMs = 1000): void {
-    this.started = releaseAllDeliveryLeases(this.o.conn).catch((error) => this.o.log(`webhooks: could not release old claims: ${(error as Error).message}`));
+    this.started = releaseAllDeliveryLeases(this.o.conn, this.o.previousOwner ?? null).catch((error) => this.o.log(`webhooks: could not release old claims: ${(error as Error).message}`));
     this.timer = setInterval(() => void this.tick(), intervalMs);
     void this.tick();
   }

@@ -6,6 +6,9 @@ export interface DeliveryThreadConfig {
   databasePath: string;
   /** The service's PostgreSQL (--database-url): the thread opens a small pool of its own on it. */
   databaseUrl?: string;
+  /** The name its claims on deliveries carry (the node's id), and the one this data dir's previous run used, whose claims are dropped at start. */
+  owner?: string;
+  previousOwner?: string | null;
   /** The --egress-allow text; the thread builds its own policy from it. */
   egressAllow: string;
   caFile: string | null;

@@ -5,10 +5,14 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { findUserByEmail } from "../../src/auth/user-store.ts";
+import { sql } from "drizzle-orm";
+import { getUserByEmail } from "../../src/auth/user-store.ts";
+import { run, type DbConn } from "../../src/db/conn.ts";
+import { rows } from "../../src/db/sql.ts";
 import { API_VERSION } from "../../src/lib/version.ts";
 import { eventually as until } from "../helpers/processes.ts";
 import { createUserWithKey, expectProblem, ROOT, startServer, type TestServer, SHARED_FIXTURES } from "../helpers/server.ts";
+import { onPostgres } from "../support/postgres.ts";
 
 const FIXTURE = `${SHARED_FIXTURES}/meeting-fr-2spk.wav`;
 const BASE_ARGS = ["--rate-limits", "pro=100000,anonymous=100000", "--parallel-slots", "pro=50"];
@@ -20,6 +24,8 @@ const live = new Set<TestServer>();
 
 interface Booted {
   server: TestServer;
+  /** The server's database, to read the events it wrote. */
+  conn: DbConn;
   key: string;
   userId: string;
 }
@@ -33,9 +39,9 @@ async function boot(options: { env?: Record<string, string>; args?: string[]; da
   live.add(server);
   const email = `user-${crypto.randomUUID().slice(0, 8)}@example.com`;
   const key = options.newUser === false ? "" : await createUserWithKey(server, email);
-  const db = server.db();
-  const userId = options.newUser === false ? "" : (await findUserByEmail(db, email))!.id;
-  return { server, key, userId };
+  const conn = server.conn();
+  const userId = options.newUser === false ? "" : (await getUserByEmail(conn, email))!.id;
+  return { server, conn, key, userId };
 }
 
 async function shutdown(server: TestServer): Promise<void> {
@@ -108,12 +114,18 @@ function keepAsking(b: Booted) {
 }
 
 /** The account's events in the order they were written, envelopes parsed. */
-function eventsOf(b: Booted, jobId?: string): { type: string; apiVersion: string; envelope: any }[] {
-  const rows = b.server
-    .db()
-    .$client.query("SELECT type, api_version AS apiVersion, payload FROM events WHERE user_id = ? ORDER BY created_at, rowid")
-    .all(b.userId) as { type: string; apiVersion: string; payload: string }[];
-  return rows
+async function eventsOf(b: Booted, jobId?: string): Promise<{ type: string; apiVersion: string; envelope: any }[]> {
+  // Events written in one transaction share their created_at. SQLite keeps their insertion order
+  // in rowid; PostgreSQL rows have none, so there ties are broken by the job's lifecycle (SPEC:
+  // events are ordered by `created` and the job's status), transcription.* before processing.*.
+  const order = onPostgres ? sql`created_at, CASE WHEN type LIKE 'transcription.%' THEN 0 ELSE 1 END` : sql`created_at, rowid`;
+  const found = await run(b.conn, (q) =>
+    rows<{ type: string; apiVersion: string; payload: string }>(
+      q,
+      sql`SELECT type, api_version AS "apiVersion", payload FROM events WHERE user_id = ${b.userId} ORDER BY ${order}`,
+    ),
+  );
+  return found
     .map((r) => ({ type: r.type, apiVersion: r.apiVersion, envelope: JSON.parse(r.payload) }))
     .filter((e) => !jobId || e.envelope.data?.object?.id === jobId);
 }
@@ -271,7 +283,7 @@ describe("a processing that succeeds (transcribe and summarize slowed down)", ()
     expect(completed.data.map((j: any) => j.id)).toContain(created.jobId);
 
     // Events: transcription.completed (entering summarizing), then processing.completed.
-    const events = eventsOf(b, created.jobId);
+    const events = await eventsOf(b, created.jobId);
     expect(events.map((e) => e.type)).toEqual(["transcription.completed", "processing.completed"]);
     for (const event of events) {
       expectEnvelope(event, created.jobId, created.meetingId);
@@ -301,7 +313,7 @@ describe("a processing that succeeds (transcribe and summarize slowed down)", ()
     const meeting = (await (await b.server.api(`/api/v1/meetings/${created.meetingId}`, { key: b.key })).json()) as any;
     expect(meeting.status).toBe("completed");
 
-    const events = eventsOf(b, created.jobId);
+    const events = await eventsOf(b, created.jobId);
     expect(events.map((e) => e.type)).toEqual(["transcription.completed", "processing.completed"]);
     for (const event of events) {
       expectEnvelope(event, created.jobId, created.meetingId);
@@ -346,8 +358,8 @@ describe("a processing that succeeds (transcribe and summarize slowed down)", ()
     expect(nextJob.status).toBe("completed");
     expect(Date.now() - canceledAt).toBeGreaterThan(3000);
 
-    expect(eventsOf(b, created.jobId)).toEqual([]); // canceled during transcription: no event, then or later
-    expect(eventsOf(b, next.jobId).map((e) => e.type)).toEqual(["transcription.completed", "processing.completed"]);
+    expect(await eventsOf(b, created.jobId)).toEqual([]); // canceled during transcription: no event, then or later
+    expect((await eventsOf(b, next.jobId)).map((e) => e.type)).toEqual(["transcription.completed", "processing.completed"]);
     expect((await getJob(b, created.jobId)).status).toBe("canceled");
     await shutdown(b.server);
   }, 30_000);
@@ -368,7 +380,7 @@ describe("failures reported as events", () => {
       // The transcript was stored before the report failed.
       expect((await b.server.api(`/api/v1/meetings/${created.meetingId}/transcript`, { key: b.key })).status).toBe(200);
 
-      const events = eventsOf(b, created.jobId);
+      const events = await eventsOf(b, created.jobId);
       expect(events.map((e) => e.type)).toEqual(["transcription.completed", "processing.failed"]);
       for (const event of events) {
         expectEnvelope(event, created.jobId, created.meetingId);
@@ -393,7 +405,7 @@ describe("failures reported as events", () => {
         409,
         "transcript_not_ready",
       );
-      const events = eventsOf(b, created.jobId);
+      const events = await eventsOf(b, created.jobId);
       expect(events.map((e) => e.type)).toEqual(["transcription.failed"]);
       expectEnvelope(events[0]!, created.jobId, created.meetingId);
       expect(events[0]!.envelope.data.object).toMatchObject({ status: "failed", error: { code: "double_failure" }, metadata: { case: "A-1" } });
@@ -443,7 +455,7 @@ describe("recovery", () => {
       expect(existsSync(wav)).toBe(true);
       expect(statSync(wav).size).toBeGreaterThan(44);
 
-      const events = eventsOf(second, created.jobId);
+      const events = await eventsOf(second, created.jobId);
       expect(events.map((e) => e.type)).toEqual(["transcription.completed", "processing.completed"]);
       for (const event of events) expectEnvelope(event, created.jobId, created.meetingId);
       const meeting = (await (await second.server.api(`/api/v1/meetings/${created.meetingId}`, { key: second.key })).json()) as any;
@@ -467,7 +479,7 @@ describe("recovery", () => {
       expect(statuses.length).toBeGreaterThan(3);
       expect(statuses.every((s) => s === 200)).toBe(true);
       expect(b.server.lines.some((l) => l.includes(`job ${created.jobId} step diarize failed (worker_crashed`) && l.includes("try 2 of 3"))).toBe(true);
-      expect(eventsOf(b, created.jobId).map((e) => e.type)).toEqual(["transcription.completed", "processing.completed"]);
+      expect((await eventsOf(b, created.jobId)).map((e) => e.type)).toEqual(["transcription.completed", "processing.completed"]);
     } finally {
       await shutdown(b.server);
     }
@@ -489,7 +501,7 @@ describe("recovery", () => {
       expect(statuses.every((s) => s === 200)).toBe(true);
       const retries = b.server.lines.filter((l) => l.includes(`job ${created.jobId} step transcribe failed (worker_crashed`));
       expect(retries.map((l) => /try (\d) of 3/.exec(l)?.[1])).toEqual(["2", "3"]);
-      expect(eventsOf(b, created.jobId).map((e) => e.type)).toEqual(["transcription.failed"]);
+      expect((await eventsOf(b, created.jobId)).map((e) => e.type)).toEqual(["transcription.failed"]);
       expect(workerPidsOf(b.server)).toEqual([]); // every crashed worker was reaped, none left running
       expect((await b.server.api("/api/v1/me", { key: b.key })).status).toBe(200);
       await shutdown(b.server);
@@ -529,7 +541,7 @@ describe("recovery", () => {
       expect(await getJob(b, created.jobId)).toMatchObject({ status: "canceled" });
       await Bun.sleep(2500);
       expect(workerPidsOf(b.server)).toEqual([]);
-      expect(eventsOf(b, created.jobId)).toEqual([]);
+      expect(await eventsOf(b, created.jobId)).toEqual([]);
       expect((await getJob(b, created.jobId)).status).toBe("canceled");
     } finally {
       await shutdown(b.server);
@@ -556,7 +568,7 @@ describe("recovery", () => {
       // Each try ran in its own worker, each killed at its timeout.
       expect(seenWorkers.size).toBeGreaterThanOrEqual(2);
       await until("the hung workers to be killed", () => [...seenWorkers].every((pid) => !alive(pid)), 3000, 50);
-      expect(eventsOf(b, created.jobId).map((e) => e.type)).toEqual(["transcription.failed"]);
+      expect((await eventsOf(b, created.jobId)).map((e) => e.type)).toEqual(["transcription.failed"]);
     } finally {
       await shutdown(b.server);
     }
@@ -584,7 +596,7 @@ describe("malformed engine modules", () => {
         expect(b.server.lines.some((l) => l.includes(`job ${created.jobId} failed: engine_load_failed`) && l.includes(c.message))).toBe(true);
         expect(statuses.every((s) => s === 200)).toBe(true);
         expect((await b.server.api("/api/v1/me", { key: b.key })).status).toBe(200);
-        expect(eventsOf(b, created.jobId).map((e) => e.type)).toEqual(["transcription.failed"]);
+        expect((await eventsOf(b, created.jobId)).map((e) => e.type)).toEqual(["transcription.failed"]);
       } finally {
         await shutdown(b.server);
       }

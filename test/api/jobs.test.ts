@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { findUserByEmail } from "../../src/auth/user-store.ts";
+import { getUserByEmail } from "../../src/auth/user-store.ts";
+import { run } from "../../src/db/conn.ts";
 import { jobs } from "../../src/jobs/table.ts";
 import { randomId } from "../../src/lib/ids.ts";
 import { createUserWithKey, expectProblem, startServer, type TestServer } from "../helpers/server.ts";
@@ -15,9 +16,9 @@ beforeAll(async () => {
   server = await startServer({ args: ["--rate-limits", "pro=100000"] });
   ownerKey = await createUserWithKey(server, "owner@example.com");
   otherKey = await createUserWithKey(server, "other@example.com");
-  const db = server.db();
-  const owner = (await findUserByEmail(db, "owner@example.com"))!;
-  const rows = [];
+  const conn = server.conn();
+  const owner = (await getUserByEmail(conn, "owner@example.com"))!;
+  const rows: (typeof jobs.$inferInsert)[] = [];
   for (let i = 0; i < 250; i++) {
     // Groups of five share a creation time, so the id must break ties for pages to be exact.
     const id = randomId("job");
@@ -36,7 +37,7 @@ beforeAll(async () => {
   }
   webappJobId = randomId("job");
   rows.push({ ...rows[0]!, id: webappJobId, channel: "webapp" as const, createdAt: T0 + 999_999 });
-  db.insert(jobs).values(rows).run();
+  await run(conn, (q) => q.insert(jobs).values(rows));
 });
 
 afterAll(async () => {

@@ -3,6 +3,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSyn
 import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { eq, sql } from "drizzle-orm";
+import { run, type DbConn } from "../../src/db/conn.ts";
+import { idempotencyKeys } from "../../src/idempotency/table.ts";
 import { createUserWithKey, expectProblem, expectRateHeaders, startServer, type TestServer, SHARED_FIXTURES } from "../helpers/server.ts";
 import { undecodableRecording, wavSizedBytes } from "../helpers/recordings.ts";
 
@@ -23,6 +26,7 @@ const LIMIT = 2_000_000_000; // SPEC 8: 2 GB
 setDefaultTimeout(20_000);
 
 let main: TestServer; // no --egress-allow: most tests
+let mainConn: DbConn; // main's database, where the tests look at what the API has no endpoint for
 let egress: TestServer; // --egress-allow 127.0.0.1: audio_url downloads from the loopback file server
 let clean: TestServer; // nothing is ever created here: 413 and disconnects leave empty folders
 let slots: TestServer; // free=1 slot, slow transcription
@@ -62,20 +66,30 @@ beforeAll(async () => {
       return new Response("no such file", { status: 404 });
     },
   });
-  [main, egress, clean, slots] = await Promise.all([
+  // Four servers (and their five workers) start side by side: more time to listen than one alone.
+  const startTimeoutMs = 45_000;
+  const started = await Promise.allSettled([
     // Slots are not under test here: enough that queued jobs never refuse the next upload.
-    startServer({ args: [...NO_LIMITS, ...DOUBLES, "--workers", "2", "--parallel-slots", "pro=1000"] }),
-    startServer({ args: [...NO_LIMITS, ...DOUBLES, "--egress-allow", "127.0.0.1"] }),
-    startServer({ args: [...NO_LIMITS, ...DOUBLES] }),
+    startServer({ args: [...NO_LIMITS, ...DOUBLES, "--workers", "2", "--parallel-slots", "pro=1000"], startTimeoutMs }),
+    startServer({ args: [...NO_LIMITS, ...DOUBLES, "--egress-allow", "127.0.0.1"], startTimeoutMs }),
+    startServer({ args: [...NO_LIMITS, ...DOUBLES], startTimeoutMs }),
     // --egress-allow: its JSON request must be valid (a reachable audio_url) to meet the slot check, which comes after validation.
-    startServer({ args: [...NO_LIMITS, ...DOUBLES, "--parallel-slots", "free=1", "--egress-allow", "127.0.0.1"], env: { TEST_ENGINE_BEHAVIOR: "transcribe:slow=60000" } }),
+    startServer({ args: [...NO_LIMITS, ...DOUBLES, "--parallel-slots", "free=1", "--egress-allow", "127.0.0.1"], env: { TEST_ENGINE_BEHAVIOR: "transcribe:slow=60000" }, startTimeoutMs }),
   ]);
+  // One that did not start fails the file: the others are stopped now, or they would outlive it.
+  const failed = started.find((s) => s.status === "rejected");
+  if (failed) {
+    await Promise.all(started.map((s) => (s.status === "fulfilled" ? s.value.stop() : undefined)));
+    throw failed.reason;
+  }
+  [main, egress, clean, slots] = started.map((s) => (s as PromiseFulfilledResult<TestServer>).value) as [TestServer, TestServer, TestServer, TestServer];
+  mainConn = main.conn();
   [owner, other, invalid] = await Promise.all([
     createUserWithKey(main, "owner@example.com"),
     createUserWithKey(main, "other@example.com"),
     createUserWithKey(main, "invalid@example.com"),
   ]);
-}, 60_000);
+}, 90_000);
 
 afterAll(async () => {
   await Promise.all([main?.stop(), egress?.stop(), clean?.stop(), slots?.stop()]);
@@ -681,9 +695,14 @@ describe("Idempotency-Key", () => {
     const idem = crypto.randomUUID();
     const send = () => upload(main, key, { title: "Yesterday" }, undefined, { "Idempotency-Key": idem });
     const first = await accepted(await send());
-    const db = main.db();
-    const aged = db.$client.query("UPDATE idempotency_keys SET created_at = created_at - ? WHERE key = ?").run(25 * 3600 * 1000, idem);
-    expect(aged.changes).toBe(1);
+    const aged = await run(mainConn, (q) =>
+      q
+        .update(idempotencyKeys)
+        .set({ createdAt: sql`${idempotencyKeys.createdAt} - ${25 * 3600 * 1000}` })
+        .where(eq(idempotencyKeys.key, idem))
+        .returning({ key: idempotencyKeys.key }),
+    );
+    expect(aged).toHaveLength(1);
     const again = await send();
     expect(again.status).toBe(202);
     expect(again.headers.get("idempotent-replayed")).toBeNull();
@@ -696,10 +715,17 @@ describe("Idempotency-Key", () => {
     const key = await createUserWithKey(main, "idem-tx@example.com");
     const idem = crypto.randomUUID();
     const created = await accepted(await upload(main, key, { title: "Atomic" }, undefined, { "Idempotency-Key": idem }));
-    const row = main.db().$client.query("SELECT status, resource_id, response_body FROM idempotency_keys WHERE key = ?").get(idem) as Json;
+    const found = await run(mainConn, (q) =>
+      q
+        .select({ status: idempotencyKeys.status, resourceId: idempotencyKeys.resourceId, responseBody: idempotencyKeys.responseBody })
+        .from(idempotencyKeys)
+        .where(eq(idempotencyKeys.key, idem)),
+    );
+    expect(found).toHaveLength(1);
+    const row = found[0]!;
     expect(row.status).toBe("done");
-    expect(row.resource_id).toBe(created.id);
-    expect(JSON.parse(row.response_body as string)).toEqual(created);
+    expect(row.resourceId).toBe(created.id);
+    expect(JSON.parse(row.responseBody!)).toEqual(created);
   });
 
   test("same key while the first request is still uploading: 409 idempotency_key_in_use", async () => {

@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { readdirSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { run } from "../../src/db/conn.ts";
+import { meetings } from "../../src/meetings/table.ts";
 import { createUserWithKey, expectProblem, SHARED_FIXTURES, startServer, type TestServer } from "../helpers/server.ts";
 import { PDF_BYTES } from "../helpers/recordings.ts";
 import { CookieClient } from "../helpers/web-client.ts";
@@ -228,15 +231,15 @@ describe("documents", () => {
     // A report written again leaves its meeting completed (the old report readable meanwhile), so no
     // request of a client's makes a meeting with a report that is not completed today: the test sets
     // the status itself, as a processing that failed after its report, or a later kind of step, would.
-    const status = (value: string) => main.db().$client.query("UPDATE meetings SET status = ? WHERE id = ?").run(value, meetingId);
-    status("processing");
+    const status = (value: "processing" | "completed") => run(main.conn(), (q) => q.update(meetings).set({ status: value }).where(eq(meetings.id, meetingId)));
+    await status("processing");
     const refused = await expectProblem(
       await main.api(`/api/v1/meetings/${meetingId}/documents`, { method: "POST", key: owner, json: { prompt: "Write the minutes." } }),
       409,
       "summary_not_ready",
     );
     expect(refused.detail).toContain("not completed");
-    status("completed");
+    await status("completed");
     const accepted = await main.api(`/api/v1/meetings/${meetingId}/documents`, { method: "POST", key: owner, json: { prompt: "Write the minutes." } });
     expect(accepted.status).toBe(202);
   });

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { openDatabase } from "../../src/db/client.ts";
 import { ROOT, startServer, type TestServer } from "../helpers/server.ts";
 import { CookieClient } from "../helpers/web-client.ts";
+import { onPostgres } from "../support/postgres.ts";
 
 setDefaultTimeout(120_000);
 
@@ -23,7 +24,9 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-test("a draft stored before draft_parts existed is recorded from its folder at start, then finished whole", async () => {
+// About an upgrade of a SQLite data dir: PostgreSQL support came after draft_parts, so no
+// PostgreSQL database predates the table (its migrations start with it).
+test.skipIf(onPostgres)("a draft stored before draft_parts existed is recorded from its folder at start, then finished whole", async () => {
   server = await startServer({ dataDir, args: ARGS });
   await server.admin("user", "create", "--email", EMAIL, "--plan", "pro", "--password", PASSWORD);
   const before = new CookieClient(server.url);

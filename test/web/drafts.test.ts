@@ -5,6 +5,9 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { count, eq } from "drizzle-orm";
+import { run, type DbConn } from "../../src/db/conn.ts";
+import { draftParts, meetings } from "../../src/meetings/table.ts";
 import { createUserWithKey, ROOT, startServer, type TestServer } from "../helpers/server.ts";
 import { CookieClient } from "../helpers/web-client.ts";
 import { wavSizedBytes } from "../helpers/recordings.ts";
@@ -18,7 +21,14 @@ const OTHER_USERS = ["stranger@firm.example", "tiny@firm.example", "lost@firm.ex
 /** The least a part holds unless it is the last (meetings/drafts.ts). */
 const MIN_PART = 256 * 1024;
 let server: TestServer;
+/** The server's database, to read a draft's part rows and age a draft as idle days would. */
+let conn: DbConn;
 let key: string;
+
+/** How many part rows a draft has in draft_parts. */
+async function partRows(id: string): Promise<number> {
+  return (await run(conn, (q) => q.select({ n: count() }).from(draftParts).where(eq(draftParts.meetingId, id))))[0]!.n;
+}
 
 beforeAll(async () => {
   server = await startServer({
@@ -28,6 +38,7 @@ beforeAll(async () => {
       "--max-open-drafts", "3", "--max-draft-bytes", "3000000", "--sweep-interval", "1",
     ],
   });
+  conn = server.conn();
   key = await createUserWithKey(server, "recorder@firm.example");
   await server.admin("user", "password", "--email", "recorder@firm.example", "--password", PASSWORD);
   // One admin command per user, side by side: each is a process start, slow on a busy machine.
@@ -182,7 +193,7 @@ test("what a draft holds is read from its part rows, never by listing its folder
   expect(finished.status).toBe(303);
   expect(Buffer.from(await (await client.get(`/meetings/${id}/audio`)).arrayBuffer()).equals(FIXTURE)).toBe(true);
   expect(existsSync(folder)).toBe(false);
-  expect(server.db().$client.query("SELECT count(*) AS n FROM draft_parts WHERE meeting_id = ?").get(id)).toEqual({ n: 0 });
+  expect(await partRows(id)).toBe(0);
 });
 
 test("an account's open drafts are bounded in number and in bytes, with a clear refusal", async () => {
@@ -210,10 +221,9 @@ test("a draft nobody continues is deleted like a meeting after the idle days; it
   const { client, csrf } = await signedIn("idle@firm.example");
   const id = await newDraft(client, csrf);
   expect((await put(client, csrf, id, 0, wavSizedBytes(1000))).status).toBe(204);
-  const db = server.db();
-  const touched = (at: number) => db.$client.query("UPDATE meetings SET updated_at = ? WHERE id = ?").run(at, id);
+  const touched = (at: number) => run(conn, (q) => q.update(meetings).set({ updatedAt: at }).where(eq(meetings.id, id)));
   const sixDaysAgo = Date.now() - 6 * 24 * 3600_000;
-  touched(sixDaysAgo);
+  await touched(sixDaysAgo);
   const date = (locale: string) => new Intl.DateTimeFormat(locale, { dateStyle: "long", timeStyle: "short", timeZone: "UTC" }).format(new Date(sixDaysAgo + 7 * 24 * 3600_000));
   const page = await (await client.get(`/meetings/${id}`)).text();
   expect(page).toContain(`This draft will be deleted on ${date("en")} (UTC) unless you continue or finish it.`);
@@ -223,11 +233,11 @@ test("a draft nobody continues is deleted like a meeting after the idle days; it
   await Bun.sleep(2500);
   expect((await client.get(`/meetings/${id}`)).status).toBe(200);
   expect((await receivedOf(client, id)).received).toEqual([0]);
-  touched(Date.now() - 8 * 24 * 3600_000);
+  await touched(Date.now() - 8 * 24 * 3600_000);
   const deadline = Date.now() + 30_000;
   while ((await client.get(`/meetings/${id}`)).status !== 404 && Date.now() < deadline) await Bun.sleep(200);
   expect((await client.get(`/meetings/${id}`)).status).toBe(404);
   expect(existsSync(join(server.dataDir, "meetings", id))).toBe(false);
-  expect(db.$client.query("SELECT count(*) AS n FROM draft_parts WHERE meeting_id = ?").get(id)).toEqual({ n: 0 });
+  expect(await partRows(id)).toBe(0);
   expect(server.lines.some((line) => line.includes("deleted 1 draft(s) nobody continued"))).toBe(true);
 });

@@ -5,16 +5,23 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { getUserByEmail } from "../../src/auth/user-store.ts";
+import { run, type DbConn } from "../../src/db/conn.ts";
+import { meetings } from "../../src/meetings/table.ts";
+import { ledgerLines } from "../../src/usage/table.ts";
 import { createUserWithKey, ROOT, startServer, type TestServer } from "../helpers/server.ts";
 import { CookieClient } from "../helpers/web-client.ts";
 import { asElementText, xmlErrors } from "../support/strict-xml.ts";
-import { needlesInFiles } from "../support/data-dir-scan.ts";
+import { needlesKept } from "../support/postgres-scan.ts";
 
 setDefaultTimeout(60_000);
 
 const FIXTURE = join(ROOT, "..", "shared", "fixtures", "meeting-fr-2spk.wav");
 const PASSWORD = "correct horse battery";
 let server: TestServer;
+/** The server's database, for what the pages have no view of (ledger channels, many meetings at once). */
+let conn: DbConn;
 let ownerKey: string;
 let meetingId: string;
 const owner = () => {
@@ -40,6 +47,7 @@ async function uploadMeeting(key: string, title: string): Promise<string> {
 
 beforeAll(async () => {
   server = await startServer({ args: ["--engines", "test/doubles/engines.ts", "--rate-limits", "pro=100000,anonymous=100000", "--parallel-slots", "pro=10"] });
+  conn = server.conn();
   ownerKey = await createUserWithKey(server, "owner@firm.example");
   await createUserWithKey(server, "other@firm.example");
   for (const email of ["owner@firm.example", "other@firm.example"]) {
@@ -188,7 +196,7 @@ describe("the meeting page", () => {
     // Its processing is metered on the web app's channel, never the API's.
     const deadline = Date.now() + 30_000;
     while ((await (await server.api(`/api/v1/meetings/${id}`, { key: ownerKey })).json() as Json).status !== "completed" && Date.now() < deadline) await Bun.sleep(100);
-    const channels = server.db().$client.query("SELECT DISTINCT channel FROM ledger_lines WHERE meeting_id = ?").all(id) as { channel: string }[];
+    const channels = await run(conn, (q) => q.selectDistinct({ channel: ledgerLines.channel }).from(ledgerLines).where(eq(ledgerLines.meetingId, id)));
     expect(channels).toEqual([{ channel: "webapp" }]);
   });
 
@@ -238,7 +246,7 @@ describe("the meeting page", () => {
 
   test("delete needs the confirmation box; then the meeting is gone from the API too, and from every file of the data dir", async () => {
     const id = await uploadMeeting(ownerKey, "To delete Wolframite");
-    expect(needlesInFiles(server.dataDir, ["Wolframite"]).length).toBeGreaterThan(0);
+    expect((await needlesKept(server.dataDir, conn, ["Wolframite"])).length).toBeGreaterThan(0);
     const browser = await owner();
     const token = await browser.csrfToken(`/meetings/${id}`);
     expect((await browser.post(`/meetings/${id}/delete`, { _csrf: token })).status).toBe(400);
@@ -250,8 +258,8 @@ describe("the meeting page", () => {
     expect((await browser.get(`/meetings/${id}`)).status).toBe(404);
     // The server truncates its WAL after the deletion (db/wal-truncation.ts); polled, as a retry may be due.
     const deadline = Date.now() + 20_000;
-    while (needlesInFiles(server.dataDir, ["Wolframite"]).length && Date.now() < deadline) await Bun.sleep(100);
-    expect(needlesInFiles(server.dataDir, ["Wolframite"])).toEqual([]);
+    while ((await needlesKept(server.dataDir, conn, ["Wolframite"])).length && Date.now() < deadline) await Bun.sleep(100);
+    expect(await needlesKept(server.dataDir, conn, ["Wolframite"])).toEqual([]);
   });
 });
 
@@ -259,9 +267,17 @@ describe("the meetings list", () => {
   test("pages through older meetings with the next link, and filters by status", async () => {
     const other = new CookieClient(server.url);
     await other.signIn("other@firm.example", PASSWORD);
-    const userId = (server.db().$client.query("SELECT id FROM users WHERE email = 'other@firm.example'").get() as { id: string }).id;
-    const insert = server.db().$client.prepare("INSERT INTO meetings (id, user_id, title, status, created_at, updated_at, recorded_at) VALUES (?, ?, ?, 'completed', ?, ?, ?)");
-    for (let i = 0; i < 23; i++) insert.run(crypto.randomUUID(), userId, `Listed meeting ${String(i).padStart(2, "0")}`, 1_700_000_000_000 + i, 1_700_000_000_000 + i, 1_700_000_000_000 + i);
+    const userId = (await getUserByEmail(conn, "other@firm.example"))!.id;
+    const listed = Array.from({ length: 23 }, (_, i) => ({
+      id: crypto.randomUUID(),
+      userId,
+      title: `Listed meeting ${String(i).padStart(2, "0")}`,
+      status: "completed" as const,
+      createdAt: 1_700_000_000_000 + i,
+      updatedAt: 1_700_000_000_000 + i,
+      recordedAt: 1_700_000_000_000 + i,
+    }));
+    await run(conn, (q) => q.insert(meetings).values(listed));
     const first = await (await other.get("/meetings")).text();
     expect(first.match(/Listed meeting \d\d/g)!.length).toBe(20);
     expect(first).toContain("Listed meeting 22");

@@ -3,6 +3,9 @@
 // session's row in the server's database, as a week passing would leave it.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { createHash } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { webSessions } from "../../src/auth/table.ts";
+import { run, type DbConn } from "../../src/db/conn.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { CookieClient } from "../helpers/web-client.ts";
 
@@ -11,9 +14,12 @@ setDefaultTimeout(60_000);
 const PASSWORD = "correct horse battery";
 const DAY = 24 * 3600_000;
 let server: TestServer;
+/** The server's database, to move a session's times as days passing would. */
+let conn: DbConn;
 
 beforeAll(async () => {
   server = await startServer({ args: ["--sweep-interval", "1"] });
+  conn = server.conn();
   const made = await server.admin("user", "create", "--email", "partner@firm.example", "--plan", "pro", "--password", PASSWORD);
   if (made.code !== 0) throw new Error(made.stderr);
 });
@@ -27,13 +33,18 @@ async function signedIn(): Promise<{ browser: CookieClient; tokenHash: string }>
   return { browser, tokenHash: createHash("sha256").update(token).digest("hex") };
 }
 
-function setRow(tokenHash: string, columns: { last_seen_at?: number; expires_at?: number; created_at?: number }) {
-  const db = server.db().$client;
-  for (const [column, value] of Object.entries(columns)) db.query(`UPDATE web_sessions SET ${column} = ? WHERE token_hash = ?`).run(value, tokenHash);
+async function setRow(tokenHash: string, columns: { lastSeenAt?: number; expiresAt?: number; createdAt?: number }): Promise<void> {
+  await run(conn, (q) => q.update(webSessions).set(columns).where(eq(webSessions.tokenHash, tokenHash)));
 }
 
-function row(tokenHash: string): { created_at: number; last_seen_at: number; expires_at: number } | null {
-  return server.db().$client.query("SELECT created_at, last_seen_at, expires_at FROM web_sessions WHERE token_hash = ?").get(tokenHash) as never;
+async function row(tokenHash: string): Promise<{ created_at: number; last_seen_at: number; expires_at: number } | null> {
+  const found = await run(conn, (q) =>
+    q
+      .select({ created_at: webSessions.createdAt, last_seen_at: webSessions.lastSeenAt, expires_at: webSessions.expiresAt })
+      .from(webSessions)
+      .where(eq(webSessions.tokenHash, tokenHash)),
+  );
+  return found[0] ?? null;
 }
 
 /** 200 when the session still opens the meetings list; 303 (to /login) when it has ended. */
@@ -43,23 +54,23 @@ test("a session unused for 7 days has ended; one unused for a little less still 
   const idle = await signedIn();
   const recent = await signedIn();
   const now = Date.now();
-  setRow(idle.tokenHash, { last_seen_at: now - 7 * DAY - 60_000 });
-  setRow(recent.tokenHash, { last_seen_at: now - 7 * DAY + 60_000 });
+  await setRow(idle.tokenHash, { lastSeenAt: now - 7 * DAY - 60_000 });
+  await setRow(recent.tokenHash, { lastSeenAt: now - 7 * DAY + 60_000 });
   expect(await meetingsStatus(idle.browser)).toBe(303);
   expect(await meetingsStatus(recent.browser)).toBe(200);
   // Using it moved its last use to now: it has another 7 days.
-  expect(row(recent.tokenHash)!.last_seen_at).toBeGreaterThanOrEqual(now);
+  expect((await row(recent.tokenHash))!.last_seen_at).toBeGreaterThanOrEqual(now);
 });
 
 test("a session lives 30 days at most, however active", async () => {
   const session = await signedIn();
-  const created = row(session.tokenHash)!;
+  const created = (await row(session.tokenHash))!;
   expect(created.expires_at - created.created_at).toBe(30 * DAY);
   const cookie = (await new CookieClient(server.url).signIn("partner@firm.example", PASSWORD)).headers.getSetCookie().find((c) => c.startsWith("verbatim_session="))!;
   expect(cookie).toContain(`Max-Age=${30 * 24 * 3600}`);
   // In use a minute ago, but past its end.
   const now = Date.now();
-  setRow(session.tokenHash, { created_at: now - 30 * DAY - 60_000, last_seen_at: now - 60_000, expires_at: now - 60_000 });
+  await setRow(session.tokenHash, { createdAt: now - 30 * DAY - 60_000, lastSeenAt: now - 60_000, expiresAt: now - 60_000 });
   expect(await meetingsStatus(session.browser)).toBe(303);
 });
 
@@ -68,12 +79,12 @@ test("the retention sweep deletes the rows of ended sessions and keeps live ones
   const expired = await signedIn();
   const live = await signedIn();
   const now = Date.now();
-  setRow(idle.tokenHash, { last_seen_at: now - 7 * DAY - 60_000 });
-  setRow(expired.tokenHash, { expires_at: now - 60_000 });
+  await setRow(idle.tokenHash, { lastSeenAt: now - 7 * DAY - 60_000 });
+  await setRow(expired.tokenHash, { expiresAt: now - 60_000 });
   const deadline = Date.now() + 30_000;
-  while ((row(idle.tokenHash) || row(expired.tokenHash)) && Date.now() < deadline) await Bun.sleep(200);
-  expect(row(idle.tokenHash)).toBeNull();
-  expect(row(expired.tokenHash)).toBeNull();
-  expect(row(live.tokenHash)).not.toBeNull();
+  while (((await row(idle.tokenHash)) || (await row(expired.tokenHash))) && Date.now() < deadline) await Bun.sleep(200);
+  expect(await row(idle.tokenHash)).toBeNull();
+  expect(await row(expired.tokenHash)).toBeNull();
+  expect(await row(live.tokenHash)).not.toBeNull();
   expect(await meetingsStatus(live.browser)).toBe(200);
 });

@@ -5,10 +5,11 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
 import { verifySignature } from "../../scripts/webhook-receiver.ts";
+import type { DbConn } from "../../src/db/conn.ts";
 import { createUserWithKey, ROOT, startServer, type TestServer } from "../helpers/server.ts";
 import { CookieClient } from "../helpers/web-client.ts";
 import { LOOPBACK_CA_FILE, startReceiver, type Receiver } from "../support/webhook-receiver.ts";
-import { needlesInFiles } from "../support/data-dir-scan.ts";
+import { needlesKept } from "../support/postgres-scan.ts";
 
 setDefaultTimeout(60_000);
 type Json = any;
@@ -16,6 +17,8 @@ type Json = any;
 const FIXTURE = join(ROOT, "..", "shared", "fixtures", "meeting-fr-2spk.wav");
 const PASSWORD = "correct horse battery";
 let server: TestServer;
+/** The server's database, where (on PostgreSQL) the endpoint's secrets and URL are looked for after its deletion. */
+let conn: DbConn;
 let receiver: Receiver;
 let key: string;
 
@@ -24,6 +27,7 @@ beforeAll(async () => {
   server = await startServer({
     args: ["--engines", "test/doubles/engines.ts", "--rate-limits", "pro=100000,anonymous=100000", "--egress-allow", "127.0.0.1", "--ca-file", LOOPBACK_CA_FILE],
   });
+  conn = server.conn();
   key = await createUserWithKey(server, "integrator@firm.example");
   await createUserWithKey(server, "nosy@firm.example");
   for (const email of ["integrator@firm.example", "nosy@firm.example"]) await server.admin("user", "password", "--email", email, "--password", PASSWORD);
@@ -83,13 +87,13 @@ describe("webhooks in Settings", () => {
     expect(await (await nosy.client.get("/settings/webhooks")).text()).not.toContain("from-settings");
 
     const traces = [secret, newSecret, `${receiver.url}/from-settings`];
-    expect(needlesInFiles(server.dataDir, traces).length).toBeGreaterThan(0);
+    expect((await needlesKept(server.dataDir, conn, traces)).length).toBeGreaterThan(0);
     expect((await client.post(`/settings/webhooks/${endpoint.id}/delete`, { _csrf: csrf })).status).toBe(303);
     expect(((await (await server.api("/api/v1/webhook_endpoints", { key })).json()) as Json).data).toEqual([]);
     // Nor does any file of the data dir keep its secrets or URL (the WAL is truncated after a deletion).
     const deadline = Date.now() + 20_000;
-    while (needlesInFiles(server.dataDir, traces).length && Date.now() < deadline) await Bun.sleep(100);
-    expect(needlesInFiles(server.dataDir, traces)).toEqual([]);
+    while ((await needlesKept(server.dataDir, conn, traces)).length && Date.now() < deadline) await Bun.sleep(100);
+    expect(await needlesKept(server.dataDir, conn, traces)).toEqual([]);
   });
 });
 
