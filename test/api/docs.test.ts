@@ -126,7 +126,7 @@ async function emittedJobErrorCodes(): Promise<Map<string, string>> {
       for (const literal of m[1]!.matchAll(/"([a-z_]+)"/g)) add(literal[1]);
     }
     if (/^src\/(worker\/|jobs\/worker-pool\.ts)/.test(file)) for (const m of text.matchAll(/\bcode: "([a-z_]+)"/g)) add(m[1]);
-    if (file === "src/jobs/scheduler.ts") for (const m of text.matchAll(/this\.fail\(\w+, "([a-z_]+)"/g)) add(m[1]);
+    if (file === "src/jobs/scheduler.ts") for (const m of text.matchAll(/this\.fail\((?:\w+, )+"([a-z_]+)"/g)) add(m[1]);
   }
   return found;
 }
