@@ -7,28 +7,6 @@ import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number(value));
 
-/** A string parameter without U+0000, in arrays too; anything else as it is. */
-function withoutNul(value: unknown): unknown {
-  if (typeof value === "string") return value.includes("\u0000") ? value.replaceAll("\u0000", "") : value;
-  if (Array.isArray(value)) return value.map(withoutNul);
-  return value;
-}
-
-/**
- * PostgreSQL's text cannot hold U+0000, which SQLite's stores: a title, a name or a prompt that
- * carried one failed its request with a 500 on PostgreSQL alone. The pool's connections drop it
- * from every string parameter (it means nothing in text; the web app and the exports strip the
- * other characters XML forbids as they write them), so such a request succeeds on both dialects.
- */
-class NulFreeClient extends pg.Client {
-  override query(...args: any[]): any {
-    const [config, values] = args;
-    if (Array.isArray(values)) args[1] = values.map(withoutNul);
-    else if (config && typeof config === "object" && Array.isArray(config.values)) args[0] = { ...config, values: config.values.map(withoutNul) };
-    return (super.query as (...a: any[]) => any)(...args);
-  }
-}
-
 export interface PgConnOptions {
   /** Connections this process may hold at once (API node: requests; worker: its steps). */
   poolSize?: number;
@@ -48,7 +26,6 @@ export class PgConn {
 
   constructor(url: string, options: PgConnOptions = {}) {
     this.pool = new pg.Pool({
-      Client: NulFreeClient,
       connectionString: url,
       max: options.poolSize ?? 10,
       application_name: options.applicationName ?? "verbatim",
