@@ -479,7 +479,7 @@ describe("serve honours environment variables", () => {
   });
 
   test("admin commands read VERBATIM_DATA_DIR (and, on the PostgreSQL run, VERBATIM_DATABASE_URL)", async () => {
-    const database = envServer.databaseUrl ? { VERBATIM_DATABASE_URL: envServer.databaseUrl } : {};
+    const database: Record<string, string> = envServer.databaseUrl ? { VERBATIM_DATABASE_URL: envServer.databaseUrl } : {};
     const result = await runWithEnv(["admin", "user", "list", "--json"], { VERBATIM_DATA_DIR: envServer.dataDir, ...database });
     expect(result.code).toBe(0);
     expect((JSON.parse(result.stdout) as any[]).map((u) => u.email)).toContain("std@example.com");
