@@ -176,8 +176,9 @@ export class Scheduler implements JobControl {
         clearInterval(renewal);
         await releaseLease(this.o.conn, job.id, this.owner).catch(() => {});
         this.running.delete(job.id);
-        // A worker is free: look for the next job (with a feed, its next message brings it).
-        if (!this.o.feed) setTimeout(() => this.look(), 0);
+        // A worker is free: look at the table for the next job at once, round-robin across accounts
+        // (with a feed too: a message may be waiting out a "not now", and the table knows every job).
+        setTimeout(() => this.look(), 0);
       });
   }
 
