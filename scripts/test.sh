@@ -38,8 +38,9 @@ for run in $runs; do
   wait "${pids[$run]}" || status=1
   echo "======== the suite on $run"
   cat "$logs/$run.log"
-  p=$(grep -E '^ *[0-9]+ pass$' "$logs/$run.log" | tail -n 1 | tr -dc '0-9')
-  f=$(grep -E '^ *[0-9]+ fail$' "$logs/$run.log" | tail -n 1 | tr -dc '0-9')
+  # -a: a test's output may hold bytes that make grep call the log binary and print nothing.
+  p=$(grep -aE '^ *[0-9]+ pass$' "$logs/$run.log" | tail -n 1 | tr -dc '0-9')
+  f=$(grep -aE '^ *[0-9]+ fail$' "$logs/$run.log" | tail -n 1 | tr -dc '0-9')
   echo "======== $run: ${p:-0} passed, ${f:-0} failed"
   passed=$((passed + ${p:-0}))
   failed=$((failed + ${f:-0}))
