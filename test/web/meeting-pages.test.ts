@@ -2,6 +2,7 @@
 // recording in byte ranges, forms that change the meeting only with the session's CSRF token,
 // another account's meeting as a 404 on every route, keys revoked in Settings refused at once,
 // a password change that signs out every other session.
+import { onPostgres } from "../support/postgres.ts";
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -82,7 +83,8 @@ describe("the meeting page", () => {
   });
 
   test("a title with characters XML forbids: the page and its text downloads hold none of them (issue 20, item 7)", async () => {
-    const id = await uploadMeeting(ownerKey, "Board \u0001\u0008\u0000\uFFFE\uD800 review");
+    // NUL only on SQLite: PostgreSQL's text cannot hold it, so there it is a 400 (test/api/errors.test.ts).
+    const id = await uploadMeeting(ownerKey, onPostgres ? "Board \u0001\u0008\uFFFE\uD800 review" : "Board \u0001\u0008\u0000\uFFFE\uD800 review");
     const browser = await owner();
     const texts: Record<string, string> = {};
     for (const path of ["", "/transcript/md", "/transcript/txt", "/transcript/srt", "/transcript/vtt", "/report/md", "/export/md"]) {
