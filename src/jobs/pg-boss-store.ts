@@ -108,21 +108,6 @@ export class PgBossQueue implements JobQueue {
     });
   }
 
-  /** Messages per kind and state, and the oldest waiting one's age (metrics). */
-  async depth(kinds: readonly string[]): Promise<Array<{ kind: string; queued: number; active: number; oldestQueuedSeconds: number | null }>> {
-    const depths = [];
-    for (const kind of kinds) {
-      const queue = await this.boss.getQueue(kind);
-      depths.push({
-        kind,
-        queued: queue?.queuedCount ?? 0,
-        active: queue?.activeCount ?? 0,
-        oldestQueuedSeconds: null,
-      });
-    }
-    return depths;
-  }
-
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
