@@ -200,21 +200,21 @@ function parseCueBlocks(lines: readonly string[], format: CueBlocks): ParsedText
   const blocks: Block[] = [];
   let current: Block | undefined;
   let state: "between" | "timing" | "words" = "between";
-  lines.forEach((raw, index) => {
+  for (const [index, raw] of lines.entries()) {
     const line = raw.trim();
     const number = index + 1;
     if (state === "words") {
       if (line === "") state = "between";
       else current!.words.push(raw);
-      return;
+      continue;
     }
     if (state === "between") {
-      if (line === "") return;
+      if (line === "") continue;
       if (blocks.length === MAX_TRANSCRIPT_LINES) throw new FormatError(number, `expected at most ${MAX_TRANSCRIPT_LINES.toLocaleString("en-US")} cues`);
       if (format.numbered) {
         if (!CUE_NUMBER.test(line)) throw new FormatError(number, `${format.name}: expected a cue number, found ${quote(line)}`);
         state = "timing";
-        return;
+        continue;
       }
     }
     const timing = format.timing.exec(line);
@@ -223,7 +223,7 @@ function parseCueBlocks(lines: readonly string[], format: CueBlocks): ParsedText
     current = { line: number, start: clock(1), end: clock(5), words: [] };
     blocks.push(current);
     state = "words";
-  });
+  }
   if (state === "timing") throw new FormatError(lines.length, `${format.name}: expected a cue timing such as ${format.example} after the cue number, found the end of the file`);
   for (const block of blocks) {
     if (block.words.join(" ").length > MAX_CUE_CHARS) throw new FormatError(block.line, `expected a cue of at most ${MAX_CUE_CHARS.toLocaleString("en-US")} characters`);

@@ -227,7 +227,7 @@ export const en = {
   "text.title": "Or start from a text transcript",
   "text.help": "Paste a transcript, or choose a text file, to get the AI report without audio. One line per turn; a leading “Name:” names the speaker, and a leading [hh:mm:ss] gives the time.",
   "text.paste": "Transcript",
-  "text.file": "Or a text file (.txt, up to 1 MB)",
+  "text.file": "Or a transcript file (.vtt, .srt, .sbv, .txt, up to 1 MB): Teams, Zoom and Meet exports are read as they are",
   "text.submit": "Create the meeting from this text",
   "login.sso": "Sign in with {name}",
   "login.ssoUnknown": "Your identity provider signed you in, but no Verbatim account has your verified email. Ask your administrator to create your account.",

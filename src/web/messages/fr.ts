@@ -229,7 +229,7 @@ export const fr: Record<MessageKey, string> = {
   "text.title": "Ou partir d'une transcription écrite",
   "text.help": "Collez une transcription, ou choisissez un fichier texte, pour obtenir le compte rendu sans audio. Une ligne par prise de parole ; « Nom : » en début de ligne nomme l'intervenant, et [hh:mm:ss] donne l'heure.",
   "text.paste": "Transcription",
-  "text.file": "Ou un fichier texte (.txt, jusqu'à 1 Mo)",
+  "text.file": "Ou un fichier de transcription (.vtt, .srt, .sbv, .txt, jusqu'à 1 Mo) : les exports de Teams, Zoom et Meet sont lus tels quels",
   "text.submit": "Créer la réunion à partir de ce texte",
   "login.sso": "Se connecter avec {name}",
   "login.ssoUnknown": "Votre fournisseur d'identité vous a authentifié, mais aucun compte Verbatim ne porte votre adresse vérifiée. Demandez à votre administrateur de créer votre compte.",
