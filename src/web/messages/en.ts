@@ -225,7 +225,7 @@ export const en = {
   "usage.webapp": "Web app",
   "usage.webappNote": "Meetings and documents made in the web app count against these quotas, never against the API allowance; API usage never counts here.",
   "text.title": "Or start from a text transcript",
-  "text.help": "Paste a transcript, or choose a text file, to get the AI report without audio. One line per turn; a leading “Name:” names the speaker, and a leading [hh:mm:ss] gives the time.",
+  "text.help": "Paste a transcript, or choose a transcript file, to get the AI report without audio. One line per turn; a leading “Name:” names the speaker, and a leading [hh:mm:ss] gives the time.",
   "text.paste": "Transcript",
   "text.file": "Or a transcript file (.vtt, .srt, .sbv, .txt, up to 1 MB): Teams, Zoom and Meet exports are read as they are",
   "text.submit": "Create the meeting from this text",

@@ -227,7 +227,7 @@ export const fr: Record<MessageKey, string> = {
   "usage.webapp": "Application web",
   "usage.webappNote": "Les réunions et documents faits dans l'application web comptent sur ces quotas, jamais sur le forfait de l'API ; l'utilisation de l'API ne compte jamais ici.",
   "text.title": "Ou partir d'une transcription écrite",
-  "text.help": "Collez une transcription, ou choisissez un fichier texte, pour obtenir le compte rendu sans audio. Une ligne par prise de parole ; « Nom : » en début de ligne nomme l'intervenant, et [hh:mm:ss] donne l'heure.",
+  "text.help": "Collez une transcription, ou choisissez un fichier de transcription, pour obtenir le compte rendu sans audio. Une ligne par prise de parole ; « Nom : » en début de ligne nomme l'intervenant, et [hh:mm:ss] donne l'heure.",
   "text.paste": "Transcription",
   "text.file": "Ou un fichier de transcription (.vtt, .srt, .sbv, .txt, jusqu'à 1 Mo) : les exports de Teams, Zoom et Meet sont lus tels quels",
   "text.submit": "Créer la réunion à partir de ce texte",
