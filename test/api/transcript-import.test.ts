@@ -149,21 +149,21 @@ describe("refused", () => {
     both.append("file", new Blob([new Uint8Array(100)]), "a.wav");
     const conflict = await expectProblem(await post(both), 400, "validation_error");
     expect(conflict.errors).toEqual([{ field: "file", code: "conflict", message: "Send either transcript or file, not both." }]);
-    const withUrl = await expectProblem(await post(importForm("WEBVTT\n", "a.vtt", { audio_url: "https://example.com/a.mp3" })), 400, "validation_error");
+    const withUrl: Json = await expectProblem(await post(importForm("WEBVTT\n", "a.vtt", { audio_url: "https://example.com/a.mp3" })), 400, "validation_error");
     expect(withUrl.errors[0]).toMatchObject({ field: "audio_url", message: "Send a transcript or an audio_url, not both." });
-    const wrongSource = await expectProblem(await post(importForm("Alice: hi", "a.txt", { source: "upload" })), 400, "validation_error");
+    const wrongSource: Json = await expectProblem(await post(importForm("Alice: hi", "a.txt", { source: "upload" })), 400, "validation_error");
     expect(wrongSource.errors[0]).toMatchObject({ field: "source" });
     const textWithFile = new FormData();
     textWithFile.append("source", "text");
     textWithFile.append("file", new Blob([new Uint8Array(100)]), "a.wav");
-    expect((await expectProblem(await post(textWithFile), 400, "validation_error")).errors[0]).toMatchObject({ field: "source" });
+    expect(((await expectProblem(await post(textWithFile), 400, "validation_error")) as Json).errors[0]).toMatchObject({ field: "source" });
     const json = await server.api("/api/v1/meetings", { method: "POST", key, json: { transcript: "WEBVTT" } });
-    expect((await expectProblem(json, 400, "validation_error")).errors[0]).toMatchObject({ field: "transcript" });
+    expect(((await expectProblem(json, 400, "validation_error")) as Json).errors[0]).toMatchObject({ field: "transcript" });
   });
 
   test("a participant holding a label the transcript gives someone else is 400", async () => {
     const response = await post(importForm(readFileSync(join(FIXTURES, "zoom.vtt")), "zoom.vtt", { participants: JSON.stringify([{ name: "Eve", speaker_labels: ["SPEAKER_01"] }]) }));
-    const body = await expectProblem(response, 400, "validation_error");
+    const body: Json = await expectProblem(response, 400, "validation_error");
     expect(body.errors[0]).toMatchObject({ field: "participants[0].speaker_labels", code: "duplicate_label", message: "SPEAKER_01 is the transcript's speaker Tom O'Brien." });
   });
 

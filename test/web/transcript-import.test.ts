@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createUserWithKey, ROOT, startServer, type TestServer } from "../helpers/server.ts";
+import { createUserWithKey, ROOT, settledMeeting, startServer, type TestServer } from "../helpers/server.ts";
 import { CookieClient } from "../helpers/web-client.ts";
 
 setDefaultTimeout(60_000);
@@ -40,16 +40,6 @@ async function postText(browser: CookieClient, file: string, language = "en") {
   return fetch(`${server.url}/meetings/text`, { method: "POST", redirect: "manual", headers: { cookie: browser.header(), origin: server.url }, body });
 }
 
-async function completed(id: string): Promise<Json> {
-  const deadline = Date.now() + 30_000;
-  let meeting: Json;
-  do {
-    await Bun.sleep(100);
-    meeting = (await (await server.api(`/api/v1/meetings/${id}`, { key })).json()) as Json;
-  } while (meeting.status !== "completed" && meeting.status !== "failed" && Date.now() < deadline);
-  return meeting;
-}
-
 test("the form offers transcript files, in English and French", async () => {
   const browser = await signedIn();
   const page = await (await browser.get("/meetings/new")).text();
@@ -64,7 +54,7 @@ test("a Teams WebVTT file becomes a meeting with its speakers as participants an
   const created = await postText(browser, "teams.vtt");
   expect(created.status).toBe(303);
   const id = created.headers.get("location")!.split("/").pop()!;
-  const meeting = await completed(id);
+  const meeting = await settledMeeting(server, key, id);
   expect(meeting).toMatchObject({ status: "completed", source: "text", has_summary: true, duration_seconds: 63 });
   expect(meeting.participants.map((p: Json) => p.name)).toEqual(["Alice Martin", "Bob Dupont", "Chloé Nguyen"]);
   const page = await (await browser.get(`/meetings/${id}`)).text();
