@@ -76,8 +76,9 @@ function assertKnownTemplates(fields: CreateMeetingFields, known: KnownTemplates
 
 /**
  * Reads a POST /v1/meetings request: multipart with `file` (or, an extension, `transcript`), or
- * JSON with `audio_url`, exactly one of them. An upload streams to a temp file; the hash covers the fields and the file's
- * digest, so a retried upload with another multipart boundary still matches its first try.
+ * JSON with `audio_url`, exactly one of them. An upload streams to a temp file; the hash covers
+ * the fields and the file's digest, so a retried upload with another multipart boundary still
+ * matches its first try. A transcript is read whole once it has arrived (at most 1 MiB).
  */
 export async function receiveMeeting(request: Request, deps: ReceiveDeps): Promise<{ parsed: ReceivedMeeting; hash: string }> {
   const contentType = (request.headers.get("content-type") ?? "").toLowerCase();
@@ -145,14 +146,14 @@ async function receiveUpload(request: Request, deps: ReceiveDeps): Promise<{ par
     throw error instanceof UploadAborted ? bodyIncomplete() : error;
   });
   try {
-    const { raw, parsed: fields } = await validate(form.fields, form.file?.field ?? "file");
+    const { raw, parsed: fields } = await validate(form.fields, form.file?.field);
     if (!form.file) {
       throw ApiError.validation([
         { field: "file", code: "required", message: "A multipart request needs the recording in the field file (or a transcript in the field transcript)." },
       ]);
     }
     const { field, bytes, sha256, filename } = form.file;
-    if (bytes === 0) throw ApiError.validation([{ field, code: "too_short", message: `The ${field === "file" ? "file" : field} is empty.` }]);
+    if (bytes === 0) throw ApiError.validation([{ field, code: "too_short", message: `The ${field} is empty.` }]);
     // The part's name is hashed too: the same bytes sent as a recording are another request.
     const hash = hashRequest({ fields: raw, file: { sha256, bytes, name: filename, ...(field === "file" ? {} : { part: field }) } });
     if (field === TRANSCRIPT_PART) {

@@ -157,6 +157,10 @@ describe("refused", () => {
     textWithFile.append("source", "text");
     textWithFile.append("file", new Blob([new Uint8Array(100)]), "a.wav");
     expect(((await expectProblem(await post(textWithFile), 400, "validation_error")) as Json).errors[0]).toMatchObject({ field: "source" });
+    const nothing = new FormData();
+    nothing.append("source", "text");
+    const missing: Json = await expectProblem(await post(nothing), 400, "validation_error");
+    expect(missing.errors[0]).toMatchObject({ field: "file", code: "required" });
     const json = await server.api("/api/v1/meetings", { method: "POST", key, json: { transcript: "WEBVTT" } });
     expect(((await expectProblem(json, 400, "validation_error")) as Json).errors[0]).toMatchObject({ field: "transcript" });
   });
