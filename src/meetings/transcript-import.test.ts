@@ -141,6 +141,24 @@ describe("refused, with the line that failed and what was expected", () => {
     expect(refusal(() => parse("bad.sbv"))).toBe('The transcript could not be read: line 4: SubViewer: expected a cue timing such as 0:00:01.000,0:00:04.000, found "0:00:04.200 0:00:09.750".');
   });
 
+  test("a cue that ends before it starts (one that ends where it starts is kept)", () => {
+    expect(refusal(() => parseTranscriptFile("1\n00:00:05,000 --> 00:00:04,000\nBackwards\n", "a.srt", "transcript"))).toContain("line 2: SubRip: expected a cue that ends at or after its start");
+    expect(refusal(() => parseTranscriptFile("WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nfine\n\n00:00:05.000 --> 00:00:04.000\nBackwards\n", "a.vtt", "transcript"))).toContain(
+      "line 6: expected a cue that ends at or after its start",
+    );
+    expect(parseTranscriptFile("WEBVTT\n\n00:00:03.000 --> 00:00:03.000\nInstant\n", "a.vtt", "transcript").segments).toEqual([{ start: 3, end: 3, speaker: "SPEAKER_00", text: "Instant" }]);
+  });
+
+  test("a line of digits then a timing line inside a cue's words", () => {
+    expect(refusal(() => parseTranscriptFile("1\n00:00:01,000 --> 00:00:02,000\nwords\n7\n00:00:03,000 --> 00:00:04,000\nmore\n", "a.srt", "transcript"))).toContain(
+      "line 2: SubRip: expected a cue's words, found a cue number and timing inside them",
+    );
+  });
+
+  test("lines counted in a file of CR line ends", () => {
+    expect(refusal(() => parseTranscriptFile("Alice: one\rBob: two\r\0", "x.txt", "transcript"))).toContain("line 3: expected text, found a NUL byte");
+  });
+
   test("bytes that are not UTF-8, and NUL bytes, name their line", () => {
     const bytes = new Uint8Array([...new TextEncoder().encode("Alice: fine\nBob: fine too\nCarol: "), 0xff, 0xfe, 0x0a]);
     expect(refusal(() => parseTranscriptFile(bytes, "x.txt", "transcript"))).toContain("line 3: expected text in UTF-8");

@@ -100,14 +100,16 @@ function parseContent(text: string, extension: string): ImportedTranscript {
   return { format: "text", ...parseTextTranscript(withoutMeetHeading(lines).join("\n")) };
 }
 
+/** The 1-based line of an offset, lines broken as parseContent breaks them (CRLF, CR or LF). */
 function lineOf(text: string, offset: number): number {
-  let line = 1;
-  for (let i = 0; i < offset; i++) if (text.charCodeAt(i) === 10) line++;
-  return line;
+  return text.slice(0, offset).split(/\r\n|\r|\n/).length;
 }
 
+const BACKWARDS = "expected a cue that ends at or after its start";
+
 // What webvtt-parser reports that loses nothing: header lines ("Kind: captions", "Language: en",
-// as YouTube and Zoom write them) without a blank line, and a cue that ends where it starts.
+// as YouTube and Zoom write them) without a blank line, and a cue that ends where it starts (one
+// that ends before it starts is refused below).
 const HARMLESS_VTT_ERRORS = new Set(["No blank line after the signature.", "End timestamp is not greater than start timestamp."]);
 
 function parseVtt(text: string): ParsedTextTranscript {
@@ -119,6 +121,7 @@ function parseVtt(text: string): ParsedTextTranscript {
   }
   if (cues.length > MAX_TRANSCRIPT_LINES) throw new FormatError(cueLine(text, cues[MAX_TRANSCRIPT_LINES]!), `expected at most ${MAX_TRANSCRIPT_LINES.toLocaleString("en-US")} cues`);
   const turns = cues.flatMap((cue) => {
+    if (cue.endTime < cue.startTime) throw new FormatError(cueLine(text, cue), BACKWARDS);
     const spoken = voiceTurns(cue);
     const long = spoken.find((turn) => turn.text.length > MAX_CUE_CHARS);
     if (long) throw new FormatError(cueLine(text, cue), `expected a cue of at most ${MAX_CUE_CHARS.toLocaleString("en-US")} characters`);
@@ -148,13 +151,13 @@ function voiceTurns(cue: WebVTTCue): Turn[] {
   const flushLoose = () => {
     if (loose.trim() === "") return;
     const named = speakerPrefix(loose);
-    turns.push({ start: cue.startTime, end: Math.max(cue.startTime, cue.endTime), name: named?.name ?? null, text: named?.text ?? loose });
+    turns.push({ start: cue.startTime, end: cue.endTime, name: named?.name ?? null, text: named?.text ?? loose });
     loose = "";
   };
   for (const node of cue.tree.children) {
     if (node.type === "object" && node.name === "v") {
       flushLoose();
-      turns.push({ start: cue.startTime, end: Math.max(cue.startTime, cue.endTime), name: decodeVoice(String(node.value ?? "")) || null, text: wordsOf(node.children ?? []) });
+      turns.push({ start: cue.startTime, end: cue.endTime, name: decodeVoice(String(node.value ?? "")) || null, text: wordsOf(node.children ?? []) });
     } else {
       loose += wordsOf([node]);
     }
@@ -225,23 +228,28 @@ function parseCueBlocks(lines: readonly string[], format: CueBlocks): ParsedText
     state = "words";
   }
   if (state === "timing") throw new FormatError(lines.length, `${format.name}: expected a cue timing such as ${format.example} after the cue number, found the end of the file`);
-  for (const block of blocks) {
-    if (block.words.join(" ").length > MAX_CUE_CHARS) throw new FormatError(block.line, `expected a cue of at most ${MAX_CUE_CHARS.toLocaleString("en-US")} characters`);
-  }
-  const subrip = blocks.map((block, i) => `${i + 1}\n${block.start} --> ${block.end}\n${block.words.join("\n")}\n`).join("\n");
-  const cues = new SrtParser().fromSrt(subrip);
+  const cues = new SrtParser().fromSrt(subrip(blocks));
   const diverging = blocks.findIndex((block, i) => cues[i]?.startTime !== block.start);
   if (diverging >= 0 || cues.length !== blocks.length) {
     // A cue's words held a line of digits then a timing line: read as a cue of its own.
     const at = blocks[diverging >= 0 ? diverging - 1 : blocks.length - 1] ?? blocks[0]!;
     throw new FormatError(at.line, `${format.name}: expected a cue's words, found a cue number and timing inside them`);
   }
+  for (const [i, block] of blocks.entries()) {
+    if (cues[i]!.endSeconds < cues[i]!.startSeconds) throw new FormatError(block.line, `${format.name}: ${BACKWARDS}`);
+    if (block.words.join(" ").length > MAX_CUE_CHARS) throw new FormatError(block.line, `expected a cue of at most ${MAX_CUE_CHARS.toLocaleString("en-US")} characters`);
+  }
   return labelTurns(
     cues.map((cue) => {
       const named = speakerPrefix(cue.text);
-      return { start: cue.startSeconds, end: Math.max(cue.startSeconds, cue.endSeconds), name: named?.name ?? null, text: named?.text ?? cue.text };
+      return { start: cue.startSeconds, end: cue.endSeconds, name: named?.name ?? null, text: named?.text ?? cue.text };
     }),
   );
+}
+
+/** The checked blocks as plain SubRip: numbered in order, one timing form. */
+function subrip(blocks: readonly Block[]): string {
+  return blocks.map((block, i) => `${i + 1}\n${block.start} --> ${block.end}\n${block.words.join("\n")}\n`).join("\n");
 }
 
 function quote(line: string): string {
