@@ -39,6 +39,8 @@ import { createMeetingUpload, type CreateMeetingFields, type listMeetingsQuery, 
 import { speakerNamesPatch } from "./speaker-names.ts";
 import { assertOwnClient, findOwnedMeeting, meetingParticipants, type MeetingRow } from "./store.ts";
 import { storeTextMeeting, textMeeting } from "./text-source.ts";
+import type { ParsedTextTranscript } from "./text-transcript.ts";
+import { parseTranscriptFile } from "./transcript-import.ts";
 import { meetingTranscript, ownedTranscript } from "./transcript.ts";
 
 /** What the routes and pages need beside the use cases: the request schemas, the bounds, the domain types. */
@@ -157,6 +159,28 @@ export function meetingsApp(deps: MeetingsAppDeps) {
     return created;
   };
 
+  /**
+   * A meeting from a given transcript: its text stored, its report-only job queued (none with
+   * transcribe_only), the scheduler woken. `inTransaction` as for create. The meeting's id.
+   */
+  const fromTranscript = async (
+    actor: Actor,
+    fields: CreateMeetingFields,
+    parsed: ParsedTextTranscript,
+    inTransaction?: (tx: TxConn, meetingId: string) => Promise<void>,
+  ): Promise<string> => {
+    const meeting = textMeeting(fields, parsed, deps.clock.now());
+    try {
+      await writeSummarizeInput(deps.storage, meeting.id, meeting.transcript);
+      await storeTextMeeting(conn, deps, actor.account, meeting, actor.channel, inTransaction);
+    } catch (error) {
+      await deps.storage.delete(meeting.id);
+      throw error;
+    }
+    deps.scheduler.wake();
+    return meeting.id;
+  };
+
   /** Changes title, date, tags, client or participants (the report is not written again); the meeting after. */
   const patch = async (actor: Actor, meetingId: string, change: PatchMeeting): Promise<RenderedMeeting> => {
     await storeMeetingPatch(conn, actor.account.userId, meetingId, change, deps.clock.now());
@@ -204,14 +228,17 @@ export function meetingsApp(deps: MeetingsAppDeps) {
           execute: async ({ fields, recording }, complete) => {
             if (actor.channel === "webapp" && recording.kind !== "upload") throw new UploadRequired();
             let body: unknown = null;
-            const created = await create(actor, fields, recording, async (tx, id) => {
+            const inTransaction = async (tx: TxConn, id: string) => {
               if (actor.channel !== "api") return;
               // Rendered in the creating transaction, before the scheduler wakes: the meeting as accepted, queued.
               const row = (await findOwnedMeeting(tx, account.userId, id))!;
               body = (await renderedMeetings(tx, [row], deps.publicApiUrl()))[0]!;
               await complete(tx, { status: 202, body }, id);
-            });
-            meetingId = created.meetingId;
+            };
+            meetingId =
+              recording.kind === "transcript"
+                ? await fromTranscript(actor, fields, recording.transcript, inTransaction)
+                : (await create(actor, fields, recording, inTransaction)).meetingId;
             return { status: 202, body };
           },
           discard: discardReceived,
@@ -223,20 +250,13 @@ export function meetingsApp(deps: MeetingsAppDeps) {
     },
 
     /**
-     * A meeting from a text transcript (web app): stored as the text gives it, its named speakers
-     * made participants, and a report-only job queued. The meeting's id.
+     * A meeting from a text transcript (web app): pasted text, or a file in any format
+     * transcript-import.ts reads (`fileName` hints at it); stored as the transcript gives it, its
+     * named speakers made participants, and a report-only job queued. `field` names the form field
+     * in a 400. The meeting's id.
      */
-    async createFromText(actor: Actor, fields: CreateMeetingFields, text: string): Promise<string> {
-      const meeting = textMeeting(fields, text, deps.clock.now());
-      try {
-        await writeSummarizeInput(deps.storage, meeting.id, meeting.transcript);
-        await storeTextMeeting(conn, deps, actor.account, meeting, actor.channel);
-      } catch (error) {
-        await deps.storage.delete(meeting.id);
-        throw error;
-      }
-      deps.scheduler.wake();
-      return meeting.id;
+    async createFromText(actor: Actor, fields: CreateMeetingFields, text: string | Uint8Array, source: { fileName: string | null; field: string } = { fileName: null, field: "text" }): Promise<string> {
+      return fromTranscript(actor, fields, parseTranscriptFile(text, source.fileName, source.field));
     },
 
     /**

@@ -14,6 +14,8 @@ export const meetingProcessingJob = declareJobKind({
     transcribeOnly: z.boolean().optional(),
     /** A report written again from the stored (corrected) transcript: summarize only, no documents spawned. */
     reportOnly: z.boolean().optional(),
+    /** With reportOnly: the meeting's first processing, of a transcript given at creation (source text): its documents spawn. */
+    givenTranscript: z.boolean().optional(),
     /** The templates the meeting asked for at creation (shown as the job's document_templates). */
     documentTemplates: z.array(z.string()).nullable().optional(),
     /** The document jobs queued when its report was stored (shown as document_job_ids). */

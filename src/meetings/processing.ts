@@ -210,7 +210,8 @@ export function meetingProcessing(deps: {
       await setMeeting(tx, job, { status: "completed", updatedAt: now });
       const meeting = await meetingOf(tx, job);
       const payload = meetingJobPayload(job);
-      if (meeting && payload.transcribeOnly !== true && payload.reportOnly !== true) {
+      // A report written again spawns nothing; a given transcript's first report is its meeting's processing.
+      if (meeting && payload.transcribeOnly !== true && (payload.reportOnly !== true || payload.givenTranscript === true)) {
         // Before processing.completed, which carries their ids (document_job_ids).
         const templateIds = templatesRequested(deps.templates, meeting.documentTemplates, meeting.persona);
         const spawned = await run(tx, async (q) =>

@@ -54,6 +54,8 @@ export function queueProcessing(
  * A processing job of the summarize step only, after the slot check, admitted with the expected
  * cost of a report over `chars` characters of transcript (usage/admission.ts): from the API
  * wallet, or for the web app one writing of its monthly documents quota (402 when it cannot pay).
+ * `given`: the meeting's transcript was given at its creation (source text), so this job is its
+ * processing: it shows the documents and metadata asked for, and spawns those documents.
  */
 export async function enqueueReportOnly(
   tx: Queryable,
@@ -63,9 +65,12 @@ export async function enqueueReportOnly(
   channel: Channel,
   chars: number,
   now: number,
+  given?: { documentTemplates: string[] | null; metadata: Record<string, unknown> | null },
 ): Promise<string> {
+  const payload = given ? { reportOnly: true, transcribeOnly: false, givenTranscript: true, documentTemplates: given.documentTemplates } : { reportOnly: true, transcribeOnly: false };
+  const metadata = given?.metadata ?? null;
   return admit(tx, deps, { account, channel }, { kind: "report", transcriptChars: chars }, now, () =>
-    enqueueJob(tx, { userId: account.userId, kind: meetingProcessingJob, firstStep: "summarize", now, meetingId, channel, payload: { reportOnly: true, transcribeOnly: false }, audioSeconds: 0 }, deps.jobQueue),
+    enqueueJob(tx, { userId: account.userId, kind: meetingProcessingJob, firstStep: "summarize", now, meetingId, channel, metadata, payload, audioSeconds: 0 }, deps.jobQueue),
   );
 }
 

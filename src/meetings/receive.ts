@@ -1,4 +1,4 @@
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { ApiError } from "../errors/api-error.ts";
 import { bodyIncomplete, CLOSE_AFTER } from "../errors/body-errors.ts";
 import { bodyPaceOf } from "../http/request-context.ts";
@@ -10,13 +10,25 @@ import { looksLikeRecording, MEDIA_HEAD_BYTES, NOT_A_RECORDING_MESSAGE } from ".
 import { receiveMultipart, UploadAborted } from "../uploads/multipart.ts";
 import { assertLabelsUnique, type Recording } from "./create.ts";
 import { createMeetingJson, createMeetingUpload, multipartToObject, type CreateMeetingFields } from "./schema.ts";
+import { MAX_TEXT_TRANSCRIPT_BYTES } from "./text-transcript.ts";
+import { parseTranscriptFile, type ImportedTranscript } from "./transcript-import.ts";
 
 export { MAX_UPLOAD_FILE_BYTES as MAX_UPLOAD_BYTES } from "../uploads/limits.ts";
 
 export interface ReceivedMeeting {
   fields: CreateMeetingFields;
-  recording: Recording;
+  recording: Recording | TranscriptFile;
 }
+
+/** A transcript sent instead of a recording (the multipart part `transcript`: source text), read whole. */
+export interface TranscriptFile {
+  kind: "transcript";
+  transcript: ImportedTranscript;
+  fileName: string;
+}
+
+/** The multipart part that carries a transcript written elsewhere (Teams, Zoom, Meet, subtitles, text). */
+export const TRANSCRIPT_PART = "transcript";
 
 export interface ReceiveDeps {
   tmpDir: string;
@@ -63,9 +75,10 @@ function assertKnownTemplates(fields: CreateMeetingFields, known: KnownTemplates
 }
 
 /**
- * Reads a POST /v1/meetings request: multipart with `file`, or JSON with `audio_url`, exactly
- * one of the two. An upload streams to a temp file; the hash covers the fields and the file's
- * digest, so a retried upload with another multipart boundary still matches its first try.
+ * Reads a POST /v1/meetings request: multipart with `file` (or, an extension, `transcript`), or
+ * JSON with `audio_url`, exactly one of them. An upload streams to a temp file; the hash covers
+ * the fields and the file's digest, so a retried upload with another multipart boundary still
+ * matches its first try. A transcript is read whole once it has arrived (at most 1 MiB).
  */
 export async function receiveMeeting(request: Request, deps: ReceiveDeps): Promise<{ parsed: ReceivedMeeting; hash: string }> {
   const contentType = (request.headers.get("content-type") ?? "").toLowerCase();
@@ -73,7 +86,7 @@ export async function receiveMeeting(request: Request, deps: ReceiveDeps): Promi
   if (contentType.startsWith("application/json") || contentType === "") return receiveUrl(request, deps);
   throw new ApiError(
     "unsupported_media_type",
-    `Send multipart/form-data with a file, or application/json with audio_url; the request was ${contentType}.`,
+    `Send multipart/form-data with a file (or a transcript), or application/json with audio_url; the request was ${contentType}.`,
   );
 }
 
@@ -84,12 +97,20 @@ export async function receiveMeeting(request: Request, deps: ReceiveDeps): Promi
  * only be validated once it has arrived (docs/api-notes.md, "order of checks").
  */
 async function receiveUpload(request: Request, deps: ReceiveDeps): Promise<{ parsed: ReceivedMeeting; hash: string }> {
-  const validate = async (fields: Map<string, string[]>) => {
+  // `part`: the file part's name once it is known (undefined while only fields have arrived).
+  const validate = async (fields: Map<string, string[]>, part: string | undefined) => {
     const raw = multipartToObject(deps.dropEmptyFields ? withoutEmpty(fields) : fields);
     if ("audio_url" in raw) {
-      throw ApiError.validation([{ field: "audio_url", code: "conflict", message: "Send either a file or an audio_url, not both." }]);
+      const sent = part === TRANSCRIPT_PART ? "a transcript" : "a file";
+      throw ApiError.validation([{ field: "audio_url", code: "conflict", message: `Send ${sent} or an audio_url, not both.` }]);
     }
-    const parsed = parseOrThrow(createMeetingUpload, raw);
+    // source: text says what a transcript part already says; it is allowed with one, and nothing else.
+    const { source, ...rest } = raw;
+    if (source !== undefined && (source !== "text" || (part !== undefined && part !== TRANSCRIPT_PART))) {
+      const message = source === "text" ? "source text goes with a transcript part, not a file." : "source is text (with a transcript part), or left out.";
+      throw ApiError.validation([{ field: "source", code: "invalid_value", message }]);
+    }
+    const parsed = parseOrThrow(createMeetingUpload, rest);
     await assertValidFields(parsed, deps);
     return { raw, parsed };
   };
@@ -99,17 +120,20 @@ async function receiveUpload(request: Request, deps: ReceiveDeps): Promise<{ par
     maxFieldBytes: 64 * 1024,
     maxFields: 40,
     fileField: "file",
+    // A transcript is text: bounded as the web app's text source is (413 over it).
+    otherFileFields: { [TRANSCRIPT_PART]: MAX_TEXT_TRANSCRIPT_BYTES },
     pace: bodyPaceOf(request),
     // Awaited before the reader goes on: no more of the body is read, and nothing of the file
     // stored, until the fields are valid and the account admitted.
-    beforeFile: async (fieldsSoFar) => {
+    beforeFile: async (fieldsSoFar, part) => {
       try {
-        await validate(fieldsSoFar);
+        await validate(fieldsSoFar, part);
         await deps.admit();
       } catch (error) {
         throw closingConnection(error);
       }
     },
+    // The recording's file only (a transcript is checked as text once it has arrived).
     checkFileHead: {
       headBytes: MEDIA_HEAD_BYTES,
       // An empty file is left to the clearer 400 below.
@@ -122,15 +146,22 @@ async function receiveUpload(request: Request, deps: ReceiveDeps): Promise<{ par
     throw error instanceof UploadAborted ? bodyIncomplete() : error;
   });
   try {
-    const { raw, parsed: fields } = await validate(form.fields);
+    const { raw, parsed: fields } = await validate(form.fields, form.file?.field);
     if (!form.file) {
-      throw ApiError.validation([{ field: "file", code: "required", message: "A multipart request needs the recording in the field file." }]);
+      throw ApiError.validation([
+        { field: "file", code: "required", message: "A multipart request needs the recording in the field file (or a transcript in the field transcript)." },
+      ]);
     }
-    if (form.file.bytes === 0) throw ApiError.validation([{ field: "file", code: "too_short", message: "The file is empty." }]);
-    return {
-      parsed: { fields, recording: { kind: "upload", tmpPath: form.file.path, fileName: form.file.filename } },
-      hash: hashRequest({ fields: raw, file: { sha256: form.file.sha256, bytes: form.file.bytes, name: form.file.filename } }),
-    };
+    const { field, bytes, sha256, filename } = form.file;
+    if (bytes === 0) throw ApiError.validation([{ field, code: "too_short", message: `The ${field} is empty.` }]);
+    // The part's name is hashed too: the same bytes sent as a recording are another request.
+    const hash = hashRequest({ fields: raw, file: { sha256, bytes, name: filename, ...(field === "file" ? {} : { part: field }) } });
+    if (field === TRANSCRIPT_PART) {
+      const text = readFileSync(form.file.path);
+      rmSync(form.file.path, { force: true });
+      return { parsed: { fields, recording: { kind: "transcript", transcript: parseTranscriptFile(text, filename, field), fileName: filename } }, hash };
+    }
+    return { parsed: { fields, recording: { kind: "upload", tmpPath: form.file.path, fileName: filename } }, hash };
   } catch (error) {
     if (form.file) rmSync(form.file.path, { force: true });
     throw error;
@@ -150,6 +181,9 @@ function withoutEmpty(fields: Map<string, string[]>): Map<string, string[]> {
 
 async function receiveUrl(request: Request, deps: ReceiveDeps): Promise<{ parsed: ReceivedMeeting; hash: string }> {
   const body = await readJsonBody(request);
+  if (body !== null && typeof body === "object" && TRANSCRIPT_PART in body) {
+    throw ApiError.validation([{ field: TRANSCRIPT_PART, code: "invalid_type", message: "A transcript is a file part of a multipart/form-data request, not JSON." }]);
+  }
   const { audio_url, ...fields } = parseOrThrow(createMeetingJson, body);
   await assertValidFields(fields, deps);
   try {

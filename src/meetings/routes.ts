@@ -30,11 +30,23 @@ export function meetingRoutes({ meetings }: MeetingRouteDeps) {
       method: "POST",
       path: "/api/v1/meetings",
       operationId: "createMeeting",
-      summary: "Upload a recording (multipart file) or point at one (JSON audio_url); answers 202 with the queued meeting and its job",
+      summary: "Upload a recording (multipart file) or point at one (JSON audio_url), or (extension) send a transcript file (multipart transcript); answers 202 with the queued meeting and its job",
       tag: "Meetings",
       access: access.allOf("write:meetings"),
       requestBodyDoc: {
-        "multipart/form-data": createMeetingUpload.and(z.object({ file: z.string().meta({ format: "binary", description: "The recording: audio or video, at most 2 GB (2,000,000,000 bytes); checked by its first bytes (415 unsupported_media otherwise)" }) })),
+        "multipart/form-data": createMeetingUpload.and(
+          z.union([
+            z.object({ file: z.string().meta({ format: "binary", description: "The recording: audio or video, at most 2 GB (2,000,000,000 bytes); checked by its first bytes (415 unsupported_media otherwise)" }) }),
+            z.object({
+              transcript: z.string().meta({
+                format: "binary",
+                description:
+                  "Extension, instead of file: a transcript written elsewhere, at most 1 MiB (1,048,576 bytes) of UTF-8: WebVTT (Teams' <v Name> voice tags, Zoom's \"Name:\" prefixes), SubRip, SubViewer (.sbv) or plain text (\"[hh:mm:ss] Name: words\" lines). Read by its content, its file name's extension a hint. Its speakers become participants; no recording. 400 validation_error naming the line that failed; 413 file_too_large over the size.",
+              }),
+              source: z.literal("text").optional().meta({ description: "Extension: the meeting's source, text: allowed with transcript only" }),
+            }),
+          ]),
+        ),
         "application/json": createMeetingJson,
       },
       responses: { 202: { description: "Accepted: the meeting (status queued) with its job", schema: meetingSchema } },

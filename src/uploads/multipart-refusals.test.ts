@@ -219,4 +219,32 @@ describe("hooks before the file and on its first bytes", () => {
     expect(refused).toBe(refusal);
     expect(await settledLeftIn(dir)).toEqual([]);
   });
+
+  test("otherFileFields: another part may carry the one file, with its own limit and no head check; never both", async () => {
+    const dir = freshDir();
+    const heads: Uint8Array[] = [];
+    const seen: string[] = [];
+    const options: ReceiveOptions = {
+      ...base(dir),
+      otherFileFields: { transcript: 1000 },
+      checkFileHead: { headBytes: 16, check: (head) => void heads.push(head) },
+      beforeFile: (_fields, field) => void seen.push(field),
+    };
+    const text = new TextEncoder().encode("WEBVTT\n\n00:01.000 --> 00:02.000\nHi\n");
+    const form = await receiveMultipart(request(multipart([{ name: "transcript", filename: "call.vtt", value: text }])), options);
+    expect(form.file).toMatchObject({ field: "transcript", filename: "call.vtt", bytes: text.length, sha256: sha256(text) });
+    expect(seen).toEqual(["transcript"]);
+    expect(heads).toEqual([]);
+    await unlink(form.file!.path);
+    const tooLarge = await receiveMultipart(request(multipart([{ name: "transcript", filename: "t.srt", value: content.subarray(0, 1001) }])), options).catch((e: unknown) => e);
+    expect(tooLarge).toMatchObject({ code: "file_too_large", message: "The transcript is larger than its limit of 1,000 bytes. Nothing was kept." });
+    const both = await receiveMultipart(
+      request(multipart([{ name: "file", filename: "a.wav", value: content.subarray(0, 100) }, { name: "transcript", filename: "t.srt", value: text }])),
+      options,
+    ).catch((e: unknown) => e);
+    expect(both).toMatchObject({ code: "validation_error", errors: [{ field: "transcript", code: "conflict", message: "Send either file or transcript, not both." }] });
+    const notAFile = await receiveMultipart(request(multipart([{ name: "transcript", value: "WEBVTT" }])), options).catch((e: unknown) => e);
+    expect(notAFile).toMatchObject({ errors: [{ field: "transcript", code: "invalid_type" }] });
+    expect(await settledLeftIn(dir)).toEqual([]);
+  });
 });

@@ -10,6 +10,8 @@ import { MultipartParser, type PartSink } from "./multipart-parser.ts";
 import { TmpFile } from "./tmp-file.ts";
 
 export interface ReceivedFile {
+  /** The part that carried it: fileField, or one of otherFileFields. */
+  field: string;
   /** Where the file was written; on success the caller owns it (move it or delete it). */
   path: string;
   /** As the client sent it (filename* preferred), not sanitised; may be "". */
@@ -37,6 +39,11 @@ export interface ReceiveOptions {
   maxFields: number;
   /** The one part that may (and must, if a file is sent) carry a file. */
   fileField: string;
+  /**
+   * Parts that may carry the request's one file instead of fileField, each with its own size
+   * limit in bytes (the API's transcript, beside a recording's file).
+   */
+  otherFileFields?: Readonly<Record<string, number>>;
   /** Aborting it stops the upload like a client disconnect (UploadAborted). */
   signal?: AbortSignal;
   /** How slowly the body may arrive before the upload is given up (408 request_timeout). */
@@ -46,10 +53,11 @@ export interface ReceiveOptions {
    * rejection) refuses the request before any of the file is stored (validation, then admission:
    * the caller's). A promise is awaited before anything more of the body is read.
    */
-  beforeFile?: (fieldsSoFar: Map<string, string[]>) => void | Promise<void>;
+  beforeFile?: (fieldsSoFar: Map<string, string[]>, fileField: string) => void | Promise<void>;
   /**
-   * Called once with the file's first `headBytes` bytes (all of a shorter file), as soon as they
+   * Called once with fileField's first `headBytes` bytes (all of a shorter file), as soon as they
    * have arrived: a throw refuses the upload there (e.g. not a recording), without the rest.
+   * Not for otherFileFields.
    */
   checkFileHead?: { headBytes: number; check(head: Uint8Array): void };
 }
@@ -75,8 +83,9 @@ export class UploadAborted extends Error {
 export async function receiveMultipart(request: Request, options: ReceiveOptions): Promise<ReceivedForm> {
   const boundary = multipartBoundary(request.headers.get("content-type"));
   const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > options.maxFileBytes + FORM_OVERHEAD_BYTES) {
-    throw fileTooLarge(options.maxFileBytes);
+  const largest = Math.max(options.maxFileBytes, ...Object.values(options.otherFileFields ?? {}));
+  if (declared !== null && Number(declared) > largest + FORM_OVERHEAD_BYTES) {
+    throw fileTooLarge(largest === options.maxFileBytes ? undefined : largestField(options), largest);
   }
   const signals = [request.signal, options.signal].filter((s): s is AbortSignal => s !== undefined);
   if (signals.some((s) => s.aborted)) throw new UploadAborted();
@@ -131,6 +140,9 @@ type Current =
   | undefined;
 
 interface FileInProgress {
+  field: string;
+  /** Its part's size limit. */
+  maxBytes: number;
   tmp: TmpFile;
   filename: string;
   contentType: string;
@@ -155,20 +167,27 @@ class FormCollector implements PartSink {
 
   partBegin(headers: PartHeaders): void | Promise<void> {
     const { fileField } = this.options;
+    const others = this.options.otherFileFields ?? {};
+    const isFileField = headers.name === fileField || Object.hasOwn(others, headers.name);
     if (headers.filename !== undefined) {
-      if (headers.name !== fileField) {
-        throw invalid(headers.name, "invalid_type", `Only ${fileField} may be a file; send ${headers.name} as a text field.`);
+      if (!isFileField) {
+        const names = [fileField, ...Object.keys(others)].join(" or ");
+        throw invalid(headers.name, "invalid_type", `Only ${names} may be a file; send ${headers.name} as a text field.`);
       }
-      if (this.file) throw invalid(fileField, "invalid_value", "Only one file may be uploaded per request.");
-      const checking = this.options.beforeFile?.(this.fields);
+      if (this.file) {
+        const message = this.file.field === headers.name ? "Only one file may be uploaded per request." : `Send either ${this.file.field} or ${headers.name}, not both.`;
+        throw invalid(headers.name, this.file.field === headers.name ? "invalid_value" : "conflict", message);
+      }
+      const field = headers.name;
+      const checking = this.options.beforeFile?.(this.fields, field);
       // The parser waits for the check: the file is opened, and its bytes read, only once it passed.
       const { filename, contentType } = headers;
-      if (checking) return checking.then(() => this.beginFile(filename, contentType));
-      this.beginFile(filename, contentType);
+      if (checking) return checking.then(() => this.beginFile(field, filename, contentType));
+      this.beginFile(field, filename, contentType);
       return;
     }
-    if (headers.name === fileField) {
-      throw invalid(fileField, "invalid_type", `${fileField} must be a file part (a Content-Disposition with a filename).`);
+    if (isFileField) {
+      throw invalid(headers.name, "invalid_type", `${headers.name} must be a file part (a Content-Disposition with a filename).`);
     }
     if (++this.fieldCount > this.options.maxFields) {
       throw invalid(headers.name, "too_large", `The form has more than ${this.options.maxFields} text fields.`);
@@ -176,15 +195,18 @@ class FormCollector implements PartSink {
     this.current = { kind: "field", name: headers.name, pieces: [], bytes: 0 };
   }
 
-  private beginFile(filename: string, contentType: string | undefined): void {
+  private beginFile(field: string, filename: string, contentType: string | undefined): void {
+    const main = field === this.options.fileField;
     this.file = {
+      field,
+      maxBytes: main ? this.options.maxFileBytes : this.options.otherFileFields![field]!,
       tmp: new TmpFile(this.options.tmpDir),
       filename,
       contentType: contentType ?? "application/octet-stream",
       hasher: new Bun.CryptoHasher("sha256"),
       bytes: 0,
       sha256: undefined,
-      head: this.options.checkFileHead ? [] : undefined,
+      head: main && this.options.checkFileHead ? [] : undefined,
     };
     this.current = { kind: "file" };
   }
@@ -194,7 +216,7 @@ class FormCollector implements PartSink {
     if (current?.kind === "file") {
       const file = this.file!;
       file.bytes += bytes.byteLength;
-      if (file.bytes > this.options.maxFileBytes) throw fileTooLarge(this.options.maxFileBytes);
+      if (file.bytes > file.maxBytes) throw fileTooLarge(file.field === this.options.fileField ? undefined : file.field, file.maxBytes);
       if (file.head) {
         file.head.push(bytes.slice(0, this.options.checkFileHead!.headBytes));
         if (file.bytes >= this.options.checkFileHead!.headBytes) this.checkHead(file);
@@ -247,7 +269,7 @@ class FormCollector implements PartSink {
     await file.tmp.close();
     return {
       fields: this.fields,
-      file: { path: file.tmp.path, filename: file.filename, contentType: file.contentType, bytes: file.bytes, sha256: file.sha256! },
+      file: { field: file.field, path: file.tmp.path, filename: file.filename, contentType: file.contentType, bytes: file.bytes, sha256: file.sha256! },
     };
   }
 
@@ -272,10 +294,15 @@ function invalid(field: string, code: string, message: string): ApiError {
   return ApiError.validation([error]);
 }
 
-function fileTooLarge(maxBytes: number): ApiError {
-  return new ApiError("file_too_large", `The file is larger than the upload limit of ${describeBytes(maxBytes)}. Nothing was kept.`, {
-    headers: CLOSE_AFTER,
-  });
+/** 413; `field` names a part other than the recording's file, whose limit is its own. */
+function fileTooLarge(field: string | undefined, maxBytes: number): ApiError {
+  const what = field ? `The ${field} is larger than its limit of` : "The file is larger than the upload limit of";
+  return new ApiError("file_too_large", `${what} ${describeBytes(maxBytes)}. Nothing was kept.`, { headers: CLOSE_AFTER });
+}
+
+/** The part with the largest limit among otherFileFields. */
+function largestField(options: ReceiveOptions): string {
+  return Object.entries(options.otherFileFields ?? {}).sort((a, b) => b[1] - a[1])[0]![0];
 }
 
 /** "2 GB (2,000,000,000 bytes)": the unit the spec uses (SI), and the exact figure to remove any doubt. */

@@ -179,6 +179,16 @@ export async function endedJob(server: TestServer, key: string, jobId: string, t
   throw new Error(`job ${jobId} did not end within ${timeoutMs} ms`);
 }
 
+/** Polls GET /v1/meetings/{id} until the meeting is completed or failed (a web app meeting has no job to poll); answers its last body. */
+export async function settledMeeting(server: TestServer, key: string, meetingId: string, timeoutMs = 30_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const meeting = (await (await server.api(`/api/v1/meetings/${meetingId}`, { key })).json()) as { status?: string };
+    if (meeting.status === "completed" || meeting.status === "failed" || Date.now() >= deadline) return meeting;
+    await Bun.sleep(100);
+  }
+}
+
 export async function expectProblem(response: Response, status: number, code: string) {
   const { expect } = await import("bun:test");
   expect(response.status).toBe(status);

@@ -5,7 +5,7 @@ import { createMeetingUpload, MAX_TEXT_TRANSCRIPT_BYTES } from "../../meetings/a
 import { redirect } from "../http.ts";
 import type { WebKit } from "../kit.ts";
 
-/** A meeting from a transcript pasted or uploaded as text (no recording): its report is written from it. */
+/** A meeting from a transcript pasted, or uploaded as a file from Teams, Zoom, Meet or elsewhere (no recording): its report is written from it. */
 export function textMeetingRoutes(app: Elysia, kit: WebKit): void {
   app.post("/meetings/text", async ({ request }) => {
     const session = kit.requireSession(request);
@@ -14,10 +14,13 @@ export function textMeetingRoutes(app: Elysia, kit: WebKit): void {
     const form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { "content-type": request.headers.get("content-type") ?? "" } }).formData().catch(() => new FormData());
     kit.assertCsrf(request, session, String(form.get("_csrf") ?? ""));
     const file = form.get("text_file");
-    const text = file instanceof Blob && file.size > 0 ? await file.text() : String(form.get("text") ?? "");
     const field = (name: string) => (typeof form.get(name) === "string" && String(form.get(name)).trim()) || undefined;
     const fields = parseOrThrow(createMeetingUpload, { title: field("title"), language: field("language") });
-    const id = await kit.deps.apps.meetings.createFromText(kit.actor(session), fields, text);
+    // A file (text, WebVTT, SubRip, SubViewer: read by its content, its name a hint), else the pasted text.
+    const upload = file instanceof File && file.size > 0 ? file : null;
+    const text = upload ? new Uint8Array(await upload.arrayBuffer()) : String(form.get("text") ?? "");
+    const source = upload ? { fileName: upload.name, field: "text_file" } : { fileName: null, field: "text" };
+    const id = await kit.deps.apps.meetings.createFromText(kit.actor(session), fields, text, source);
     return redirect(`/meetings/${id}`);
   });
 }

@@ -50,7 +50,7 @@ export function UploadPage({ frame, maxBytes }: { frame: PageFrame; maxBytes: nu
           </label>
           <label>
             {t("text.file")}
-            <input type="file" name="text_file" accept=".txt,text/plain" />
+            <input type="file" name="text_file" accept=".txt,.vtt,.srt,.sbv,text/plain,text/vtt,application/x-subrip" />
           </label>
           <button type="submit">{t("text.submit")}</button>
         </form>
