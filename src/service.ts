@@ -283,6 +283,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     publicApiUrl: () => urls.api,
     jobQueue,
     scheduler: jobs,
+    audit,
   });
   // The application layer both front ends call (the API's routes and the web app's pages).
   const apps = {
@@ -299,13 +300,14 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       render: renderDocumentFile,
       jobQueue,
       scheduler: jobs,
+      audit,
     }),
     // The transcript, report and export rows are the meeting's: their use cases load them through meetings'.
-    transcripts: transcriptsApp({ loadOwnedTranscript: meetings.transcript, correctSegment: meetings.correctSegment, listCorrections: meetings.corrections }),
-    reports: reportsApp({ loadOwnedReport: meetings.report }),
-    exports: exportsApp({ loadOwnedExportInput: meetings.exportInput }),
+    transcripts: transcriptsApp({ loadOwnedTranscript: meetings.transcript, correctSegment: meetings.correctSegment, listCorrections: meetings.corrections, audit }),
+    reports: reportsApp({ loadOwnedReport: meetings.report, audit }),
+    exports: exportsApp({ loadOwnedExportInput: meetings.exportInput, audit }),
     templates: templatesApp(templates),
-    webhooks: webhooksApp({ conn, clock, egress: config.egress, idempotency, wal, dispatcher: webhooks, pings: new PingThrottle() }),
+    webhooks: webhooksApp({ conn, clock, egress: config.egress, idempotency, wal, dispatcher: webhooks, pings: new PingThrottle(), audit }),
   };
   const routes: RouteDef[] = [];
   routes.push(
@@ -351,6 +353,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     sso,
     maxApiKeys: config.maxApiKeys,
     onApiKeysChanged: () => authenticator.forgetCachedKeys(),
+    audit,
   });
   const { app: webApp, signedInUserOf } = createWebApp({
     clock,

@@ -15,6 +15,7 @@ export const AUDIT_ACTIONS = {
   meetingDeleted: "meeting.deleted",
   transcriptCorrected: "transcript.corrected",
   speakersRenamed: "meeting.speakers_renamed",
+  reportRegenerated: "report.regenerated",
   meetingShared: "meeting.shared",
   redactionSettingsChanged: "redaction.settings_changed",
   documentGenerated: "document.requested",
@@ -23,6 +24,7 @@ export const AUDIT_ACTIONS = {
   signIn: "auth.sign_in",
   signInFailed: "auth.sign_in_failed",
   signOut: "auth.sign_out",
+  passwordChanged: "auth.password_changed",
   // Credentials.
   apiKeyCreated: "api_key.created",
   apiKeyRevoked: "api_key.revoked",

@@ -93,5 +93,12 @@ export function adminCliEntry(accountId: string, action: string, resource: { typ
   return { ...systemEntry(accountId, action, resource, detail), credentialType: "admin_cli", credentialId: operator, channel: "cli" };
 }
 
+/**
+ * The account of a failed sign-in that named no account (an unknown address, a person the identity
+ * provider vouched for whom no account maps to): the entry is the administrator's (the export, the
+ * console), no owner's Activity shows it.
+ */
+export const NO_ACCOUNT = "unknown";
+
 /** A trail that keeps nothing: for use cases built without one (unit tests of other domains). */
 export const NO_AUDIT_TRAIL: AuditTrail = { record() {}, flush: async () => {} };

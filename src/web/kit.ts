@@ -84,7 +84,7 @@ export function createWebKit(deps: WebDeps) {
       const token = cookie(request, SESSION_COOKIE);
       load = (token ? auth.session(token) : Promise.resolve(undefined)).then((loaded) => {
         // Where this request came from, for the audit trail of what the session does (webActor).
-        const session = loaded && { ...loaded, clientAddress: () => clientAddressOf(request)?.() ?? null };
+        const session = loaded && { ...loaded, clientAddress: () => clientAddress(request) };
         sessions.set(request, session ?? null);
         return session;
       });
@@ -130,9 +130,11 @@ export function createWebKit(deps: WebDeps) {
   };
   /** The client's rate-limit key (its address, behind trusted proxies the one they name; IPv6 per /64). */
   const clientKey = (request: Request) => anonymousClientKey(contextOf(request).clientAddress());
+  /** The client's address (behind trusted proxies the one they name), for the audit trail of a sign-in; null outside the pipeline. */
+  const clientAddress = (request: Request): string | null => clientAddressOf(request)?.() ?? null;
   /** Who is acting, as the application layer's use cases take it. */
   const actor = (session: WebSession): Actor => webActor(session);
-  return { deps, auth, loadSession, sessionOf, frameFor, requireSession, assertCsrf, readForm, actor, clientKey, noticeOf };
+  return { deps, auth, loadSession, sessionOf, frameFor, requireSession, assertCsrf, readForm, actor, clientKey, clientAddress, noticeOf };
 }
 
 /** What a password attempt refused before its check shows: the sentence, and the Retry-After header (seconds). */

@@ -126,6 +126,7 @@ export function createWebApp(deps: WebDeps) {
         clientKey: kit.clientKey(request),
         browserToken: cookie(request, BROWSER_COOKIE),
         replacing: cookie(request, SESSION_COOKIE),
+        clientAddress: kit.clientAddress(request),
       });
       if (outcome.kind === "throttled" || outcome.kind === "busy") {
         const refusal = attemptRefusal(t, outcome);
@@ -158,6 +159,7 @@ export function createWebApp(deps: WebDeps) {
           { state: params.get("state"), cookieState: cookie(request, SSO_COOKIE), code: params.get("code"), error: params.get("error") },
           ssoCallback(),
           cookie(request, SESSION_COOKIE),
+          kit.clientAddress(request),
         );
         if (outcome.kind === "unknown_person") {
           const t = translator(kit.frameFor(request, undefined, () => "").locale);
