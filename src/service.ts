@@ -359,7 +359,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     clock,
     billing: config.billing,
     maxUploadBytes: MAX_UPLOAD_BYTES,
-    apps: { ...apps, auth, clients, usage },
+    apps: { ...apps, auth, clients, usage, audit: auditing },
     sso,
     maxApiKeys: config.maxApiKeys,
     publicApiUrl: () => urls.api,

@@ -1,4 +1,5 @@
 import { webActor, type Actor } from "../auth/actor.ts";
+import type { AuditApp } from "../audit/app.ts";
 import type { AuthApp, OidcSignIn, PasswordAttemptOutcome, WebSession } from "../auth/app.ts";
 import type { ClientsApp } from "../clients/app.ts";
 import type { UsageApp } from "../usage/app.ts";
@@ -36,6 +37,8 @@ export interface WebApps {
   auth: AuthApp;
   clients: ClientsApp;
   usage: UsageApp;
+  /** The audit trail: the account's own activity (Settings → Activity). */
+  audit: AuditApp;
 }
 
 /** What the web app's pages use: the same services as the API, handed over by the composition root. */
