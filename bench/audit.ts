@@ -13,7 +13,7 @@
  * request wrk completed (the trail was on and kept up). Needs wrk on PATH. Speed is reported, never asserted.
  */
 import { Database } from "bun:sqlite";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnServer } from "../test/helpers/spawn-server.ts";
@@ -33,6 +33,7 @@ if (!base) throw new Error("--base DIR: a checkout of the commit before the audi
 
 interface Started {
   label: string;
+  pid: number;
   url: string;
   key: string;
   meetingId: string;
@@ -69,6 +70,7 @@ async function start(label: string, root: string): Promise<Started> {
   if (check.status !== 200) throw new Error(`${label}: the transcript answered ${check.status}`);
   return {
     label,
+    pid: proc.pid,
     url,
     key,
     meetingId,
@@ -80,13 +82,26 @@ async function start(label: string, root: string): Promise<Started> {
   };
 }
 
-/** One wrk run: requests completed, requests/s, p50, p99. */
-function load(server: Started): { requests: number; rps: number; p50: string; p99: string } {
+/** CPU time the server process has used so far (all its threads), in ms: utime + stime of /proc/<pid>/stat. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/**
+ * One wrk run: requests completed, requests/s, p50, p99, and the server's CPU time per request (µs),
+ * the figure that other load on a shared machine disturbs least (throughput halves when another
+ * process takes a core; the CPU a request costs hardly moves).
+ */
+function load(server: Started): { requests: number; rps: number; p50: string; p99: string; cpuUs: number } {
+  const cpuBefore = cpuMs(server.pid);
   const wrk = Bun.spawnSync(["wrk", "-t1", `-c${connections}`, `-d${duration}s`, "--latency", "-H", `Authorization: Bearer ${server.key}`, `${server.url}/api/v1/meetings/${server.meetingId}/transcript?format=${format}`]);
   const text = wrk.stdout.toString();
   if (/Non-2xx|Socket errors/.test(text)) throw new Error(`${server.label}: wrk saw failed requests:\n${text}`);
+  const requests = Number(/(\d+) requests in/.exec(text)?.[1] ?? 0);
   return {
-    requests: Number(/(\d+) requests in/.exec(text)?.[1] ?? 0),
+    cpuUs: ((cpuMs(server.pid) - cpuBefore) * 1000) / Math.max(1, requests),
+    requests,
     rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? 0),
     p50: /^\s+50%\s+(\S+)/m.exec(text)?.[1] ?? "?",
     p99: /^\s+99%\s+(\S+)/m.exec(text)?.[1] ?? "?",
@@ -96,25 +111,27 @@ function load(server: Started): { requests: number; rps: number; p50: string; p9
 const audited = await start("with the trail", here);
 const before = await start("before the trail", base);
 const ratios: number[] = [];
+const cpuRatios: number[] = [];
 /** Requests to this checkout that wrk completed in the measured runs (the warm-up's come on top). */
 let requestsAudited = 0;
 try {
   // Warm-up of both, not reported.
   for (const server of [audited, before]) Bun.spawnSync(["wrk", "-t1", `-c${connections}`, "-d2s", "-H", `Authorization: Bearer ${server.key}`, `${server.url}/api/v1/meetings/${server.meetingId}/transcript?format=${format}`]);
   console.log(`GET /api/v1/meetings/{id}/transcript?format=${format}, ${connections} connections, ${duration} s a run\n`);
-  console.log("| round | server | requests/s | p50 | p99 |");
-  console.log("|---|---|---|---|---|");
+  console.log("| round | server | requests/s | p50 | p99 | server CPU per request |");
+  console.log("|---|---|---|---|---|---|");
   for (let round = 1; round <= rounds; round++) {
     const a = load(audited);
     requestsAudited += a.requests;
     const b = load(before);
     ratios.push(a.rps / b.rps);
-    console.log(`| ${round} | ${audited.label} | ${a.rps} | ${a.p50} | ${a.p99} |`);
-    console.log(`| ${round} | ${before.label} | ${b.rps} | ${b.p50} | ${b.p99} |`);
+    cpuRatios.push(a.cpuUs / b.cpuUs);
+    console.log(`| ${round} | ${audited.label} | ${a.rps} | ${a.p50} | ${a.p99} | ${a.cpuUs.toFixed(0)} µs |`);
+    console.log(`| ${round} | ${before.label} | ${b.rps} | ${b.p50} | ${b.p99} | ${b.cpuUs.toFixed(0)} µs |`);
   }
-  ratios.sort((x, y) => x - y);
-  const median = ratios[Math.floor(ratios.length / 2)]!;
-  console.log(`\nthroughput with the trail / before it, median of ${rounds} rounds: ${median.toFixed(3)} (cost ${((1 - median) * 100).toFixed(1)} %)`);
+  const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
+  console.log(`\nthroughput with the trail / before it, median of ${rounds} rounds: ${median(ratios).toFixed(3)} (cost ${((1 - median(ratios)) * 100).toFixed(1)} %)`);
+  console.log(`server CPU per request with the trail / before it, median of ${rounds} rounds: ${median(cpuRatios).toFixed(3)} (cost ${((median(cpuRatios) - 1) * 100).toFixed(1)} %)`);
 } finally {
   await audited.stop();
   await before.stop();

@@ -4,7 +4,8 @@
 // resource, and never the content; another account's trail holds none of it.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
-import { exportAuditEntries, type AuditRow } from "../../src/audit/store.ts";
+import { appendAuditEntries, exportAuditEntries, type AuditRow } from "../../src/audit/store.ts";
+import { systemEntry } from "../../src/audit/types.ts";
 import { getUserByEmail } from "../../src/auth/user-store.ts";
 import { createUserWithKey, ROOT, startServer, type TestServer } from "../helpers/server.ts";
 import { CookieClient } from "../helpers/web-client.ts";
@@ -45,7 +46,7 @@ async function awaitEntries(accountId: string, action: string, count = 1): Promi
 }
 
 beforeAll(async () => {
-  server = await startServer({ args: ["--engines", "test/doubles/engines.ts", "--trusted-proxy", "127.0.0.1,::1", "--rate-limits", "pro=100000,anonymous=100000"] });
+  server = await startServer({ args: ["--engines", "test/doubles/engines.ts", "--trusted-proxy", "127.0.0.1,::1", "--rate-limits", "pro=100000,anonymous=100000", "--sweep-interval", "1"] });
   key = await createUserWithKey(server, "ana@firm.example");
   otherKey = await createUserWithKey(server, "ben@firm.example");
   expect((await server.admin("user", "password", "--email", "ana@firm.example", "--password", PASSWORD)).code).toBe(0);
@@ -142,4 +143,19 @@ test("another account sees none of it, and its own reads are its own", async () 
   expect(ben.map((row) => row.action).sort()).toEqual(["api_key.created"]);
   expect(ben.some((row) => row.resourceId === meetingId)).toBe(false);
   expect((await trailOf(anaId)).every((row) => row.accountId === anaId)).toBe(true);
+});
+
+test("the retention sweep deletes the entries past --audit-retention-days (400 by default), and only those", async () => {
+  const DAY = 24 * 3600 * 1000;
+  const old = { ...systemEntry(benId, "retention.meeting_deleted", { type: "meeting", id: "mtg-401-days" }), at: Date.now() - 401 * DAY };
+  const kept = { ...systemEntry(benId, "retention.meeting_deleted", { type: "meeting", id: "mtg-399-days" }), at: Date.now() - 399 * DAY };
+  await appendAuditEntries(server.conn(), [old, kept], Date.now());
+  const deadline = Date.now() + 15_000;
+  let ids: (string | null)[] = [];
+  do {
+    await Bun.sleep(250);
+    ids = (await trailOf(benId)).map((row) => row.resourceId);
+  } while (ids.includes("mtg-401-days") && Date.now() < deadline);
+  expect(ids).not.toContain("mtg-401-days");
+  expect(ids).toContain("mtg-399-days");
 });
