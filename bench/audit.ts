@@ -121,9 +121,12 @@ try {
   console.log("| round | server | requests/s | p50 | p99 | server CPU per request |");
   console.log("|---|---|---|---|---|---|");
   for (let round = 1; round <= rounds; round++) {
-    const a = load(audited);
+    // Each goes first in every other round: on a shared machine the second run of a pair inherits what the first stirred up.
+    const first = round % 2 === 1 ? audited : before;
+    const one = load(first);
+    const two = load(first === audited ? before : audited);
+    const [a, b] = first === audited ? [one, two] : [two, one];
     requestsAudited += a.requests;
-    const b = load(before);
     ratios.push(a.rps / b.rps);
     cpuRatios.push(a.cpuUs / b.cpuUs);
     console.log(`| ${round} | ${audited.label} | ${a.rps} | ${a.p50} | ${a.p99} | ${a.cpuUs.toFixed(0)} µs |`);
