@@ -36,7 +36,11 @@ export interface AuditEntry {
 
 /** Where use cases record what happened: never awaits the database on the request path (trail.ts). */
 export interface AuditTrail {
-  record(entry: AuditEntry): void;
+  /**
+   * Queues the entry; answers nothing, or (the queue full: the database is slow or failing) the
+   * write to await, so the caller waits rather than the entry being lost. Use cases await it.
+   */
+  record(entry: AuditEntry): void | Promise<void>;
   /** Writes what is queued; resolves once it is in the database. */
   flush(): Promise<void>;
 }
