@@ -159,3 +159,20 @@ test("the retention sweep deletes the entries past --audit-retention-days (400 b
   expect(ids).not.toContain("mtg-401-days");
   expect(ids).toContain("mtg-399-days");
 });
+
+test("the report, the export and a meeting object with its summary are reads; a deletion is recorded after the content is gone", async () => {
+  const before = (await trailOf(anaId)).length;
+  const meeting = (await (await server.api(`/api/v1/meetings/${meetingId}`, { key, headers: from })).json()) as Json;
+  expect(meeting.summary).not.toBeNull();
+  expect((await server.api(`/api/v1/meetings/${meetingId}/summary?format=md`, { key, headers: from })).status).toBe(200);
+  expect((await server.api(`/api/v1/meetings/${meetingId}/export?format=md`, { key, headers: from })).status).toBe(200);
+  expect((await server.api(`/api/v1/meetings/${meetingId}`, { method: "DELETE", key, headers: from })).status).toBe(204);
+  await awaitEntries(anaId, "meeting.deleted");
+  const added = (await trailOf(anaId)).slice(before).map((row) => [row.action, row.resourceId, row.detail]);
+  expect(added).toEqual([
+    ["report.read", meetingId, { via: "meeting" }],
+    ["report.read", meetingId, { format: "md" }],
+    ["export.read", meetingId, { format: "md" }],
+    ["meeting.deleted", meetingId, null],
+  ]);
+});
