@@ -74,6 +74,8 @@ import { SignInThrottle } from "./auth/sign-in-throttle.ts";
 import { PasswordAttempts } from "./auth/password-attempts.ts";
 import { PasswordVerifications } from "./auth/password-verifications.ts";
 import { clientAddressResolver } from "./http/client-address.ts";
+import { auditApp } from "./audit/app.ts";
+import { BatchedAuditTrail } from "./audit/trail.ts";
 import { purgeExpiredWebSessions } from "./auth/web-session-store.ts";
 import { createWebApp, isWebPath } from "./web/routes.tsx";
 import { OidcSignIn } from "./auth/oidc-sign-in.ts";
@@ -138,6 +140,9 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const clients = clientsApp({ conn });
   const usage = usageApp({ conn, clock, billing: config.billing });
   await migrateConn(conn);
+  // The audit trail: use cases record into memory, batches are written every 250 ms (audit/trail.ts).
+  const audit = new BatchedAuditTrail({ conn, clock, onError: (error) => io.logError(error, "audit-trail") });
+  const auditing = auditApp({ conn, retentionMs: config.auditRetentionMs });
   // This process as a node of the cluster (one, on SQLite): its id names the jobs it runs.
   const node = new NodePresence(conn, config.role, clock, io.say, config.dataDir);
   await node.start();
@@ -278,6 +283,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     publicApiUrl: () => urls.api,
     jobQueue,
     scheduler: jobs,
+    audit,
   });
   // The application layer both front ends call (the API's routes and the web app's pages).
   const apps = {
@@ -294,13 +300,14 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       render: renderDocumentFile,
       jobQueue,
       scheduler: jobs,
+      audit,
     }),
     // The transcript, report and export rows are the meeting's: their use cases load them through meetings'.
-    transcripts: transcriptsApp({ loadOwnedTranscript: meetings.transcript, correctSegment: meetings.correctSegment, listCorrections: meetings.corrections }),
-    reports: reportsApp({ loadOwnedReport: meetings.report }),
-    exports: exportsApp({ loadOwnedExportInput: meetings.exportInput }),
+    transcripts: transcriptsApp({ loadOwnedTranscript: meetings.transcript, correctSegment: meetings.correctSegment, listCorrections: meetings.corrections, audit }),
+    reports: reportsApp({ loadOwnedReport: meetings.report, audit }),
+    exports: exportsApp({ loadOwnedExportInput: meetings.exportInput, audit }),
     templates: templatesApp(templates),
-    webhooks: webhooksApp({ conn, clock, egress: config.egress, idempotency, wal, dispatcher: webhooks, pings: new PingThrottle() }),
+    webhooks: webhooksApp({ conn, clock, egress: config.egress, idempotency, wal, dispatcher: webhooks, pings: new PingThrottle(), audit }),
   };
   const routes: RouteDef[] = [];
   routes.push(
@@ -346,12 +353,13 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     sso,
     maxApiKeys: config.maxApiKeys,
     onApiKeysChanged: () => authenticator.forgetCachedKeys(),
+    audit,
   });
   const { app: webApp, signedInUserOf } = createWebApp({
     clock,
     billing: config.billing,
     maxUploadBytes: MAX_UPLOAD_BYTES,
-    apps: { ...apps, auth, clients, usage },
+    apps: { ...apps, auth, clients, usage, audit: auditing },
     sso,
     maxApiKeys: config.maxApiKeys,
     publicApiUrl: () => urls.api,
@@ -422,6 +430,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       purgeOldDeliveries: (now) => purgeOldDeliveries(conn, now),
       purgeExpiredWebSessions: (now) => purgeExpiredWebSessions(conn, now),
       purgeIdleDrafts: (now) => sweepIdleDrafts({ conn, wal, storage, cancelJobs: (ids) => jobs.cancel(ids) }, config.drafts, now),
+      purgeAuditTrail: (now) => auditing.purgeExpired(now),
       log: io.say,
     },
     config.sweepIntervalSeconds * 1000,
@@ -447,6 +456,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
         await boss?.stop();
         await requestLog?.stop();
         await node.stop();
+        // Last, once nothing can record any more: what is queued goes to the database before it closes.
+        await audit.stop().catch((error: unknown) => io.logError(error, "audit-trail"));
         wal.stop();
         await conn.close();
         lock.release();

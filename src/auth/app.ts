@@ -1,7 +1,10 @@
+import { createHash } from "node:crypto";
+import { AUDIT_ACTIONS } from "../audit/actions.ts";
+import { actorEntry, NO_ACCOUNT, NO_AUDIT_TRAIL, type AuditDetail, type AuditTrail } from "../audit/types.ts";
 import { withTx, type DbConn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import type { Clock } from "../lib/time.ts";
-import type { Actor } from "./actor.ts";
+import { webActor, type Actor } from "./actor.ts";
 import { DEFAULT_MAX_ACTIVE_API_KEYS, type ApiKeyRow } from "./api-keys.ts";
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from "./api-key-store.ts";
 import { userForIdpToken } from "./external-identity-store.ts";
@@ -40,6 +43,16 @@ export interface AuthDeps {
   maxApiKeys?: number;
   /** Keys were created or revoked on this process's connection: the API's cached key lookups must not outlive it. */
   onApiKeysChanged(): void;
+  /** Where sign-ins, sign-outs, password changes and keys are recorded (audit/trail.ts). */
+  audit?: AuditTrail;
+}
+
+/**
+ * A failed sign-in's address, for correlating repeated attempts without keeping the address: the
+ * first 16 hex digits of its SHA-256 (a dictionary of addresses could still find it: docs/decisions.md).
+ */
+function addressHash(email: string): string {
+  return createHash("sha256").update(email).digest("hex").slice(0, 16);
 }
 
 /** A password check refused before its verification ran: try again after a wait. */
@@ -61,14 +74,48 @@ export type AuthApp = ReturnType<typeof authApp>;
 
 export function authApp(deps: AuthDeps) {
   const { conn, clock } = deps;
+  const audit = deps.audit ?? NO_AUDIT_TRAIL;
+
+  /** A browser that proved who it is: recorded with the new session's id hash. */
+  const signedIn = (userId: string, tokenHash: string, clientAddress: string | null | undefined, method: "password" | "oidc") =>
+    audit.record({
+      accountId: userId,
+      actorUserId: userId,
+      credentialType: "web_session",
+      credentialId: tokenHash,
+      channel: "webapp",
+      action: AUDIT_ACTIONS.signIn,
+      resourceType: "user",
+      resourceId: userId,
+      clientAddress: clientAddress ?? null,
+      detail: { method },
+    });
+
+  /** A sign-in refused after its check: the account's when one was named, else NO_ACCOUNT; nobody proved who acted. */
+  const signInFailed = (userId: string | null, clientAddress: string | null | undefined, detail: AuditDetail) =>
+    audit.record({
+      accountId: userId ?? NO_ACCOUNT,
+      actorUserId: null,
+      credentialType: "web_session",
+      credentialId: null,
+      channel: "webapp",
+      action: AUDIT_ACTIONS.signInFailed,
+      resourceType: userId ? "user" : null,
+      resourceId: userId,
+      clientAddress: clientAddress ?? null,
+      detail,
+    });
 
   /** A new session for a user who proved who they are; any session the browser brought is ended (fixation). */
-  const startSession = (userId: string, now: number, replacing: string | undefined): Promise<SignedIn> =>
-    withTx(conn, async (tx) => {
+  const startSession = async (userId: string, now: number, replacing: string | undefined, from: { clientAddress?: string | null; method: "password" | "oidc" }): Promise<SignedIn> => {
+    const signed = await withTx(conn, async (tx): Promise<SignedIn & { tokenHash: string }> => {
       if (replacing) await endWebSessionOfToken(tx, replacing);
-      const { token } = await createWebSession(tx, userId, now);
-      return { kind: "signed_in", sessionToken: token };
+      const { token, tokenHash } = await createWebSession(tx, userId, now);
+      return { kind: "signed_in", sessionToken: token, tokenHash };
     });
+    await signedIn(userId, signed.tokenHash, from.clientAddress, from.method);
+    return { kind: "signed_in", sessionToken: signed.sessionToken };
+  };
 
   const keys = {
     /**
@@ -78,6 +125,7 @@ export function authApp(deps: AuthDeps) {
     async create(actor: Actor, input: { name: string; scopes: Scope[] }): Promise<{ row: ApiKeyRow; key: string }> {
       const created = await createApiKey(conn, { userId: actor.account.userId, ...input }, clock.now(), deps.maxApiKeys ?? DEFAULT_MAX_ACTIVE_API_KEYS);
       deps.onApiKeysChanged();
+      await audit.record(actorEntry(actor, AUDIT_ACTIONS.apiKeyCreated, { type: "api_key", id: created.row.id }, { scopes: input.scopes.join(" ") }));
       return created;
     },
 
@@ -92,6 +140,7 @@ export function authApp(deps: AuthDeps) {
       if (!key || key.userId !== actor.account.userId) throw ApiError.notFound("The API key");
       await revokeApiKey(conn, keyId, clock.now());
       deps.onApiKeysChanged();
+      await audit.record(actorEntry(actor, AUDIT_ACTIONS.apiKeyRevoked, { type: "api_key", id: key.id }));
     },
   };
 
@@ -108,14 +157,18 @@ export function authApp(deps: AuthDeps) {
      * first, the same time spent for an unknown email; a match starts a session, ending the one
      * the browser brought (`replacing`, its cookie token).
      */
-    async signInWithPassword(input: { email: string; password: string; clientKey: string; browserToken?: string; replacing?: string }): Promise<PasswordSignIn> {
+    async signInWithPassword(input: { email: string; password: string; clientKey: string; browserToken?: string; replacing?: string; clientAddress?: string | null }): Promise<PasswordSignIn> {
       const email = input.email.trim().toLowerCase().slice(0, 320);
       const user = await getUserByEmail(conn, email);
       const hash = user ? await passwordHashOf(conn, user.id) : null;
       const outcome = await deps.passwords.check(email, input.clientKey, input.password, hash, input.browserToken);
       if (outcome.kind === "throttled" || outcome.kind === "busy") return outcome;
-      if (!user || outcome.kind !== "matched") return { kind: "wrong" };
-      return { ...(await startSession(user.id, clock.now(), input.replacing)), browserToken: outcome.browserToken };
+      if (!user || outcome.kind !== "matched") {
+        // Checked and refused (a refusal before the check, throttled or busy, is the throttle's, not the trail's).
+        await signInFailed(user?.id ?? null, input.clientAddress, user ? { method: "password", reason: "wrong_password" } : { method: "password", reason: "unknown_address", address_sha256: addressHash(email) });
+        return { kind: "wrong" };
+      }
+      return { ...(await startSession(user.id, clock.now(), input.replacing, { clientAddress: input.clientAddress, method: "password" })), browserToken: outcome.browserToken };
     },
 
     /** Where to send the browser to sign in with the identity provider, and the state its cookie carries back. */
@@ -133,23 +186,32 @@ export function authApp(deps: AuthDeps) {
       answer: { state: string | null; cookieState: string | undefined; code: string | null; error: string | null },
       callbackUrl: string,
       replacing: string | undefined,
+      clientAddress?: string | null,
     ): Promise<SsoSignIn> {
       if (!deps.sso) throw ApiError.notFound("Single sign-on");
-      const { person, returnTo } = await deps.sso.finish(answer, callbackUrl);
+      const { person, returnTo } = await deps.sso.finish(answer, callbackUrl).catch(async (error: unknown) => {
+        await signInFailed(null, clientAddress, { method: "oidc", reason: "refused" });
+        throw error;
+      });
       const now = clock.now();
       const mapped = await userForIdpToken(conn, person, now);
-      if ("refused" in mapped) return { kind: "unknown_person", returnTo };
-      return { ...(await startSession(mapped.user.id, now, replacing)), returnTo };
+      if ("refused" in mapped) {
+        await signInFailed(null, clientAddress, { method: "oidc", reason: "unknown_person" });
+        return { kind: "unknown_person", returnTo };
+      }
+      return { ...(await startSession(mapped.user.id, now, replacing, { clientAddress, method: "oidc" })), returnTo };
     },
 
     /** Ends this browser's session. */
-    signOut(session: WebSession): Promise<void> {
-      return endWebSession(conn, session.tokenHash);
+    async signOut(session: WebSession): Promise<void> {
+      await endWebSession(conn, session.tokenHash);
+      await audit.record(actorEntry(webActor(session), AUDIT_ACTIONS.signOut, { type: "user", id: session.user.id }));
     },
 
     /** Ends every session of the actor's account (every browser, every device). */
     async signOutEverywhere(actor: Actor): Promise<void> {
       await endAllWebSessions(conn, actor.account.userId);
+      await audit.record(actorEntry(actor, AUDIT_ACTIONS.signOut, { type: "user", id: actor.account.userId }, { everywhere: true }));
     },
 
     /**
@@ -172,6 +234,7 @@ export function authApp(deps: AuthDeps) {
         await endAllWebSessions(tx, userId);
         return createWebSession(tx, userId, now);
       });
+      await audit.record(actorEntry(actor, AUDIT_ACTIONS.passwordChanged, { type: "user", id: userId }));
       return { kind: "signed_in", sessionToken: fresh.token, browserToken: outcome.browserToken };
     },
 

@@ -14,14 +14,13 @@ const TOUCH_INTERVAL_MS = 60_000;
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
 /** Starts a session: the token goes in the cookie, only its hash is stored. */
-export function createWebSession(c: Conn, userId: string, now: number): Promise<{ token: string; csrfToken: string }> {
+export function createWebSession(c: Conn, userId: string, now: number): Promise<{ token: string; csrfToken: string; tokenHash: string }> {
   const token = `vs_${randomBase62(43)}`;
   const csrfToken = randomBase62(32);
+  const tokenHash = hashToken(token);
   return run(c, async (q) => {
-    await q
-      .insert(webSessions)
-      .values({ tokenHash: hashToken(token), userId, csrfToken, createdAt: now, lastSeenAt: now, expiresAt: now + SESSION_MAX_MS });
-    return { token, csrfToken };
+    await q.insert(webSessions).values({ tokenHash, userId, csrfToken, createdAt: now, lastSeenAt: now, expiresAt: now + SESSION_MAX_MS });
+    return { token, csrfToken, tokenHash };
   });
 }
 

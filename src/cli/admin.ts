@@ -1,3 +1,4 @@
+import { auditCommands } from "./admin/audit.ts";
 import { billingCommands } from "./admin/billing.ts";
 import { keyCommands } from "./admin/keys.ts";
 import { tokenCommands } from "./admin/tokens.ts";
@@ -8,11 +9,12 @@ export type { Command } from "./command.ts";
 
 /**
  * `verbatim admin ...`, one file per family of commands in admin/ (users, plans and billing, API
- * keys, access tokens), listed in this order by the help.
+ * keys, access tokens, the audit trail), listed in this order by the help.
  */
 export const adminCommands: Record<string, Command> = {
   ...userCommands,
   ...billingCommands,
   ...keyCommands,
   ...tokenCommands,
+  ...auditCommands,
 };

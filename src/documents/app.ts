@@ -1,3 +1,5 @@
+import { AUDIT_ACTIONS } from "../audit/actions.ts";
+import { actorEntry, NO_AUDIT_TRAIL, type AuditTrail } from "../audit/types.ts";
 import type { Actor } from "../auth/actor.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { hashRequest, type IdempotencyStore, type StoredResponse } from "../idempotency/service.ts";
@@ -17,6 +19,8 @@ export interface DocumentsDeps extends RequestDocumentDeps {
   idempotency: IdempotencyStore;
   render: RenderDocument;
   scheduler: { wake(): void };
+  /** Where requests and downloads of documents are recorded (audit/trail.ts). */
+  audit?: AuditTrail;
 }
 
 /** A document as a file: its name (ids and a format, never the client's), type and bytes. */
@@ -38,6 +42,12 @@ export function documentsApp(deps: DocumentsDeps) {
     if (!row) throw ApiError.notFound(`Document ${documentId}`);
     return row;
   };
+  const audit = deps.audit ?? NO_AUDIT_TRAIL;
+  /** Records a read of a document's text (its id and the meeting's, the format): never the text. */
+  const downloaded = (actor: Actor, row: { id: string; meetingId: string }, format: DocumentFileFormat | "json") =>
+    audit.record(actorEntry(actor, AUDIT_ACTIONS.documentDownloaded, { type: "document", id: row.id }, { meeting: row.meetingId, format }));
+  const requested = (actor: Actor, meetingId: string, jobId: string) =>
+    audit.record(actorEntry(actor, AUDIT_ACTIONS.documentGenerated, { type: "meeting", id: meetingId }, { job: jobId }));
 
   return {
     /**
@@ -47,6 +57,7 @@ export function documentsApp(deps: DocumentsDeps) {
     async request(actor: Actor, meetingId: string, body: DocumentRequestBody): Promise<string> {
       const jobId = await requestDocument(deps, actor.account, meetingId.toLowerCase(), body, undefined, actor.channel);
       deps.scheduler.wake();
+      await requested(actor, meetingId.toLowerCase(), jobId);
       return jobId;
     },
 
@@ -64,12 +75,13 @@ export function documentsApp(deps: DocumentsDeps) {
         parse: async () => ({ parsed: body, hash: hashRequest({ meeting_id: subject, body }) }),
         execute: async (parsed, complete) => {
           let response: unknown;
-          await requestDocument(deps, actor.account, subject, parsed, async (tx, jobId) => {
+          const jobId = await requestDocument(deps, actor.account, subject, parsed, async (tx, jobId) => {
             response = await getJob(tx, userId, jobId);
             // The meeting is the resource: deleting it forgets this stored response too.
             await complete(tx, { status: 202, body: response }, subject);
           }, actor.channel);
           deps.scheduler.wake();
+          await requested(actor, subject, jobId);
           return { status: 202, body: response };
         },
       });
@@ -82,7 +94,9 @@ export function documentsApp(deps: DocumentsDeps) {
 
     /** One of the actor's documents with its Markdown; another account's is not found. */
     async get(actor: Actor, documentId: string) {
-      return renderDocument(await owned(actor, documentId), true);
+      const row = await owned(actor, documentId);
+      await downloaded(actor, row, "json");
+      return renderDocument(row, true);
     },
 
     /**
@@ -91,6 +105,7 @@ export function documentsApp(deps: DocumentsDeps) {
      */
     async file(actor: Actor, documentId: string, format: DocumentFileFormat): Promise<DocumentFile> {
       const row = await owned(actor, documentId);
+      await downloaded(actor, row, format);
       const file = { fileName: `${row.id}.${format}`, contentType: DOCUMENT_FILE_TYPES[format] };
       if (format === "md") return { ...file, body: xmlSafeText(row.markdown), cached: null };
       const material = await readMeetingMaterial(deps.conn, deps.loadMaterial, row.meetingId, false);

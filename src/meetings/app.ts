@@ -1,5 +1,7 @@
 import type { JobQueue } from "../jobs/pg-boss-store.ts";
 import type { z } from "zod";
+import { AUDIT_ACTIONS } from "../audit/actions.ts";
+import { actorEntry, NO_AUDIT_TRAIL, type AuditTrail } from "../audit/types.ts";
 import type { Actor } from "../auth/actor.ts";
 import type { Conn, TxConn } from "../db/conn.ts";
 import type { WalTruncation } from "../db/wal-truncation.ts";
@@ -85,6 +87,8 @@ export interface MeetingsAppDeps {
   wal: WalTruncation;
   publicApiUrl(): string;
   scheduler: { wake(): void; cancel(jobIds: string[]): void };
+  /** Where reads of content and changes are recorded (audit/trail.ts); none in tests that do not look. */
+  audit?: AuditTrail;
 }
 
 /** A web app upload that named a URL instead of sending a file (the web form only sends files). */
@@ -124,6 +128,10 @@ const isMultipart = (request: Request) => (request.headers.get("content-type") ?
 
 export function meetingsApp(deps: MeetingsAppDeps) {
   const { conn } = deps;
+  const audit = deps.audit ?? NO_AUDIT_TRAIL;
+  /** Records what `actor` did to a meeting: ids and names of fields only, never content. */
+  const audited = (actor: Actor, action: string, meetingId: string, detail?: Record<string, string | number | boolean | null>) =>
+    audit.record(actorEntry(actor, action, { type: "meeting", id: meetingId }, detail));
 
   /** One of the actor's meetings; any other id (another account's, or none) is a 404. */
   const owned = async (actor: Actor, meetingId: string): Promise<MeetingRow> => {
@@ -156,6 +164,7 @@ export function meetingsApp(deps: MeetingsAppDeps) {
   ): Promise<{ meetingId: string; jobId: string }> => {
     const created = await createMeeting(deps, actor.account, fields, recording, inTransaction, actor.channel);
     deps.scheduler.wake();
+    await audited(actor, AUDIT_ACTIONS.meetingCreated, created.meetingId, { source: recording.kind });
     return created;
   };
 
@@ -178,13 +187,17 @@ export function meetingsApp(deps: MeetingsAppDeps) {
       throw error;
     }
     deps.scheduler.wake();
+    await audited(actor, AUDIT_ACTIONS.meetingCreated, meeting.id, { source: "text" });
     return meeting.id;
   };
 
   /** Changes title, date, tags, client or participants (the report is not written again); the meeting after. */
   const patch = async (actor: Actor, meetingId: string, change: PatchMeeting): Promise<RenderedMeeting> => {
     await storeMeetingPatch(conn, actor.account.userId, meetingId, change, deps.clock.now());
-    return render(await owned(actor, meetingId));
+    const row = await owned(actor, meetingId);
+    // Which fields changed, never their values (a title or a participant's name is content).
+    await audited(actor, AUDIT_ACTIONS.meetingUpdated, row.id, { fields: Object.keys(change).sort().join(",") });
+    return render(row);
   };
 
   return {
@@ -270,7 +283,9 @@ export function meetingsApp(deps: MeetingsAppDeps) {
       await checkBeforeUpload(conn, deps, actor, deps.clock.now(), { slot: false });
       const fields = parseOrThrow(createMeetingUpload, form);
       const admit = (tx: TxConn) => assertDraftAdmitted(tx, actor.account.userId, deps.drafts);
-      return storeDraftMeeting(conn, { account: actor.account, fields, origin, admit }, deps.clock.now());
+      const meetingId = await storeDraftMeeting(conn, { account: actor.account, fields, origin, admit }, deps.clock.now());
+      await audited(actor, AUDIT_ACTIONS.meetingCreated, meetingId, { source: origin.source, draft: true });
+      return meetingId;
     },
 
     /** Which parts of one of the actor's meetings arrived (its status tells whether it is still a draft). */
@@ -304,7 +319,10 @@ export function meetingsApp(deps: MeetingsAppDeps) {
 
     /** One of the actor's meetings as the API shows it. */
     async get(actor: Actor, meetingId: string): Promise<RenderedMeeting> {
-      return render(await owned(actor, meetingId));
+      const meeting = await render(await owned(actor, meetingId));
+      // The meeting object carries its report's text.
+      if (meeting.summary) await audited(actor, AUDIT_ACTIONS.reportRead, meeting.id, { via: "meeting" });
+      return meeting;
     },
 
     /** One of the actor's meetings' row (the web app's pages: status, dates, the draft's times). */
@@ -312,7 +330,10 @@ export function meetingsApp(deps: MeetingsAppDeps) {
 
     /** The actor's meetings, filtered, newest first, one page. */
     async list(actor: Actor, query: z.output<typeof listMeetingsQuery>) {
-      return meetingsPage(conn, actor.account.userId, query, deps.publicApiUrl());
+      const page = await meetingsPage(conn, actor.account.userId, query, deps.publicApiUrl());
+      // The API's meeting objects carry their reports' text; the web app's list shows titles only.
+      if (actor.channel !== "webapp") for (const meeting of page.data) if (meeting.summary) await audited(actor, AUDIT_ACTIONS.reportRead, meeting.id, { via: "list" });
+      return page;
     },
 
     patch,
@@ -325,6 +346,7 @@ export function meetingsApp(deps: MeetingsAppDeps) {
       const row = await owned(actor, meetingId);
       const { rows } = await meetingParticipants(conn, row.id);
       await storeMeetingPatch(conn, actor.account.userId, row.id, { participants: speakerNamesPatch(rows, names) }, deps.clock.now());
+      await audited(actor, AUDIT_ACTIONS.speakersRenamed, row.id, { speakers: names.size });
     },
 
     /** The participants, then the transcript's speakers no participant holds (id null), as the API lists them. */
@@ -337,7 +359,9 @@ export function meetingsApp(deps: MeetingsAppDeps) {
     /** Replaces the words of one transcript segment; the segment's words and version number. */
     async correctSegment(actor: Actor, meetingId: string, segmentIndex: number, typed: string): Promise<SegmentCorrection> {
       const text = correctionText(typed);
-      return storeSegmentCorrection(conn, actor.account.userId, meetingId, segmentIndex, text, deps.clock.now());
+      const corrected = await storeSegmentCorrection(conn, actor.account.userId, meetingId, segmentIndex, text, deps.clock.now());
+      await audited(actor, AUDIT_ACTIONS.transcriptCorrected, meetingId.toLowerCase(), { segment: segmentIndex, version: corrected.version });
+      return corrected;
     },
 
     /** Every correction of one of the actor's meetings, oldest first. */
@@ -354,6 +378,7 @@ export function meetingsApp(deps: MeetingsAppDeps) {
       await writeSummarizeInput(deps.storage, source.meetingId, source.transcript);
       const jobId = await queueReportOnly(conn, deps, actor.account, source.meetingId, actor.channel, transcriptChars(source.transcript), deps.clock.now());
       deps.scheduler.wake();
+      await audited(actor, AUDIT_ACTIONS.reportRegenerated, source.meetingId, { job: jobId });
       return jobId;
     },
 
@@ -363,6 +388,7 @@ export function meetingsApp(deps: MeetingsAppDeps) {
      */
     async delete(actor: Actor, meetingId: string): Promise<void> {
       await deleteMeeting({ ...deps, cancelJobs: (ids) => deps.scheduler.cancel(ids) }, actor.account.userId, meetingId);
+      await audited(actor, AUDIT_ACTIONS.meetingDeleted, meetingId.toLowerCase());
     },
 
     /** The transcript (speakers named) with the title and date its text formats show. */
@@ -389,7 +415,9 @@ export function meetingsApp(deps: MeetingsAppDeps) {
     /** The recording's file for the player (its size, byte ranges), or null when there is none (a draft, a text meeting, gone). */
     async recording(actor: Actor, meetingId: string): Promise<StoredFile | null> {
       const row = await owned(actor, meetingId);
-      return deps.storage.open(row.id, RECORDING);
+      const file = await deps.storage.open(row.id, RECORDING);
+      if (file) await audited(actor, AUDIT_ACTIONS.recordingRead, row.id);
+      return file;
     },
 
     /** Everything the web app's meeting page shows. */
@@ -404,6 +432,9 @@ export function meetingsApp(deps: MeetingsAppDeps) {
         ...unattributed.map((label) => ({ label, name: "" })),
       ].sort((a, b) => a.label.localeCompare(b.label));
       const progress = await meetingProgress(conn, row.id);
+      // The page shows the transcript and the report's text.
+      if (transcript) await audited(actor, AUDIT_ACTIONS.transcriptRead, row.id, { via: "page" });
+      if (meeting.summary) await audited(actor, AUDIT_ACTIONS.reportRead, row.id, { via: "page" });
       return {
         row,
         meeting,

@@ -1,3 +1,5 @@
+import { AUDIT_ACTIONS } from "../audit/actions.ts";
+import { actorEntry, NO_AUDIT_TRAIL, type AuditTrail } from "../audit/types.ts";
 import type { Actor } from "../auth/actor.ts";
 import { renderTranscript } from "./render.ts";
 import type { TranscriptDocument, TranscriptFormat, TranscriptMeta, TranscriptSegment } from "./types.ts";
@@ -27,18 +29,27 @@ export interface TranscriptsDeps {
   correctSegment(actor: Actor, meetingId: string, segmentIndex: number, text: string): Promise<{ text: string; version: number }>;
   /** Every correction of one of the actor's meetings, oldest first. */
   listCorrections(actor: Actor, meetingId: string): Promise<unknown[]>;
+  /** Where each read of a transcript is recorded (audit/trail.ts). */
+  audit?: AuditTrail;
 }
 
 /** The transcripts' use cases, for the API's routes and the web app's downloads and editor. */
 export function transcriptsApp(deps: TranscriptsDeps) {
   const owned = async (actor: Actor, meetingId: string): Promise<OwnedTranscript> => deps.loadOwnedTranscript(actor, meetingId);
+  const audit = deps.audit ?? NO_AUDIT_TRAIL;
+  /** The transcript, its read recorded: who read which meeting's transcript, in which format. */
+  const read = async (actor: Actor, meetingId: string, format: TranscriptFormat | "page"): Promise<OwnedTranscript> => {
+    const owned_ = await owned(actor, meetingId);
+    await audit.record(actorEntry(actor, AUDIT_ACTIONS.transcriptRead, { type: "meeting", id: owned_.transcript.meeting_id }, { format }));
+    return owned_;
+  };
   return {
     /** One of the actor's meetings' transcript; not_found or transcript_not_ready otherwise. */
-    get: owned,
+    get: (actor: Actor, meetingId: string): Promise<OwnedTranscript> => read(actor, meetingId, "page"),
 
     /** The transcript in one of its formats, named `transcript-<meeting id>.<extension>`. */
     async file(actor: Actor, meetingId: string, format: TranscriptFormat): Promise<TranscriptFile> {
-      const { transcript, meta } = await owned(actor, meetingId);
+      const { transcript, meta } = await read(actor, meetingId, format);
       const rendered = renderTranscript(transcript, format, meta);
       return { body: rendered.body, contentType: rendered.contentType, fileName: `transcript-${transcript.meeting_id}.${rendered.fileExtension}` };
     },

@@ -1,4 +1,5 @@
 import { webActor, type Actor } from "../auth/actor.ts";
+import type { AuditApp } from "../audit/app.ts";
 import type { AuthApp, OidcSignIn, PasswordAttemptOutcome, WebSession } from "../auth/app.ts";
 import type { ClientsApp } from "../clients/app.ts";
 import type { UsageApp } from "../usage/app.ts";
@@ -12,7 +13,7 @@ import { sameSecret } from "../lib/same-secret.ts";
 import type { Clock } from "../lib/time.ts";
 import type { WebhooksApp } from "../webhooks/app.ts";
 import type { BillingSettings } from "../usage/app.ts";
-import { contextOf } from "../http/request-context.ts";
+import { clientAddressOf, contextOf } from "../http/request-context.ts";
 import { anonymousClientKey } from "../http/client-key.ts";
 import { readFormBody } from "./form-body.ts";
 import { cookie, sameOrigin } from "./http.ts";
@@ -36,6 +37,8 @@ export interface WebApps {
   auth: AuthApp;
   clients: ClientsApp;
   usage: UsageApp;
+  /** The audit trail: the account's own activity (Settings → Activity). */
+  audit: AuditApp;
 }
 
 /** What the web app's pages use: the same services as the API, handed over by the composition root. */
@@ -82,7 +85,9 @@ export function createWebKit(deps: WebDeps) {
     let load = loading.get(request);
     if (!load) {
       const token = cookie(request, SESSION_COOKIE);
-      load = (token ? auth.session(token) : Promise.resolve(undefined)).then((session) => {
+      load = (token ? auth.session(token) : Promise.resolve(undefined)).then((loaded) => {
+        // Where this request came from, for the audit trail of what the session does (webActor).
+        const session = loaded && { ...loaded, clientAddress: () => clientAddress(request) };
         sessions.set(request, session ?? null);
         return session;
       });
@@ -128,9 +133,11 @@ export function createWebKit(deps: WebDeps) {
   };
   /** The client's rate-limit key (its address, behind trusted proxies the one they name; IPv6 per /64). */
   const clientKey = (request: Request) => anonymousClientKey(contextOf(request).clientAddress());
+  /** The client's address (behind trusted proxies the one they name), for the audit trail of a sign-in; null outside the pipeline. */
+  const clientAddress = (request: Request): string | null => clientAddressOf(request)?.() ?? null;
   /** Who is acting, as the application layer's use cases take it. */
   const actor = (session: WebSession): Actor => webActor(session);
-  return { deps, auth, loadSession, sessionOf, frameFor, requireSession, assertCsrf, readForm, actor, clientKey, noticeOf };
+  return { deps, auth, loadSession, sessionOf, frameFor, requireSession, assertCsrf, readForm, actor, clientKey, clientAddress, noticeOf };
 }
 
 /** What a password attempt refused before its check shows: the sentence, and the Retry-After header (seconds). */

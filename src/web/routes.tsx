@@ -20,6 +20,7 @@ import { MeetingsPage, type MeetingFilters } from "./pages/meetings.tsx";
 import { NotFoundPage } from "./pages/not-found.tsx";
 import { settingsPages } from "./settings-routes.tsx";
 import { usagePages } from "./usage-routes.tsx";
+import { activityPages } from "./activity-routes.tsx";
 import { webhookPages } from "./webhook-routes.tsx";
 
 export { SESSION_COOKIE } from "./kit.ts";
@@ -126,6 +127,7 @@ export function createWebApp(deps: WebDeps) {
         clientKey: kit.clientKey(request),
         browserToken: cookie(request, BROWSER_COOKIE),
         replacing: cookie(request, SESSION_COOKIE),
+        clientAddress: kit.clientAddress(request),
       });
       if (outcome.kind === "throttled" || outcome.kind === "busy") {
         const refusal = attemptRefusal(t, outcome);
@@ -158,6 +160,7 @@ export function createWebApp(deps: WebDeps) {
           { state: params.get("state"), cookieState: cookie(request, SSO_COOKIE), code: params.get("code"), error: params.get("error") },
           ssoCallback(),
           cookie(request, SESSION_COOKIE),
+          kit.clientAddress(request),
         );
         if (outcome.kind === "unknown_person") {
           const t = translator(kit.frameFor(request, undefined, () => "").locale);
@@ -212,6 +215,7 @@ export function createWebApp(deps: WebDeps) {
   clientPages(app as unknown as Elysia, kit);
   webhookPages(app as unknown as Elysia, kit);
   usagePages(app as unknown as Elysia, kit);
+  activityPages(app as unknown as Elysia, kit);
   app.all("*", ({ request }) => {
     const frame = kit.frameFor(request, kit.sessionOf(request), (t) => t("notFound.title"));
     return html(<NotFoundPage frame={frame} message={frame.t("notFound.body")} />, 404);

@@ -3,6 +3,8 @@
  * page alike: each takes who is acting, does its checks, its transaction and its events, and tells
  * the delivery thread what it must know (look again, send this ping now).
  */
+import { AUDIT_ACTIONS } from "../audit/actions.ts";
+import { actorEntry, NO_AUDIT_TRAIL, type AuditTrail } from "../audit/types.ts";
 import type { Actor } from "../auth/actor.ts";
 import { withTx, type Conn } from "../db/conn.ts";
 import type { WalTruncation } from "../db/wal-truncation.ts";
@@ -51,6 +53,8 @@ export interface WebhooksDeps {
   dispatcher: { sendNow(deliveryId: string): void; wake(): void };
   /** Test pings per endpoint, one count for the API's .../test and the web app's test button. */
   pings: PingThrottle;
+  /** Where endpoints created and deleted are recorded (audit/trail.ts). */
+  audit?: AuditTrail;
 }
 
 /** A created endpoint as answered (with its secret, this once), and whether it is the replay of an earlier request. */
@@ -78,6 +82,7 @@ export async function assertDeliverableUrl(url: string, deps: Pick<WebhooksDeps,
 
 export function webhooksApp(deps: WebhooksDeps) {
   const { conn, clock } = deps;
+  const audit = deps.audit ?? NO_AUDIT_TRAIL;
 
   async function owned(c: Conn, actor: Actor, endpointId: string): Promise<EndpointRow> {
     const row = await findOwnedEndpoint(c, actor.account.userId, endpointId);
@@ -141,7 +146,12 @@ export function webhooksApp(deps: WebhooksDeps) {
               return response;
             }),
         })
-        .then((outcome) => ({ status: outcome.status, body: outcome.body as RenderedEndpointWithSecret, replayed: outcome.replayed }));
+        .then(async (outcome) => {
+          const body = outcome.body as RenderedEndpointWithSecret;
+          // The endpoint's id only: its URL may carry a token of the receiver's.
+          if (!outcome.replayed) await audit.record(actorEntry(actor, AUDIT_ACTIONS.webhookCreated, { type: "webhook_endpoint", id: body.id }));
+          return { status: outcome.status, body, replayed: outcome.replayed };
+        });
     },
 
     /**
@@ -188,6 +198,7 @@ export function webhooksApp(deps: WebhooksDeps) {
       const row = await owned(conn, actor, endpointId);
       await deleteEndpointAndDeliveries(conn, row.id);
       deps.wal.afterDeletion();
+      await audit.record(actorEntry(actor, AUDIT_ACTIONS.webhookDeleted, { type: "webhook_endpoint", id: row.id }));
     },
 
     /**

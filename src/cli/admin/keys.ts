@@ -1,9 +1,10 @@
 import { ApiKeyLimitReached, renderApiKey } from "../../auth/api-keys.ts";
-import { createApiKey, listApiKeys, revokeApiKey } from "../../auth/api-key-store.ts";
+import { AUDIT_ACTIONS } from "../../audit/actions.ts";
+import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from "../../auth/api-key-store.ts";
 import { DATA_DIR_OPTION, DATABASE_URL_OPTION, MAX_API_KEYS_OPTION } from "../../config-options.ts";
 import type { Command } from "../command.ts";
 import { UsageError } from "../options.ts";
-import { EMAIL_OPTION, JSON_OPTION, requireUser, SCOPES_OPTION, scopesOf, withConn } from "./shared.ts";
+import { auditAdminAction, EMAIL_OPTION, JSON_OPTION, requireUser, SCOPES_OPTION, scopesOf, withConn } from "./shared.ts";
 
 /** `admin key ...`: API keys, for any user (the web app's Developers page is each user's own). */
 export const keyCommands: Record<string, Command> = {
@@ -26,7 +27,9 @@ export const keyCommands: Record<string, Command> = {
       const { row, key } = await withConn(values, async (conn) => {
         const user = await requireUser(conn, values.email as string);
         try {
-          return await createApiKey(conn, { userId: user.id, name: values.name as string, scopes }, Date.now(), max);
+          const created = await createApiKey(conn, { userId: user.id, name: values.name as string, scopes }, Date.now(), max);
+          await auditAdminAction(conn, user.id, AUDIT_ACTIONS.apiKeyCreated, { type: "api_key", id: created.row.id }, { scopes: scopes.join(" ") });
+          return created;
         } catch (error) {
           if (error instanceof ApiKeyLimitReached) throw new UsageError(`${error.message} (--max-api-keys raises the bound)`);
           throw error;
@@ -53,7 +56,12 @@ export const keyCommands: Record<string, Command> = {
     summary: "Revoke an API key; requests with it answer 401 from then on.",
     options: [DATA_DIR_OPTION, DATABASE_URL_OPTION, { name: "id", type: "string", required: true, help: "The key id (key_…)." }, JSON_OPTION],
     async run(values, out) {
-      const revoked = await withConn(values, (conn) => revokeApiKey(conn, values.id as string));
+      const revoked = await withConn(values, async (conn) => {
+        const key = await getApiKey(conn, values.id as string);
+        const done = await revokeApiKey(conn, values.id as string);
+        if (done && key) await auditAdminAction(conn, key.userId, AUDIT_ACTIONS.apiKeyRevoked, { type: "api_key", id: key.id });
+        return done;
+      });
       if (!revoked) throw new UsageError(`no active key with id ${values.id}`);
       out(values.json ? JSON.stringify({ id: values.id, revoked: true }) : `revoked ${values.id}`);
     },

@@ -1,3 +1,6 @@
+import { userInfo } from "node:os";
+import { appendAuditEntries } from "../../audit/store.ts";
+import { adminCliEntry, type AuditDetail } from "../../audit/types.ts";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword, passwordProblem } from "../../auth/passwords.ts";
 import { parseScopeList, type Scope } from "../../auth/scopes.ts";
 import type { User } from "../../auth/users.ts";
@@ -55,6 +58,23 @@ export async function withConn<T>(values: OptionValues, work: (conn: DbConn) => 
   } finally {
     await conn.close();
   }
+}
+
+/** The shell user running `verbatim admin`, the credential id of what they do (null when the system names none). */
+function operator(): string | null {
+  try {
+    return userInfo().username || null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Records what an administrator did at a shell to an account (audit/), written at once: a command
+ * is a short process with no flusher. Credential type admin_cli, channel cli, the OS user as its id.
+ */
+export function auditAdminAction(c: Conn, accountId: string, action: string, resource: { type: string; id: string } | null, detail?: AuditDetail): Promise<void> {
+  return appendAuditEntries(c, [adminCliEntry(accountId, action, resource, operator(), detail)], Date.now());
 }
 
 export async function requireUser(c: Conn, email: string): Promise<User> {

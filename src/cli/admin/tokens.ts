@@ -1,3 +1,5 @@
+import { AUDIT_ACTIONS } from "../../audit/actions.ts";
+import { NO_ACCOUNT } from "../../audit/types.ts";
 import { AccessTokens, identifyOwnToken } from "../../auth/access-tokens.ts";
 import { revokeToken } from "../../auth/revocation-store.ts";
 import { loadOrCreateSigningKey, signingKeyDirOf, signingKeyPath } from "../../auth/signing-key.ts";
@@ -8,7 +10,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "../command.ts";
 import { UsageError } from "../options.ts";
-import { EMAIL_OPTION, JSON_OPTION, requireUser, SCOPES_OPTION, scopesOf, withConn } from "./shared.ts";
+import { auditAdminAction, EMAIL_OPTION, JSON_OPTION, requireUser, SCOPES_OPTION, scopesOf, withConn } from "./shared.ts";
 
 /** Where the service keeps its signing key: on PostgreSQL the shared storage dir, else the data dir. */
 function signingKeyDir(values: Record<string, unknown>): string {
@@ -52,6 +54,7 @@ export const tokenCommands: Record<string, Command> = {
         ttlSeconds: ttl,
         clientId: values["client-id"] as string,
       });
+      await withConn(values, (conn) => auditAdminAction(conn, user.id, AUDIT_ACTIONS.tokenMinted, { type: "oauth_token", id: minted.jti }, { scopes: scopes.join(" "), ttl }));
       const expiresAt = toRfc3339(minted.expiresAt * 1000);
       if (values.json) {
         out(
@@ -108,7 +111,12 @@ export const tokenCommands: Record<string, Command> = {
         // now expires at the latest then; a minute more covers clock tolerance.
         target = { jti, expiresAt: now + tokenMaxTtl(values) * 1000 + 60_000 };
       }
-      const fresh = await withConn(values, (conn) => revokeToken(conn, target.jti, target.expiresAt, now));
+      const fresh = await withConn(values, async (conn) => {
+        const done = await revokeToken(conn, target.jti, target.expiresAt, now);
+        // A revocation names a token id only, not whose it was: the trail files it under no account.
+        if (done) await auditAdminAction(conn, NO_ACCOUNT, AUDIT_ACTIONS.tokenRevoked, { type: "oauth_token", id: target.jti });
+        return done;
+      });
       const until = toRfc3339(target.expiresAt);
       if (values.json) out(JSON.stringify({ jti: target.jti, revoked: true, already_revoked: !fresh, refused_until: until }));
       else out(`${fresh ? "revoked" : "already revoked"} token ${target.jti} (refused until ${until}, when it has expired anyway)`);
