@@ -80,6 +80,10 @@ import { OidcSignIn } from "./auth/oidc-sign-in.ts";
 import { renameLegacyRecordings, sweepOrphans } from "./storage/sweep.ts";
 import { localDiskStorage } from "./storage/local-disk.ts";
 import { recordUntrackedDraftParts, sweepIdleDrafts } from "./meetings/draft-upkeep.ts";
+import { sweepRetention, type RetentionCutEvent } from "./meetings/retention-sweep.ts";
+import { retentionApp } from "./retention/app.ts";
+import { retentionRoutes } from "./retention/routes.ts";
+import { exclusively } from "./db/sql.ts";
 import { workerCommand } from "./worker/command.ts";
 import { WORKER_CONFIG_ENV, type WorkerConfig } from "./worker/config.ts";
 import { LiveApiNodes, SlidingWindowLimiter, splitLimits } from "./http/rate-limit.ts";
@@ -136,6 +140,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   // The database as stores take it (db/conn.ts): the only handle on it the service holds.
   const conn = openServiceConn(config.dataDir, config.database);
   const clients = clientsApp({ conn });
+  const retention = retentionApp({ conn, clock });
   const usage = usageApp({ conn, clock, billing: config.billing });
   await migrateConn(conn);
   // This process as a node of the cluster (one, on SQLite): its id names the jobs it runs.
@@ -318,6 +323,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     ...accountRoutes(),
     ...feedbackRoutes({ feedback: feedbackApp({ conn, clock }) }),
     ...clientRoutes({ clients }),
+    ...retentionRoutes({ retention }),
     ...jobRoutes({ jobs: jobsApp({ conn }) }),
     ...meetingRoutes({ meetings: apps.meetings }),
     ...transcriptRoutes(apps.transcripts),
@@ -351,7 +357,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     clock,
     billing: config.billing,
     maxUploadBytes: MAX_UPLOAD_BYTES,
-    apps: { ...apps, auth, clients, usage },
+    apps: { ...apps, auth, clients, usage, retention },
     sso,
     maxApiKeys: config.maxApiKeys,
     publicApiUrl: () => urls.api,
@@ -413,7 +419,9 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     await scheduler.start();
   }
   await webhooks.start();
-  const retention = startRetention(
+  // Every cut of the retention sweep, by meeting id only (never content).
+  const recordRetentionCut = async (_tx: unknown, event: RetentionCutEvent) => io.say(`retention: ${event.action} ${event.meetingId}`);
+  const sweeps = startRetention(
     {
       uploadsTmpDir: storage.tmpDir,
       clock,
@@ -422,6 +430,14 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       purgeOldDeliveries: (now) => purgeOldDeliveries(conn, now),
       purgeExpiredWebSessions: (now) => purgeExpiredWebSessions(conn, now),
       purgeIdleDrafts: (now) => sweepIdleDrafts({ conn, wal, storage, cancelJobs: (ids) => jobs.cancel(ids) }, config.drafts, now),
+      // One node at a time applies the policies (db/sql.ts's exclusively); another skips that round.
+      applyRetentionPolicies: async (now) => {
+        let cut = { meetings: 0, recordings: 0 };
+        await exclusively(conn, "retention-sweep", async () => {
+          cut = await sweepRetention({ conn, wal, storage, cancelJobs: (ids) => jobs.cancel(ids), recordCut: recordRetentionCut }, now, io.say);
+        });
+        return cut;
+      },
       log: io.say,
     },
     config.sweepIntervalSeconds * 1000,
@@ -437,7 +453,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     port: server?.port ?? 0,
     stop() {
       stopping ??= (async () => {
-        retention.stop();
+        sweeps.stop();
         apiNodes?.stop();
         await server?.stop();
         await webhooks.stop();

@@ -8,6 +8,8 @@ import { documentsOfMeetings } from "../documents/store.ts";
 import type { JobRow } from "../jobs/query.ts";
 import { jobs } from "../jobs/table.ts";
 import { isUuid } from "../lib/ids.ts";
+import { NO_POLICY, type RetentionPolicy } from "../retention/policy.ts";
+import { policyOf } from "../retention/store.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import type { CreateMeetingFields } from "./schema.ts";
 import { reindexMeeting } from "./search-index-store.ts";
@@ -194,6 +196,8 @@ export interface MeetingExtras {
   tags: string[];
   participants: ParticipantRow[];
   documents: ReturnType<typeof renderDocument>[];
+  /** The owner's retention policy (retention/store.ts), for the meeting's deletion dates. */
+  retention: RetentionPolicy;
 }
 
 /**
@@ -204,7 +208,7 @@ export interface MeetingExtras {
 export async function loadExtras(q: Queryable, rows: readonly MeetingRow[]): Promise<Map<string, MeetingExtras>> {
   const ids = rows.map((r) => r.id);
   const extras = new Map<string, MeetingExtras>(
-    ids.map((id) => [id, { report: undefined, hasTranscript: false, client: undefined, job: undefined, tags: [], participants: [], documents: [] }]),
+    ids.map((id) => [id, { report: undefined, hasTranscript: false, client: undefined, job: undefined, tags: [], participants: [], documents: [], retention: NO_POLICY }]),
   );
   if (!ids.length) return extras;
   for (const report of await q.select().from(reports).where(inArray(reports.meetingId, ids))) extras.get(report.meetingId)!.report = report;
@@ -237,6 +241,11 @@ export async function loadExtras(q: Queryable, rows: readonly MeetingRow[]): Pro
     extras.get(participant.meetingId)!.participants.push(participant);
   }
   for (const [meetingId, list] of await documentsOfMeetings(q, ids)) extras.get(meetingId)!.documents = list;
+  // A page is one account's meetings: one policy read per owner.
+  for (const userId of new Set(rows.map((r) => r.userId))) {
+    const policy = await policyOf(q, userId);
+    for (const row of rows) if (row.userId === userId) extras.get(row.id)!.retention = policy;
+  }
   return extras;
 }
 

@@ -1,6 +1,7 @@
 import { webActor, type Actor } from "../auth/actor.ts";
 import type { AuthApp, OidcSignIn, PasswordAttemptOutcome, WebSession } from "../auth/app.ts";
 import type { ClientsApp } from "../clients/app.ts";
+import type { RetentionApp } from "../retention/app.ts";
 import type { UsageApp } from "../usage/app.ts";
 import type { DocumentsApp } from "../documents/app.ts";
 import type { ExportsApp } from "../exports/app.ts";
@@ -36,6 +37,7 @@ export interface WebApps {
   auth: AuthApp;
   clients: ClientsApp;
   usage: UsageApp;
+  retention: RetentionApp;
 }
 
 /** What the web app's pages use: the same services as the API, handed over by the composition root. */

@@ -18,6 +18,7 @@ export function ClientsPage(props: { frame: PageFrame; clients: ReturnType<typeo
             <tr>
               <th scope="col">{t("clients.name")}</th>
               <th scope="col">{t("clients.state")}</th>
+              <th scope="col">{t("clients.hold")}</th>
               <th scope="col">
                 <span class="visually-hidden">{t("clients.archive")}</span>
               </th>
@@ -30,6 +31,16 @@ export function ClientsPage(props: { frame: PageFrame; clients: ReturnType<typeo
                   <a href={`/meetings?${new URLSearchParams({ client: client.id })}`}>{client.name}</a>
                 </td>
                 <td>{client.is_archived ? t("clients.archived") : t("clients.active")}</td>
+                <td>
+                  {client.legal_hold ? t("clients.held") : t("clients.notHeld")}{" "}
+                  <PostButton
+                    frame={frame}
+                    action={`/clients/${client.id}/${client.legal_hold ? "release" : "hold"}`}
+                    label={client.legal_hold ? t("hold.lift") : t("hold.place")}
+                    kind="secondary"
+                    ariaLabel={t(client.legal_hold ? "clients.releaseNamed" : "clients.holdNamed", { name: client.name })}
+                  />
+                </td>
                 <td>
                   <PostButton
                     frame={frame}
