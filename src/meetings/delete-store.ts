@@ -30,6 +30,11 @@ export async function deleteMeetingRows(tx: Queryable, meetingId: string): Promi
   await tx.delete(meetings).where(eq(meetings.id, meetingId));
 }
 
+/** deleteMeetingRows over a `Conn`: inside the deleting transaction (meetings/delete.ts). */
+export function removeMeetingRows(c: Conn, meetingId: string): Promise<void> {
+  return run(c, (q) => deleteMeetingRows(q, meetingId));
+}
+
 /** The ids of every job of a meeting (to cancel the unfinished ones before deleting it). */
 export function meetingJobIds(c: Conn, meetingId: string): Promise<string[]> {
   return run(c, async (q) => (await q.select({ id: jobs.id }).from(jobs).where(eq(jobs.meetingId, meetingId))).map((r) => r.id));

@@ -1,11 +1,9 @@
-import type { Queryable } from "../db/client.ts";
-import { runTx, type Conn } from "../db/conn.ts";
-import { lockAccount } from "../db/sql.ts";
+import { withTx, type Conn, type TxConn } from "../db/conn.ts";
 import type { WalTruncation } from "../db/wal-truncation.ts";
 import { ApiError } from "../errors/api-error.ts";
 import type { Storage } from "../storage/storage.ts";
-import { deleteMeetingRows, meetingJobIds } from "./delete-store.ts";
-import { assertNotHeld } from "./legal-hold-store.ts";
+import { meetingJobIds, removeMeetingRows } from "./delete-store.ts";
+import { lockUnlessHeld } from "./legal-hold-store.ts";
 import { findOwnedMeeting, type MeetingRow } from "./store.ts";
 
 export type DeleteMeetingDeps = { conn: Conn; storage: Storage; wal: WalTruncation; cancelJobs(jobIds: string[]): void };
@@ -31,16 +29,15 @@ export async function deleteMeeting(
   deps: DeleteMeetingDeps,
   userId: string,
   meetingId: string,
-  decide?: (tx: Queryable, meeting: MeetingRow) => Promise<boolean>,
+  decide?: (tx: TxConn, meeting: MeetingRow) => Promise<boolean>,
 ): Promise<boolean> {
   const meeting = await findOwnedMeeting(deps.conn, userId, meetingId);
   if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
   deps.cancelJobs(await meetingJobIds(deps.conn, meeting.id));
-  const deleted = await runTx(deps.conn, async (tx) => {
-    await lockAccount(tx, userId);
-    await assertNotHeld(tx, meeting.id);
+  const deleted = await withTx(deps.conn, async (tx) => {
+    await lockUnlessHeld(tx, userId, meeting.id);
     if (decide && !(await decide(tx, meeting))) return false;
-    await deleteMeetingRows(tx, meeting.id);
+    await removeMeetingRows(tx, meeting.id);
     return true;
   });
   if (!deleted) return false;

@@ -1,6 +1,8 @@
 import { and, eq, or, sql, type SQL } from "drizzle-orm";
 import { clients } from "../clients/table.ts";
 import type { Queryable } from "../db/client.ts";
+import { run, type Conn } from "../db/conn.ts";
+import { lockAccount } from "../db/sql.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { meetings } from "./table.ts";
 
@@ -28,8 +30,19 @@ export async function holdOf(q: Queryable, meetingId: string): Promise<"meeting"
   return found.client ? "client" : null;
 }
 
-/** Refuses (409 legal_hold) to delete a held meeting; inside the deleting transaction, after the account's lock. */
-export async function assertNotHeld(q: Queryable, meetingId: string): Promise<void> {
+/**
+ * Takes the account's lock, then refuses (409 legal_hold) to go on with a held meeting: first in
+ * every transaction that deletes a meeting or its recording. Setting a hold takes the same lock
+ * (patch-store.ts, clients/store.ts), so a hold committed before is always seen here.
+ */
+export function lockUnlessHeld(c: Conn, userId: string, meetingId: string): Promise<void> {
+  return run(c, async (q) => {
+    await lockAccount(q, userId);
+    await assertNotHeld(q, meetingId);
+  });
+}
+
+async function assertNotHeld(q: Queryable, meetingId: string): Promise<void> {
   const hold = await holdOf(q, meetingId);
   if (hold === "meeting") throw new ApiError("legal_hold", `Meeting ${meetingId} is under a legal hold; lift it (PATCH legal_hold false) before deleting it.`);
   if (hold === "client") throw new ApiError("legal_hold", `Meeting ${meetingId} is in a client folder under a legal hold; lift the client's hold before deleting it.`);

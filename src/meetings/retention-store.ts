@@ -1,5 +1,4 @@
 import { and, eq, inArray, isNotNull, isNull, ne, not, or, sql, type SQL } from "drizzle-orm";
-import type { Queryable } from "../db/client.ts";
 import { run, type Conn } from "../db/conn.ts";
 import { DAY_MS } from "../retention/policy.ts";
 import { retentionPolicies } from "../retention/table.ts";
@@ -45,17 +44,21 @@ export function meetingsDue(c: Conn, cut: RetentionCut, now: number, limit: numb
 }
 
 /** Whether one meeting is still due for `cut` at `now`: re-checked in the transaction that cuts it, after the account's lock. */
-export async function stillDue(q: Queryable, cut: RetentionCut, meetingId: string, now: number): Promise<boolean> {
-  const [found] = await q
-    .select({ id: meetings.id })
-    .from(meetings)
-    .innerJoin(retentionPolicies, eq(retentionPolicies.userId, meetings.userId))
-    .where(and(eq(meetings.id, meetingId), ...dueConditions(cut, now)))
-    .limit(1);
-  return found !== undefined;
+export function stillDue(c: Conn, cut: RetentionCut, meetingId: string, now: number): Promise<boolean> {
+  return run(c, async (q) => {
+    const [found] = await q
+      .select({ id: meetings.id })
+      .from(meetings)
+      .innerJoin(retentionPolicies, eq(retentionPolicies.userId, meetings.userId))
+      .where(and(eq(meetings.id, meetingId), ...dueConditions(cut, now)))
+      .limit(1);
+    return found !== undefined;
+  });
 }
 
 /** Records that the recording is gone (the player is hidden, the audio route answers 410), inside the cutting transaction. */
-export async function markRecordingDeleted(q: Queryable, meetingId: string, now: number): Promise<void> {
-  await q.update(meetings).set({ recordingDeletedAt: now }).where(eq(meetings.id, meetingId));
+export function markRecordingDeleted(c: Conn, meetingId: string, now: number): Promise<void> {
+  return run(c, async (q) => {
+    await q.update(meetings).set({ recordingDeletedAt: now }).where(eq(meetings.id, meetingId));
+  });
 }

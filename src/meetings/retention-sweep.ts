@@ -1,8 +1,7 @@
-import type { Queryable } from "../db/client.ts";
-import { runTx } from "../db/conn.ts";
-import { lockAccount } from "../db/sql.ts";
+import { withTx, type TxConn } from "../db/conn.ts";
 import { DECODED_AUDIO, RECORDING } from "../storage/paths.ts";
 import { deleteMeeting, type DeleteMeetingDeps } from "./delete.ts";
+import { lockUnlessHeld } from "./legal-hold-store.ts";
 import { markRecordingDeleted, meetingsDue, stillDue, type RetentionCut } from "./retention-store.ts";
 
 /** What a sweep cut, for the audit trail: one entry per meeting deleted or recording removed. */
@@ -14,7 +13,7 @@ export interface RetentionCutEvent {
 
 export interface RetentionSweepDeps extends DeleteMeetingDeps {
   /** Writes one cut to the audit trail, inside the transaction that makes it (so it is recorded if and only if it happened). */
-  recordCut(tx: Queryable, event: RetentionCutEvent): Promise<void>;
+  recordCut(tx: TxConn, event: RetentionCutEvent): Promise<void>;
 }
 
 /** At most this many meetings of each cut per sweep: a policy that suddenly covers years is worked off over several sweeps. */
@@ -48,7 +47,7 @@ export async function sweepRetention(deps: RetentionSweepDeps, now: number, log:
     try {
       if (await deleteRecording(deps, due, now)) deletedRecordings++;
     } catch (error) {
-      log(`retention: recording of meeting ${due.id} not deleted: ${(error as Error).message}`);
+      if (!isExpected(error)) log(`retention: recording of meeting ${due.id} not deleted: ${(error as Error).message}`);
     }
   }
   return { meetings: deletedMeetings, recordings: deletedRecordings };
@@ -61,8 +60,9 @@ export async function sweepRetention(deps: RetentionSweepDeps, now: number, log:
  * are gone but the mark is not, and the next sweep marks it (deleting nothing twice).
  */
 async function deleteRecording(deps: RetentionSweepDeps, due: { id: string; userId: string }, now: number): Promise<boolean> {
-  return runTx(deps.conn, async (tx) => {
-    await lockAccount(tx, due.userId);
+  return withTx(deps.conn, async (tx) => {
+    // The due query already left held meetings out; a hold set since then answers 409 here.
+    await lockUnlessHeld(tx, due.userId, due.id);
     if (!(await stillDue(tx, "recording", due.id, now))) return false;
     await markRecordingDeleted(tx, due.id, now);
     await deps.recordCut(tx, { action: "retention.recording_deleted", userId: due.userId, meetingId: due.id });

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { findOrCreateClient, getClient, requireClient, type ClientRow } from "../clients/service.ts";
 import { clients } from "../clients/table.ts";
 import type { Queryable } from "../db/client.ts";
@@ -9,7 +9,7 @@ import type { JobRow } from "../jobs/query.ts";
 import { jobs } from "../jobs/table.ts";
 import { isUuid } from "../lib/ids.ts";
 import { NO_POLICY, type RetentionPolicy } from "../retention/policy.ts";
-import { policyOf } from "../retention/store.ts";
+import { retentionPolicies } from "../retention/table.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import type { CreateMeetingFields } from "./schema.ts";
 import { reindexMeeting } from "./search-index-store.ts";
@@ -212,8 +212,22 @@ export async function loadExtras(q: Queryable, rows: readonly MeetingRow[]): Pro
   );
   if (!ids.length) return extras;
   for (const report of await q.select().from(reports).where(inArray(reports.meetingId, ids))) extras.get(report.meetingId)!.report = report;
-  for (const { id } of await q.select({ id: transcripts.meetingId }).from(transcripts).where(inArray(transcripts.meetingId, ids))) {
-    extras.get(id)!.hasTranscript = true;
+  // Whether each has a transcript, and its owner's retention policy, in one statement.
+  const presence = await q
+    .select({
+      id: meetings.id,
+      hasTranscript: sql`EXISTS (SELECT 1 FROM ${transcripts} WHERE ${transcripts.meetingId} = ${meetings.id})`.mapWith(Boolean),
+      deleteAfterDays: retentionPolicies.deleteAfterDays,
+      recordingDeleteAfterDays: retentionPolicies.recordingDeleteAfterDays,
+      policyUpdatedAt: retentionPolicies.updatedAt,
+    })
+    .from(meetings)
+    .leftJoin(retentionPolicies, eq(retentionPolicies.userId, meetings.userId))
+    .where(inArray(meetings.id, ids));
+  for (const { id, hasTranscript, deleteAfterDays, recordingDeleteAfterDays, policyUpdatedAt } of presence) {
+    const entry = extras.get(id)!;
+    entry.hasTranscript = hasTranscript;
+    if (policyUpdatedAt !== null) entry.retention = { deleteAfterDays, recordingDeleteAfterDays, updatedAt: policyUpdatedAt };
   }
   const clientIds = [...new Set(rows.map((r) => r.clientId).filter((id): id is number => id !== null))];
   const clientRows = clientIds.length ? await q.select().from(clients).where(inArray(clients.id, clientIds)) : [];
@@ -241,11 +255,6 @@ export async function loadExtras(q: Queryable, rows: readonly MeetingRow[]): Pro
     extras.get(participant.meetingId)!.participants.push(participant);
   }
   for (const [meetingId, list] of await documentsOfMeetings(q, ids)) extras.get(meetingId)!.documents = list;
-  // A page is one account's meetings: one policy read per owner.
-  for (const userId of new Set(rows.map((r) => r.userId))) {
-    const policy = await policyOf(q, userId);
-    for (const row of rows) if (row.userId === userId) extras.get(row.id)!.retention = policy;
-  }
   return extras;
 }
 
