@@ -11,7 +11,7 @@ import { authApp } from "./auth/app.ts";
 import { clientsApp } from "./clients/app.ts";
 import { clientRoutes } from "./clients/routes.ts";
 import type { ServiceConfig } from "./config.ts";
-import { withTx, type DbConn } from "./db/conn.ts";
+import { withTx, type DbConn, type TxConn } from "./db/conn.ts";
 import { openServiceConn } from "./db/open.ts";
 import { WalTruncator } from "./db/wal-truncation.ts";
 import { migrateConn } from "./db/migrate.ts";
@@ -74,6 +74,10 @@ import { SignInThrottle } from "./auth/sign-in-throttle.ts";
 import { PasswordAttempts } from "./auth/password-attempts.ts";
 import { PasswordVerifications } from "./auth/password-verifications.ts";
 import { clientAddressResolver } from "./http/client-address.ts";
+import { auditApp } from "./audit/app.ts";
+import { BatchedAuditTrail } from "./audit/trail.ts";
+import { appendAuditEntries } from "./audit/store.ts";
+import { systemEntry } from "./audit/types.ts";
 import { purgeExpiredWebSessions } from "./auth/web-session-store.ts";
 import { createWebApp, isWebPath } from "./web/routes.tsx";
 import { OidcSignIn } from "./auth/oidc-sign-in.ts";
@@ -143,6 +147,9 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const retention = retentionApp({ conn, clock });
   const usage = usageApp({ conn, clock, billing: config.billing });
   await migrateConn(conn);
+  // The audit trail: use cases record into memory, batches are written every 250 ms (audit/trail.ts).
+  const audit = new BatchedAuditTrail({ conn, clock, onError: (error) => io.logError(error, "audit-trail") });
+  const auditing = auditApp({ conn, retentionMs: config.auditRetentionMs });
   // This process as a node of the cluster (one, on SQLite): its id names the jobs it runs.
   const node = new NodePresence(conn, config.role, clock, io.say, config.dataDir);
   await node.start();
@@ -419,8 +426,10 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     await scheduler.start();
   }
   await webhooks.start();
-  // Every cut of the retention sweep, by meeting id only (never content).
-  const recordRetentionCut = async (_tx: unknown, event: RetentionCutEvent) => io.say(`retention: ${event.action} ${event.meetingId}`);
+  // Each cut of the retention sweep goes to the audit trail in the transaction that makes it (not
+  // through the batched trail): the entry exists if and only if the deletion committed.
+  const recordRetentionCut = (tx: TxConn, event: RetentionCutEvent) =>
+    appendAuditEntries(tx, [systemEntry(event.userId, event.action, { type: "meeting", id: event.meetingId })], clock.now());
   const sweeps = startRetention(
     {
       uploadsTmpDir: storage.tmpDir,
@@ -438,6 +447,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
         });
         return cut;
       },
+      purgeAuditTrail: (now) => auditing.purgeExpired(now),
       log: io.say,
     },
     config.sweepIntervalSeconds * 1000,
@@ -463,6 +473,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
         await boss?.stop();
         await requestLog?.stop();
         await node.stop();
+        // Last, once nothing can record any more: what is queued goes to the database before it closes.
+        await audit.stop().catch((error: unknown) => io.logError(error, "audit-trail"));
         wal.stop();
         await conn.close();
         lock.release();

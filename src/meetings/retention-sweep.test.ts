@@ -178,7 +178,7 @@ test("a month of daily sweeps: what is due goes through the deletion path, holds
     ...(c.meetingGoesOn !== null ? [{ action: "retention.meeting_deleted", meetingId: ids.get(c.marker)!, day: c.meetingGoesOn }] : []),
   ]);
   const byDay = (a: { day: number; action: string; meetingId: string }, b: typeof a) => a.day - b.day || a.action.localeCompare(b.action) || a.meetingId.localeCompare(b.meetingId);
-  expect(cuts.map(({ action, meetingId, day: on }) => ({ action, meetingId, day: on })).sort(byDay)).toEqual(expectedCuts.sort(byDay));
+  expect(cuts.map(({ action, meetingId, day: on }) => ({ action: action as string, meetingId, day: on })).sort(byDay)).toEqual(expectedCuts.sort(byDay));
   expect(cuts.every((cut) => cut.userId === owner.id)).toBe(true);
 
   if (!onPostgres) {

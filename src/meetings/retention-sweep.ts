@@ -1,3 +1,4 @@
+import { AUDIT_ACTIONS } from "../audit/actions.ts";
 import { withTx, type TxConn } from "../db/conn.ts";
 import { DECODED_AUDIO, RECORDING } from "../storage/paths.ts";
 import { deleteMeeting, type DeleteMeetingDeps } from "./delete.ts";
@@ -6,7 +7,7 @@ import { markRecordingDeleted, meetingsDue, stillDue, type RetentionCut } from "
 
 /** What a sweep cut, for the audit trail: one entry per meeting deleted or recording removed. */
 export interface RetentionCutEvent {
-  action: "retention.meeting_deleted" | "retention.recording_deleted";
+  action: typeof AUDIT_ACTIONS.retentionMeetingDeleted | typeof AUDIT_ACTIONS.retentionRecordingDeleted;
   userId: string;
   meetingId: string;
 }
@@ -33,7 +34,7 @@ export async function sweepRetention(deps: RetentionSweepDeps, now: number, log:
     try {
       const deleted = await deleteMeeting(deps, due.userId, due.id, async (tx) => {
         if (!(await stillDue(tx, "meeting", due.id, now))) return false;
-        await deps.recordCut(tx, { action: "retention.meeting_deleted", userId: due.userId, meetingId: due.id });
+        await deps.recordCut(tx, { action: AUDIT_ACTIONS.retentionMeetingDeleted, userId: due.userId, meetingId: due.id });
         return true;
       });
       if (deleted) deletedMeetings++;
@@ -65,7 +66,7 @@ async function deleteRecording(deps: RetentionSweepDeps, due: { id: string; user
     await lockUnlessHeld(tx, due.userId, due.id);
     if (!(await stillDue(tx, "recording", due.id, now))) return false;
     await markRecordingDeleted(tx, due.id, now);
-    await deps.recordCut(tx, { action: "retention.recording_deleted", userId: due.userId, meetingId: due.id });
+    await deps.recordCut(tx, { action: AUDIT_ACTIONS.retentionRecordingDeleted, userId: due.userId, meetingId: due.id });
     await deps.storage.delete(due.id, RECORDING);
     await deps.storage.delete(due.id, DECODED_AUDIO);
     return true;

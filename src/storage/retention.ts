@@ -24,6 +24,8 @@ export interface RetentionDeps {
   purgeIdleDrafts(now: number): Count;
   /** Applies the accounts' retention policies (meetings/retention-sweep.ts); answers how many meetings and recordings it deleted. */
   applyRetentionPolicies(now: number): Promise<{ meetings: number; recordings: number }>;
+  /** Deletes the audit trail's entries past its retention (--audit-retention-days); answers how many. */
+  purgeAuditTrail?(now: number): Count;
   log(line: string): void;
 }
 
@@ -36,7 +38,7 @@ export interface RetentionDeps {
  */
 export async function sweepExpired(
   deps: RetentionDeps,
-): Promise<{ tmpFiles: number; revocations: number; deliveries: number; webSessions: number; drafts: number; policies: { meetings: number; recordings: number } }> {
+): Promise<{ tmpFiles: number; revocations: number; deliveries: number; webSessions: number; drafts: number; auditEntries: number; policies: { meetings: number; recordings: number } }> {
   await deps.sweepIdempotencyKeys();
   const now = deps.clock.now();
   let tmpFiles = 0;
@@ -64,6 +66,7 @@ export async function sweepExpired(
     webSessions: await deps.purgeExpiredWebSessions(now),
     drafts: await deps.purgeIdleDrafts(now),
     policies: await deps.applyRetentionPolicies(now),
+    auditEntries: (await deps.purgeAuditTrail?.(now)) ?? 0,
   };
 }
 
