@@ -7,8 +7,17 @@ export function RetentionSettingsPage(props: { frame: PageFrame; policy: Pick<Re
   const { frame, policy } = props;
   const { t } = frame;
   const period = (days: number | null) => (days === null ? t("retention.never") : t("retention.afterDays", { days }));
-  const daysInput = (name: string, value: number | null, help: string) => (
-    <input type="number" name={name} value={value === null ? "" : String(value)} min={1} max={MAX_RETENTION_DAYS} step={1} inputMode="numeric" aria-describedby={help} />
+  /** One period's field: a number of days, empty for off, with its help line. */
+  const daysField = (name: string, label: string, value: number | null, help: string) => (
+    <>
+      <label>
+        {label}
+        <input type="number" name={name} value={value === null ? "" : String(value)} min={1} max={MAX_RETENTION_DAYS} step={1} inputMode="numeric" aria-describedby={`${name}-help`} />
+      </label>
+      <small id={`${name}-help`} class="muted">
+        {help}
+      </small>
+    </>
   );
   return (
     <Layout frame={frame}>
@@ -21,20 +30,8 @@ export function RetentionSettingsPage(props: { frame: PageFrame; policy: Pick<Re
         <p id="retention-current">{t("retention.current", { whole: period(policy.deleteAfterDays), recording: period(policy.recordingDeleteAfterDays) })}</p>
         <form class="stack" method="post" action="/settings/retention">
           <CsrfField frame={frame} />
-          <label>
-            {t("retention.deleteAfter")}
-            {daysInput("delete_after_days", policy.deleteAfterDays, "delete-after-help")}
-          </label>
-          <small id="delete-after-help" class="muted">
-            {t("retention.deleteAfterHelp")}
-          </small>
-          <label>
-            {t("retention.recordingAfter")}
-            {daysInput("recording_delete_after_days", policy.recordingDeleteAfterDays, "recording-after-help")}
-          </label>
-          <small id="recording-after-help" class="muted">
-            {t("retention.recordingAfterHelp")}
-          </small>
+          {daysField("delete_after_days", t("retention.deleteAfter"), policy.deleteAfterDays, t("retention.deleteAfterHelp"))}
+          {daysField("recording_delete_after_days", t("retention.recordingAfter"), policy.recordingDeleteAfterDays, t("retention.recordingAfterHelp"))}
           <p class="error">{t("retention.irreversible")}</p>
           <button type="submit">{t("retention.save")}</button>
         </form>
