@@ -14,11 +14,11 @@ import { meetings } from "./table.ts";
 
 /** SQL true for a meeting under a hold, its own or its client folder's (for a WHERE on meetings). */
 export function heldCondition(): SQL {
-  return or(eq(meetings.legalHold, true), sql`EXISTS (SELECT 1 FROM ${clients} WHERE ${clients.id} = ${meetings.clientId} AND ${clients.legalHold} = ${true})`)!;
+  return or(eq(meetings.legalHold, true), sql`EXISTS (SELECT 1 FROM ${clients} WHERE ${clients.id} = ${meetings.clientId} AND ${clients.userId} = ${meetings.userId} AND ${clients.legalHold} = ${true})`)!;
 }
 
 /** What holds the meeting: its own flag first, then its client folder's; null when nothing does (or there is no such meeting). */
-export async function holdOf(q: Queryable, meetingId: string): Promise<"meeting" | "client" | null> {
+async function holdOf(q: Queryable, meetingId: string): Promise<"meeting" | "client" | null> {
   const [found] = await q
     .select({ own: meetings.legalHold, client: clients.legalHold })
     .from(meetings)
