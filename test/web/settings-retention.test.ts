@@ -23,7 +23,7 @@ beforeAll(async () => {
   key = await createUserWithKey(server, "officer@firm.example");
   await createUserWithKey(server, "nosy@firm.example");
   for (const email of ["officer@firm.example", "nosy@firm.example"]) await server.admin("user", "password", "--email", email, "--password", PASSWORD);
-});
+}, 180_000);
 afterAll(async () => {
   await server.stop();
 });
