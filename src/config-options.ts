@@ -330,7 +330,7 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     type: "int",
     env: "VERBATIM_SWEEP_INTERVAL",
     default: "600",
-    help: "Seconds between retention sweeps (expired idempotency keys, stale partial uploads, expired token revocations, idle drafts).",
+    help: "Seconds between retention sweeps (expired idempotency keys, stale partial uploads, expired token revocations, idle drafts, the accounts' retention policies).",
   },
   {
     name: "idempotency-lease",

@@ -11,7 +11,7 @@ import { authApp } from "./auth/app.ts";
 import { clientsApp } from "./clients/app.ts";
 import { clientRoutes } from "./clients/routes.ts";
 import type { ServiceConfig } from "./config.ts";
-import { withTx, type DbConn } from "./db/conn.ts";
+import { withTx, type DbConn, type TxConn } from "./db/conn.ts";
 import { openServiceConn } from "./db/open.ts";
 import { WalTruncator } from "./db/wal-truncation.ts";
 import { migrateConn } from "./db/migrate.ts";
@@ -76,12 +76,18 @@ import { PasswordVerifications } from "./auth/password-verifications.ts";
 import { clientAddressResolver } from "./http/client-address.ts";
 import { auditApp } from "./audit/app.ts";
 import { BatchedAuditTrail } from "./audit/trail.ts";
+import { appendAuditEntries } from "./audit/store.ts";
+import { systemEntry } from "./audit/types.ts";
 import { purgeExpiredWebSessions } from "./auth/web-session-store.ts";
 import { createWebApp, isWebPath } from "./web/routes.tsx";
 import { OidcSignIn } from "./auth/oidc-sign-in.ts";
 import { renameLegacyRecordings, sweepOrphans } from "./storage/sweep.ts";
 import { localDiskStorage } from "./storage/local-disk.ts";
 import { recordUntrackedDraftParts, sweepIdleDrafts } from "./meetings/draft-upkeep.ts";
+import { sweepRetention, type RetentionCutEvent } from "./meetings/retention-sweep.ts";
+import { retentionApp } from "./retention/app.ts";
+import { retentionRoutes } from "./retention/routes.ts";
+import { exclusively } from "./db/sql.ts";
 import { workerCommand } from "./worker/command.ts";
 import { WORKER_CONFIG_ENV, type WorkerConfig } from "./worker/config.ts";
 import { LiveApiNodes, SlidingWindowLimiter, splitLimits } from "./http/rate-limit.ts";
@@ -138,6 +144,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   // The database as stores take it (db/conn.ts): the only handle on it the service holds.
   const conn = openServiceConn(config.dataDir, config.database);
   const clients = clientsApp({ conn });
+  const retention = retentionApp({ conn, clock });
   const usage = usageApp({ conn, clock, billing: config.billing });
   await migrateConn(conn);
   // The audit trail: use cases record into memory, batches are written every 250 ms (audit/trail.ts).
@@ -325,6 +332,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     ...accountRoutes(),
     ...feedbackRoutes({ feedback: feedbackApp({ conn, clock }) }),
     ...clientRoutes({ clients }),
+    ...retentionRoutes({ retention }),
     ...jobRoutes({ jobs: jobsApp({ conn }) }),
     ...meetingRoutes({ meetings: apps.meetings }),
     ...transcriptRoutes(apps.transcripts),
@@ -359,7 +367,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     clock,
     billing: config.billing,
     maxUploadBytes: MAX_UPLOAD_BYTES,
-    apps: { ...apps, auth, clients, usage, audit: auditing },
+    apps: { ...apps, auth, clients, usage, audit: auditing, retention },
     sso,
     maxApiKeys: config.maxApiKeys,
     publicApiUrl: () => urls.api,
@@ -421,7 +429,11 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     await scheduler.start();
   }
   await webhooks.start();
-  const retention = startRetention(
+  // Each cut of the retention sweep goes to the audit trail in the transaction that makes it (not
+  // through the batched trail): the entry exists if and only if the deletion committed.
+  const recordRetentionCut = (tx: TxConn, event: RetentionCutEvent) =>
+    appendAuditEntries(tx, [systemEntry(event.userId, event.action, { type: "meeting", id: event.meetingId })], clock.now());
+  const sweeps = startRetention(
     {
       uploadsTmpDir: storage.tmpDir,
       clock,
@@ -430,6 +442,14 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       purgeOldDeliveries: (now) => purgeOldDeliveries(conn, now),
       purgeExpiredWebSessions: (now) => purgeExpiredWebSessions(conn, now),
       purgeIdleDrafts: (now) => sweepIdleDrafts({ conn, wal, storage, cancelJobs: (ids) => jobs.cancel(ids) }, config.drafts, now),
+      // One node at a time applies the policies (db/sql.ts's exclusively); another skips that round.
+      applyRetentionPolicies: async (now) => {
+        let cut = { meetings: 0, recordings: 0 };
+        await exclusively(conn, "retention-sweep", async () => {
+          cut = await sweepRetention({ conn, wal, storage, cancelJobs: (ids) => jobs.cancel(ids), recordCut: recordRetentionCut }, now, io.say);
+        });
+        return cut;
+      },
       purgeAuditTrail: (now) => auditing.purgeExpired(now),
       log: io.say,
     },
@@ -446,7 +466,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     port: server?.port ?? 0,
     stop() {
       stopping ??= (async () => {
-        retention.stop();
+        sweeps.stop();
         apiNodes?.stop();
         await server?.stop();
         await webhooks.stop();

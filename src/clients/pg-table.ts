@@ -17,6 +17,8 @@ export const clients = pgTable(
     email: text("email"),
     phone: text("phone"),
     isArchived: boolean("is_archived").notNull().default(false),
+    /** A legal hold on the folder (issue 23): none of its meetings is deleted, by its owner or by retention, until lifted. */
+    legalHold: boolean("legal_hold").notNull().default(false),
     createdAt: bigint("created_at", { mode: "number" }).notNull(),
   },
   // One folder per name and account, names compared without case: find-or-create relies on it.

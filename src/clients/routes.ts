@@ -26,7 +26,7 @@ export function clientRoutes(deps: { clients: ClientsApp }) {
       method: "PATCH",
       path: "/api/v1/clients/:client_id",
       operationId: "updateClient",
-      summary: "Archive a client folder (is_archived true: hidden from the list, its meetings kept) or bring it back (false)",
+      summary: "Archive a client folder (is_archived true: hidden from the list, its meetings kept) or bring it back (false); set or lift its legal hold (legal_hold)",
       tag: "Clients",
       access: access.allOf("write:meetings"),
       params: clientParams,
@@ -34,7 +34,7 @@ export function clientRoutes(deps: { clients: ClientsApp }) {
       responses: { 200: { description: "The client", schema: clientSchema } },
       errors: ["malformed_body", "unsupported_media_type"],
       handle: async ({ principal, params, body }) => {
-        const client = await deps.clients.setArchived(apiActor(principal), params.client_id, body.is_archived);
+        const client = await deps.clients.update(apiActor(principal), params.client_id, { isArchived: body.is_archived, legalHold: body.legal_hold });
         if (!client) throw ApiError.notFound(`Client ${params.client_id}`);
         return { status: 200, body: renderClient(client) };
       },

@@ -13,5 +13,6 @@ export function renderClient(row: ClientRow) {
     email: row.email,
     phone: row.phone,
     is_archived: row.isArchived,
+    legal_hold: row.legalHold,
   };
 }

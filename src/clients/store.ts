@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
-import { run, type Conn } from "../db/conn.ts";
+import { run, runTx, type Conn } from "../db/conn.ts";
+import { lockAccount } from "../db/sql.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { parseNumericId } from "../lib/ids.ts";
 import { clients } from "./table.ts";
@@ -56,17 +57,18 @@ export async function getClient(db: Queryable, userId: string, id: number): Prom
 }
 
 /**
- * Archives or unarchives one of the account's clients; undefined when it has no such client.
- * An archived client keeps its meetings and can still be named by id; it is only left out of
- * lists (GET /v1/clients without include_archived).
+ * Archives or unarchives one of the account's clients, and/or sets or lifts its legal hold;
+ * undefined when it has no such client. An archived client keeps its meetings and can still be
+ * named by id; it is only left out of lists (GET /v1/clients without include_archived). The hold
+ * is written under the account's lock, which the transactions deleting a meeting take before they
+ * read it (meetings/delete.ts), so a hold set here is never overtaken by a deletion in progress.
  */
-export function setClientArchived(c: Conn, userId: string, id: number, archived: boolean): Promise<ClientRow | undefined> {
-  return run(c, async (q) => {
-    const [updated] = await q
-      .update(clients)
-      .set({ isArchived: archived })
-      .where(and(eq(clients.userId, userId), eq(clients.id, id)))
-      .returning();
+export function updateClientFlags(c: Conn, userId: string, id: number, flags: { isArchived?: boolean; legalHold?: boolean }): Promise<ClientRow | undefined> {
+  return runTx(c, async (q) => {
+    await lockAccount(q, userId);
+    const where = and(eq(clients.userId, userId), eq(clients.id, id));
+    if (flags.isArchived === undefined && flags.legalHold === undefined) return (await q.select().from(clients).where(where).limit(1))[0];
+    const [updated] = await q.update(clients).set(flags).where(where).returning();
     return updated;
   });
 }

@@ -14,6 +14,8 @@ export const clients = sqliteTable(
     email: text("email"),
     phone: text("phone"),
     isArchived: integer("is_archived", { mode: "boolean" }).notNull().default(false),
+    /** A legal hold on the folder (issue 23): none of its meetings is deleted, by its owner or by retention, until lifted. */
+    legalHold: integer("legal_hold", { mode: "boolean" }).notNull().default(false),
     createdAt: integer("created_at").notNull(),
   },
   // One folder per name and account, names compared without case: find-or-create relies on it.

@@ -19,12 +19,14 @@ import m16 from "../../migrations/0016_webhook_delivery_lease.sql" with { type: 
 import m17 from "../../migrations/0017_nodes.sql" with { type: "text" };
 import m18 from "../../migrations/0018_audit_trail.sql" with { type: "text" };
 import m19 from "../../migrations/0019_audit_append_only.sql" with { type: "text" };
+import m20 from "../../migrations/0020_retention_legal_hold.sql" with { type: "text" };
 import pg0 from "../../migrations/postgres/0000_init.sql" with { type: "text" };
 import pg1 from "../../migrations/postgres/0001_rules.sql" with { type: "text" };
 import pg2 from "../../migrations/postgres/0002_webhook_delivery_lease.sql" with { type: "text" };
 import pg3 from "../../migrations/postgres/0003_nodes.sql" with { type: "text" };
 import pg4 from "../../migrations/postgres/0004_audit_trail.sql" with { type: "text" };
 import pg5 from "../../migrations/postgres/0005_audit_append_only.sql" with { type: "text" };
+import pg6 from "../../migrations/postgres/0006_retention_legal_hold.sql" with { type: "text" };
 
 /** The SQLite migrations, in order. */
 export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
@@ -48,6 +50,7 @@ export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0017_nodes", sql: m17 },
   { tag: "0018_audit_trail", sql: m18 },
   { tag: "0019_audit_append_only", sql: m19 },
+  { tag: "0020_retention_legal_hold", sql: m20 },
 ];
 
 /** The PostgreSQL migrations, in order. */
@@ -58,4 +61,5 @@ export const EMBEDDED_PG_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0003_nodes", sql: pg3 },
   { tag: "0004_audit_trail", sql: pg4 },
   { tag: "0005_audit_append_only", sql: pg5 },
+  { tag: "0006_retention_legal_hold", sql: pg6 },
 ];

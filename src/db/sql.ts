@@ -2,6 +2,7 @@ import { is, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { PgDatabase } from "drizzle-orm/pg-core";
 import type { Database, SQLQueryBindings } from "bun:sqlite";
 import type { Queryable } from "./client.ts";
+import { run, type DbConn } from "./conn.ts";
 
 /**
  * The few places where SQLite and PostgreSQL need different SQL, for store files. Everything else
@@ -89,3 +90,27 @@ export async function insertRows(q: Queryable, table: string, columns: readonly 
 
 /** A value insertRows writes. */
 export type SqlValue = string | number | null;
+
+/**
+ * Runs `body` unless another node is running the task `name` right now; answers false when it was
+ * skipped. For a periodic task that many nodes start (the retention sweep) but one should do at a
+ * time: on PostgreSQL a transaction of its own takes `pg_try_advisory_xact_lock` and stays open,
+ * holding it, while `body` works through its own transactions; it ends (and the lock with it) when
+ * `body` settles. On SQLite there is one node, so `body` always runs.
+ */
+export async function exclusively(c: DbConn, name: string, body: () => Promise<void>): Promise<boolean> {
+  if (c.dialect !== "postgres") {
+    await body();
+    return true;
+  }
+  const holder = await c.begin();
+  try {
+    const got = await run(holder, (q) => row<{ locked: boolean }>(q, sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${name}, 0)) AS locked`));
+    if (!got?.locked) return false;
+    await body();
+    return true;
+  } finally {
+    // Nothing was written in it: ending it only releases the lock.
+    await holder.rollback();
+  }
+}

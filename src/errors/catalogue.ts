@@ -150,6 +150,12 @@ export const ERROR_CATALOGUE = {
     description:
       "The account already keeps as many open drafts (recordings and resumable uploads not yet finished) as it may, or their parts already hold as many bytes as it may (the operator's --max-open-drafts and --max-draft-bytes). Nothing was stored. Finish or delete a draft, then try again.",
   },
+  legal_hold: {
+    status: 409,
+    title: "Under legal hold",
+    description:
+      "The meeting is under a legal hold (its own, or its client folder's): it cannot be deleted until the hold is lifted (PATCH legal_hold false on the meeting or the client). Nothing was deleted.",
+  },
   not_ready: {
     status: 503,
     title: "Not ready",

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
-import { run, runTx, type Conn } from "../db/conn.ts";
+import { run, type Conn } from "../db/conn.ts";
 import { deleteMeetingDocuments } from "../documents/store.ts";
 import { purgeMeetingEvents } from "../events/store.ts";
 import { forgetResource } from "../idempotency/service.ts";
@@ -30,12 +30,12 @@ export async function deleteMeetingRows(tx: Queryable, meetingId: string): Promi
   await tx.delete(meetings).where(eq(meetings.id, meetingId));
 }
 
+/** deleteMeetingRows over a `Conn`: inside the deleting transaction (meetings/delete.ts). */
+export function removeMeetingRows(c: Conn, meetingId: string): Promise<void> {
+  return run(c, (q) => deleteMeetingRows(q, meetingId));
+}
+
 /** The ids of every job of a meeting (to cancel the unfinished ones before deleting it). */
 export function meetingJobIds(c: Conn, meetingId: string): Promise<string[]> {
   return run(c, async (q) => (await q.select({ id: jobs.id }).from(jobs).where(eq(jobs.meetingId, meetingId))).map((r) => r.id));
-}
-
-/** deleteMeetingRows in a transaction of its own over a `Conn`. */
-export function removeMeetingRows(c: Conn, meetingId: string): Promise<void> {
-  return runTx(c, (tx) => deleteMeetingRows(tx, meetingId));
 }

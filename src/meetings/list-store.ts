@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, lt, not, sql, type SQL } from "drizzle-orm";
 import { findClientByIdOrName } from "../clients/service.ts";
 import type { Queryable } from "../db/client.ts";
 import { run, type Conn } from "../db/conn.ts";
@@ -10,6 +10,7 @@ import { renderMeetings } from "./render.ts";
 import { loadExtras } from "./store.ts";
 import type { listMeetingsQuery } from "./schema.ts";
 import { ftsQuery, tsQuery } from "./search-index.ts";
+import { heldCondition } from "./legal-hold-store.ts";
 import { meetings, meetingTags } from "./table.ts";
 
 /** SPEC 4: filtering on status looks only at this many of the most recent meetings. */
@@ -29,6 +30,7 @@ export async function listMeetings(db: Queryable, userId: string, query: z.outpu
   if (query.created_before) conditions.push(lt(meetings.createdAt, Date.parse(query.created_before)));
   if (query.recorded_after) conditions.push(gte(meetings.recordedAt, Date.parse(query.recorded_after)));
   if (query.recorded_before) conditions.push(lt(meetings.recordedAt, Date.parse(query.recorded_before)));
+  if (query.on_hold !== undefined) conditions.push(query.on_hold ? heldCondition() : not(heldCondition()));
   for (const tag of new Set(query.tag ?? [])) {
     conditions.push(sql`EXISTS (SELECT 1 FROM ${meetingTags} WHERE ${meetingTags.meetingId} = ${meetings.id} AND ${meetingTags.tag} = ${tag})`);
   }

@@ -32,6 +32,8 @@ async function patchMeetingRows(tx: Queryable, userId: string, meetingId: string
   const changes: Partial<typeof meetings.$inferInsert> = { updatedAt: now };
   if (patch.title !== undefined) Object.assign(changes, { title: patch.title, titleSource: "user" as const });
   if (patch.recorded_at !== undefined) changes.recordedAt = Date.parse(patch.recorded_at);
+  // Under the account's lock, taken above: the deleting transactions take it too and then read the hold.
+  if (patch.legal_hold !== undefined) changes.legalHold = patch.legal_hold;
   if (patch.client_id === null || patch.client === null) changes.clientId = null;
   else if (patch.client_id !== undefined) {
     changes.clientId = (await requireClient(tx, userId, patch.client_id)).id;

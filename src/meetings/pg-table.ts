@@ -39,6 +39,10 @@ export const meetings = pgTable(
     persona: text("persona"),
     minSpeakers: bigint("min_speakers", { mode: "number" }),
     maxSpeakers: bigint("max_speakers", { mode: "number" }),
+    /** A legal hold on this meeting (issue 23): no deletion, by its owner or by retention, until lifted. */
+    legalHold: boolean("legal_hold").notNull().default(false),
+    /** When the retention sweep deleted the recording and decoded audio (transcript and report kept); null while it has them. */
+    recordingDeletedAt: bigint("recording_deleted_at", { mode: "number" }),
   },
   (t) => [index("meetings_user_created").on(t.userId, t.createdAt), index("meetings_user_recorded").on(t.userId, t.recordedAt)],
 );

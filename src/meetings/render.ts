@@ -4,6 +4,7 @@ import { renderJob } from "../jobs/query.ts";
 import { numericId } from "../lib/ids.ts";
 import { toRfc3339 } from "../lib/time.ts";
 import { renderReport } from "../reports/render.ts";
+import { retentionTimes } from "../retention/policy.ts";
 import { meetingExtras, type MeetingExtras, type MeetingRow, type ParticipantRow } from "./store.ts";
 
 /*
@@ -58,6 +59,26 @@ export function renderMeeting(row: MeetingRow, extras: MeetingExtras, publicApiU
     // The latest processing job for meetings created via the API; null for the web app's (SPEC 2).
     job: job ? renderJob(job) : null,
     metadata: row.metadata,
+    legal_hold: row.legalHold,
+    legal_hold_inherited: extras.client?.legalHold ?? false,
+    retention: renderRetention(row, extras),
+    recording_deleted_at: row.recordingDeletedAt === null ? null : toRfc3339(row.recordingDeletedAt),
+  };
+}
+
+/**
+ * When the account's retention policy deletes the meeting, and its recording alone (issue 23):
+ * each null when its period is off or a legal hold is on the meeting (its own or its client's);
+ * the recording's also when there is none to delete (a text meeting, or already gone). The sweep
+ * runs every --sweep-interval, so a meeting goes at the first sweep after this time.
+ */
+function renderRetention(row: MeetingRow, extras: MeetingExtras): { delete_at: string | null; recording_delete_at: string | null } {
+  if (row.legalHold || extras.client?.legalHold) return { delete_at: null, recording_delete_at: null };
+  const { deleteAt, recordingDeleteAt } = retentionTimes(extras.retention, row);
+  const hasRecording = row.source !== "text" && row.recordingDeletedAt === null;
+  return {
+    delete_at: deleteAt === null ? null : toRfc3339(deleteAt),
+    recording_delete_at: recordingDeleteAt === null || !hasRecording ? null : toRfc3339(recordingDeleteAt),
   };
 }
 

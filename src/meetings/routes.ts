@@ -108,11 +108,12 @@ export function meetingRoutes({ meetings }: MeetingRouteDeps) {
       method: "DELETE",
       path: "/api/v1/meetings/:meeting_id",
       operationId: "deleteMeeting",
-      summary: "Delete the meeting, its recording, transcript, report and documents; cancels processing",
+      summary: "Delete the meeting, its recording, transcript, report and documents; cancels processing; refused while a legal hold is on it",
       tag: "Meetings",
       access: access.allOf("write:meetings"),
       params: meetingParams,
       responses: { 204: { description: "Deleted" } },
+      errors: ["legal_hold"],
       handle: async ({ principal, params }) => {
         await meetings.delete(apiActor(principal), params.meeting_id);
         return { status: 204 };

@@ -3,6 +3,7 @@ import { metadataInput } from "../http/metadata.ts";
 import { z } from "zod";
 import { assertDepth } from "../http/body.ts";
 import { pageSchema, paginationQuery } from "../http/pagination.ts";
+import { queryBoolean } from "../http/route.ts";
 import { reportSchema } from "../reports/schema.ts";
 import { isLanguageCode } from "../lib/languages.ts";
 import { MEETING_STATUSES } from "./table.ts";
@@ -131,6 +132,8 @@ export const listMeetingsQuery = z.object({
   recorded_before: dateTime.optional(),
   status: z.enum(MEETING_STATUSES).optional(),
   tag: repeatable.optional(),
+  /** Extension (issue 23): true lists only meetings under a legal hold (their own or their client's), false only the others. */
+  on_hold: queryBoolean.optional(),
 });
 
 export const participantPatch = z.strictObject({
@@ -153,6 +156,8 @@ export const patchMeetingBody = z.strictObject({
       remove: z.array(z.string().regex(/^par_\d{1,15}$/)).max(50).default([]),
     })
     .optional(),
+  /** Extension (issue 23): puts the meeting under a legal hold (true) or lifts its own hold (false); a client folder's hold is lifted on the client. */
+  legal_hold: z.boolean().optional(),
 }).superRefine((value, ctx) => {
   if (value.client_id !== undefined && value.client !== undefined) {
     ctx.addIssue({ code: "custom", path: ["client"], message: "Send client_id or client, not both.", params: { code: "conflict" } });
@@ -194,6 +199,15 @@ export const meetingSchema = z.object({
   documents: z.array(documentSchema),
   job: z.object({}).passthrough().nullable(),
   metadata: z.record(z.string(), z.unknown()).nullable(),
+  legal_hold: z.boolean().meta({ description: "Extension (issue 23): the meeting's own legal hold, as PATCH legal_hold sets it" }),
+  legal_hold_inherited: z.boolean().meta({ description: "Extension (issue 23): true when the meeting's client folder is under a legal hold (lifted on the client)" }),
+  retention: z
+    .object({
+      delete_at: z.string().nullable(),
+      recording_delete_at: z.string().nullable(),
+    })
+    .meta({ description: "Extension (issue 23): when the account's retention policy deletes the meeting, and its recording alone; null when no policy says so, under a legal hold, or (recording) when there is none" }),
+  recording_deleted_at: z.string().nullable().meta({ description: "Extension (issue 23): when retention deleted the recording (transcript and report kept); null while it is kept" }),
 });
 
 export const meetingPageSchema = pageSchema(meetingSchema);

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { findOrCreateClient, getClient, requireClient, type ClientRow } from "../clients/service.ts";
 import { clients } from "../clients/table.ts";
 import type { Queryable } from "../db/client.ts";
@@ -8,6 +8,8 @@ import { documentsOfMeetings } from "../documents/store.ts";
 import type { JobRow } from "../jobs/query.ts";
 import { jobs } from "../jobs/table.ts";
 import { isUuid } from "../lib/ids.ts";
+import { NO_POLICY, type RetentionPolicy } from "../retention/policy.ts";
+import { retentionPolicies } from "../retention/table.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import type { CreateMeetingFields } from "./schema.ts";
 import { reindexMeeting } from "./search-index-store.ts";
@@ -194,6 +196,8 @@ export interface MeetingExtras {
   tags: string[];
   participants: ParticipantRow[];
   documents: ReturnType<typeof renderDocument>[];
+  /** The owner's retention policy (retention/store.ts), for the meeting's deletion dates. */
+  retention: RetentionPolicy;
 }
 
 /**
@@ -204,12 +208,26 @@ export interface MeetingExtras {
 export async function loadExtras(q: Queryable, rows: readonly MeetingRow[]): Promise<Map<string, MeetingExtras>> {
   const ids = rows.map((r) => r.id);
   const extras = new Map<string, MeetingExtras>(
-    ids.map((id) => [id, { report: undefined, hasTranscript: false, client: undefined, job: undefined, tags: [], participants: [], documents: [] }]),
+    ids.map((id) => [id, { report: undefined, hasTranscript: false, client: undefined, job: undefined, tags: [], participants: [], documents: [], retention: NO_POLICY }]),
   );
   if (!ids.length) return extras;
   for (const report of await q.select().from(reports).where(inArray(reports.meetingId, ids))) extras.get(report.meetingId)!.report = report;
-  for (const { id } of await q.select({ id: transcripts.meetingId }).from(transcripts).where(inArray(transcripts.meetingId, ids))) {
-    extras.get(id)!.hasTranscript = true;
+  // Whether each has a transcript, and its owner's retention policy, in one statement.
+  const presence = await q
+    .select({
+      id: meetings.id,
+      hasTranscript: sql`EXISTS (SELECT 1 FROM ${transcripts} WHERE ${transcripts.meetingId} = ${meetings.id})`.mapWith(Boolean),
+      deleteAfterDays: retentionPolicies.deleteAfterDays,
+      recordingDeleteAfterDays: retentionPolicies.recordingDeleteAfterDays,
+      policyUpdatedAt: retentionPolicies.updatedAt,
+    })
+    .from(meetings)
+    .leftJoin(retentionPolicies, eq(retentionPolicies.userId, meetings.userId))
+    .where(inArray(meetings.id, ids));
+  for (const { id, hasTranscript, deleteAfterDays, recordingDeleteAfterDays, policyUpdatedAt } of presence) {
+    const entry = extras.get(id)!;
+    entry.hasTranscript = hasTranscript;
+    if (policyUpdatedAt !== null) entry.retention = { deleteAfterDays, recordingDeleteAfterDays, updatedAt: policyUpdatedAt };
   }
   const clientIds = [...new Set(rows.map((r) => r.clientId).filter((id): id is number => id !== null))];
   const clientRows = clientIds.length ? await q.select().from(clients).where(inArray(clients.id, clientIds)) : [];

@@ -36,6 +36,10 @@ export const meetings = sqliteTable(
     persona: text("persona"),
     minSpeakers: integer("min_speakers"),
     maxSpeakers: integer("max_speakers"),
+    /** A legal hold on this meeting (issue 23): no deletion, by its owner or by retention, until lifted. */
+    legalHold: integer("legal_hold", { mode: "boolean" }).notNull().default(false),
+    /** When the retention sweep deleted the recording and decoded audio (transcript and report kept); null while it has them. */
+    recordingDeletedAt: integer("recording_deleted_at"),
   },
   (t) => [index("meetings_user_created").on(t.userId, t.createdAt), index("meetings_user_recorded").on(t.userId, t.recordedAt)],
 );

@@ -22,6 +22,8 @@ export interface RetentionDeps {
   purgeExpiredWebSessions(now: number): Count;
   /** Deletes drafts left untouched too long, like meetings; answers how many. */
   purgeIdleDrafts(now: number): Count;
+  /** Applies the accounts' retention policies (meetings/retention-sweep.ts); answers how many meetings and recordings it deleted. */
+  applyRetentionPolicies(now: number): Promise<{ meetings: number; recordings: number }>;
   /** Deletes the audit trail's entries past its retention (--audit-retention-days); answers how many. */
   purgeAuditTrail?(now: number): Count;
   log(line: string): void;
@@ -31,9 +33,12 @@ export interface RetentionDeps {
  * What the service keeps only for a while, removed on a timer while it runs (not only at
  * start, since an appliance may run for months): idempotency keys after 24 h, partial uploads
  * nobody writes to any more, revoked-token rows whose token has expired anyway, webhook
- * deliveries after 30 days, and drafts nobody continued (--draft-idle-days).
+ * deliveries after 30 days, drafts nobody continued (--draft-idle-days), and the meetings or
+ * recordings past their account's retention policy (issue 23).
  */
-export async function sweepExpired(deps: RetentionDeps): Promise<{ tmpFiles: number; revocations: number; deliveries: number; webSessions: number; drafts: number; auditEntries: number }> {
+export async function sweepExpired(
+  deps: RetentionDeps,
+): Promise<{ tmpFiles: number; revocations: number; deliveries: number; webSessions: number; drafts: number; auditEntries: number; policies: { meetings: number; recordings: number } }> {
   await deps.sweepIdempotencyKeys();
   const now = deps.clock.now();
   let tmpFiles = 0;
@@ -60,6 +65,7 @@ export async function sweepExpired(deps: RetentionDeps): Promise<{ tmpFiles: num
     deliveries: await deps.purgeOldDeliveries(now),
     webSessions: await deps.purgeExpiredWebSessions(now),
     drafts: await deps.purgeIdleDrafts(now),
+    policies: await deps.applyRetentionPolicies(now),
     auditEntries: (await deps.purgeAuditTrail?.(now)) ?? 0,
   };
 }
@@ -77,6 +83,8 @@ export function startRetention(deps: RetentionDeps, intervalMs: number): { stop(
       const swept = await sweepExpired(deps);
       if (swept.tmpFiles) deps.log(`retention: removed ${swept.tmpFiles} stale partial upload(s)`);
       if (swept.drafts) deps.log(`retention: deleted ${swept.drafts} draft(s) nobody continued`);
+      const { meetings, recordings } = swept.policies;
+      if (meetings || recordings) deps.log(`retention: deleted ${meetings} meeting(s) and ${recordings} recording(s) past their account's retention policy`);
     } catch (error) {
       deps.log(`retention sweep failed: ${(error as Error).message}`);
     } finally {

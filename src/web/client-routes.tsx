@@ -9,11 +9,11 @@ import { ClientsPage } from "./pages/clients.tsx";
 export function clientPages(app: Elysia, kit: WebKit): void {
   const { deps } = kit;
 
-  const setArchived = async (request: Request, id: string, archived: boolean) => {
+  const change = async (request: Request, id: string, flags: { isArchived?: boolean; legalHold?: boolean }, notice: string) => {
     const { session } = await kit.readForm(request);
     // Another account's client, or no client, is the 404 page.
-    if (!(await deps.apps.clients.setArchived(webActor(session), id, archived))) throw new PageRefusal(404, "");
-    return redirect(`/clients?notice=${archived ? "archived" : "unarchived"}`);
+    if (!(await deps.apps.clients.update(webActor(session), id, flags))) throw new PageRefusal(404, "");
+    return redirect(`/clients?notice=${notice}`);
   };
 
   app
@@ -21,8 +21,10 @@ export function clientPages(app: Elysia, kit: WebKit): void {
       const session = kit.requireSession(request);
       const frame = kit.frameFor(request, session, (t) => t("clients.title"));
       const clients = (await deps.apps.clients.list(webActor(session), { includeArchived: true })).map(renderClient);
-      return html(<ClientsPage frame={frame} clients={clients} notice={kit.noticeOf(request, frame.t, ["archived", "unarchived"])} />);
+      return html(<ClientsPage frame={frame} clients={clients} notice={kit.noticeOf(request, frame.t, ["archived", "unarchived", "clientHeld", "clientReleased"])} />);
     })
-    .post("/clients/:id/archive", ({ request, params }) => setArchived(request, params.id, true))
-    .post("/clients/:id/unarchive", ({ request, params }) => setArchived(request, params.id, false));
+    .post("/clients/:id/archive", ({ request, params }) => change(request, params.id, { isArchived: true }, "archived"))
+    .post("/clients/:id/unarchive", ({ request, params }) => change(request, params.id, { isArchived: false }, "unarchived"))
+    .post("/clients/:id/hold", ({ request, params }) => change(request, params.id, { legalHold: true }, "clientHeld"))
+    .post("/clients/:id/release", ({ request, params }) => change(request, params.id, { legalHold: false }, "clientReleased"));
 }

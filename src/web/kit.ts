@@ -2,6 +2,7 @@ import { webActor, type Actor } from "../auth/actor.ts";
 import type { AuditApp } from "../audit/app.ts";
 import type { AuthApp, OidcSignIn, PasswordAttemptOutcome, WebSession } from "../auth/app.ts";
 import type { ClientsApp } from "../clients/app.ts";
+import type { RetentionApp } from "../retention/app.ts";
 import type { UsageApp } from "../usage/app.ts";
 import type { DocumentsApp } from "../documents/app.ts";
 import type { ExportsApp } from "../exports/app.ts";
@@ -39,6 +40,7 @@ export interface WebApps {
   usage: UsageApp;
   /** The audit trail: the account's own activity (Settings → Activity). */
   audit: AuditApp;
+  retention: RetentionApp;
 }
 
 /** What the web app's pages use: the same services as the API, handed over by the composition root. */

@@ -21,6 +21,7 @@ import { NotFoundPage } from "./pages/not-found.tsx";
 import { settingsPages } from "./settings-routes.tsx";
 import { usagePages } from "./usage-routes.tsx";
 import { activityPages } from "./activity-routes.tsx";
+import { retentionPages } from "./retention-routes.tsx";
 import { webhookPages } from "./webhook-routes.tsx";
 
 export { SESSION_COOKIE } from "./kit.ts";
@@ -183,7 +184,7 @@ export function createWebApp(deps: WebDeps) {
       const frame = kit.frameFor(request, session, (t) => t("meetings.title"));
       const params = new URL(request.url).searchParams;
       const filters: MeetingFilters = {};
-      for (const name of ["q", "client", "tag", "status", "recorded_after", "recorded_before"] as const) {
+      for (const name of ["q", "client", "tag", "status", "recorded_after", "recorded_before", "on_hold"] as const) {
         const value = params.get(name)?.trim();
         if (value) filters[name] = value;
       }
@@ -216,6 +217,7 @@ export function createWebApp(deps: WebDeps) {
   webhookPages(app as unknown as Elysia, kit);
   usagePages(app as unknown as Elysia, kit);
   activityPages(app as unknown as Elysia, kit);
+  retentionPages(app as unknown as Elysia, kit);
   app.all("*", ({ request }) => {
     const frame = kit.frameFor(request, kit.sessionOf(request), (t) => t("notFound.title"));
     return html(<NotFoundPage frame={frame} message={frame.t("notFound.body")} />, 404);

@@ -676,7 +676,7 @@ describe("clients belong to their account", () => {
   test("the client object has the documented shape", async () => {
     const body = (await (await server.api("/api/v1/clients?q=acme", { key: keyA })).json()) as any;
     expect(body.data).toHaveLength(1);
-    expect(body.data[0]).toEqual({ id: expect.stringMatching(/^cli_\d+$/), object: "client", name: "Acme Corp", email: null, phone: null, is_archived: false });
+    expect(body.data[0]).toEqual({ id: expect.stringMatching(/^cli_\d+$/), object: "client", name: "Acme Corp", email: null, phone: null, is_archived: false, legal_hold: false });
   });
 
   test("q is a case-insensitive substring match, non-ASCII included", async () => {

@@ -254,7 +254,7 @@ describe("clients can be archived and unarchived", () => {
 
     const archived = await main.api(`/api/v1/clients/${id}`, { method: "PATCH", key: owner, json: { is_archived: true } });
     expect(archived.status).toBe(200);
-    expect(await archived.json()).toEqual({ id, object: "client", name: "Archive Me", email: null, phone: null, is_archived: true });
+    expect(await archived.json()).toEqual({ id, object: "client", name: "Archive Me", email: null, phone: null, is_archived: true, legal_hold: false });
     expect(await names()).not.toContain("Archive Me");
     expect(await names("?include_archived=true")).toContain("Archive Me");
     // Its meetings keep it.

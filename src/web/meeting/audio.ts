@@ -12,6 +12,8 @@ export function audioRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKit): vo
   app.get("/meetings/:id/audio", async ({ request, params }) => {
     const session = kit.requireSession(request);
     const row = await pages.ownedMeeting(session, params.id);
+    // Deleted by the account's retention policy: gone for good, and said so.
+    if (row.recordingDeletedAt !== null) throw new PageRefusal(410, kit.frameFor(request, session, () => "").t("hold.recordingGone"));
     const file = await kit.deps.apps.meetings.recording(kit.actor(session), row.id);
     if (file === null) throw new PageRefusal(404, "");
     return audioResponse(request, file);

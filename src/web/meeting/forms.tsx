@@ -92,11 +92,22 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
       const row = await pages.ownedMeeting(session, params.id);
       return changed(request, row.id, "regenerating", () => apps.meetings.regenerateReport(kit.actor(session), row.id));
     })
+    .post("/meetings/:id/hold", async ({ request, params }) => {
+      const { session, form } = await kit.readForm(request);
+      const row = await pages.ownedMeeting(session, params.id);
+      const hold = form.get("legal_hold") === "true";
+      return changed(request, row.id, hold ? "held" : "released", () => apps.meetings.patch(kit.actor(session), row.id, { legal_hold: hold }));
+    })
     .post("/meetings/:id/delete", async ({ request, params }) => {
       const { session, form } = await kit.readForm(request);
       const row = await pages.ownedMeeting(session, params.id);
       if (form.get("confirm") !== "yes") return pages.meetingPage(request, row.id, 400, kit.frameFor(request, session, () => "").t("meeting.deleteConfirmMissing"));
-      await apps.meetings.delete(kit.actor(session), row.id);
+      try {
+        await apps.meetings.delete(kit.actor(session), row.id);
+      } catch (error) {
+        // A legal hold (409) is shown on the meeting page, which says what holds it.
+        return pages.refusedOnPage(request, row.id, error);
+      }
       return redirect("/meetings?notice=deleted");
     });
 }

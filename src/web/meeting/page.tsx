@@ -9,7 +9,7 @@ import { markdownToSafeHtml } from "../markdown.ts";
 import { MeetingPage } from "../pages/meeting.tsx";
 
 /** Flash notices after a form, carried in the redirect's query string as a known key, never as text. */
-const NOTICES = ["saved", "speakers", "document", "uploaded", "corrected", "regenerating"];
+const NOTICES = ["saved", "speakers", "document", "uploaded", "corrected", "regenerating", "held", "released"];
 
 export type MeetingPageKit = ReturnType<typeof meetingPageKit>;
 

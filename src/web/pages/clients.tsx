@@ -1,8 +1,26 @@
 import type { renderClient } from "../../clients/app.ts";
+import type { MessageKey } from "../i18n.ts";
 import { Layout, Notice, PostButton, type PageFrame, type PageNotice } from "../layout.tsx";
 
+type RenderedClient = ReturnType<typeof renderClient>;
+
+/** A client's two-state button (archived, held): the form that turns the flag on while it is off, and off while it is on. */
+function FlagButton(props: { frame: PageFrame; client: RenderedClient; on: boolean; paths: [string, string]; labels: [MessageKey, MessageKey]; named: [MessageKey, MessageKey] }) {
+  const { frame, client } = props;
+  const state = props.on ? 1 : 0;
+  return (
+    <PostButton
+      frame={frame}
+      action={`/clients/${client.id}/${props.paths[state]}`}
+      label={frame.t(props.labels[state])}
+      kind="secondary"
+      ariaLabel={frame.t(props.named[state], { name: client.name })}
+    />
+  );
+}
+
 /** The account's client folders, archived ones too, each with its archive or unarchive button. */
-export function ClientsPage(props: { frame: PageFrame; clients: ReturnType<typeof renderClient>[]; notice?: PageNotice }) {
+export function ClientsPage(props: { frame: PageFrame; clients: RenderedClient[]; notice?: PageNotice }) {
   const { frame } = props;
   const { t } = frame;
   return (
@@ -18,6 +36,7 @@ export function ClientsPage(props: { frame: PageFrame; clients: ReturnType<typeo
             <tr>
               <th scope="col">{t("clients.name")}</th>
               <th scope="col">{t("clients.state")}</th>
+              <th scope="col">{t("clients.hold")}</th>
               <th scope="col">
                 <span class="visually-hidden">{t("clients.archive")}</span>
               </th>
@@ -31,12 +50,17 @@ export function ClientsPage(props: { frame: PageFrame; clients: ReturnType<typeo
                 </td>
                 <td>{client.is_archived ? t("clients.archived") : t("clients.active")}</td>
                 <td>
-                  <PostButton
+                  {client.legal_hold ? t("clients.held") : t("clients.notHeld")}{" "}
+                  <FlagButton frame={frame} client={client} on={client.legal_hold} paths={["hold", "release"]} labels={["hold.place", "hold.lift"]} named={["clients.holdNamed", "clients.releaseNamed"]} />
+                </td>
+                <td>
+                  <FlagButton
                     frame={frame}
-                    action={`/clients/${client.id}/${client.is_archived ? "unarchive" : "archive"}`}
-                    label={client.is_archived ? t("clients.unarchive") : t("clients.archive")}
-                    kind="secondary"
-                    ariaLabel={t(client.is_archived ? "clients.unarchiveNamed" : "clients.archiveNamed", { name: client.name })}
+                    client={client}
+                    on={client.is_archived}
+                    paths={["archive", "unarchive"]}
+                    labels={["clients.archive", "clients.unarchive"]}
+                    named={["clients.archiveNamed", "clients.unarchiveNamed"]}
                   />
                 </td>
               </tr>

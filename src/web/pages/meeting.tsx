@@ -3,6 +3,7 @@ import { TRANSCRIPT_FORMATS, type TranscriptDocument } from "../../transcripts/a
 import type { MessageKey } from "../i18n.ts";
 import { CsrfField, Layout, Notice, PostButton, type PageFrame, type PageNotice } from "../layout.tsx";
 import { formatDuration } from "./meetings.tsx";
+import { MeetingRetention } from "./meeting-retention.tsx";
 
 /** A time on the transcript as a player shows it: m:ss, or h:mm:ss from the first hour. */
 export function playerTime(seconds: number): string {
@@ -172,6 +173,7 @@ export function MeetingPage(props: MeetingPageProps) {
               <button type="submit">{t("meeting.save")}</button>
             </form>
           </section>
+          <MeetingRetention frame={frame} meeting={meeting} />
           <section aria-labelledby="downloads-title">
             <h2 id="downloads-title">{t("meeting.downloads")}</h2>
             {transcript && (

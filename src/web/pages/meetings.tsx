@@ -12,6 +12,7 @@ export interface MeetingFilters {
   status?: string;
   recorded_after?: string;
   recorded_before?: string;
+  on_hold?: string;
 }
 
 const STATUSES = ["draft", "queued", "processing", "completed", "failed"] as const;
@@ -65,6 +66,18 @@ export function MeetingsPage(props: { frame: PageFrame; rows: MeetingListEntry[]
                 {t(`status.${s}` as MessageKey)}
               </option>
             ))}
+          </select>
+        </label>
+        <label>
+          {t("meetings.onHold")}
+          <select name="on_hold">
+            <option value="">{t("meetings.any")}</option>
+            <option value="true" selected={filters.on_hold === "true"}>
+              {t("meetings.onHoldOnly")}
+            </option>
+            <option value="false" selected={filters.on_hold === "false"}>
+              {t("meetings.notOnHold")}
+            </option>
           </select>
         </label>
         <label>

@@ -7,6 +7,7 @@ const TABS = [
   ["webhooks", "/settings/webhooks", "hooks.title"],
   ["usage", "/settings/usage", "usage.title"],
   ["activity", "/settings/activity", "activity.title"],
+  ["retention", "/settings/retention", "retention.title"],
 ] as const;
 
 export function SettingsNav({ frame, current }: { frame: PageFrame; current: (typeof TABS)[number][0] }) {
