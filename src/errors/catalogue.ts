@@ -150,6 +150,12 @@ export const ERROR_CATALOGUE = {
     description:
       "The account already keeps as many open drafts (recordings and resumable uploads not yet finished) as it may, or their parts already hold as many bytes as it may (the operator's --max-open-drafts and --max-draft-bytes). Nothing was stored. Finish or delete a draft, then try again.",
   },
+  vocabulary_term_exists: {
+    status: 409,
+    title: "Term already in the glossary",
+    description:
+      "The account's glossary (/v1/vocabulary) already holds this term, in this or another case. Nothing was changed: change that term (its variants) instead; `detail` names its id.",
+  },
   not_ready: {
     status: 503,
     title: "Not ready",

@@ -39,6 +39,8 @@ export const meetings = pgTable(
     persona: text("persona"),
     minSpeakers: bigint("min_speakers", { mode: "number" }),
     maxSpeakers: bigint("max_speakers", { mode: "number" }),
+    /** JSON array: the meeting's own terms for whisper's prompt (issue 23), before the account's glossary. */
+    vocabulary: text("vocabulary").$type<string[]>(),
   },
   (t) => [index("meetings_user_created").on(t.userId, t.createdAt), index("meetings_user_recorded").on(t.userId, t.recordedAt)],
 );

@@ -5,6 +5,7 @@ import type { StoredTranscript } from "../transcripts/types.ts";
 import type { StepResult } from "../worker/protocol.ts";
 import { forgetCorrections } from "./corrections-store.ts";
 import { reindexMeeting } from "./search-index-store.ts";
+import { applyVocabulary } from "./vocabulary-store.ts";
 import { meetings, participants, reports, transcripts } from "./table.ts";
 
 // What the meeting_processing kind (processing.ts) reads and writes of a meeting as its job moves.
@@ -54,6 +55,8 @@ export async function storeTranscript(tx: Queryable, meetingId: string, transcri
   };
   await tx.insert(transcripts).values(values).onConflictDoUpdate({ target: transcripts.meetingId, set: values });
   await forgetCorrections(tx, meetingId);
+  // After forgetting the old corrections: the glossary's replacements are this transcript's first ones.
+  await applyVocabulary(tx, meetingId, now);
   await reindexMeeting(tx, meetingId);
 }
 

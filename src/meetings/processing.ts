@@ -24,6 +24,7 @@ import type { StoredTranscript } from "../transcripts/types.ts";
 import { MEETING_STEPS, type MeetingStep, type MeetingStepInput, type StepResult } from "../worker/protocol.ts";
 import { renderedMeetings } from "./render.ts";
 import { meetingJobPayload, meetingProcessingJob, type MeetingJobPayload } from "./processing-job.ts";
+import { promptFor } from "./vocabulary-store.ts";
 import {
   findMeeting,
   hasTranscript,
@@ -147,6 +148,7 @@ export function meetingProcessing(deps: {
         maxSpeakers: meeting.maxSpeakers,
         title: meeting.titleSource === "user" ? meeting.title : null,
         participantCount: await participantCount(c, meeting.id),
+        prompt: step === "transcribe" ? await promptFor(c, meeting) : null,
       };
     },
     async onStepStarted(tx, job, _step, now) {

@@ -11,6 +11,7 @@ import { isUuid } from "../lib/ids.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import type { CreateMeetingFields } from "./schema.ts";
 import { reindexMeeting } from "./search-index-store.ts";
+import { applyVocabulary } from "./vocabulary-store.ts";
 import { meetings, meetingTags, participants, reports, transcripts } from "./table.ts";
 
 /**
@@ -145,6 +146,7 @@ export function insertMeeting(
         persona: fields.persona ?? null,
         minSpeakers: fields.min_speakers ?? null,
         maxSpeakers: fields.max_speakers ?? null,
+        vocabulary: fields.vocabulary?.length ? fields.vocabulary : null,
       });
     for (const tag of new Set(fields.tags)) await tx.insert(meetingTags).values({ meetingId, tag });
     for (const p of fields.participants) {
@@ -181,6 +183,7 @@ export function insertGivenTranscript(
     for (const speaker of speakers) {
       await tx.insert(participants).values({ meetingId, name: speaker.name, email: null, speakerLabels: [speaker.label] });
     }
+    await applyVocabulary(tx, meetingId, now);
     await reindexMeeting(tx, meetingId);
   });
 }

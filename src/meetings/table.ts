@@ -36,6 +36,8 @@ export const meetings = sqliteTable(
     persona: text("persona"),
     minSpeakers: integer("min_speakers"),
     maxSpeakers: integer("max_speakers"),
+    /** JSON array: the meeting's own terms for whisper's prompt (issue 23), before the account's glossary. */
+    vocabulary: text("vocabulary", { mode: "json" }).$type<string[]>(),
   },
   (t) => [index("meetings_user_created").on(t.userId, t.createdAt), index("meetings_user_recorded").on(t.userId, t.recordedAt)],
 );

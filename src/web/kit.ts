@@ -11,6 +11,7 @@ import type { TranscriptsApp } from "../transcripts/app.ts";
 import { sameSecret } from "../lib/same-secret.ts";
 import type { Clock } from "../lib/time.ts";
 import type { WebhooksApp } from "../webhooks/app.ts";
+import type { VocabularyApp } from "../vocabulary/app.ts";
 import type { BillingSettings } from "../usage/app.ts";
 import { contextOf } from "../http/request-context.ts";
 import { anonymousClientKey } from "../http/client-key.ts";
@@ -36,6 +37,7 @@ export interface WebApps {
   auth: AuthApp;
   clients: ClientsApp;
   usage: UsageApp;
+  vocabulary: VocabularyApp;
 }
 
 /** What the web app's pages use: the same services as the API, handed over by the composition root. */
