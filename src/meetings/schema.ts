@@ -118,10 +118,21 @@ function convertField(name: string, raw: string): unknown {
         return raw;
       }
     }
+    if (name === "vocabulary") return vocabularyList(text);
     if (COMMA_LIST_FIELDS.has(name)) return text === "" ? [] : text.split(",").map((s) => s.trim()).filter(Boolean);
     if (name === "client") return { name: text }; // multipart may name the client alone
   }
   return raw;
+}
+
+/**
+ * A meeting's vocabulary from one plain text field: one term a line when it has several lines
+ * (the web app's text area), else a comma list like tags. A term holding a comma comes as a JSON
+ * array or in repeated fields.
+ */
+export function vocabularyList(text: string): string[] {
+  const items = /[\r\n]/.test(text) ? text.split(/\r\n|\r|\n/) : text.split(",");
+  return items.map((s) => s.trim()).filter(Boolean);
 }
 
 export const meetingParams = z.object({ meeting_id: z.uuid("A meeting id is a UUID.") });

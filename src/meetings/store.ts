@@ -11,7 +11,7 @@ import { isUuid } from "../lib/ids.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import type { CreateMeetingFields } from "./schema.ts";
 import { reindexMeeting } from "./search-index-store.ts";
-import { applyVocabulary } from "./vocabulary-store.ts";
+import { applyVocabulary, asStored } from "./vocabulary-store.ts";
 import { meetings, meetingTags, participants, reports, transcripts } from "./table.ts";
 
 /**
@@ -166,7 +166,7 @@ export function insertGivenTranscript(
   transcript: StoredTranscript,
   speakers: readonly { label: string; name: string }[],
   now: number,
-): Promise<void> {
+): Promise<StoredTranscript> {
   return run(c, async (tx) => {
     const duration = transcript.durationSeconds;
     await tx.insert(transcripts)
@@ -183,8 +183,9 @@ export function insertGivenTranscript(
     for (const speaker of speakers) {
       await tx.insert(participants).values({ meetingId, name: speaker.name, email: null, speakerLabels: [speaker.label] });
     }
-    await applyVocabulary(tx, meetingId, now);
+    const changed = await applyVocabulary(tx, meetingId, now);
     await reindexMeeting(tx, meetingId);
+    return asStored(transcript, changed);
   });
 }
 

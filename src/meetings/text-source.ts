@@ -52,12 +52,16 @@ export async function storeTextMeeting(
   account: { userId: string; plan: Plan },
   meeting: TextMeeting,
   channel: Channel,
+  /** Gives the report's step the words as stored when the glossary changed some (its input file was written before). */
+  onChanged: (stored: StoredTranscript) => Promise<void>,
 ): Promise<void> {
   const { id: meetingId, fields, parsed, transcript, now } = meeting;
   const title = `Transcript of ${new Date(now).toISOString().slice(0, 10)}`;
   await withTx(c, async (tx) => {
     await insertMeeting(tx, meetingId, account, fields, { source: "text", fileName: null, audioUrl: null, fallbackTitle: title }, "queued", now);
-    await insertGivenTranscript(tx, meetingId, transcript, parsed.speakers, now);
+    const stored = await insertGivenTranscript(tx, meetingId, transcript, parsed.speakers, now);
+    // Before the job is queued and committed: no worker reads the file before it holds these words.
+    if (stored !== transcript) await onChanged(stored);
     await queueReportOnly(tx, deps, account, meetingId, channel, transcriptChars(parsed), now);
   });
 }

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import { run, type Conn } from "../db/conn.ts";
-import type { LabelledSegment } from "../transcripts/types.ts";
+import type { LabelledSegment, StoredTranscript } from "../transcripts/types.ts";
 import { whisperPrompt } from "../vocabulary/prompt.ts";
 import { buildMatcher, replaceInWords, replaceVariants, type TimedText } from "../vocabulary/replace.ts";
 import { glossaryOf } from "../vocabulary/store.ts";
@@ -24,15 +24,16 @@ type StoredSegment = LabelledSegment & { words?: TimedText[] };
  * replacement happens: every path that stores a transcript (the diarize step's, a text imported
  * in the web app or the API) calls it, inside its transaction, after the transcript is written.
  * Segment times do not move, and timed words a variant spans become one word from the first's
- * start to the last's end. Answers how many segments changed.
+ * start to the last's end. Answers the segments as now stored when any changed, else null: the
+ * caller then gives the report's step the same words (its input file is written apart).
  */
-export async function applyVocabulary(tx: Queryable, meetingId: string, now: number): Promise<number> {
+export async function applyVocabulary(tx: Queryable, meetingId: string, now: number): Promise<LabelledSegment[] | null> {
   const [meeting] = await tx.select({ userId: meetings.userId }).from(meetings).where(eq(meetings.id, meetingId)).limit(1);
-  if (!meeting) return 0;
+  if (!meeting) return null;
   const matcher = buildMatcher(await glossaryOf(tx, meeting.userId));
-  if (matcher.size === 0) return 0;
+  if (matcher.size === 0) return null;
   const [row] = await tx.select({ segments: transcripts.segments }).from(transcripts).where(eq(transcripts.meetingId, meetingId)).limit(1);
-  if (!row) return 0;
+  if (!row) return null;
   const corrections: (typeof transcriptCorrections.$inferInsert)[] = [];
   const segments = (row.segments as StoredSegment[]).map((segment, index) => {
     const { text, replaced } = replaceVariants(segment.text, matcher);
@@ -40,10 +41,15 @@ export async function applyVocabulary(tx: Queryable, meetingId: string, now: num
     corrections.push({ meetingId, segmentIndex: index, previousText: segment.text, text, authorUserId: SYSTEM_AUTHOR, createdAt: now });
     return segment.words ? { ...segment, text, words: replaceInWords(segment.words, matcher) } : { ...segment, text };
   });
-  if (corrections.length === 0) return 0;
+  if (corrections.length === 0) return null;
   for (const correction of corrections) await tx.insert(transcriptCorrections).values(correction);
   await tx.update(transcripts).set({ segments }).where(eq(transcripts.meetingId, meetingId));
-  return corrections.length;
+  return segments;
+}
+
+/** The transcript with the segments the glossary changed, or the same object when none did. */
+export function asStored(transcript: StoredTranscript, changed: LabelledSegment[] | null): StoredTranscript {
+  return changed ? { ...transcript, segments: changed } : transcript;
 }
 
 /** Whisper's initial prompt for a meeting: its own terms first, then its account's glossary. */

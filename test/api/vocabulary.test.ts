@@ -156,6 +156,10 @@ test("a meeting with vocabulary: whisper is prompted with its terms then the acc
   const index = corrections.data[0].segment_index;
   const mine = await server.api(`/api/v1/meetings/${meetingId}/transcript/segments/${index}`, { method: "PATCH", key, json: { text: "Spokane Harbor it is" } });
   expect(((await mine.json()) as Json).version).toBe(2);
+  // The report was written from the words as stored (the double's minutes quote the first segments).
+  const summary = await (await server.api(`/api/v1/meetings/${meetingId}/summary`, { key })).text();
+  expect(summary).toContain("segment number0 Spokane Harbor");
+  expect(summary).not.toContain("spoken here");
   // Search finds the term, not the variant.
   const found = (await (await server.api("/api/v1/meetings?q=Spokane", { key })).json()) as Json;
   expect(found.data.map((m: Json) => m.id)).toContain(meetingId);
