@@ -4,6 +4,7 @@
 // the stored transcript, each change a correction by the system in the history.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
+import { eventually } from "../helpers/processes.ts";
 import { createUserWithKey, expectProblem, ROOT, startServer, type TestServer } from "../helpers/server.ts";
 
 setDefaultTimeout(90_000);
@@ -29,14 +30,12 @@ const patch = (id: string, body: unknown, withKey = key) => server.api(`/api/v1/
 const remove = (id: string, withKey = key) => server.api(`/api/v1/vocabulary/${id}`, { method: "DELETE", key: withKey });
 const list = async (withKey = key): Promise<Json[]> => ((await (await server.api("/api/v1/vocabulary", { key: withKey })).json()) as Json).data;
 
-async function waitCompleted(id: string, withKey = key): Promise<Json> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
+/** The meeting once its processing ended (completed or failed). */
+const waitCompleted = (id: string, withKey = key): Promise<Json> =>
+  eventually(`meeting ${id} ended`, async () => {
     const meeting = (await (await server.api(`/api/v1/meetings/${id}`, { key: withKey })).json()) as Json;
-    if (meeting.status === "completed" || meeting.status === "failed" || Date.now() > deadline) return meeting;
-    await Bun.sleep(100);
-  }
-}
+    return meeting.status === "completed" || meeting.status === "failed" ? meeting : null;
+  }, 60_000);
 
 test("a term is created, listed, changed and deleted; variants lose their case duplicates and the term itself", async () => {
   const created = await create({ term: "  Kubernetes ", variants: ["cooper netties", "Cooper  Netties", "kubernetes", "Kube Ernie"] });

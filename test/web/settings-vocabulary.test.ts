@@ -4,6 +4,7 @@
 // variants end as the glossary's terms, in the transcript, its correction history and its report.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { sql } from "drizzle-orm";
+import { eventually } from "../helpers/processes.ts";
 import { queryRow } from "../helpers/query.ts";
 import { createUserWithKey, startServer, type TestServer } from "../helpers/server.ts";
 import { CookieClient } from "../helpers/web-client.ts";
@@ -106,12 +107,10 @@ test("a transcript imported as text: its variants become the glossary's terms, c
   const created = await fetch(`${server.url}/meetings/text`, { method: "POST", redirect: "manual", headers: { cookie: client.header(), origin: server.url }, body });
   expect(created.status).toBe(303);
   const id = created.headers.get("location")!.split("/").pop()!;
-  const deadline = Date.now() + 30_000;
-  let meeting: Json;
-  do {
-    await Bun.sleep(100);
-    meeting = (await (await server.api(`/api/v1/meetings/${id}`, { key })).json()) as Json;
-  } while (meeting.status !== "completed" && meeting.status !== "failed" && Date.now() < deadline);
+  const meeting = await eventually(`meeting ${id} ended`, async () => {
+    const body = (await (await server.api(`/api/v1/meetings/${id}`, { key })).json()) as Json;
+    return body.status === "completed" || body.status === "failed" ? body : null;
+  }, 30_000);
   expect(meeting.status).toBe("completed");
   // The form's own terms, one a line, are kept on the meeting.
   const kept = await queryRow<{ vocabulary: string }>(server, sql`SELECT vocabulary FROM meetings WHERE id = ${id}`);
