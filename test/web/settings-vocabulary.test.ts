@@ -131,3 +131,15 @@ test("a transcript imported as text: its variants become the glossary's terms, c
   expect(summary).toContain("Zeppelin Holdings");
   expect(summary.toLowerCase()).not.toContain("zep linn");
 });
+
+test("the record and upload forms carry a meeting's own terms: a draft keeps them, one a line; more than 50 are refused", async () => {
+  const { client, csrf } = await signedIn();
+  expect(await (await client.get("/record")).text()).toContain('name="vocabulary"');
+  const created = await client.post("/meetings/drafts", { kind: "recording", vocabulary: "Smith, Jones LLP\r\nAcme Widget\r\n" }, { "x-csrf-token": csrf });
+  expect(created.status).toBe(201);
+  const { id } = (await created.json()) as { id: string };
+  const kept = await queryRow<{ vocabulary: string }>(server, sql`SELECT vocabulary FROM meetings WHERE id = ${id}`);
+  expect(JSON.parse(kept!.vocabulary)).toEqual(["Smith, Jones LLP", "Acme Widget"]);
+  const tooMany = Array.from({ length: 51 }, (_, i) => `term ${i}`).join("\n");
+  expect((await client.post("/meetings/drafts", { kind: "recording", vocabulary: tooMany }, { "x-csrf-token": csrf })).status).toBe(400);
+});
