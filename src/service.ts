@@ -49,6 +49,8 @@ import { metricsRoutes } from "./metrics/routes.ts";
 import { usageApp } from "./usage/app.ts";
 import { usageRoutes } from "./usage/routes.ts";
 import { webhookRoutes } from "./webhooks/routes.ts";
+import { vocabularyApp } from "./vocabulary/app.ts";
+import { vocabularyRoutes } from "./vocabulary/routes.ts";
 import { trustedCertificates } from "./net/trust.ts";
 import { STAND_IN_WARNING, standInModels } from "./models/catalogue.ts";
 import { allMeetingIds } from "./meetings/list-store.ts";
@@ -315,6 +317,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     exports: exportsApp({ loadOwnedExportInput: meetings.exportInput, audit }),
     templates: templatesApp(templates),
     webhooks: webhooksApp({ conn, clock, egress: config.egress, idempotency, wal, dispatcher: webhooks, pings: new PingThrottle(), audit }),
+    vocabulary: vocabularyApp({ conn, clock }),
   };
   const routes: RouteDef[] = [];
   routes.push(
@@ -341,6 +344,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     ...reportRoutes(apps.reports),
     ...usageRoutes({ usage, billing: config.billing }),
     ...webhookRoutes({ webhooks: apps.webhooks }),
+    ...vocabularyRoutes({ vocabulary: apps.vocabulary }),
     ...documentRoutes(apps.documents),
   );
 

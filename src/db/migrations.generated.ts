@@ -20,6 +20,7 @@ import m17 from "../../migrations/0017_nodes.sql" with { type: "text" };
 import m18 from "../../migrations/0018_audit_trail.sql" with { type: "text" };
 import m19 from "../../migrations/0019_audit_append_only.sql" with { type: "text" };
 import m20 from "../../migrations/0020_retention_legal_hold.sql" with { type: "text" };
+import m21 from "../../migrations/0021_vocabulary.sql" with { type: "text" };
 import pg0 from "../../migrations/postgres/0000_init.sql" with { type: "text" };
 import pg1 from "../../migrations/postgres/0001_rules.sql" with { type: "text" };
 import pg2 from "../../migrations/postgres/0002_webhook_delivery_lease.sql" with { type: "text" };
@@ -27,6 +28,7 @@ import pg3 from "../../migrations/postgres/0003_nodes.sql" with { type: "text" }
 import pg4 from "../../migrations/postgres/0004_audit_trail.sql" with { type: "text" };
 import pg5 from "../../migrations/postgres/0005_audit_append_only.sql" with { type: "text" };
 import pg6 from "../../migrations/postgres/0006_retention_legal_hold.sql" with { type: "text" };
+import pg7 from "../../migrations/postgres/0007_vocabulary.sql" with { type: "text" };
 
 /** The SQLite migrations, in order. */
 export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
@@ -51,6 +53,7 @@ export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0018_audit_trail", sql: m18 },
   { tag: "0019_audit_append_only", sql: m19 },
   { tag: "0020_retention_legal_hold", sql: m20 },
+  { tag: "0021_vocabulary", sql: m21 },
 ];
 
 /** The PostgreSQL migrations, in order. */
@@ -62,4 +65,5 @@ export const EMBEDDED_PG_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0004_audit_trail", sql: pg4 },
   { tag: "0005_audit_append_only", sql: pg5 },
   { tag: "0006_retention_legal_hold", sql: pg6 },
+  { tag: "0007_vocabulary", sql: pg7 },
 ];

@@ -87,7 +87,8 @@ export interface DocumentResult {
 }
 
 export interface Transcriber {
-  transcribe(input: { wavPath: string; language: string | null }, context: StepContext): Promise<TranscriptionResult>;
+  /** `prompt`: whisper's initial prompt for this recording (the meeting's vocabulary), in place of the configured one. */
+  transcribe(input: { wavPath: string; language: string | null; prompt?: string | null }, context: StepContext): Promise<TranscriptionResult>;
 }
 
 export interface Diarizer {

@@ -156,6 +156,12 @@ export const ERROR_CATALOGUE = {
     description:
       "The meeting is under a legal hold (its own, or its client folder's): it cannot be deleted until the hold is lifted (PATCH legal_hold false on the meeting or the client). Nothing was deleted.",
   },
+  vocabulary_term_exists: {
+    status: 409,
+    title: "Term already in the glossary",
+    description:
+      "The account's glossary (/v1/vocabulary) already holds this term, in this or another case. Nothing was changed: change that term (its variants) instead; `detail` names its id.",
+  },
   not_ready: {
     status: 503,
     title: "Not ready",

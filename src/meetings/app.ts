@@ -49,7 +49,7 @@ import { meetingTranscript, ownedTranscript } from "./transcript.ts";
 export { MAX_PART_BYTES, MIN_PART_BYTES, type DraftLimits } from "./draft-limits.ts";
 /** A meeting as its use cases answer it: one view for the API's JSON and the web app's pages alike. */
 export type { RenderedMeeting as MeetingView } from "./render.ts";
-export { createMeetingUpload, listMeetingsQuery, patchMeetingBody } from "./schema.ts";
+export { createMeetingUpload, listMeetingsQuery, patchMeetingBody, vocabularyList } from "./schema.ts";
 export type { MeetingRow, ParticipantRow } from "./store.ts";
 export type { StoredFile } from "../storage/storage.ts";
 export { MAX_TEXT_TRANSCRIPT_BYTES } from "./text-transcript.ts";
@@ -181,7 +181,7 @@ export function meetingsApp(deps: MeetingsAppDeps) {
     const meeting = textMeeting(fields, parsed, deps.clock.now());
     try {
       await writeSummarizeInput(deps.storage, meeting.id, meeting.transcript);
-      await storeTextMeeting(conn, deps, actor.account, meeting, actor.channel, inTransaction);
+      await storeTextMeeting(conn, deps, actor.account, meeting, actor.channel, (stored) => writeSummarizeInput(deps.storage, meeting.id, stored), inTransaction);
     } catch (error) {
       await deps.storage.delete(meeting.id);
       throw error;

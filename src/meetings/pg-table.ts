@@ -43,6 +43,8 @@ export const meetings = pgTable(
     legalHold: boolean("legal_hold").notNull().default(false),
     /** When the retention sweep deleted the recording and decoded audio (transcript and report kept); null while it has them. */
     recordingDeletedAt: bigint("recording_deleted_at", { mode: "number" }),
+    /** JSON array: the meeting's own terms for whisper's prompt (issue 23), before the account's glossary. */
+    vocabulary: text("vocabulary").$type<string[]>(),
   },
   (t) => [index("meetings_user_created").on(t.userId, t.createdAt), index("meetings_user_recorded").on(t.userId, t.recordedAt)],
 );

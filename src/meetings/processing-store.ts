@@ -5,6 +5,7 @@ import type { StoredTranscript } from "../transcripts/types.ts";
 import type { StepResult } from "../worker/protocol.ts";
 import { forgetCorrections } from "./corrections-store.ts";
 import { reindexMeeting } from "./search-index-store.ts";
+import { applyVocabulary, asStored } from "./vocabulary-store.ts";
 import { meetings, participants, reports, transcripts } from "./table.ts";
 
 // What the meeting_processing kind (processing.ts) reads and writes of a meeting as its job moves.
@@ -40,8 +41,11 @@ export function reportLength(c: Conn, meetingId: string): Promise<number> {
   return run(c, async (q) => (await q.select({ markdown: reports.markdown }).from(reports).where(eq(reports.meetingId, meetingId)).limit(1))[0]?.markdown.length ?? 0);
 }
 
-/** The diarize step's transcript into the transcripts table, and the search index. */
-export async function storeTranscript(tx: Queryable, meetingId: string, transcript: StoredTranscript, now: number): Promise<void> {
+/**
+ * The diarize step's transcript into the transcripts table, and the search index. Answers the
+ * transcript as stored: the same object, or a copy whose words the account's glossary changed.
+ */
+export async function storeTranscript(tx: Queryable, meetingId: string, transcript: StoredTranscript, now: number): Promise<StoredTranscript> {
   const values = {
     meetingId,
     language: transcript.language,
@@ -54,7 +58,10 @@ export async function storeTranscript(tx: Queryable, meetingId: string, transcri
   };
   await tx.insert(transcripts).values(values).onConflictDoUpdate({ target: transcripts.meetingId, set: values });
   await forgetCorrections(tx, meetingId);
+  // After forgetting the old corrections: the glossary's replacements are this transcript's first ones.
+  const changed = await applyVocabulary(tx, meetingId, now);
   await reindexMeeting(tx, meetingId);
+  return asStored(transcript, changed);
 }
 
 /** The summarize step's report into its table; the AI title replaces a title taken from a file name. */

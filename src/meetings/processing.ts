@@ -24,6 +24,8 @@ import type { StoredTranscript } from "../transcripts/types.ts";
 import { MEETING_STEPS, type MeetingStep, type MeetingStepInput, type StepResult } from "../worker/protocol.ts";
 import { renderedMeetings } from "./render.ts";
 import { meetingJobPayload, meetingProcessingJob, type MeetingJobPayload } from "./processing-job.ts";
+import { promptFor } from "./vocabulary-store.ts";
+import { writeSummarizeInput } from "./regenerate-report.ts";
 import {
   findMeeting,
   hasTranscript,
@@ -147,6 +149,7 @@ export function meetingProcessing(deps: {
         maxSpeakers: meeting.maxSpeakers,
         title: meeting.titleSource === "user" ? meeting.title : null,
         participantCount: await participantCount(c, meeting.id),
+        prompt: step === "transcribe" ? await promptFor(c, meeting) : null,
       };
     },
     async onStepStarted(tx, job, _step, now) {
@@ -183,12 +186,15 @@ export function meetingProcessing(deps: {
           break;
         case "diarize": {
           const transcript = await readStoredTranscript(deps.storage, meeting.id);
-          await run(tx, async (q) => {
+          const stored = await run(tx, async (q) => {
             // A correction or a PATCH of this account's meetings in flight waits (db/sql.ts): neither writes over the other.
             await lockAccount(q, job.userId);
-            await storeTranscript(q, meeting.id, transcript, now);
+            const stored = await storeTranscript(q, meeting.id, transcript, now);
             await meter(q, job, meeting.id, now, { operation: "transcription", audioSeconds: transcript.durationSeconds, model: transcript.model });
+            return stored;
           });
+          // The report is written from the words as stored (the glossary's terms), read from the step's file.
+          if (stored !== transcript) await writeSummarizeInput(deps.storage, meeting.id, stored);
           await emit(tx, "transcription.completed", job, now);
           break;
         }

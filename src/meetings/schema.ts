@@ -7,6 +7,7 @@ import { queryBoolean } from "../http/route.ts";
 import { reportSchema } from "../reports/schema.ts";
 import { isLanguageCode } from "../lib/languages.ts";
 import { MEETING_STATUSES } from "./table.ts";
+import { meetingVocabulary } from "../vocabulary/schema.ts";
 
 
 export const speakerLabel = z.string().regex(/^SPEAKER_\d{2,3}$/, "A speaker label looks like SPEAKER_00.");
@@ -56,6 +57,7 @@ const meetingFields = {
   /** Extension: speaker-count hints for diarization (an exact count is min = max). */
   min_speakers: z.number().int().min(1).max(20).optional(),
   max_speakers: z.number().int().min(1).max(20).optional(),
+  vocabulary: meetingVocabulary.optional(),
 };
 
 function crossFieldRules(value: { client_id?: string; client?: unknown; min_speakers?: number; max_speakers?: number }, ctx: z.RefinementCtx) {
@@ -76,8 +78,10 @@ export type CreateMeetingFields = z.output<typeof createMeetingUpload>;
 export type CreateMeetingJson = z.output<typeof createMeetingJson>;
 
 /** Fields that arrive as JSON strings in multipart, and those that also take a comma list. */
-const JSON_FIELDS = new Set(["participants", "metadata", "client", "tags", "document_templates"]);
-const COMMA_LIST_FIELDS = new Set(["tags", "document_templates"]);
+const JSON_FIELDS = new Set(["participants", "metadata", "client", "tags", "document_templates", "vocabulary"]);
+const COMMA_LIST_FIELDS = new Set(["tags", "document_templates", "vocabulary"]);
+/** A list whose repeated fields are one item each, never joined by commas: a term may hold a comma ("Smith, Jones LLP"). */
+const REPEATED_LIST_FIELDS = new Set(["vocabulary"]);
 const BOOLEAN_FIELDS = new Set(["transcribe_only"]);
 const INTEGER_FIELDS = new Set(["min_speakers", "max_speakers"]);
 
@@ -88,6 +92,10 @@ const INTEGER_FIELDS = new Set(["min_speakers", "max_speakers"]);
 export function multipartToObject(fields: Map<string, string[]>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, values] of fields) {
+    if (values.length > 1 && REPEATED_LIST_FIELDS.has(name)) {
+      out[name] = values;
+      continue;
+    }
     if (values.length > 1 && !COMMA_LIST_FIELDS.has(name)) {
       out[name] = values; // a repeated single-value field is reported as invalid_type
       continue;
@@ -111,10 +119,21 @@ function convertField(name: string, raw: string): unknown {
         return raw;
       }
     }
+    if (name === "vocabulary") return vocabularyList(text);
     if (COMMA_LIST_FIELDS.has(name)) return text === "" ? [] : text.split(",").map((s) => s.trim()).filter(Boolean);
     if (name === "client") return { name: text }; // multipart may name the client alone
   }
   return raw;
+}
+
+/**
+ * A meeting's vocabulary from one plain text field: one term a line when it has several lines
+ * (the web app's text area), else a comma list like tags. A term holding a comma comes as a JSON
+ * array or in repeated fields.
+ */
+export function vocabularyList(text: string): string[] {
+  const items = /[\r\n]/.test(text) ? text.split(/\r\n|\r|\n/) : text.split(",");
+  return items.map((s) => s.trim()).filter(Boolean);
 }
 
 export const meetingParams = z.object({ meeting_id: z.uuid("A meeting id is a UUID.") });

@@ -13,6 +13,7 @@ import { retentionPolicies } from "../retention/table.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import type { CreateMeetingFields } from "./schema.ts";
 import { reindexMeeting } from "./search-index-store.ts";
+import { applyVocabulary, asStored } from "./vocabulary-store.ts";
 import { meetings, meetingTags, participants, reports, transcripts } from "./table.ts";
 
 /**
@@ -147,6 +148,7 @@ export function insertMeeting(
         persona: fields.persona ?? null,
         minSpeakers: fields.min_speakers ?? null,
         maxSpeakers: fields.max_speakers ?? null,
+        vocabulary: fields.vocabulary?.length ? fields.vocabulary : null,
       });
     for (const tag of new Set(fields.tags)) await tx.insert(meetingTags).values({ meetingId, tag });
     for (const p of fields.participants) {
@@ -166,7 +168,7 @@ export function insertGivenTranscript(
   transcript: StoredTranscript,
   speakers: readonly { label: string; name: string }[],
   now: number,
-): Promise<void> {
+): Promise<StoredTranscript> {
   return run(c, async (tx) => {
     const duration = transcript.durationSeconds;
     await tx.insert(transcripts)
@@ -183,7 +185,9 @@ export function insertGivenTranscript(
     for (const speaker of speakers) {
       await tx.insert(participants).values({ meetingId, name: speaker.name, email: null, speakerLabels: [speaker.label] });
     }
+    const changed = await applyVocabulary(tx, meetingId, now);
     await reindexMeeting(tx, meetingId);
+    return asStored(transcript, changed);
   });
 }
 

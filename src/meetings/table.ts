@@ -40,6 +40,8 @@ export const meetings = sqliteTable(
     legalHold: integer("legal_hold", { mode: "boolean" }).notNull().default(false),
     /** When the retention sweep deleted the recording and decoded audio (transcript and report kept); null while it has them. */
     recordingDeletedAt: integer("recording_deleted_at"),
+    /** JSON array: the meeting's own terms for whisper's prompt (issue 23), before the account's glossary. */
+    vocabulary: text("vocabulary", { mode: "json" }).$type<string[]>(),
   },
   (t) => [index("meetings_user_created").on(t.userId, t.createdAt), index("meetings_user_recorded").on(t.userId, t.recordedAt)],
 );

@@ -77,13 +77,17 @@ export async function storeTextMeeting(
   account: { userId: string; plan: Plan },
   meeting: TextMeeting,
   channel: Channel,
+  /** Gives the report's step the words as stored when the glossary changed some (its input file was written before). */
+  onChanged: (stored: StoredTranscript) => Promise<void>,
   inTransaction: (tx: TxConn, meetingId: string) => Promise<void> = async () => {},
 ): Promise<string | null> {
   const { id: meetingId, fields, parsed, transcript, now } = meeting;
   const title = `Transcript of ${new Date(now).toISOString().slice(0, 10)}`;
   return withTx(c, async (tx) => {
     await insertMeeting(tx, meetingId, account, fields, { source: "text", fileName: null, audioUrl: null, fallbackTitle: title }, "queued", now);
-    await insertGivenTranscript(tx, meetingId, transcript, parsed.speakers, now);
+    const stored = await insertGivenTranscript(tx, meetingId, transcript, parsed.speakers, now);
+    // Before the job is queued and committed: no worker reads the file before it holds these words.
+    if (stored !== transcript) await onChanged(stored);
     const durationSeconds = transcript.durationSeconds > 0 ? Math.round(transcript.durationSeconds) : null;
     let jobId: string | null = null;
     if (fields.transcribe_only) {

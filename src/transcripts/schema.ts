@@ -44,7 +44,9 @@ export const correctionListSchema = z.object({
       version: z.number().int(),
       text: z.string(),
       previous_text: z.string(),
-      author: z.object({ id: z.string(), email: z.string().nullable() }),
+      author: z.object({ id: z.string(), email: z.string().nullable() }).meta({
+        description: 'Who made the correction: a user, or id "system" (no email) for the replacements of the account glossary\'s spoken variants.',
+      }),
       created_at: z.string(),
     }),
   ),

@@ -1,6 +1,6 @@
 import type { Elysia } from "elysia";
 import { readBounded } from "../http/body.ts";
-import { MAX_PART_BYTES, MIN_PART_BYTES } from "../meetings/app.ts";
+import { MAX_PART_BYTES, MIN_PART_BYTES, vocabularyList } from "../meetings/app.ts";
 import { html, json, redirect, respond } from "./http.ts";
 import type { WebKit } from "./kit.ts";
 import { RecordPage } from "./pages/record.tsx";
@@ -34,6 +34,7 @@ export function draftRoutes(app: Elysia, kit: WebKit): void {
           title: form.get("title")?.trim() || undefined,
           language: form.get("language") || undefined,
           tags: (form.get("tags") ?? "").split(",").map((tag) => tag.trim()).filter(Boolean),
+          vocabulary: vocabularyList(form.get("vocabulary") ?? ""),
         },
         { source: kind, fileName },
       );

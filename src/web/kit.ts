@@ -13,6 +13,7 @@ import type { TranscriptsApp } from "../transcripts/app.ts";
 import { sameSecret } from "../lib/same-secret.ts";
 import type { Clock } from "../lib/time.ts";
 import type { WebhooksApp } from "../webhooks/app.ts";
+import type { VocabularyApp } from "../vocabulary/app.ts";
 import type { BillingSettings } from "../usage/app.ts";
 import { clientAddressOf, contextOf } from "../http/request-context.ts";
 import { anonymousClientKey } from "../http/client-key.ts";
@@ -41,6 +42,7 @@ export interface WebApps {
   /** The audit trail: the account's own activity (Settings → Activity). */
   audit: AuditApp;
   retention: RetentionApp;
+  vocabulary: VocabularyApp;
 }
 
 /** What the web app's pages use: the same services as the API, handed over by the composition root. */

@@ -22,6 +22,7 @@ import { settingsPages } from "./settings-routes.tsx";
 import { usagePages } from "./usage-routes.tsx";
 import { activityPages } from "./activity-routes.tsx";
 import { retentionPages } from "./retention-routes.tsx";
+import { vocabularyPages } from "./vocabulary-routes.tsx";
 import { webhookPages } from "./webhook-routes.tsx";
 
 export { SESSION_COOKIE } from "./kit.ts";
@@ -218,6 +219,7 @@ export function createWebApp(deps: WebDeps) {
   usagePages(app as unknown as Elysia, kit);
   activityPages(app as unknown as Elysia, kit);
   retentionPages(app as unknown as Elysia, kit);
+  vocabularyPages(app as unknown as Elysia, kit);
   app.all("*", ({ request }) => {
     const frame = kit.frameFor(request, kit.sessionOf(request), (t) => t("notFound.title"));
     return html(<NotFoundPage frame={frame} message={frame.t("notFound.body")} />, 404);

@@ -31,6 +31,12 @@ export interface MeetingStepInput {
   maxSpeakers: number | null;
   title: string | null;
   participantCount: number;
+  /**
+   * Whisper's initial prompt for the transcribe step: the meeting's own terms, then the account
+   * glossary's, bounded to whisper's prompt budget (vocabulary/prompt.ts); null without any, and
+   * for the other steps.
+   */
+  prompt: string | null;
 }
 
 /** document_generation has one step: the LLM writes the document. */

@@ -30,6 +30,7 @@ const input = (runId: string): MeetingStepInput => ({
   minSpeakers: null,
   maxSpeakers: null,
   title: null,
+  prompt: null,
   participantCount: 0,
 });
 

@@ -140,7 +140,7 @@ async function runMeetingStep(input: MeetingStepInput, engines: Engines, config:
       return { step: "decode", durationSeconds };
     }
     case "transcribe": {
-      const result = await engines.transcriber.transcribe({ wavPath, language: input.language }, context);
+      const result = await engines.transcriber.transcribe({ wavPath, language: input.language, prompt: input.prompt }, context);
       await writeIntermediate(files, transcribeOut, result);
       return { step: "transcribe", language: result.language, model: result.model, segments: result.segments.length };
     }

@@ -83,3 +83,18 @@ export function resolveDecoding(partial: Partial<WhisperDecoding> = {}): Whisper
   integer("maxTokensPerSegment", 0, 448);
   return decoding;
 }
+
+/** Half whisper's text context (n_text_ctx 448): the most tokens of prompt whisper.cpp ever reads. */
+export const WHISPER_PROMPT_TOKENS = 224;
+
+/**
+ * whisper.cpp's n_max_text_ctx for these options. whisper.cpp reads the prompt through the same
+ * window as earlier text, so with 0 (no earlier text, the default) it reads no initial prompt
+ * either: a prompt (the configured one, or a meeting's vocabulary) opens the window to its full
+ * 224 tokens. `no_context` still starts each speech chunk afresh, with the prompt alone.
+ */
+export function maxTextContext(decoding: WhisperDecoding): number {
+  if (decoding.maxContext < 0) return 16384;
+  if (decoding.initialPrompt) return Math.max(decoding.maxContext, WHISPER_PROMPT_TOKENS);
+  return decoding.maxContext;
+}

@@ -118,10 +118,12 @@ interface Loaded {
 }
 
 async function transcribeRecording(
-  input: { wavPath: string; language: string | null },
+  input: { wavPath: string; language: string | null; prompt?: string | null },
   context: StepContext,
   loaded: Loaded,
 ): Promise<TranscriptionResult> {
+  // The meeting's vocabulary, when it has one, is the prompt in place of the configured one.
+  const decoding: WhisperDecoding = input.prompt ? { ...loaded.decoding, initialPrompt: input.prompt } : loaded.decoding;
   const checkCanceled = () => {
     if (context.signal.aborted) throw new EngineError("canceled", "Transcription was canceled.", false);
   };
@@ -149,7 +151,7 @@ async function transcribeRecording(
     const result = await loaded.backend.transcribe(chunkAudio(chunk, audio.int16, SAMPLE_RATE), {
       language,
       threads: loaded.threads,
-      decoding: loaded.decoding,
+      decoding,
       onProgress: report,
     });
     if (language === null && result.language) language = result.language;

@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EngineError, type SpeechSegment } from "../types.ts";
 import { chunkAudio, mapToRecording, normaliseRegions, packRegions } from "./chunks.ts";
-import { DEFAULT_DECODING, resolveDecoding } from "./decoding.ts";
+import { DEFAULT_DECODING, maxTextContext, resolveDecoding } from "./decoding.ts";
+import { smartWhisperParams } from "./backends/smart-whisper.ts";
 import { collapseCharRepeats, collapseRepeats, repetitionGuard } from "./guard.ts";
 import { whisperLanguage } from "./languages.ts";
 import { checkVadModel, checkWhisperModel } from "./ggml-check.ts";
@@ -140,6 +141,17 @@ describe("configuration and inputs", () => {
     expect(() => resolveDecoding({ beamSize: 0 })).toThrow(RangeError);
     expect(() => resolveDecoding({ temperatureInc: -0.2 })).toThrow(RangeError);
     expect(() => resolveDecoding(JSON.parse('{"temperatureinc": 0.2}'))).toThrow(/unknown option/);
+  });
+
+  test("a prompt opens whisper.cpp's text window (0 would make it ignore the prompt); without one it stays shut", () => {
+    expect(maxTextContext(DEFAULT_DECODING)).toBe(0);
+    const prompted = { ...DEFAULT_DECODING, initialPrompt: "Kubernetes, Acme" };
+    expect(maxTextContext(prompted)).toBe(224);
+    expect(maxTextContext({ ...prompted, maxContext: 300 })).toBe(300);
+    expect(maxTextContext({ ...DEFAULT_DECODING, maxContext: -1 })).toBe(16384);
+    const params = smartWhisperParams("en", 2, prompted);
+    expect(params).toMatchObject({ initial_prompt: "Kubernetes, Acme", n_max_text_ctx: 224, no_context: true });
+    expect(smartWhisperParams("en", 2, DEFAULT_DECODING)).not.toHaveProperty("initial_prompt");
   });
 
   test("languages: codes are normalised, unknown ones refused", () => {

@@ -114,6 +114,23 @@ describe("whisper engine on the real binding (tiny-random model)", () => {
     SLOW,
   );
 
+  test(
+    "a meeting's vocabulary reaches whisper.cpp as its initial prompt: accepted, and it changes what is decoded",
+    async () => {
+      const input = { wavPath: join(dir, "padded.wav"), language: "en" };
+      const plain = await transcriber.transcribe(input, context());
+      const prompted = await transcriber.transcribe({ ...input, prompt: "Kubernetes, Acme Widget, Dr. Nguyen" }, context());
+      expectWellFormed(prompted, 16 + 6.9);
+      expect(prompted.segments.length).toBeGreaterThan(0);
+      // Greedy decoding is deterministic: the same recording decodes to other tokens only because
+      // the prompt was read (with the default maxContext 0, whisper.cpp would ignore it: decoding.ts).
+      const text = (r: TranscriptionResult) => r.segments.map((s) => s.text).join("|");
+      expect(text(prompted)).not.toBe(text(plain));
+      expect(text(await transcriber.transcribe(input, context()))).toBe(text(plain));
+    },
+    SLOW,
+  );
+
   test("10 s of silence gives no segments and no language", async () => {
     const result = await transcriber.transcribe({ wavPath: join(dir, "silence.wav"), language: null }, context());
     expect(result.segments).toEqual([]);

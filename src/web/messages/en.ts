@@ -333,6 +333,21 @@ export const en = {
   "clients.notHeld": "—",
   "clients.holdNamed": "Place {name} under legal hold",
   "clients.releaseNamed": "Lift the legal hold on {name}",
+  "vocab.title": "Vocabulary",
+  "vocab.intro": "Names and terms the transcription should write right: client names, case terms, drug names. Each term is given to the speech recognition as a hint, and in every finished transcript its spoken variants (what the recognition wrote instead, such as “cooper netties” for Kubernetes) are replaced by the term, whole words, in any case. Each replacement shows in the transcript's correction history, by the system. A meeting may add its own terms when it is created.",
+  "vocab.none": "No terms yet.",
+  "vocab.count": "{count} of {max} terms",
+  "vocab.term": "Term",
+  "vocab.variants": "Spoken variants",
+  "vocab.variantsHelp": "One a line, at most {max}: what the transcript says instead of the term.",
+  "vocab.new": "New term",
+  "vocab.add": "Add the term",
+  "vocab.deleteNamed": "Delete the term {term}",
+  "vocab.meetingField": "Vocabulary for this meeting (optional)",
+  "vocab.meetingHelp": "Names and terms said in this meeting, one a line (at most {max}); given to the recognition before the account's vocabulary.",
+  "notice.vocab.added": "The term was added.",
+  "notice.vocab.saved": "The term was saved.",
+  "notice.vocab.deleted": "The term was deleted.",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -1,4 +1,5 @@
 import type { PageFrame } from "../layout.tsx";
+import { MAX_MEETING_TERMS, MAX_TERM_CHARS } from "../../vocabulary/app.ts";
 
 export const LANGUAGES = ["auto", "en", "fr", "de", "es", "it", "nl", "pt"] as const;
 
@@ -20,5 +21,17 @@ export function TitleAndLanguage({ frame }: { frame: PageFrame }) {
         </select>
       </label>
     </>
+  );
+}
+
+/** A new meeting's own vocabulary (optional): one term a line, given to whisper before the account's. */
+export function VocabularyField({ frame }: { frame: PageFrame }) {
+  const { t } = frame;
+  return (
+    <label>
+      {t("vocab.meetingField")}
+      <textarea name="vocabulary" rows={2} maxLength={(MAX_TERM_CHARS * 2 + 1) * MAX_MEETING_TERMS} />
+      <small class="muted">{t("vocab.meetingHelp", { max: MAX_MEETING_TERMS })}</small>
+    </label>
   );
 }

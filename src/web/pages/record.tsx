@@ -1,5 +1,5 @@
 import { Layout, type PageFrame } from "../layout.tsx";
-import { TitleAndLanguage } from "./fields.tsx";
+import { TitleAndLanguage, VocabularyField } from "./fields.tsx";
 
 /**
  * Record in the browser. Everything here needs JavaScript and the microphone, which browsers
@@ -28,6 +28,7 @@ export function RecordPage({ frame }: { frame: PageFrame }) {
         data-denied={t("record.denied")}
       >
         <TitleAndLanguage frame={frame} />
+        <VocabularyField frame={frame} />
         <div class="recorder-controls" hidden data-controls>
           <button type="button" data-start>
             {t("record.start")}

@@ -8,6 +8,7 @@ const TABS = [
   ["usage", "/settings/usage", "usage.title"],
   ["activity", "/settings/activity", "activity.title"],
   ["retention", "/settings/retention", "retention.title"],
+  ["vocabulary", "/settings/vocabulary", "vocab.title"],
 ] as const;
 
 export function SettingsNav({ frame, current }: { frame: PageFrame; current: (typeof TABS)[number][0] }) {

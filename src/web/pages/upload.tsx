@@ -1,5 +1,5 @@
 import { CsrfField, Layout, type PageFrame } from "../layout.tsx";
-import { TitleAndLanguage } from "./fields.tsx";
+import { TitleAndLanguage, VocabularyField } from "./fields.tsx";
 
 
 /**
@@ -34,6 +34,7 @@ export function UploadPage({ frame, maxBytes }: { frame: PageFrame; maxBytes: nu
           {t("meeting.field.tags")}
           <input name="tags" maxLength={1100} />
         </label>
+        <VocabularyField frame={frame} />
         <progress max={100} value={0} hidden aria-label={t("upload.progress")} />
         <p class="muted" data-upload-status role="status" aria-live="polite" />
         <button type="submit">{t("upload.submit")}</button>
@@ -44,6 +45,7 @@ export function UploadPage({ frame, maxBytes }: { frame: PageFrame; maxBytes: nu
         <form class="stack wide" method="post" action="/meetings/text" enctype="multipart/form-data">
           <CsrfField frame={frame} />
           <TitleAndLanguage frame={frame} />
+          <VocabularyField frame={frame} />
           <label>
             {t("text.paste")}
             <textarea name="text" rows={8} placeholder={"[00:00:05] Alice: …\nBob: …"} />

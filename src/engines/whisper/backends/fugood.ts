@@ -6,6 +6,7 @@ import { importNative, resolveNative } from "../../native.ts";
 import type { ModelFile } from "../../model-file.ts";
 import { EngineError } from "../../types.ts";
 import type { WhisperBackend } from "./backend.ts";
+import { maxTextContext } from "../decoding.ts";
 
 /** The @fugood platform package of a variant on this machine, e.g. @fugood/node-whisper-linux-x64-cuda. */
 export function fugoodPackage(variant: LibVariant): string {
@@ -80,7 +81,7 @@ export async function createFugoodBackend(variant: LibVariant, model: ModelFile,
         bestOf: decoding.bestOf,
         temperature: decoding.temperature,
         temperatureInc: decoding.temperatureInc,
-        maxContext: decoding.maxContext < 0 ? 16384 : decoding.maxContext,
+        maxContext: maxTextContext(decoding),
         onNewSegments: (result) => {
           const last = result.segments.at(-1);
           if (last) onProgress(last.t1 / 1000);

@@ -1,6 +1,6 @@
 import type { ModelFile } from "../../model-file.ts";
 import { EngineError } from "../../types.ts";
-import type { WhisperDecoding } from "../decoding.ts";
+import { maxTextContext, type WhisperDecoding } from "../decoding.ts";
 import type { ChunkSegment } from "../timestamps.ts";
 import { toFloat32 } from "../../wav.ts";
 import type { WhisperBackend } from "./backend.ts";
@@ -60,7 +60,7 @@ export function smartWhisperParams(language: string | null, threads: number, dec
     best_of: decoding.bestOf,
     temperature: decoding.temperature,
     temperature_inc: decoding.temperatureInc,
-    n_max_text_ctx: decoding.maxContext < 0 ? 16384 : decoding.maxContext,
+    n_max_text_ctx: maxTextContext(decoding),
     no_context: decoding.maxContext === 0,
     no_speech_thold: decoding.noSpeechThreshold,
     logprob_thold: decoding.logprobThreshold,
