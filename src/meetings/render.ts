@@ -4,6 +4,7 @@ import { renderJob } from "../jobs/query.ts";
 import { numericId } from "../lib/ids.ts";
 import { toRfc3339 } from "../lib/time.ts";
 import { renderReport } from "../reports/render.ts";
+import { renderRedaction } from "./redaction.ts";
 import { meetingExtras, type MeetingExtras, type MeetingRow, type ParticipantRow } from "./store.ts";
 
 /*
@@ -58,6 +59,7 @@ export function renderMeeting(row: MeetingRow, extras: MeetingExtras, publicApiU
     // The latest processing job for meetings created via the API; null for the web app's (SPEC 2).
     job: job ? renderJob(job) : null,
     metadata: row.metadata,
+    redaction: renderRedaction(row.redaction, row.redactionApplied),
   };
 }
 

@@ -6,6 +6,7 @@ import { pageSchema, paginationQuery } from "../http/pagination.ts";
 import { reportSchema } from "../reports/schema.ts";
 import { isLanguageCode } from "../lib/languages.ts";
 import { MEETING_STATUSES } from "./table.ts";
+import { redactionSchema, redactPiiInput } from "./redaction.ts";
 
 
 export const speakerLabel = z.string().regex(/^SPEAKER_\d{2,3}$/, "A speaker label looks like SPEAKER_00.");
@@ -55,6 +56,8 @@ const meetingFields = {
   /** Extension: speaker-count hints for diarization (an exact count is min = max). */
   min_speakers: z.number().int().min(1).max(20).optional(),
   max_speakers: z.number().int().min(1).max(20).optional(),
+  /** Personal-data redaction (issue 23): left out, the account's default (GET /v1/redaction). */
+  redact_pii: redactPiiInput.optional(),
 };
 
 function crossFieldRules(value: { client_id?: string; client?: unknown; min_speakers?: number; max_speakers?: number }, ctx: z.RefinementCtx) {
@@ -75,9 +78,11 @@ export type CreateMeetingFields = z.output<typeof createMeetingUpload>;
 export type CreateMeetingJson = z.output<typeof createMeetingJson>;
 
 /** Fields that arrive as JSON strings in multipart, and those that also take a comma list. */
-const JSON_FIELDS = new Set(["participants", "metadata", "client", "tags", "document_templates"]);
+const JSON_FIELDS = new Set(["participants", "metadata", "client", "tags", "document_templates", "redact_pii"]);
 const COMMA_LIST_FIELDS = new Set(["tags", "document_templates"]);
 const BOOLEAN_FIELDS = new Set(["transcribe_only"]);
+/** Fields that are true, false, or a JSON object. */
+const BOOLEAN_OR_JSON_FIELDS = new Set(["redact_pii"]);
 const INTEGER_FIELDS = new Set(["min_speakers", "max_speakers"]);
 
 /**
@@ -100,6 +105,7 @@ export function multipartToObject(fields: Map<string, string[]>): Record<string,
 function convertField(name: string, raw: string): unknown {
   const text = raw.trim();
   if (BOOLEAN_FIELDS.has(name)) return text === "true" ? true : text === "false" ? false : raw;
+  if (BOOLEAN_OR_JSON_FIELDS.has(name) && (text === "true" || text === "false")) return text === "true";
   if (INTEGER_FIELDS.has(name)) return /^\d{1,4}$/.test(text) ? Number(text) : raw;
   if (JSON_FIELDS.has(name)) {
     if (text.startsWith("[") || text.startsWith("{")) {
@@ -194,6 +200,7 @@ export const meetingSchema = z.object({
   documents: z.array(documentSchema),
   job: z.object({}).passthrough().nullable(),
   metadata: z.record(z.string(), z.unknown()).nullable(),
+  redaction: redactionSchema,
 });
 
 export const meetingPageSchema = pageSchema(meetingSchema);

@@ -1,4 +1,6 @@
 import { and, desc, eq, inArray } from "drizzle-orm";
+import { resolveRedaction } from "./redaction.ts";
+import { redactionDefaultsIn } from "./redaction-store.ts";
 import { findOrCreateClient, getClient, requireClient, type ClientRow } from "../clients/service.ts";
 import { clients } from "../clients/table.ts";
 import type { Queryable } from "../db/client.ts";
@@ -145,6 +147,7 @@ export function insertMeeting(
         persona: fields.persona ?? null,
         minSpeakers: fields.min_speakers ?? null,
         maxSpeakers: fields.max_speakers ?? null,
+        redaction: resolveRedaction(fields.redact_pii, await redactionDefaultsIn(tx, account.userId)),
       });
     for (const tag of new Set(fields.tags)) await tx.insert(meetingTags).values({ meetingId, tag });
     for (const p of fields.participants) {
