@@ -53,6 +53,7 @@ import { trustedCertificates } from "./net/trust.ts";
 import { STAND_IN_WARNING, standInModels } from "./models/catalogue.ts";
 import { allMeetingIds } from "./meetings/list-store.ts";
 import { meetingsApp } from "./meetings/app.ts";
+import { redactionRoutes } from "./meetings/redaction-routes.ts";
 import { meetingRoutes } from "./meetings/routes.ts";
 import { exportsApp } from "./exports/app.ts";
 import { exportRoutes } from "./exports/routes.ts";
@@ -320,6 +321,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     ...clientRoutes({ clients }),
     ...jobRoutes({ jobs: jobsApp({ conn }) }),
     ...meetingRoutes({ meetings: apps.meetings }),
+    ...redactionRoutes({ meetings: apps.meetings }),
     ...transcriptRoutes(apps.transcripts),
     ...templateRoutes(apps.templates),
     ...exportRoutes(apps.exports),

@@ -54,7 +54,7 @@ export interface HandlerInput<P, Q, B> {
 export type Reply = { status: number; body?: unknown; json?: string; headers?: Record<string, string> } | Response;
 
 export interface RouteDef<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
-  method: "GET" | "POST" | "PATCH" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** Path below /api, in Elysia's form: /v1/meetings/:meeting_id */
   path: string;
   operationId: string;

@@ -38,3 +38,9 @@ export function storeRedactionDefaults(c: Conn, userId: string, defaults: Redact
 export async function storeRedactionApplied(q: Queryable, meetingId: string, applied: RedactionApplied): Promise<void> {
   await q.update(meetings).set({ redactionApplied: applied }).where(eq(meetings.id, meetingId));
 }
+
+/** Whether the meeting asked for personal-data redaction (what insertMeeting resolved). */
+export async function asksRedaction(q: Queryable, meetingId: string): Promise<boolean> {
+  const [row] = await q.select({ redaction: meetings.redaction }).from(meetings).where(eq(meetings.id, meetingId)).limit(1);
+  return row?.redaction != null;
+}

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ENTITY_KINDS, type EntityKind, type RedactionRequest, type RedactionSummary } from "../redaction/types.ts";
+import { redactionSchema } from "../transcripts/schema.ts";
 
 /*
  * A meeting's personal-data redaction (issue 23, item 1), as the API and the web app ask for it
@@ -120,16 +121,7 @@ export function resolveRedaction(asked: RedactPiiInput | undefined, defaults: Re
   return defaults.enabled ? { entities: defaults.entities, audio: defaults.audio, caseNumberPattern: pattern } : null;
 }
 
-/** The meeting object's and the transcript's `redaction` field. */
-export const redactionSchema = z
-  .object({
-    applied: z.boolean().meta({ description: "False while the meeting is processed; true once the transcript holds only placeholders" }),
-    requested: z.array(z.enum(ENTITY_KINDS)),
-    entities: z.record(z.enum(ENTITY_KINDS), z.number().int()).meta({ description: "Distinct entities replaced, per kind (kinds with none left out)" }),
-    audio: z.boolean().meta({ description: "The stored recording is a copy with each redacted word silenced" }),
-  })
-  .nullable()
-  .meta({ description: "Personal-data redaction: null when not requested" });
+export { redactionSchema };
 
 export type RenderedRedaction = z.output<typeof redactionSchema>;
 

@@ -158,33 +158,37 @@ export function insertMeeting(
 }
 
 /**
- * A transcript given as text (no audio): stored as it is, its named speakers made participants,
- * the meeting reindexed; inside the caller's transaction, after insertMeeting.
+ * A transcript given as text (no audio): stored as it is (unless null: a meeting to redact, whose
+ * redact step stores it), its named speakers made participants, the meeting reindexed; inside the
+ * caller's transaction, after insertMeeting.
  */
 export function insertGivenTranscript(
   c: Conn,
   meetingId: string,
-  transcript: StoredTranscript,
+  transcript: StoredTranscript | null,
   speakers: readonly { label: string; name: string }[],
   now: number,
 ): Promise<void> {
   return run(c, async (tx) => {
-    const duration = transcript.durationSeconds;
-    await tx.insert(transcripts)
-      .values({
-        meetingId,
-        language: transcript.language,
-        durationSeconds: duration > 0 ? Math.round(duration) : null,
-        model: transcript.model,
-        speakers: transcript.speakers,
-        segments: transcript.segments,
-        speakerTurns: transcript.turns,
-        createdAt: now,
-      });
+    if (transcript) await insertTranscriptRow(tx, meetingId, transcript, now);
     for (const speaker of speakers) {
       await tx.insert(participants).values({ meetingId, name: speaker.name, email: null, speakerLabels: [speaker.label] });
     }
     await reindexMeeting(tx, meetingId);
+  });
+}
+
+async function insertTranscriptRow(tx: Queryable, meetingId: string, transcript: StoredTranscript, now: number): Promise<void> {
+  const duration = transcript.durationSeconds;
+  await tx.insert(transcripts).values({
+    meetingId,
+    language: transcript.language,
+    durationSeconds: duration > 0 ? Math.round(duration) : null,
+    model: transcript.model,
+    speakers: transcript.speakers,
+    segments: transcript.segments,
+    speakerTurns: transcript.turns,
+    createdAt: now,
   });
 }
 

@@ -1,5 +1,6 @@
 import type { Plan } from "../auth/plans.ts";
-import { withTx, type Conn } from "../db/conn.ts";
+import { run, withTx, type Conn } from "../db/conn.ts";
+import { asksRedaction } from "./redaction-store.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import { ApiError } from "../errors/api-error.ts";
 import type { Channel } from "../lib/channel.ts";
@@ -57,7 +58,9 @@ export async function storeTextMeeting(
   const title = `Transcript of ${new Date(now).toISOString().slice(0, 10)}`;
   await withTx(c, async (tx) => {
     await insertMeeting(tx, meetingId, account, fields, { source: "text", fileName: null, audioUrl: null, fallbackTitle: title }, "queued", now);
-    await insertGivenTranscript(tx, meetingId, transcript, parsed.speakers, now);
-    await queueReportOnly(tx, deps, account, meetingId, channel, transcriptChars(parsed), now);
+    // A meeting to redact: its text is not stored as given; the redact step stores the redacted copy.
+    const redact = await run(tx, (q) => asksRedaction(q, meetingId));
+    await insertGivenTranscript(tx, meetingId, redact ? null : transcript, parsed.speakers, now);
+    await queueReportOnly(tx, deps, account, meetingId, channel, transcriptChars(parsed), now, { redact });
   });
 }
