@@ -1,7 +1,10 @@
 // Test doubles of the speech and report engines, loaded by the worker through --engines.
 // Deterministic output from the audio's duration; failure modes come from TEST_ENGINE_BEHAVIOR,
 // e.g. "transcribe:slow=30000" or "diarize:crash-once=/tmp/marker;summarize:fail".
-import { existsSync, statSync, writeFileSync } from "node:fs";
+// TEST_ENGINE_TRANSCRIPT names a JSON file of speech segments (with words) the transcriber answers
+// instead: a test that needs known words at known times (redaction) writes it.
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import type { SpeechSegment } from "../../src/transcripts/types.ts";
 import { EngineError, type Engines, type StepContext } from "../../src/engines/types.ts";
 
 type Behaviour = { slow?: number; fail?: boolean; crash?: boolean; crashOnce?: string; hang?: boolean };
@@ -49,6 +52,12 @@ export function createEngines(): Engines {
     transcriber: {
       async transcribe({ wavPath, language }, context) {
         await act("transcribe", context);
+        const scripted = process.env.TEST_ENGINE_TRANSCRIPT;
+        if (scripted) {
+          const segments = JSON.parse(readFileSync(scripted, "utf8")) as SpeechSegment[];
+          context.progress(1);
+          return { language: language ?? "en", model: "double-whisper", segments };
+        }
         const duration = wavSeconds(wavPath);
         const segments = [];
         for (let start = 0, n = 0; start + 1 <= duration; start += 4, n++) {
