@@ -1,6 +1,12 @@
+import { findBirthDates } from "./birth-date.ts";
+import { findCards } from "./card.ts";
+import { findCaseNumbers } from "./case-number.ts";
 import { findEmails } from "./email.ts";
+import { findIbans } from "./iban.ts";
 import { findLiterals } from "./literals.ts";
 import type { Match } from "./match.ts";
+import { findNationalIds } from "./national-id.ts";
+import { findPhones } from "./phone.ts";
 import type { EntityKind, PlaceholderMap, RedactionRequest } from "./types.ts";
 
 /** When two findings overlap, the longer wins; on a tie, the kind listed first (the more specific check). */
@@ -10,7 +16,14 @@ const PRIORITY: EntityKind[] = ["iban", "payment_card", "national_id", "date_of_
 export function detect(text: string, request: RedactionRequest, map: PlaceholderMap): Match[] {
   const wanted = new Set(request.entities);
   const found: Match[] = [];
+  const language = map.language;
   if (wanted.has("email")) found.push(...findEmails(text));
+  if (wanted.has("phone")) found.push(...findPhones(text, language));
+  if (wanted.has("payment_card")) found.push(...findCards(text));
+  if (wanted.has("iban")) found.push(...findIbans(text));
+  if (wanted.has("national_id")) found.push(...findNationalIds(text, language));
+  if (wanted.has("date_of_birth")) found.push(...findBirthDates(text, language));
+  if (wanted.has("case_number") && request.caseNumberPattern) found.push(...findCaseNumbers(text, request.caseNumberPattern));
   const literals = map.literals.filter((literal) => wanted.has(literal.kind));
   if (literals.length) found.push(...findLiterals(text, literals));
   return resolveOverlaps(found);

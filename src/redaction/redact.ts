@@ -37,11 +37,15 @@ export interface RedactedTranscript {
 }
 
 /**
- * The transcript with every entity of the requested kinds replaced by its placeholder, in the
- * segments' text and in their words, with the time spans of the redacted words. Linear in the
- * transcript's length (one detection pass over the joined text, one sweep to apply it).
+ * Where the entities of the requested kinds are in the transcript's text (its segments joined by a
+ * space): the participants' names, what the finder names (checked against the text), then every
+ * recogniser over the whole text at once. Matches are in text order and do not overlap.
  */
-export async function redactTranscript(transcript: RedactableTranscript, request: RedactionRequest, context: RedactionContext): Promise<RedactedTranscript> {
+export async function locateEntities(
+  transcript: RedactableTranscript,
+  request: RedactionRequest,
+  context: RedactionContext,
+): Promise<{ text: string; matches: Match[]; placeholders: PlaceholderMap }> {
   const map = emptyPlaceholders(transcript.language);
   const wanted = new Set(request.entities);
   if (wanted.has("person")) map.literals.push(...participantLiterals(context.participantNames));
@@ -56,9 +60,17 @@ export async function redactTranscript(transcript: RedactableTranscript, request
     }
   }
   context.signal?.throwIfAborted();
-
   const text = texts.join(SEPARATOR);
-  const matches = detect(text, request, map);
+  return { text, matches: detect(text, request, map), placeholders: map };
+}
+
+/**
+ * The transcript with every entity of the requested kinds replaced by its placeholder, in the
+ * segments' text and in their words, with the time spans of the redacted words. Linear in the
+ * transcript's length (one detection pass over the joined text, one sweep to apply it).
+ */
+export async function redactTranscript(transcript: RedactableTranscript, request: RedactionRequest, context: RedactionContext): Promise<RedactedTranscript> {
+  const { matches, placeholders: map } = await locateEntities(transcript, request, context);
   const placeholders = matches.map((match) => placeholderFor(map, match.kind, match.key));
 
   const segments: RedactableSegment[] = [];
