@@ -94,6 +94,12 @@ function shapeOf(source: string): Shape & { variable: number } {
         i += 2;
         return { min: 0, max: 0, quantified: false };
       }
+      // A character by its code is one character; \p{…} and \c need the unicode flag or are obscure.
+      const code = /^\\(?:u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2})/.exec(source.slice(i));
+      if (code) {
+        i += code[0].length;
+        return { min: 1, max: 1, quantified: false };
+      }
       if (/[pPuxc0]/.test(e!)) fail(`the escape \\${e} is not allowed`);
       i += 2;
       return { min: 1, max: 1, quantified: false };

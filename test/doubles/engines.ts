@@ -106,6 +106,18 @@ export function createEngines(): Engines {
         };
       },
     },
+    entityFinder: {
+      // Names as a model would give them: every pair of capitalized words (a sentence's first word
+      // and the next one too, as a weak model would), and "<number> <Word> Street|Road|rue <Word>" as
+      // an address. Behaviours under the step name "find-entities".
+      async find(text, kinds, signal) {
+        await act("find-entities", { signal: signal ?? new AbortController().signal, progress: () => {} });
+        const found: { kind: "person" | "address"; text: string }[] = [];
+        if (kinds.includes("person")) for (const m of text.matchAll(/\b\p{Lu}\p{Ll}+ \p{Lu}\p{Ll}+\b/gu)) found.push({ kind: "person", text: m[0] });
+        if (kinds.includes("address")) for (const m of text.matchAll(/\b\d{1,4} (?:\p{Lu}\p{Ll}+ )+(?:Street|Road|Lane|Avenue)\b|\b\d{1,4} rue (?:de la |du |des )?\p{Lu}\p{Ll}+\b/gu)) found.push({ kind: "address", text: m[0] });
+        return found;
+      },
+    },
     writer: {
       // A document that shows what it was written from, with the accents a French document has.
       async write({ task, instructions, title, language, meeting, report, transcript }, context) {
