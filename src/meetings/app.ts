@@ -47,7 +47,7 @@ import { meetingTranscript, ownedTranscript } from "./transcript.ts";
 export { MAX_PART_BYTES, MIN_PART_BYTES, type DraftLimits } from "./draft-limits.ts";
 /** A meeting as its use cases answer it: one view for the API's JSON and the web app's pages alike. */
 export type { RenderedMeeting as MeetingView } from "./render.ts";
-export { createMeetingUpload, listMeetingsQuery, patchMeetingBody } from "./schema.ts";
+export { createMeetingUpload, listMeetingsQuery, patchMeetingBody, redactPiiFromField } from "./schema.ts";
 export type { MeetingRow, ParticipantRow } from "./store.ts";
 export type { StoredFile } from "../storage/storage.ts";
 export { MAX_TEXT_TRANSCRIPT_BYTES } from "./text-transcript.ts";

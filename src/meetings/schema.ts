@@ -102,6 +102,11 @@ export function multipartToObject(fields: Map<string, string[]>): Record<string,
   return out;
 }
 
+/** A form's redact_pii (the web app's select, or a draft's fields) as POST /v1/meetings reads it in multipart; undefined when empty. */
+export function redactPiiFromField(raw: string | null | undefined): unknown {
+  return raw == null || raw.trim() === "" ? undefined : convertField("redact_pii", raw);
+}
+
 function convertField(name: string, raw: string): unknown {
   const text = raw.trim();
   if (BOOLEAN_FIELDS.has(name)) return text === "true" ? true : text === "false" ? false : raw;

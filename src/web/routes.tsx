@@ -20,6 +20,7 @@ import { MeetingsPage, type MeetingFilters } from "./pages/meetings.tsx";
 import { NotFoundPage } from "./pages/not-found.tsx";
 import { settingsPages } from "./settings-routes.tsx";
 import { usagePages } from "./usage-routes.tsx";
+import { redactionSettingsPages } from "./redaction-routes.tsx";
 import { webhookPages } from "./webhook-routes.tsx";
 
 export { SESSION_COOKIE } from "./kit.ts";
@@ -212,6 +213,7 @@ export function createWebApp(deps: WebDeps) {
   clientPages(app as unknown as Elysia, kit);
   webhookPages(app as unknown as Elysia, kit);
   usagePages(app as unknown as Elysia, kit);
+  redactionSettingsPages(app as unknown as Elysia, kit);
   app.all("*", ({ request }) => {
     const frame = kit.frameFor(request, kit.sessionOf(request), (t) => t("notFound.title"));
     return html(<NotFoundPage frame={frame} message={frame.t("notFound.body")} />, 404);

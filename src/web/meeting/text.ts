@@ -1,7 +1,7 @@
 import type { Elysia } from "elysia";
 import { readBounded } from "../../http/body.ts";
 import { parseOrThrow } from "../../http/validation.ts";
-import { createMeetingUpload, MAX_TEXT_TRANSCRIPT_BYTES } from "../../meetings/app.ts";
+import { createMeetingUpload, MAX_TEXT_TRANSCRIPT_BYTES, redactPiiFromField } from "../../meetings/app.ts";
 import { redirect } from "../http.ts";
 import type { WebKit } from "../kit.ts";
 
@@ -16,7 +16,7 @@ export function textMeetingRoutes(app: Elysia, kit: WebKit): void {
     const file = form.get("text_file");
     const text = file instanceof Blob && file.size > 0 ? await file.text() : String(form.get("text") ?? "");
     const field = (name: string) => (typeof form.get(name) === "string" && String(form.get(name)).trim()) || undefined;
-    const fields = parseOrThrow(createMeetingUpload, { title: field("title"), language: field("language") });
+    const fields = parseOrThrow(createMeetingUpload, { title: field("title"), language: field("language"), redact_pii: redactPiiFromField(field("redact_pii")) });
     const id = await kit.deps.apps.meetings.createFromText(kit.actor(session), fields, text);
     return redirect(`/meetings/${id}`);
   });

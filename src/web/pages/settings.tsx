@@ -6,6 +6,7 @@ const TABS = [
   ["developers", "/settings/developers", "settings.developers"],
   ["webhooks", "/settings/webhooks", "hooks.title"],
   ["usage", "/settings/usage", "usage.title"],
+  ["redaction", "/settings/redaction", "redaction.title"],
 ] as const;
 
 export function SettingsNav({ frame, current }: { frame: PageFrame; current: (typeof TABS)[number][0] }) {
