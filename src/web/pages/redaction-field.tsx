@@ -36,7 +36,11 @@ export function RedactionSummary({ frame, redaction }: { frame: PageFrame; redac
   const { t } = frame;
   if (!redaction) return null;
   if (!redaction.applied) return <p class="muted" data-redaction>{t("redaction.pending")}</p>;
-  const counts = Object.entries(redaction.entities).map(([kind, count]) => `${t(`redaction.kind.${kind}` as MessageKey)} (${count})`);
+  // In the order the kinds were asked for, as the transcript's note lists them.
+  const order = (kind: string) => (redaction.requested.includes(kind) ? redaction.requested.indexOf(kind) : Infinity);
+  const counts = Object.entries(redaction.entities)
+    .sort(([a], [b]) => order(a) - order(b))
+    .map(([kind, count]) => `${t(`redaction.kind.${kind}` as MessageKey)} (${count})`);
   return (
     <p class="notice" data-redaction>
       {t("redaction.applied")} {counts.length ? counts.join(", ") : t("redaction.noneFound")}
