@@ -225,3 +225,27 @@ describe("asking for redaction", () => {
     await expectProblem(await server.api("/api/v1/redaction", { method: "PUT", key: reader, json: { enabled: true } }), 403, "insufficient_scope");
   });
 });
+
+describe("a redacted meeting whose processing fails", () => {
+  test("leaves none of its unredacted words behind: the transcription and the unredacted transcript go with the failure", async () => {
+    const failing = await startServer({
+      args: ["--engines", "test/doubles/engines.ts"],
+      env: { TEST_ENGINE_BEHAVIOR: "diarize:fail", TEST_ENGINE_TRANSCRIPT: join(work, "transcript.json"), VERBATIM_WORKER_ENV: "TEST_ENGINE_BEHAVIOR,VERBATIM_TEST_MARK,TEST_ENGINE_TRANSCRIPT" },
+    });
+    try {
+      const owner = await createUserWithKey(failing, "failing@example.com");
+      const form = new FormData();
+      form.append("file", Bun.file(tone), "call.wav");
+      form.append("redact_pii", "true");
+      const created = (await (await failing.api("/api/v1/meetings", { method: "POST", key: owner, body: form })).json()) as any;
+      expect((await endedJob(failing, owner, created.job.id)).status).toBe("failed");
+      const files = (await Array.fromAsync(new Bun.Glob("**").scan({ cwd: join(failing.dataDir, "meetings", created.id) }))).sort();
+      // The recording stays as received (a failed meeting's); the steps' text is gone.
+      expect(files).toContain("recording");
+      expect(files).not.toContain("transcribe.json");
+      expect(needlesInFiles(failing.dataDir, NEEDLES)).toEqual([]);
+    } finally {
+      await failing.stop();
+    }
+  }, 120_000);
+});
