@@ -100,23 +100,35 @@ export async function remuxJoinedWebm(
 ): Promise<boolean> {
   const probe = await probeMedia(ffmpegPath, path, log);
   if (!probe.demuxer.split(",").includes("matroska")) return false;
+  await ffmpegToFile(ffmpegPath, ["-f", probe.demuxer, "-i", path, "-map", "0:a:0", "-c", "copy", "-f", "webm"], output, context, (line) => log(`ffmpeg remux ${line}`));
+  return true;
+}
+
+/**
+ * Runs ffmpeg over restricted inputs with `args` (input and output options), writing
+ * `<output>.part`, then renames it to `output`: the file is whole or absent. Killed when the step
+ * is aborted (canceled); a failure is unsupported_media, ffmpeg's own words going to `log` only.
+ */
+async function ffmpegToFile(ffmpegPath: string, args: string[], output: string, context: StepContext, log: (line: string) => void): Promise<void> {
   const partial = `${output}.part`;
-  const proc = Bun.spawn(
-    [ffmpegPath, "-nostdin", "-hide_banner", "-loglevel", "error", "-y", ...restrictedInputArgs(), "-f", probe.demuxer, "-i", path, "-map", "0:a:0", "-c", "copy", "-f", "webm", partial],
-    { stdout: "ignore", stderr: "pipe", stdin: "ignore", env: childEnvironment(process.env) },
-  );
+  const proc = Bun.spawn([ffmpegPath, "-nostdin", "-hide_banner", "-loglevel", "error", "-y", ...restrictedInputArgs(), ...args, partial], {
+    stdout: "ignore",
+    stderr: "pipe",
+    stdin: "ignore",
+    env: childEnvironment(process.env),
+  });
   const abort = () => proc.kill("SIGKILL");
   context.signal.addEventListener("abort", abort, { once: true });
+  if (context.signal.aborted) abort();
   try {
     const stderr = await new Response(proc.stderr).text();
     const code = await proc.exited;
     if (context.signal.aborted) throw canceled();
     if (code !== 0) {
-      log(`ffmpeg remux exited with ${code}: ${lastLines(stderr.slice(-64 * 1024))}`);
+      log(`exited with ${code}: ${lastLines(stderr.slice(-64 * 1024))}`);
       throw new EngineError("unsupported_media", NOT_A_RECORDING, false);
     }
     renameSync(partial, output);
-    return true;
   } finally {
     context.signal.removeEventListener("abort", abort);
     rmSync(partial, { force: true });
@@ -212,30 +224,6 @@ export async function silenceAudio(
   const muted = silenceSpans(spans);
   const filter = muted.length ? ["-af", silenceFilter(muted)] : [];
   const codec = options.format === "wav" ? ["-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", "-f", "wav"] : ["-c:a", "flac", "-f", "flac"];
-  const partial = `${output}.part`;
-  const proc = Bun.spawn(
-    [
-      ffmpegPath, "-nostdin", "-hide_banner", "-loglevel", "error", "-y",
-      ...restrictedInputArgs(), "-f", probe.demuxer, "-i", inputPath,
-      "-vn", "-sn", "-dn", "-map", "0:a:0", "-map_metadata", "-1", ...filter, ...codec,
-      "-fflags", "+bitexact", "-flags:a", "+bitexact", partial,
-    ],
-    { stdout: "ignore", stderr: "pipe", stdin: "ignore", env: childEnvironment(process.env) },
-  );
-  const abort = () => proc.kill("SIGKILL");
-  context.signal.addEventListener("abort", abort, { once: true });
-  if (context.signal.aborted) abort();
-  try {
-    const stderr = await new Response(proc.stderr).text();
-    const code = await proc.exited;
-    if (context.signal.aborted) throw canceled();
-    if (code !== 0) {
-      log(`ffmpeg silence exited with ${code}: ${lastLines(stderr.slice(-64 * 1024))}`);
-      throw new EngineError("unsupported_media", NOT_A_RECORDING, false);
-    }
-    renameSync(partial, output);
-  } finally {
-    context.signal.removeEventListener("abort", abort);
-    rmSync(partial, { force: true });
-  }
+  const args = ["-f", probe.demuxer, "-i", inputPath, "-vn", "-sn", "-dn", "-map", "0:a:0", "-map_metadata", "-1", ...filter, ...codec, "-fflags", "+bitexact", "-flags:a", "+bitexact"];
+  await ffmpegToFile(ffmpegPath, args, output, context, (line) => log(`ffmpeg silence ${line}`));
 }
