@@ -25,7 +25,8 @@ export function transcriptDocument(meeting: Pick<MeetingRow, "id" | "redaction" 
     speakers: row.speakers,
     segments: row.segments.map((s) => ({ start: s.start, end: s.end, speaker: s.speaker, speaker_name: names.get(s.speaker) ?? null, text: s.text })),
     speaker_turns: row.speakerTurns,
-    redaction: renderRedaction(meeting.redaction, meeting.redactionApplied),
+    // Only for a meeting that asked for redaction: any other transcript reads exactly as before issue 23.
+    ...(meeting.redaction ? { redaction: renderRedaction(meeting.redaction, meeting.redactionApplied) } : {}),
   };
 }
 

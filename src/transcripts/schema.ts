@@ -34,7 +34,7 @@ export const transcriptSchema = z.object({
   speaker_turns: z
     .array(z.object({ start: z.number(), end: z.number(), speaker: z.string() }))
     .meta({ description: "Extension: the diarization turns, who speaks when, whatever the segmentation." }),
-  redaction: redactionSchema,
+  redaction: redactionSchema.optional().meta({ description: "Extension: present when the meeting asked for personal-data redaction" }),
 });
 
 /** Extension: corrections of a transcript's words (the web app's inline editor, and the API). */

@@ -69,7 +69,7 @@ export interface TranscriptDocument {
   segments: TranscriptSegment[];
   /** Extension: the diarization turns, who speaks when, independent of how the text is segmented. */
   speaker_turns: { start: number; end: number; speaker: string }[];
-  /** Extension (issue 23): personal-data redaction, null when the meeting asked for none; left out by renderers when not given. */
+  /** Extension (issue 23): personal-data redaction; present only when the meeting asked for it. */
   redaction?: TranscriptRedaction | null;
 }
 
