@@ -82,6 +82,21 @@ describe("Settings > Redaction", () => {
   });
 });
 
+describe("a draft (the recorder's and the resumable uploader's)", () => {
+  test("keeps the redaction its form chose, and refuses an unknown kind", async () => {
+    const browser = await signedIn();
+    const csrf = await browser.csrfToken("/record");
+    const chosen = JSON.stringify({ entities: ["phone"], audio: true });
+    const created = await browser.post("/meetings/drafts", { kind: "recording", redact_pii: chosen }, { "x-csrf-token": csrf });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const meeting = (await (await server.api(`/api/v1/meetings/${id}`, { key })).json()) as any;
+    expect(meeting.redaction).toEqual({ applied: false, requested: ["phone"], entities: {}, audio: true });
+    const refused = await browser.post("/meetings/drafts", { kind: "recording", redact_pii: JSON.stringify({ entities: ["shoe_size"] }) }, { "x-csrf-token": csrf });
+    expect(refused.status).toBe(400);
+  });
+});
+
 describe("a meeting from pasted text with redaction", () => {
   test("stores only the redacted transcript and report, and its page says what was redacted", async () => {
     const browser = await signedIn();
