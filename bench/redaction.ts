@@ -15,8 +15,8 @@
 import { existsSync } from "node:fs";
 import { createLlamaReporter } from "../src/engines/llm/reporter.ts";
 import { redactTranscript } from "../src/redaction/redact.ts";
-import { ENTITY_KINDS, STRUCTURED_KINDS, type EntityFinder, type EntityKind, type RedactableSegment } from "../src/redaction/types.ts";
-import { loadCorpus, scoreCorpus, type KindScore } from "../test/fixtures/redaction/corpus.ts";
+import { ENTITY_KINDS, STRUCTURED_KINDS, type EntityFinder, type EntityKind } from "../src/redaction/types.ts";
+import { LONG_MEETING_PARTICIPANTS, loadCorpus, longMeeting, scoreCorpus, type KindScore } from "../test/fixtures/redaction/corpus.ts";
 
 const args = process.argv.slice(2);
 const noLlm = args.includes("--no-llm");
@@ -45,23 +45,11 @@ function table(title: string, scores: Record<EntityKind, KindScore>): void {
 
 /** Time to redact a 30-minute transcript (450 segments of 10 words, entities in four of five), recognisers only. */
 async function speed(): Promise<number> {
-  const lines = [
-    "so we call 06 12 34 56 78 tomorrow about the file",
-    "the card 4111 1111 1111 1111 was refused again today",
-    "write to claire.moreau@example.fr with Jean-Luc Bernard in copy",
-    "the IBAN FR76 3000 6000 0112 3456 7890 189 is the one to use",
-    "nothing personal in this sentence at all just words and more words",
-  ];
-  const segments: RedactableSegment[] = Array.from({ length: 450 }, (_, i) => {
-    const text = lines[i % lines.length]!;
-    const words = text.split(" ").map((word, w) => ({ start: i * 4 + w * 0.4, end: i * 4 + (w + 1) * 0.4, text: ` ${word}` }));
-    return { start: i * 4, end: i * 4 + 4, speaker: "SPEAKER_00", text, words };
-  });
   const started = performance.now();
   await redactTranscript(
-    { language: "fr", model: "bench", durationSeconds: 1800, speakers: ["SPEAKER_00"], segments, turns: [] },
+    longMeeting(),
     { entities: [...ENTITY_KINDS], audio: true, caseNumberPattern: String.raw`RG ?\d{2}/\d{5}` },
-    { participantNames: ["Jean-Luc Bernard", "Claire Moreau"], finder: null },
+    { participantNames: LONG_MEETING_PARTICIPANTS, finder: null },
   );
   return performance.now() - started;
 }
