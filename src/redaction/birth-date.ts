@@ -32,8 +32,14 @@ const CONTEXT = new RegExp(
   "giu",
 );
 
+/** The same phrases said after the date: "12/08/1978, c'est ma date de naissance", "3 July 1975 is his date of birth". */
+const TRAILING = new RegExp(
+  String.raw`(?<![\p{L}\p{N}])(?:${DATE.source})(?=\s*[,;:(]?\s*(?:(?:is|was|that['’]s|c['’]est|étant)\s+)?(?:(?:my|his|her|their|the|ma|sa|leur|la)\s+)?(?:date\s+of\s+birth|birth\s*date|birthday|d\.?o\.?b\.?|date\s+de\s+naissance)(?![\p{L}\p{N}]))`,
+  "giu",
+);
+
 /**
- * Dates of birth: a date (day and month at least) right after a birth-date phrase. The key is the
+ * Dates of birth: a date (day and month at least) right after a birth-date phrase, or right before one. The key is the
  * date as ISO (year-month-day, the year left out when not said), so "12/03/1985" and "12 March
  * 1985" are one date; a numeric date is read day first, month first when it must be (the second number is over 12)
  * or when the meeting is in English and both numbers could be months.
@@ -49,6 +55,11 @@ export function findBirthDates(text: string, language: string | null): Match[] {
     // The date must end at a word's end: "12/03/19850" is no date.
     if (/[\p{L}\p{N}]/u.test(text[start + date[0].length] ?? "")) continue;
     found.push({ kind: "date_of_birth", start, end: start + date[0].length, key });
+  }
+  for (const date of text.matchAll(TRAILING)) {
+    const key = isoKey(date.groups!, language);
+    const start = date.index!;
+    if (key && !found.some((m) => m.start === start)) found.push({ kind: "date_of_birth", start, end: start + date[0].length, key });
   }
   return found;
 }

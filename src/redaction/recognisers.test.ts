@@ -143,6 +143,9 @@ describe("date of birth", () => {
       ["Elle est née le 1er mars 2015.", "1er mars 2015", "2015-03-01", "fr"],
       ["sa date de naissance est le 02/03/1985", "02/03/1985", "1985-03-02", "fr"],
       ["date de naissance : 17.09.1971", "17.09.1971", "1971-09-17", "fr"],
+      // The phrase after the date.
+      ["12/08/1978, c'est ma date de naissance.", "12/08/1978", "1978-08-12", "fr"],
+      ["3 July 1975 is his date of birth", "3 July 1975", "1975-07-03", "en"],
     ];
     for (const [text, span, key, language] of cases) {
       const found = findBirthDates(text, language);
@@ -157,7 +160,7 @@ describe("date of birth", () => {
   });
 
   test("a date without a birth phrase just before it is not a birth date", () => {
-    for (const text of ["The hearing is on 12 March 2025.", "L'audience est fixée au 14 juillet 2025.", "born in 1985", "I was born in Leeds and the hearing is on 12 March 2025", "DOB 12/03/19850", "born on 45 March 1985"]) {
+    for (const text of ["The hearing is on 12 March 2025.", "L'audience est fixée au 14 juillet 2025.", "born in 1985", "I was born in Leeds and the hearing is on 12 March 2025", "DOB 12/03/19850", "born on 45 March 1985", "12 March 2025 is the date of the hearing, not a birth date"]) {
       expect({ text, found: findBirthDates(text, "en") }).toEqual({ text, found: [] });
     }
   });

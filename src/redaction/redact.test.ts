@@ -1,8 +1,9 @@
 /** Applying redaction to a transcript and to other texts: placeholders, words, time spans, the finder's answers, speed. */
 import { describe, expect, test } from "bun:test";
+import { LONG_MEETING_PARTICIPANTS, longMeeting } from "../../test/fixtures/redaction/corpus.ts";
 import type { TimedWord } from "../transcripts/types.ts";
 import { acceptFound, chunkTexts, participantLiterals } from "./names.ts";
-import { emptyPlaceholders, redactText, redactTranscript } from "./redact.ts";
+import { emptyPlaceholders, redactText, redactTranscript, withWords } from "./redact.ts";
 import { ENTITY_KINDS, type EntityFinder, type RedactableSegment, type RedactableTranscript, type RedactionRequest } from "./types.ts";
 
 const ALL: RedactionRequest = { entities: [...ENTITY_KINDS], audio: true, caseNumberPattern: null };
@@ -137,23 +138,43 @@ describe("redactTranscript", () => {
   });
 
   test("a 30-minute transcript with entities everywhere is redacted in seconds, not minutes (no quadratic scan)", async () => {
-    const lines = [
-      "so we call 06 12 34 56 78 tomorrow about the file",
-      "the card 4111 1111 1111 1111 was refused again today",
-      "write to claire.moreau@example.fr with Jean-Luc Bernard in copy",
-      "the IBAN FR76 3000 6000 0112 3456 7890 189 is the one to use",
-      "nothing personal in this sentence at all just words and more words",
-    ];
-    // About 30 minutes of speech at 2.5 words a second: 450 segments of 10 words.
-    const segments = Array.from({ length: 450 }, (_, i) => spoken(i * 4, lines[i % lines.length]!, `SPEAKER_0${i % 3}`, 0.4));
     const started = performance.now();
-    const { transcript: out, summary, spans } = await redactTranscript(transcript(segments, "fr"), ALL, { participantNames: ["Jean-Luc Bernard", "Claire Moreau"], finder: null });
+    const { transcript: out, summary, spans } = await redactTranscript(longMeeting(), ALL, { participantNames: LONG_MEETING_PARTICIPANTS, finder: null });
     const elapsed = performance.now() - started;
     expect(summary.entities).toEqual({ phone: 1, payment_card: 1, email: 1, person: 1, iban: 1 });
     expect(out.segments.filter((s) => s.text.includes("[IBAN_1]")).length).toBe(90);
     // A span per entity (the email and the name of the third line are two words apart): 5 per 5 segments.
     expect(spans.length).toBe(450);
     expect(elapsed).toBeLessThan(5000);
+  });
+});
+
+describe("withWords", () => {
+  test("puts the transcription's words back on the stored segments by time, so the spans are the words'", async () => {
+    const speech = [
+      {
+        start: 0,
+        end: 4,
+        text: " call 020 7946 0958 now. Yes",
+        words: [
+          { start: 0, end: 0.5, text: " call" },
+          { start: 0.5, end: 1.0004, text: " 020" },
+          { start: 1.0004, end: 1.5, text: " 7946" },
+          { start: 1.5, end: 2, text: " 0958" },
+          { start: 2, end: 2.5, text: " now." },
+          { start: 3, end: 4, text: " Yes" },
+        ],
+      },
+    ];
+    // As attributeSpeakers stores it: split at the speaker change, times rounded to the millisecond.
+    const stored = transcript([
+      { start: 0, end: 2.5, speaker: "SPEAKER_00", text: "call 020 7946 0958 now." },
+      { start: 3, end: 4, speaker: "SPEAKER_01", text: "Yes" },
+    ]);
+    const joined = withWords(stored, speech);
+    expect(joined.segments.map((s) => s.words?.map((w) => w.text).join(""))).toEqual([" call 020 7946 0958 now.", " Yes"]);
+    const { spans } = await redactTranscript(joined, ALL, none);
+    expect(spans).toEqual([{ start: 0.5, end: 2 }]);
   });
 });
 

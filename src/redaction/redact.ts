@@ -1,4 +1,4 @@
-import type { TimedWord } from "../transcripts/types.ts";
+import type { SpeechSegment, StoredTranscript, TimedWord } from "../transcripts/types.ts";
 import { detect } from "./detect.ts";
 import { acceptFound, chunkTexts, participantLiterals } from "./names.ts";
 import type { Match } from "./match.ts";
@@ -119,6 +119,34 @@ export function redactText(text: string, request: RedactionRequest, placeholders
   return { text: out + text.slice(cursor) };
 }
 
+/** Rounding slack between the stored segments' times (milliseconds) and the words' own. */
+const TIME_SLACK = 0.002;
+
+/**
+ * The stored transcript with each segment's words put back from the transcription's segments (the
+ * stored transcript keeps none): the words that lie within the segment's time, in order. Where they
+ * do not spell the segment's text, redactTranscript drops them and estimates the spans instead.
+ */
+export function withWords(transcript: StoredTranscript, speech: readonly SpeechSegment[]): RedactableTranscript {
+  const words = speech.flatMap((segment) => segment.words ?? []).sort((a, b) => a.start - b.start || a.end - b.end);
+  const segments = transcript.segments.map((segment) => {
+    // The first word starting in the segment (binary search), then those that end within it.
+    let lo = 0;
+    let hi = words.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (words[mid]!.start < segment.start - TIME_SLACK) lo = mid + 1;
+      else hi = mid;
+    }
+    const own: TimedWord[] = [];
+    for (let i = lo; i < words.length && words[i]!.start <= segment.end + TIME_SLACK; i++) {
+      if (words[i]!.end <= segment.end + TIME_SLACK && words[i]!.text.trim()) own.push(words[i]!);
+    }
+    return own.length ? { ...segment, words: own } : segment;
+  });
+  return { ...transcript, segments };
+}
+
 /** A redacted stretch of one segment (offsets in its text); an empty placeholder continues an entity begun before it. */
 interface Piece {
   start: number;
@@ -207,7 +235,7 @@ function mergeSpans(spans: SilenceSpan[]): SilenceSpan[] {
   for (const span of [...spans].sort((a, b) => a.start - b.start)) {
     const last = merged.at(-1);
     if (last && span.start <= last.end) last.end = Math.max(last.end, span.end);
-    else merged.push({ start: round(span.start), end: round(span.end) });
+    else merged.push({ ...span });
   }
   return merged.map((span) => ({ start: round(span.start), end: round(span.end) }));
 }

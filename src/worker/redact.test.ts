@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import type { StoredTranscript } from "../transcripts/types.ts";
-import { redactReport, withWords, withoutWords } from "./redact.ts";
+import { withWords } from "../redaction/redact.ts";
+import { redactReport, withoutWords } from "./redact.ts";
 
 const stored: StoredTranscript = {
   language: "en",
@@ -28,7 +29,7 @@ const transcribed = [
   },
 ];
 
-test("withWords gives each diarized segment the transcribed words said within it, and withoutWords takes them off again", () => {
+test("withoutWords takes off the words that withWords put back on the diarized segments", () => {
   const joined = withWords(stored, transcribed);
   expect(joined.segments.map((s) => s.words?.map((w) => w.text.trim()))).toEqual([["Please", "write"], ["to", "ann@firm.example"]]);
   expect(withoutWords(joined)).toEqual(stored);

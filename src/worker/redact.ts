@@ -1,34 +1,11 @@
 import type { RedactableTranscript, RedactionRequest } from "../redaction/types.ts";
 import { redactText, redactTranscript } from "../redaction/redact.ts";
-import type { SpeechSegment, StoredTranscript, TimedWord } from "../transcripts/types.ts";
+import type { StoredTranscript } from "../transcripts/types.ts";
 
 /*
- * The redact step's helpers (issue 23): the transcription's word timings put back on the diarized
- * segments, so each redacted word's time span is exact, and the report's second pass.
+ * The redact step's helpers (issue 23): the stored transcript without its words, and the report's
+ * second pass. (src/redaction/'s withWords puts the transcription's words back on the segments.)
  */
-
-/** Milliseconds of slack: the diarized segments' times are rounded to the millisecond. */
-const SLACK = 0.001;
-
-/**
- * The diarized transcript's segments with the transcription's words whose middle falls within
- * each (in time order). A segment whose words do not spell its text is still redacted: the
- * library then estimates the spans from the characters' place (src/redaction/redact.ts).
- */
-export function withWords(stored: StoredTranscript, transcribed: readonly SpeechSegment[]): RedactableTranscript {
-  const words = transcribed
-    .flatMap((segment) => segment.words ?? [])
-    .filter((word) => word.text.trim() && Number.isFinite(word.start) && Number.isFinite(word.end))
-    .sort((a, b) => a.start - b.start);
-  let next = 0;
-  const segments = stored.segments.map((segment) => {
-    const mine: TimedWord[] = [];
-    while (next < words.length && (words[next]!.start + words[next]!.end) / 2 < segment.start - SLACK) next++;
-    while (next < words.length && (words[next]!.start + words[next]!.end) / 2 <= segment.end + SLACK) mine.push(words[next++]!);
-    return mine.length ? { ...segment, words: mine } : segment;
-  });
-  return { ...stored, segments };
-}
 
 /** The transcript as stored: no word timings (they may still spell a value the text no longer has). */
 export function withoutWords(transcript: RedactableTranscript): StoredTranscript {

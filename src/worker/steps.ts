@@ -9,8 +9,8 @@ import { DECODED_AUDIO, RECORDING, stepOutputName } from "../storage/paths.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import { attributeSpeakers } from "./attribute.ts";
-import { redactReport, withWords, withoutWords } from "./redact.ts";
-import { redactTranscript } from "../redaction/redact.ts";
+import { redactReport, withoutWords } from "./redact.ts";
+import { redactTranscript, withWords } from "../redaction/redact.ts";
 import type { WorkerConfig } from "./config.ts";
 import type { MeetingStepInput, StepInput, StepResult } from "./protocol.ts";
 
