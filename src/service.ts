@@ -55,6 +55,7 @@ import { trustedCertificates } from "./net/trust.ts";
 import { STAND_IN_WARNING, standInModels } from "./models/catalogue.ts";
 import { allMeetingIds } from "./meetings/list-store.ts";
 import { meetingsApp } from "./meetings/app.ts";
+import { redactionRoutes } from "./meetings/redaction-routes.ts";
 import { meetingRoutes } from "./meetings/routes.ts";
 import { exportsApp } from "./exports/app.ts";
 import { exportRoutes } from "./exports/routes.ts";
@@ -338,6 +339,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     ...retentionRoutes({ retention }),
     ...jobRoutes({ jobs: jobsApp({ conn }) }),
     ...meetingRoutes({ meetings: apps.meetings }),
+    ...redactionRoutes({ meetings: apps.meetings }),
     ...transcriptRoutes(apps.transcripts),
     ...templateRoutes(apps.templates),
     ...exportRoutes(apps.exports),

@@ -20,10 +20,10 @@ const DOMAINS = ["meetings", "transcripts", "reports", "exports", "templates", "
 const JOBS_MAY_IMPORT = ["db", "lib", "errors", "http", "worker/protocol.ts", "worker/command.ts", "auth/table.ts", "auth/pg-table.ts", "auth/actor.ts"];
 
 /** Types shared by the API side and the worker: the only files of domain folders the worker and the engines may import. */
-const SHARED_TYPES = ["transcripts/types.ts"];
+const SHARED_TYPES = ["transcripts/types.ts", "redaction/types.ts"];
 
 /** worker/ runs in its own process: engines and plumbing, nothing of the API side. */
-const WORKER_MAY_IMPORT = ["engines", "net", "storage", "lib", "errors", "models", ...SHARED_TYPES];
+const WORKER_MAY_IMPORT = ["engines", "net", "storage", "lib", "errors", "models", "redaction", ...SHARED_TYPES];
 
 /**
  * The web app reaches every domain through its application module (`app.ts`) alone (issue 21);
@@ -41,6 +41,7 @@ const RULES: Rule[] = [
   { description: "net/ imports only lib/", folder: "net", allow: ["lib"] },
   { description: "nodes/ imports only db/ and lib/", folder: "nodes", allow: ["db", "lib"] },
   { description: "lib/ imports nothing else", folder: "lib", allow: [] },
+  { description: "redaction/ (a library the worker loads) imports only lib/ and the transcript types", folder: "redaction", allow: ["lib", "transcripts/types.ts"] },
   { description: "errors/ imports only lib/", folder: "errors", allow: ["lib"] },
   { description: "models/ imports only lib/ and its catalogue", folder: "models", allow: ["lib", "../models/catalogue.json"] },
   { description: "product code imports no tool (test/, bench/, scripts/)", folder: "*", forbid: ["../test/**", "../bench/**", "../scripts/**"] },
@@ -122,6 +123,8 @@ test("each rule fires on a made-up import that breaks it, and lets the allowed o
     edge("nodes/store.ts", "jobs/store.ts"),
     edge("lib/ids.ts", "errors/api-error.ts"),
     edge("errors/api-error.ts", "http/route.ts"),
+    edge("redaction/redact.ts", "meetings/app.ts"),
+    edge("redaction/detect.ts", "engines/llm/index.ts"),
     edge("models/catalogue.ts", "engines/types.ts"),
     edge("meetings/create.ts", "../test/support/engines.ts"),
     edge("engines/wav.ts", "../bench/quality/metrics.ts"),
@@ -152,6 +155,9 @@ test("each rule fires on a made-up import that breaks it, and lets the allowed o
     edge("engines/load.ts", "models/catalogue.ts"),
     edge("http/pipeline.ts", "auth/authenticate.ts"),
     edge("errors/api-error.ts", "lib/ids.ts"),
+    edge("redaction/redact.ts", "transcripts/types.ts", true),
+    edge("worker/steps.ts", "redaction/redact.ts"),
+    edge("engines/types.ts", "redaction/types.ts", true),
     edge("models/catalogue.ts", "../models/catalogue.json"),
     edge("jobs/table.ts", "auth/table.ts"),
     edge("meetings/processing.ts", "jobs/queue-store.ts"),

@@ -21,6 +21,7 @@ import m18 from "../../migrations/0018_audit_trail.sql" with { type: "text" };
 import m19 from "../../migrations/0019_audit_append_only.sql" with { type: "text" };
 import m20 from "../../migrations/0020_retention_legal_hold.sql" with { type: "text" };
 import m21 from "../../migrations/0021_vocabulary.sql" with { type: "text" };
+import m22 from "../../migrations/0022_redaction.sql" with { type: "text" };
 import pg0 from "../../migrations/postgres/0000_init.sql" with { type: "text" };
 import pg1 from "../../migrations/postgres/0001_rules.sql" with { type: "text" };
 import pg2 from "../../migrations/postgres/0002_webhook_delivery_lease.sql" with { type: "text" };
@@ -29,6 +30,7 @@ import pg4 from "../../migrations/postgres/0004_audit_trail.sql" with { type: "t
 import pg5 from "../../migrations/postgres/0005_audit_append_only.sql" with { type: "text" };
 import pg6 from "../../migrations/postgres/0006_retention_legal_hold.sql" with { type: "text" };
 import pg7 from "../../migrations/postgres/0007_vocabulary.sql" with { type: "text" };
+import pg8 from "../../migrations/postgres/0008_redaction.sql" with { type: "text" };
 
 /** The SQLite migrations, in order. */
 export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
@@ -54,6 +56,7 @@ export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0019_audit_append_only", sql: m19 },
   { tag: "0020_retention_legal_hold", sql: m20 },
   { tag: "0021_vocabulary", sql: m21 },
+  { tag: "0022_redaction", sql: m22 },
 ];
 
 /** The PostgreSQL migrations, in order. */
@@ -66,4 +69,5 @@ export const EMBEDDED_PG_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0005_audit_append_only", sql: pg5 },
   { tag: "0006_retention_legal_hold", sql: pg6 },
   { tag: "0007_vocabulary", sql: pg7 },
+  { tag: "0008_redaction", sql: pg8 },
 ];

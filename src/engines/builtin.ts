@@ -2,6 +2,7 @@ import { lazySherpaDiarizer } from "./diarization/index.ts";
 import { lazy } from "./lazy.ts";
 import { createLlamaReporter } from "./llm/index.ts";
 import { configuredModel } from "./model-file.ts";
+import type { EntityFinder } from "../redaction/types.ts";
 import type { DocumentWriter, Engines, Reporter, Transcriber } from "./types.ts";
 import { createWhisperTranscriber } from "./whisper/index.ts";
 
@@ -56,6 +57,7 @@ export function builtinEngines(settings: BuiltinEngineSettings): Engines {
   const report: Reporter = { report: async (input, context) => (await reporter()).report(input, context) };
   // The same model instance writes documents, so a worker holds one LLM whatever the job.
   const writer: DocumentWriter = { write: async (input, context) => (await reporter()).write(input, context) };
+  const entityFinder: EntityFinder = { find: async (text, kinds, signal) => (await reporter()).find(text, kinds, signal) };
   const diarizer = lazySherpaDiarizer({
     segmentationModelPath: model(settings.models.segmentation),
     embeddingModelPath: model(settings.models.embedding),
@@ -67,6 +69,7 @@ export function builtinEngines(settings: BuiltinEngineSettings): Engines {
     diarizer,
     reporter: report,
     writer,
+    entityFinder,
     async preload() {
       const failures: Error[] = [];
       // One after the other: loads side by side would only contend for the same cores and disk.

@@ -2,7 +2,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { decodeToWav, formatDuration, remuxJoinedWebm } from "./ffmpeg.ts";
+import { decodeToWav, formatDuration, remuxJoinedWebm, silenceAudio, silenceFilter, silenceSpans } from "./ffmpeg.ts";
+import { DIGITAL_SILENCE_DB, levelOf, writeTone } from "../../test/support/audio-level.ts";
 import { probeMedia } from "./media-probe.ts";
 import { EngineError } from "./types.ts";
 
@@ -156,5 +157,60 @@ describe("remuxJoinedWebm (real ffmpeg)", () => {
     expect(await remuxJoinedWebm("ffmpeg", wavCopy, notWritten, context().ctx)).toBe(false);
     expect(existsSync(notWritten)).toBe(false);
     expect(Buffer.from(await Bun.file(wavCopy).bytes()).equals(Buffer.from(before))).toBe(true);
+  });
+});
+
+describe("silenceAudio (real ffmpeg)", () => {
+  test("mutes each span, padded, to digital silence and leaves the rest at its level", async () => {
+    const tone = join(dir, "tone.wav");
+    writeTone(tone, 6, 44_100);
+    const out = join(dir, "tone-silenced.flac");
+    await silenceAudio("ffmpeg", tone, out, [{ start: 1, end: 1.5 }, { start: 3, end: 3.2 }], context().ctx, { format: "flac" });
+    expect(new TextDecoder().decode(new Uint8Array(await Bun.file(out).slice(0, 4).arrayBuffer()))).toBe("fLaC");
+    const original = levelOf(tone, 0, 0.7).meanDb;
+    for (const [start, end] of [[0.86, 1.64], [2.86, 3.34]] as const) expect(levelOf(out, start, end).maxDb).toBeLessThanOrEqual(DIGITAL_SILENCE_DB);
+    for (const [start, end] of [[0, 0.8], [1.7, 2.8], [3.4, 6]] as const) expect(Math.abs(levelOf(out, start, end).meanDb - original)).toBeLessThan(1);
+    expect(existsSync(`${out}.part`)).toBe(false);
+  });
+
+  test("writes the 16 kHz mono WAV the engines read when asked", async () => {
+    const tone = join(dir, "tone-stereo.wav");
+    writeTone(tone, 2, 48_000);
+    const out = join(dir, "tone-silenced.wav");
+    await silenceAudio("ffmpeg", tone, out, [{ start: 0.5, end: 1 }], context().ctx, { format: "wav" });
+    const header = new DataView(new Uint8Array(await Bun.file(out).slice(0, 44).arrayBuffer()).buffer);
+    expect(header.getUint32(24, true)).toBe(16_000);
+    expect(levelOf(out, 0.4, 1.1).maxDb).toBeLessThanOrEqual(DIGITAL_SILENCE_DB);
+  });
+
+  test("a file that is not audio fails with unsupported_media and leaves no output", async () => {
+    const junk = join(dir, "junk-to-silence");
+    writeFileSync(junk, crypto.getRandomValues(new Uint8Array(20_000)));
+    const out = join(dir, "junk-silenced.flac");
+    const error = await silenceAudio("ffmpeg", junk, out, [{ start: 0, end: 1 }], context().ctx, { format: "flac" }).catch((e) => e);
+    expect(error).toBeInstanceOf(EngineError);
+    expect(existsSync(out) || existsSync(`${out}.part`)).toBe(false);
+  });
+});
+
+describe("silenceSpans", () => {
+  test("pads each span, clamps at zero, and merges spans that touch or overlap once padded", () => {
+    const spans = silenceSpans([{ start: 2, end: 2.5 }, { start: 0.1, end: 0.3 }, { start: 2.7, end: 3 }], 0.15);
+    expect(spans.map((s) => [s.start, s.end].map((v) => Math.round(v * 1000) / 1000))).toEqual([
+      [0, 0.45],
+      [1.85, 3.15],
+    ]);
+  });
+
+  test("drops spans that are not finite or end before they start", () => {
+    expect(silenceSpans([{ start: Number.NaN, end: 1 }, { start: 2, end: 1 }, { start: 5, end: Infinity }], 0.1)).toEqual([]);
+  });
+
+  test("bounds the filter: past the maximum, the nearest spans merge and nothing silenced is lost", () => {
+    const spans = Array.from({ length: 50 }, (_, i) => ({ start: i * 2 + (i % 5 === 0 ? 0.5 : 0), end: i * 2 + 1 }));
+    const merged = silenceSpans(spans, 0, 10);
+    expect(merged.length).toBe(10);
+    for (const span of spans) expect(merged.some((m) => m.start <= span.start && m.end >= span.end)).toBe(true);
+    expect(silenceFilter(merged).match(/between/g)!.length).toBe(10);
   });
 });

@@ -100,23 +100,35 @@ export async function remuxJoinedWebm(
 ): Promise<boolean> {
   const probe = await probeMedia(ffmpegPath, path, log);
   if (!probe.demuxer.split(",").includes("matroska")) return false;
+  await ffmpegToFile(ffmpegPath, ["-f", probe.demuxer, "-i", path, "-map", "0:a:0", "-c", "copy", "-f", "webm"], output, context, (line) => log(`ffmpeg remux ${line}`));
+  return true;
+}
+
+/**
+ * Runs ffmpeg over restricted inputs with `args` (input and output options), writing
+ * `<output>.part`, then renames it to `output`: the file is whole or absent. Killed when the step
+ * is aborted (canceled); a failure is unsupported_media, ffmpeg's own words going to `log` only.
+ */
+async function ffmpegToFile(ffmpegPath: string, args: string[], output: string, context: StepContext, log: (line: string) => void): Promise<void> {
   const partial = `${output}.part`;
-  const proc = Bun.spawn(
-    [ffmpegPath, "-nostdin", "-hide_banner", "-loglevel", "error", "-y", ...restrictedInputArgs(), "-f", probe.demuxer, "-i", path, "-map", "0:a:0", "-c", "copy", "-f", "webm", partial],
-    { stdout: "ignore", stderr: "pipe", stdin: "ignore", env: childEnvironment(process.env) },
-  );
+  const proc = Bun.spawn([ffmpegPath, "-nostdin", "-hide_banner", "-loglevel", "error", "-y", ...restrictedInputArgs(), ...args, partial], {
+    stdout: "ignore",
+    stderr: "pipe",
+    stdin: "ignore",
+    env: childEnvironment(process.env),
+  });
   const abort = () => proc.kill("SIGKILL");
   context.signal.addEventListener("abort", abort, { once: true });
+  if (context.signal.aborted) abort();
   try {
     const stderr = await new Response(proc.stderr).text();
     const code = await proc.exited;
     if (context.signal.aborted) throw canceled();
     if (code !== 0) {
-      log(`ffmpeg remux exited with ${code}: ${lastLines(stderr.slice(-64 * 1024))}`);
+      log(`exited with ${code}: ${lastLines(stderr.slice(-64 * 1024))}`);
       throw new EngineError("unsupported_media", NOT_A_RECORDING, false);
     }
     renameSync(partial, output);
-    return true;
   } finally {
     context.signal.removeEventListener("abort", abort);
     rmSync(partial, { force: true });
@@ -137,4 +149,81 @@ export function formatDuration(seconds: number): string {
   const m = Math.floor((seconds % 3600) / 60);
   const s = Math.round(seconds % 60);
   return [h && `${h} h`, m && `${m} min`, s && `${s} s`].filter(Boolean).join(" ") || "0 s";
+}
+
+/** A stretch of a recording, in seconds from its start. */
+export interface TimeSpan {
+  start: number;
+  end: number;
+}
+
+/** Padding added to each side of a silenced span: word timings are estimates, a syllable must not leak past them. */
+export const SILENCE_PAD_SECONDS = 0.15;
+/**
+ * Most `between()` terms in one filter expression. A recording with more redacted words than this
+ * has its closest spans merged (never shrunk): the filter stays a bounded argument whatever the
+ * transcript says, at the cost of silencing the short gaps between the merged words.
+ */
+export const MAX_SILENCE_SPANS = 1000;
+
+/**
+ * The spans to silence: each padded, clamped at 0, sorted, those that touch or overlap merged,
+ * then the nearest neighbours merged until there are at most `max`. Non-finite or empty spans are
+ * dropped (a transcript's word with no length still gets its padding).
+ */
+export function silenceSpans(spans: readonly TimeSpan[], pad = SILENCE_PAD_SECONDS, max = MAX_SILENCE_SPANS): TimeSpan[] {
+  const padded = spans
+    .filter((s) => Number.isFinite(s.start) && Number.isFinite(s.end) && s.end >= s.start)
+    .map((s) => ({ start: Math.max(0, s.start - pad), end: s.end + pad }))
+    .sort((a, b) => a.start - b.start);
+  const merged: TimeSpan[] = [];
+  for (const span of padded) {
+    const last = merged.at(-1);
+    if (last && span.start <= last.end) last.end = Math.max(last.end, span.end);
+    else merged.push({ ...span });
+  }
+  while (merged.length > max) {
+    // Join the pair with the smallest gap: what is silenced only grows.
+    let best = 0;
+    for (let i = 1; i < merged.length - 1; i++) if (merged[i + 1]!.start - merged[i]!.end < merged[best + 1]!.start - merged[best]!.end) best = i;
+    merged[best]!.end = merged[best + 1]!.end;
+    merged.splice(best + 1, 1);
+  }
+  return merged;
+}
+
+/**
+ * ffmpeg's audio filter that mutes `spans` (already padded and merged by silenceSpans). A filter's
+ * `enable` is decided per frame, at the frame's start, and a decoder's frames can last a tenth of
+ * a second: the audio is cut into 256-sample frames first (5 ms at 48 kHz, well inside the pad).
+ */
+export function silenceFilter(spans: readonly TimeSpan[]): string {
+  const terms = spans.map((s) => `between(t,${s.start.toFixed(3)},${s.end.toFixed(3)})`);
+  return `asetnsamples=n=256:p=0,volume=0:enable='${terms.join("+")}'`;
+}
+
+/**
+ * Writes a copy of a recording's first audio stream with `spans` muted (digital silence), to
+ * `output`: FLAC (lossless, so what is not muted keeps its level exactly) at the recording's own
+ * rate and channels, or, with `format: "wav"`, the 16 kHz mono PCM the engines read. Video, other
+ * streams and metadata (titles, comments) are dropped: a redacted recording keeps only its sound.
+ * The container is probed under the same allowlists as decoding. Written to `<output>.part` and
+ * renamed, so `output` is whole or absent.
+ */
+export async function silenceAudio(
+  ffmpegPath: string,
+  inputPath: string,
+  output: string,
+  spans: readonly TimeSpan[],
+  context: StepContext,
+  options: { format: "flac" | "wav"; log?(line: string): void },
+): Promise<void> {
+  const log = options.log ?? (() => {});
+  if (context.signal.aborted) throw canceled();
+  const probe = await probeMedia(ffmpegPath, inputPath, log);
+  const muted = silenceSpans(spans);
+  const filter = muted.length ? ["-af", silenceFilter(muted)] : [];
+  const codec = options.format === "wav" ? ["-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", "-f", "wav"] : ["-c:a", "flac", "-f", "flac"];
+  const args = ["-f", probe.demuxer, "-i", inputPath, "-vn", "-sn", "-dn", "-map", "0:a:0", "-map_metadata", "-1", ...filter, ...codec, "-fflags", "+bitexact", "-flags:a", "+bitexact"];
+  await ffmpegToFile(ffmpegPath, args, output, context, (line) => log(`ffmpeg silence ${line}`));
 }

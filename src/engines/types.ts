@@ -1,3 +1,4 @@
+import type { EntityFinder } from "../redaction/types.ts";
 import type { SpeechSegment } from "../transcripts/types.ts";
 
 export type { SpeechSegment } from "../transcripts/types.ts";
@@ -112,6 +113,8 @@ export interface Engines {
   reporter: Reporter;
   /** The same local LLM as the report's, writing documents. */
   writer: DocumentWriter;
+  /** The same local LLM again, naming the persons and postal addresses of a transcript to redact (issue 23). */
+  entityFinder: EntityFinder;
   /**
    * Loads every model now; the worker calls it once at start, before it says it is ready, so that
    * no step pays for a load. Resolves with the loads that failed (for the operator's log): those

@@ -36,6 +36,8 @@ import { discardReceived, receiveMeeting, type KnownTemplates, type ReceivedMeet
 import { queueReportOnly } from "./queue-store.ts";
 import { loadReportSource, transcriptChars, writeSummarizeInput } from "./regenerate-report.ts";
 import { renderedMeetings, renderParticipant, renderUnattributedSpeaker, type RenderedMeeting } from "./render.ts";
+import { NO_DEFAULTS, redactionSettingsInput, type RedactionDefaults } from "./redaction.ts";
+import { findRedactionDefaults, storeRedactionDefaults } from "./redaction-store.ts";
 import { ownedReport } from "./report.ts";
 import { createMeetingUpload, type CreateMeetingFields, type listMeetingsQuery, type PatchMeeting } from "./schema.ts";
 import { speakerNamesPatch } from "./speaker-names.ts";
@@ -49,10 +51,12 @@ import { meetingTranscript, ownedTranscript } from "./transcript.ts";
 export { MAX_PART_BYTES, MIN_PART_BYTES, type DraftLimits } from "./draft-limits.ts";
 /** A meeting as its use cases answer it: one view for the API's JSON and the web app's pages alike. */
 export type { RenderedMeeting as MeetingView } from "./render.ts";
-export { createMeetingUpload, listMeetingsQuery, patchMeetingBody, vocabularyList } from "./schema.ts";
+export { createMeetingUpload, listMeetingsQuery, patchMeetingBody, redactPiiFromField, vocabularyList } from "./schema.ts";
 export type { MeetingRow, ParticipantRow } from "./store.ts";
 export type { StoredFile } from "../storage/storage.ts";
 export { MAX_TEXT_TRANSCRIPT_BYTES } from "./text-transcript.ts";
+export { MAX_CASE_NUMBER_PATTERN, renderRedactionDefaults, type RedactionDefaults } from "./redaction.ts";
+export { ENTITY_KINDS, type EntityKind } from "../redaction/types.ts";
 
 /**
  * The meetings' use cases: what the API routes (meetings/routes.ts) and the web app's pages call.
@@ -202,6 +206,27 @@ export function meetingsApp(deps: MeetingsAppDeps) {
 
   return {
     create,
+
+    /** The account's redaction default (none set: disabled, every kind, text only, no case pattern). */
+    async redactionDefaults(actor: Actor): Promise<RedactionDefaults> {
+      return findRedactionDefaults(conn, actor.account.userId);
+    },
+
+    /**
+     * Replaces the account's redaction default, validated (400 naming an unknown entity kind or a
+     * pattern refused); used by the meetings created from then on that do not say. The default after.
+     */
+    async setRedactionDefaults(actor: Actor, input: unknown): Promise<RedactionDefaults> {
+      const body = parseOrThrow(redactionSettingsInput, input);
+      const defaults: RedactionDefaults = {
+        enabled: body.enabled,
+        entities: body.entities ?? NO_DEFAULTS.entities,
+        audio: body.audio,
+        caseNumberPattern: body.case_number_pattern,
+      };
+      await storeRedactionDefaults(conn, actor.account.userId, defaults, deps.clock.now());
+      return defaults;
+    },
 
     /**
      * A new meeting from a request: multipart with the recording's file, or (API) JSON with
@@ -425,7 +450,7 @@ export function meetingsApp(deps: MeetingsAppDeps) {
       const row = await owned(actor, meetingId);
       const meeting = await render(row);
       let transcript: TranscriptDocument | null = null;
-      if (meeting.has_transcript) transcript = await meetingTranscript(conn, row.id).catch(() => null);
+      if (meeting.has_transcript) transcript = await meetingTranscript(conn, row).catch(() => null);
       const { rows, unattributed } = await meetingParticipants(conn, row.id);
       const speakers = [
         ...rows.flatMap((p) => p.speakerLabels.map((label) => ({ label, name: p.name }))),

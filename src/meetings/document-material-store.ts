@@ -18,7 +18,7 @@ export async function loadMeetingMaterial(db: Queryable, meetingId: string, with
   const unattributed = [...(heard ?? [])].filter((label) => !held.has(label));
   const transcript =
     heard && withTranscript
-      ? transcriptDocument(meeting.id, await transcriptRowsIn(db, meeting.id)).segments.map((s) => ({ start: s.start, end: s.end, speaker: s.speaker_name ?? s.speaker, text: s.text }))
+      ? transcriptDocument(meeting, await transcriptRowsIn(db, meeting.id)).segments.map((s) => ({ start: s.start, end: s.end, speaker: s.speaker_name ?? s.speaker, text: s.text }))
       : null;
   return {
     meetingId: meeting.id,

@@ -10,7 +10,7 @@ export async function ownedExportInput(c: Conn, userId: string, meetingId: strin
   const rows = await ownedExportRows(c, userId, meetingId);
   if (!rows) throw ApiError.notFound(`Meeting ${meetingId}`);
   const { meeting } = rows;
-  const transcript = transcriptDocument(meeting.id, rows.transcript); // 409 transcript_not_ready when there is none yet
+  const transcript = transcriptDocument(meeting, rows.transcript); // 409 transcript_not_ready when there is none yet
   return {
     meeting: {
       id: meeting.id,

@@ -5,6 +5,7 @@ import { sql } from "drizzle-orm";
 import type { LabelledSegment, LabelledTurn } from "../transcripts/types.ts";
 import { bigint, boolean, index, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { users } from "../auth/pg-table.ts";
+import type { MeetingRedaction, RedactionApplied } from "./redaction.ts";
 import { MEETING_STATUSES } from "./table.ts";
 
 export const meetings = pgTable(
@@ -45,6 +46,14 @@ export const meetings = pgTable(
     recordingDeletedAt: bigint("recording_deleted_at", { mode: "number" }),
     /** JSON array: the meeting's own terms for whisper's prompt (issue 23), before the account's glossary. */
     vocabulary: text("vocabulary").$type<string[]>(),
+    /**
+     * JSON: the redaction asked for (redact_pii, or the account's default when the meeting did not
+     * say), as the worker applies it: entity kinds, whether the recording is silenced, the account's
+     * case-number pattern as it was then. Null: no redaction.
+     */
+    redaction: text("redaction").$type<MeetingRedaction>(),
+    /** JSON: what the redact step did (entity kinds with counts, audio silenced); null until it ran. */
+    redactionApplied: text("redaction_applied").$type<RedactionApplied>(),
   },
   (t) => [index("meetings_user_created").on(t.userId, t.createdAt), index("meetings_user_recorded").on(t.userId, t.recordedAt)],
 );
@@ -150,3 +159,14 @@ export const draftParts = pgTable(
   },
   (t) => [primaryKey({ columns: [t.meetingId, t.partIndex] })],
 );
+
+export const redactionDefaults = pgTable("redaction_defaults", {
+  userId: text("user_id")
+    .primaryKey()
+    .references(() => users.id),
+  enabled: boolean("enabled").notNull().default(false),
+  entities: text("entities").$type<string[]>().notNull(),
+  audio: boolean("audio").notNull().default(false),
+  caseNumberPattern: text("case_number_pattern"),
+  updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+});

@@ -18,6 +18,11 @@ export const meetingProcessingJob = declareJobKind({
     givenTranscript: z.boolean().optional(),
     /** The templates the meeting asked for at creation (shown as the job's document_templates). */
     documentTemplates: z.array(z.string()).nullable().optional(),
+    /**
+     * The meeting asked for personal-data redaction (issue 23): a redact step runs before the
+     * transcript is stored. Set on the job that makes the transcript, never on a report written again.
+     */
+    redact: z.boolean().optional(),
     /** The document jobs queued when its report was stored (shown as document_job_ids). */
     documentJobIds: z.array(z.string()).optional(),
   }),

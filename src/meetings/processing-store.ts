@@ -32,6 +32,11 @@ export function participantCount(c: Conn, meetingId: string): Promise<number> {
   return run(c, async (q) => (await q.select({ n: count() }).from(participants).where(eq(participants.meetingId, meetingId)))[0]?.n ?? 0);
 }
 
+/** The names of the meeting's participants, in the order they were added. */
+export function participantNames(c: Conn, meetingId: string): Promise<string[]> {
+  return run(c, async (q) => (await q.select({ name: participants.name }).from(participants).where(eq(participants.meetingId, meetingId)).orderBy(participants.id)).map((p) => p.name));
+}
+
 export function hasTranscript(c: Conn, meetingId: string): Promise<boolean> {
   return run(c, async (q) => (await q.select({ id: transcripts.meetingId }).from(transcripts).where(eq(transcripts.meetingId, meetingId)).limit(1)).length > 0);
 }

@@ -18,10 +18,12 @@ import { emitEvent } from "../events/store.ts";
 import type { JobKind, JobStage } from "../jobs/kind.ts";
 import { renderJob, type JobRow } from "../jobs/query.ts";
 import { loadJob, queuedAmong, setJobPayload } from "../jobs/store.ts";
-import { stepOutputName } from "../storage/paths.ts";
+import { DECODED_AUDIO, stepOutputName } from "../storage/paths.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import { MEETING_STEPS, type MeetingStep, type MeetingStepInput, type StepResult } from "../worker/protocol.ts";
+import type { RedactionApplied } from "./redaction.ts";
+import { storeRedactionApplied } from "./redaction-store.ts";
 import { renderedMeetings } from "./render.ts";
 import { meetingJobPayload, meetingProcessingJob, type MeetingJobPayload } from "./processing-job.ts";
 import { promptFor } from "./vocabulary-store.ts";
@@ -30,6 +32,7 @@ import {
   findMeeting,
   hasTranscript,
   participantCount,
+  participantNames,
   reportLength,
   storeReport,
   storeTranscript,
@@ -38,7 +41,7 @@ import {
 } from "./processing-store.ts";
 
 /** Share of the whole job each step stands for, so progress moves steadily from 0 to 1. */
-const WEIGHTS: Record<MeetingStep, number> = { download: 0.1, decode: 0.05, transcribe: 0.55, diarize: 0.1, summarize: 0.2 };
+const WEIGHTS: Record<MeetingStep, number> = { download: 0.1, decode: 0.05, transcribe: 0.55, diarize: 0.1, redact: 0.05, summarize: 0.2 };
 
 export function firstMeetingStep(source: "upload" | "url"): MeetingStep {
   return source === "url" ? "download" : "decode";
@@ -48,10 +51,14 @@ function isMeetingStep(step: string): step is MeetingStep {
   return (MEETING_STEPS as readonly string[]).includes(step);
 }
 
-/** The steps this job runs: download only for audio_url, summarize only without transcribe_only. */
+/**
+ * The steps this job runs: download only for audio_url, redact only when the meeting asked for
+ * redaction (a text meeting's job too: redact then summarize), summarize only without transcribe_only.
+ */
 function stepsOf(job: MeetingJobPayload, hasDownload: boolean): MeetingStep[] {
-  if (job.reportOnly === true) return ["summarize"];
-  return MEETING_STEPS.filter((s) => (s !== "download" || hasDownload) && (s !== "summarize" || job.transcribeOnly !== true));
+  const redact = job.redact === true;
+  if (job.reportOnly === true) return redact ? (job.transcribeOnly === true ? ["redact"] : ["redact", "summarize"]) : ["summarize"];
+  return MEETING_STEPS.filter((s) => (s !== "download" || hasDownload) && (s !== "summarize" || job.transcribeOnly !== true) && (s !== "redact" || redact));
 }
 
 /** Overall progress when `step` is `fraction` done, over the steps the job runs. */
@@ -115,6 +122,27 @@ export function meetingProcessing(deps: {
   const meter = async (q: Parameters<UsageMeter>[0], job: JobRow, meetingId: string, now: number, what: Pick<Consumption, "operation" | "audioSeconds" | "promptTokens" | "completionTokens" | "model">) =>
     deps.meter(q, { ...what, userId: job.userId, plan: (await findUserById(q, job.userId))?.plan ?? "free", channel: job.channel, meetingId, jobId: job.id }, now);
 
+  /**
+   * The transcript file of the diarize step (or of the redact step, which replaced it with its
+   * redacted copy) into the database, metered, transcription.completed emitted. A text meeting's
+   * redacted transcript (a report-only job) is neither metered nor announced: its text was given.
+   */
+  const storeProcessedTranscript = async (tx: TxConn, job: JobRow, meetingId: string, now: number, redacted?: { applied: RedactionApplied; metered: boolean }) => {
+    const transcript = await readStoredTranscript(deps.storage, meetingId);
+    const metered = redacted?.metered ?? true;
+    const stored = await run(tx, async (q) => {
+      // A correction or a PATCH of this account's meetings in flight waits (db/sql.ts): neither writes over the other.
+      await lockAccount(q, job.userId);
+      const stored = await storeTranscript(q, meetingId, transcript, now);
+      if (redacted) await storeRedactionApplied(q, meetingId, redacted.applied);
+      if (metered) await meter(q, job, meetingId, now, { operation: "transcription", audioSeconds: transcript.durationSeconds, model: transcript.model });
+      return stored;
+    });
+    // The report is written from the words as stored (the glossary's terms), read from the step's file.
+    if (stored !== transcript) await writeSummarizeInput(deps.storage, meetingId, stored);
+    if (metered) await emit(tx, "transcription.completed", job, now);
+  };
+
   return {
     declaration: meetingProcessingJob,
     isStep: isMeetingStep,
@@ -150,6 +178,8 @@ export function meetingProcessing(deps: {
         title: meeting.titleSource === "user" ? meeting.title : null,
         participantCount: await participantCount(c, meeting.id),
         prompt: step === "transcribe" ? await promptFor(c, meeting) : null,
+        redaction: meeting.redaction,
+        participantNames: meeting.redaction !== null && (step === "redact" || step === "summarize") ? await participantNames(c, meeting.id) : [],
       };
     },
     async onStepStarted(tx, job, _step, now) {
@@ -184,18 +214,14 @@ export function meetingProcessing(deps: {
         case "transcribe":
           if (meeting.requestedLanguage === "auto") await setMeeting(tx, job, { language: result.language, updatedAt: now });
           break;
-        case "diarize": {
-          const transcript = await readStoredTranscript(deps.storage, meeting.id);
-          const stored = await run(tx, async (q) => {
-            // A correction or a PATCH of this account's meetings in flight waits (db/sql.ts): neither writes over the other.
-            await lockAccount(q, job.userId);
-            const stored = await storeTranscript(q, meeting.id, transcript, now);
-            await meter(q, job, meeting.id, now, { operation: "transcription", audioSeconds: transcript.durationSeconds, model: transcript.model });
-            return stored;
-          });
-          // The report is written from the words as stored (the glossary's terms), read from the step's file.
-          if (stored !== transcript) await writeSummarizeInput(deps.storage, meeting.id, stored);
-          await emit(tx, "transcription.completed", job, now);
+        case "diarize":
+          // A meeting to redact: nothing of this transcript reaches the database; the redact step's does.
+          if (meetingJobPayload(job).redact === true) break;
+          await storeProcessedTranscript(tx, job, meeting.id, now);
+          break;
+        case "redact": {
+          const reportOnly = meetingJobPayload(job).reportOnly === true;
+          await storeProcessedTranscript(tx, job, meeting.id, now, { applied: result.summary, metered: !reportOnly });
           break;
         }
         case "summarize":
@@ -232,7 +258,9 @@ export function meetingProcessing(deps: {
       await emit(tx, "processing.completed", job, now);
     },
     async onFailed(tx, job, now) {
-      if (!(await meetingOf(tx, job)) || (await rewritesReport(tx, job))) return;
+      const meeting = await meetingOf(tx, job);
+      if (meeting && meetingJobPayload(job).redact === true && meeting.redactionApplied === null) await forgetUnredacted(deps.storage, meeting.id);
+      if (!meeting || (await rewritesReport(tx, job))) return;
       await setMeeting(tx, job, { status: "failed", updatedAt: now });
       await emit(tx, (await hasTranscript(tx, job.meetingId!)) ? "processing.failed" : "transcription.failed", job, now);
     },
@@ -251,6 +279,15 @@ async function reserveSpawnedDocuments(tx: TxConn, billing: BillingSettings, mee
   await run(tx, async (q) => {
     for (const row of queued) await reserve(q, { jobId: row.id, userId: row.userId, channel: row.channel }, expectedDocument(billing, reportChars), now);
   });
+}
+
+/**
+ * A meeting to redact whose job failed (or was canceled) before its redact step finished: the
+ * steps' files that hold its unredacted words, and its decoded audio (unsilenced), go now. The
+ * recording stays as received, like any failed meeting's.
+ */
+async function forgetUnredacted(storage: Storage, meetingId: string): Promise<void> {
+  for (const name of [stepOutputName("transcribe"), stepOutputName("transcript"), DECODED_AUDIO]) await storage.delete(meetingId, name);
 }
 
 const segment = { start: z.number(), end: z.number(), speaker: z.string() };

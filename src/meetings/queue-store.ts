@@ -7,6 +7,7 @@ import type { AdmissionDeps } from "../usage/admission.ts";
 import { admit } from "../usage/admission-store.ts";
 import type { MeetingStep } from "../worker/protocol.ts";
 import { meetingProcessingJob } from "./processing-job.ts";
+import { asksRedaction } from "./redaction-store.ts";
 
 /**
  * A meeting's processing jobs, admitted and queued: each after the account's processing slots
@@ -42,12 +43,14 @@ export function queueProcessing(
   channel: Channel,
   now: number,
 ): Promise<string> {
-  const { audioSeconds, firstStep, metadata, ...payload } = job;
-  return runTx(c, async (tx) =>
-    admit(tx, deps, { account, channel }, { kind: "processing", audioSeconds, report: !job.transcribeOnly }, now, () =>
+  const { audioSeconds, firstStep, metadata, ...fields } = job;
+  return runTx(c, async (tx) => {
+    // The meeting's row says whether it is redacted (meetings/store.ts's insertMeeting resolved it).
+    const payload = (await asksRedaction(tx, meetingId)) ? { ...fields, redact: true } : fields;
+    return admit(tx, deps, { account, channel }, { kind: "processing", audioSeconds, report: !job.transcribeOnly }, now, () =>
       enqueueJob(tx, { userId: account.userId, kind: meetingProcessingJob, firstStep, now, meetingId, channel, metadata, payload, audioSeconds }, deps.jobQueue),
-    ),
-  );
+    );
+  });
 }
 
 /**
@@ -66,11 +69,14 @@ export async function enqueueReportOnly(
   chars: number,
   now: number,
   given?: { documentTemplates: string[] | null; metadata: Record<string, unknown> | null },
+  /** A text meeting to redact: its given transcript goes through the redact step first (and only, with transcribe_only). */
+  options: { redact?: boolean; transcribeOnly?: boolean } = {},
 ): Promise<string> {
-  const payload = given ? { reportOnly: true, transcribeOnly: false, givenTranscript: true, documentTemplates: given.documentTemplates } : { reportOnly: true, transcribeOnly: false };
+  const base = { reportOnly: true, transcribeOnly: options.redact === true && options.transcribeOnly === true };
+  const payload = { ...base, ...(given ? { givenTranscript: true, documentTemplates: given.documentTemplates } : {}), ...(options.redact ? { redact: true } : {}) };
   const metadata = given?.metadata ?? null;
   return admit(tx, deps, { account, channel }, { kind: "report", transcriptChars: chars }, now, () =>
-    enqueueJob(tx, { userId: account.userId, kind: meetingProcessingJob, firstStep: "summarize", now, meetingId, channel, metadata, payload, audioSeconds: 0 }, deps.jobQueue),
+    enqueueJob(tx, { userId: account.userId, kind: meetingProcessingJob, firstStep: options.redact ? "redact" : "summarize", now, meetingId, channel, metadata, payload, audioSeconds: 0 }, deps.jobQueue),
   );
 }
 

@@ -5,6 +5,7 @@ import { numericId } from "../lib/ids.ts";
 import { toRfc3339 } from "../lib/time.ts";
 import { renderReport } from "../reports/render.ts";
 import { retentionTimes } from "../retention/policy.ts";
+import { renderRedaction } from "./redaction.ts";
 import { meetingExtras, type MeetingExtras, type MeetingRow, type ParticipantRow } from "./store.ts";
 
 /*
@@ -59,6 +60,7 @@ export function renderMeeting(row: MeetingRow, extras: MeetingExtras, publicApiU
     // The latest processing job for meetings created via the API; null for the web app's (SPEC 2).
     job: job ? renderJob(job) : null,
     metadata: row.metadata,
+    redaction: renderRedaction(row.redaction, row.redactionApplied),
     legal_hold: row.legalHold,
     legal_hold_inherited: extras.client?.legalHold ?? false,
     retention: renderRetention(row, extras),

@@ -8,6 +8,7 @@ import { reportSchema } from "../reports/schema.ts";
 import { isLanguageCode } from "../lib/languages.ts";
 import { MEETING_STATUSES } from "./table.ts";
 import { meetingVocabulary } from "../vocabulary/schema.ts";
+import { redactionSchema, redactPiiInput } from "./redaction.ts";
 
 
 export const speakerLabel = z.string().regex(/^SPEAKER_\d{2,3}$/, "A speaker label looks like SPEAKER_00.");
@@ -58,6 +59,8 @@ const meetingFields = {
   min_speakers: z.number().int().min(1).max(20).optional(),
   max_speakers: z.number().int().min(1).max(20).optional(),
   vocabulary: meetingVocabulary.optional(),
+  /** Personal-data redaction (issue 23): left out, the account's default (GET /v1/redaction). */
+  redact_pii: redactPiiInput.optional(),
 };
 
 function crossFieldRules(value: { client_id?: string; client?: unknown; min_speakers?: number; max_speakers?: number }, ctx: z.RefinementCtx) {
@@ -78,11 +81,13 @@ export type CreateMeetingFields = z.output<typeof createMeetingUpload>;
 export type CreateMeetingJson = z.output<typeof createMeetingJson>;
 
 /** Fields that arrive as JSON strings in multipart, and those that also take a comma list. */
-const JSON_FIELDS = new Set(["participants", "metadata", "client", "tags", "document_templates", "vocabulary"]);
+const JSON_FIELDS = new Set(["participants", "metadata", "client", "tags", "document_templates", "vocabulary", "redact_pii"]);
 const COMMA_LIST_FIELDS = new Set(["tags", "document_templates", "vocabulary"]);
 /** A list whose repeated fields are one item each, never joined by commas: a term may hold a comma ("Smith, Jones LLP"). */
 const REPEATED_LIST_FIELDS = new Set(["vocabulary"]);
 const BOOLEAN_FIELDS = new Set(["transcribe_only"]);
+/** Fields that are true, false, or a JSON object. */
+const BOOLEAN_OR_JSON_FIELDS = new Set(["redact_pii"]);
 const INTEGER_FIELDS = new Set(["min_speakers", "max_speakers"]);
 
 /**
@@ -106,9 +111,15 @@ export function multipartToObject(fields: Map<string, string[]>): Record<string,
   return out;
 }
 
+/** A form's redact_pii (the web app's select, or a draft's fields) as POST /v1/meetings reads it in multipart; undefined when empty. */
+export function redactPiiFromField(raw: string | null | undefined): unknown {
+  return raw == null || raw.trim() === "" ? undefined : convertField("redact_pii", raw);
+}
+
 function convertField(name: string, raw: string): unknown {
   const text = raw.trim();
   if (BOOLEAN_FIELDS.has(name)) return text === "true" ? true : text === "false" ? false : raw;
+  if (BOOLEAN_OR_JSON_FIELDS.has(name) && (text === "true" || text === "false")) return text === "true";
   if (INTEGER_FIELDS.has(name)) return /^\d{1,4}$/.test(text) ? Number(text) : raw;
   if (JSON_FIELDS.has(name)) {
     if (text.startsWith("[") || text.startsWith("{")) {
@@ -227,6 +238,7 @@ export const meetingSchema = z.object({
     })
     .meta({ description: "Extension (issue 23): when the account's retention policy deletes the meeting, and its recording alone; null when no policy says so, under a legal hold, or (recording) when there is none" }),
   recording_deleted_at: z.string().nullable().meta({ description: "Extension (issue 23): when retention deleted the recording (transcript and report kept); null while it is kept" }),
+  redaction: redactionSchema,
 });
 
 export const meetingPageSchema = pageSchema(meetingSchema);

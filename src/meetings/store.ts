@@ -1,4 +1,6 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { resolveRedaction } from "./redaction.ts";
+import { redactionDefaultsIn } from "./redaction-store.ts";
 import { findOrCreateClient, getClient, requireClient, type ClientRow } from "../clients/service.ts";
 import { clients } from "../clients/table.ts";
 import type { Queryable } from "../db/client.ts";
@@ -149,6 +151,7 @@ export function insertMeeting(
         minSpeakers: fields.min_speakers ?? null,
         maxSpeakers: fields.max_speakers ?? null,
         vocabulary: fields.vocabulary?.length ? fields.vocabulary : null,
+        redaction: resolveRedaction(fields.redact_pii, await redactionDefaultsIn(tx, account.userId)),
       });
     for (const tag of new Set(fields.tags)) await tx.insert(meetingTags).values({ meetingId, tag });
     for (const p of fields.participants) {
@@ -159,35 +162,44 @@ export function insertMeeting(
 }
 
 /**
- * A transcript given as text (no audio): stored as it is, its named speakers made participants,
- * the meeting reindexed; inside the caller's transaction, after insertMeeting.
+ * A transcript given as text (no audio): stored as it is (unless null: a meeting to redact, whose
+ * redact step stores it), its named speakers made participants, the meeting reindexed; inside the
+ * caller's transaction, after insertMeeting.
  */
 export function insertGivenTranscript(
   c: Conn,
   meetingId: string,
-  transcript: StoredTranscript,
+  transcript: StoredTranscript | null,
   speakers: readonly { label: string; name: string }[],
   now: number,
-): Promise<StoredTranscript> {
+): Promise<StoredTranscript | null> {
   return run(c, async (tx) => {
-    const duration = transcript.durationSeconds;
-    await tx.insert(transcripts)
-      .values({
-        meetingId,
-        language: transcript.language,
-        durationSeconds: duration > 0 ? Math.round(duration) : null,
-        model: transcript.model,
-        speakers: transcript.speakers,
-        segments: transcript.segments,
-        speakerTurns: transcript.turns,
-        createdAt: now,
-      });
+    if (transcript) await insertTranscriptRow(tx, meetingId, transcript, now);
     for (const speaker of speakers) {
       await tx.insert(participants).values({ meetingId, name: speaker.name, email: null, speakerLabels: [speaker.label] });
+    }
+    // Nothing stored yet for a meeting to redact: the glossary applies when the redact step stores it.
+    if (!transcript) {
+      await reindexMeeting(tx, meetingId);
+      return null;
     }
     const changed = await applyVocabulary(tx, meetingId, now);
     await reindexMeeting(tx, meetingId);
     return asStored(transcript, changed);
+  });
+}
+
+async function insertTranscriptRow(tx: Queryable, meetingId: string, transcript: StoredTranscript, now: number): Promise<void> {
+  const duration = transcript.durationSeconds;
+  await tx.insert(transcripts).values({
+    meetingId,
+    language: transcript.language,
+    durationSeconds: duration > 0 ? Math.round(duration) : null,
+    model: transcript.model,
+    speakers: transcript.speakers,
+    segments: transcript.segments,
+    speakerTurns: transcript.turns,
+    createdAt: now,
   });
 }
 

@@ -1,6 +1,7 @@
 import type { LabelledSegment, LabelledTurn } from "../transcripts/types.ts";
 import { sqliteTable, text, integer, index, primaryKey } from "drizzle-orm/sqlite-core";
 import { users } from "../auth/table.ts";
+import type { MeetingRedaction, RedactionApplied } from "./redaction.ts";
 
 export const MEETING_STATUSES = ["draft", "queued", "processing", "completed", "failed"] as const;
 
@@ -42,6 +43,14 @@ export const meetings = sqliteTable(
     recordingDeletedAt: integer("recording_deleted_at"),
     /** JSON array: the meeting's own terms for whisper's prompt (issue 23), before the account's glossary. */
     vocabulary: text("vocabulary", { mode: "json" }).$type<string[]>(),
+    /**
+     * JSON: the redaction asked for (redact_pii, or the account's default when the meeting did not
+     * say), as the worker applies it: entity kinds, whether the recording is silenced, the account's
+     * case-number pattern as it was then. Null: no redaction.
+     */
+    redaction: text("redaction", { mode: "json" }).$type<MeetingRedaction>(),
+    /** JSON: what the redact step did (entity kinds with counts, audio silenced); null until it ran. */
+    redactionApplied: text("redaction_applied", { mode: "json" }).$type<RedactionApplied>(),
   },
   (t) => [index("meetings_user_created").on(t.userId, t.createdAt), index("meetings_user_recorded").on(t.userId, t.recordedAt)],
 );
@@ -147,3 +156,21 @@ export const draftParts = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.meetingId, t.partIndex] })],
 );
+
+/**
+ * An account's redaction default (Settings, GET/PUT /v1/redaction): used by every meeting created
+ * without redact_pii; and its case/file number pattern, which redaction looks for when the
+ * case_number kind is asked. One row per account, none until the account sets it.
+ */
+export const redactionDefaults = sqliteTable("redaction_defaults", {
+  userId: text("user_id")
+    .primaryKey()
+    .references(() => users.id),
+  /** Meetings that do not say are redacted. */
+  enabled: integer("enabled", { mode: "boolean" }).notNull().default(false),
+  /** JSON array of entity kinds. */
+  entities: text("entities", { mode: "json" }).$type<string[]>().notNull(),
+  audio: integer("audio", { mode: "boolean" }).notNull().default(false),
+  caseNumberPattern: text("case_number_pattern"),
+  updatedAt: integer("updated_at").notNull(),
+});

@@ -1,5 +1,6 @@
 import type { Plan } from "../auth/plans.ts";
-import { withTx, type Conn, type TxConn } from "../db/conn.ts";
+import { run, withTx, type Conn, type TxConn } from "../db/conn.ts";
+import { asksRedaction } from "./redaction-store.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import { ApiError } from "../errors/api-error.ts";
 import type { Channel } from "../lib/channel.ts";
@@ -85,17 +86,20 @@ export async function storeTextMeeting(
   const title = `Transcript of ${new Date(now).toISOString().slice(0, 10)}`;
   return withTx(c, async (tx) => {
     await insertMeeting(tx, meetingId, account, fields, { source: "text", fileName: null, audioUrl: null, fallbackTitle: title }, "queued", now);
-    const stored = await insertGivenTranscript(tx, meetingId, transcript, parsed.speakers, now);
+    // A meeting to redact: its text is not stored as given; the redact step stores the redacted copy.
+    const redact = await run(tx, (q) => asksRedaction(q, meetingId));
+    const stored = await insertGivenTranscript(tx, meetingId, redact ? null : transcript, parsed.speakers, now);
     // Before the job is queued and committed: no worker reads the file before it holds these words.
-    if (stored !== transcript) await onChanged(stored);
+    if (stored && stored !== transcript) await onChanged(stored);
     const durationSeconds = transcript.durationSeconds > 0 ? Math.round(transcript.durationSeconds) : null;
     let jobId: string | null = null;
-    if (fields.transcribe_only) {
+    if (fields.transcribe_only && !redact) {
       await updateMeeting(tx, meetingId, { status: "completed", durationSeconds, updatedAt: now });
     } else {
+      // transcribe_only still redacts (issue 23): then the job is the redact step alone.
       await updateMeeting(tx, meetingId, { durationSeconds });
       const given = { documentTemplates: fields.document_templates ?? null, metadata: fields.metadata ?? null };
-      jobId = await queueReportOnly(tx, deps, account, meetingId, channel, transcriptChars(parsed), now, given);
+      jobId = await queueReportOnly(tx, deps, account, meetingId, channel, transcriptChars(parsed), now, given, { redact, transcribeOnly: fields.transcribe_only });
     }
     await inTransaction(tx, meetingId);
     return jobId;

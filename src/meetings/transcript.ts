@@ -2,7 +2,8 @@ import type { Conn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { toRfc3339 } from "../lib/time.ts";
 import type { TranscriptDocument, TranscriptMeta } from "../transcripts/types.ts";
-import { meetingTranscriptRows, ownedMeetingTranscript, type TranscriptRows } from "./store.ts";
+import { renderRedaction } from "./redaction.ts";
+import { meetingTranscriptRows, ownedMeetingTranscript, type MeetingRow, type TranscriptRows } from "./store.ts";
 
 /**
  * A meeting's stored transcript as the API shows it, with speaker_name set where a participant
@@ -10,7 +11,8 @@ import { meetingTranscriptRows, ownedMeetingTranscript, type TranscriptRows } fr
  * (meetings/table.ts, deleted with it, read by store.ts); transcripts/ renders them and serves
  * the endpoint, handed this loader by the composition root.
  */
-export function transcriptDocument(meetingId: string, { row, names }: TranscriptRows): TranscriptDocument {
+export function transcriptDocument(meeting: Pick<MeetingRow, "id" | "redaction" | "redactionApplied">, { row, names }: TranscriptRows): TranscriptDocument {
+  const meetingId = meeting.id;
   if (!row) {
     throw new ApiError("transcript_not_ready", "The transcript is not ready yet. Wait for transcription.completed or poll the job.");
   }
@@ -23,6 +25,8 @@ export function transcriptDocument(meetingId: string, { row, names }: Transcript
     speakers: row.speakers,
     segments: row.segments.map((s) => ({ start: s.start, end: s.end, speaker: s.speaker, speaker_name: names.get(s.speaker) ?? null, text: s.text })),
     speaker_turns: row.speakerTurns,
+    // Only for a meeting that asked for redaction: any other transcript reads exactly as before issue 23.
+    ...(meeting.redaction ? { redaction: renderRedaction(meeting.redaction, meeting.redactionApplied) } : {}),
   };
 }
 
@@ -31,10 +35,10 @@ export async function ownedTranscript(c: Conn, userId: string, meetingId: string
   const found = await ownedMeetingTranscript(c, userId, meetingId);
   if (!found) throw ApiError.notFound(`Meeting ${meetingId}`);
   const { meeting } = found;
-  return { transcript: transcriptDocument(meeting.id, found), meta: { title: meeting.title, recordedAt: toRfc3339(meeting.recordedAt) } };
+  return { transcript: transcriptDocument(meeting, found), meta: { title: meeting.title, recordedAt: toRfc3339(meeting.recordedAt) } };
 }
 
 /** A meeting's transcript: 409 transcript_not_ready while there is none. */
-export async function meetingTranscript(c: Conn, meetingId: string): Promise<TranscriptDocument> {
-  return transcriptDocument(meetingId, await meetingTranscriptRows(c, meetingId));
+export async function meetingTranscript(c: Conn, meeting: Pick<MeetingRow, "id" | "redaction" | "redactionApplied">): Promise<TranscriptDocument> {
+  return transcriptDocument(meeting, await meetingTranscriptRows(c, meeting.id));
 }

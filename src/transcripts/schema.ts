@@ -1,6 +1,17 @@
 import { z } from "zod";
 import { TRANSCRIPT_FORMATS } from "./types.ts";
 
+/** The meeting object's and the transcript's (extension, issue 23) `redaction` field. */
+export const redactionSchema = z
+  .object({
+    applied: z.boolean().meta({ description: "False while the meeting is processed; true once the transcript holds only placeholders" }),
+    requested: z.array(z.string()).meta({ description: "The entity kinds asked for (GET /v1/redaction lists them)" }),
+    entities: z.record(z.string(), z.number().int()).meta({ description: "Distinct entities replaced, per kind (kinds with none left out)" }),
+    audio: z.boolean().meta({ description: "The stored recording is a copy with each redacted word silenced" }),
+  })
+  .nullable()
+  .meta({ description: "Personal-data redaction: null when not requested" });
+
 export const transcriptParams = z.object({ meeting_id: z.uuid("A meeting id is a UUID.") });
 export const transcriptQuery = z.object({ format: z.enum(TRANSCRIPT_FORMATS).default("json") });
 
@@ -23,6 +34,7 @@ export const transcriptSchema = z.object({
   speaker_turns: z
     .array(z.object({ start: z.number(), end: z.number(), speaker: z.string() }))
     .meta({ description: "Extension: the diarization turns, who speaks when, whatever the segmentation." }),
+  redaction: redactionSchema.optional().meta({ description: "Extension: present when the meeting asked for personal-data redaction" }),
 });
 
 /** Extension: corrections of a transcript's words (the web app's inline editor, and the API). */

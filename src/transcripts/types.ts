@@ -69,6 +69,16 @@ export interface TranscriptDocument {
   segments: TranscriptSegment[];
   /** Extension: the diarization turns, who speaks when, independent of how the text is segmented. */
   speaker_turns: { start: number; end: number; speaker: string }[];
+  /** Extension (issue 23): personal-data redaction; present only when the meeting asked for it. */
+  redaction?: TranscriptRedaction | null;
+}
+
+/** What the transcript says of its redaction: the kinds asked, those replaced with their counts, the audio silenced. */
+export interface TranscriptRedaction {
+  applied: boolean;
+  requested: string[];
+  entities: Partial<Record<string, number>>;
+  audio: boolean;
 }
 
 /** Values of the format query parameter of GET /v1/meetings/{id}/transcript; json is the default. */

@@ -1,6 +1,6 @@
 import type { Elysia } from "elysia";
 import { readBounded } from "../http/body.ts";
-import { MAX_PART_BYTES, MIN_PART_BYTES, vocabularyList } from "../meetings/app.ts";
+import { MAX_PART_BYTES, MIN_PART_BYTES, redactPiiFromField, vocabularyList } from "../meetings/app.ts";
 import { html, json, redirect, respond } from "./http.ts";
 import type { WebKit } from "./kit.ts";
 import { RecordPage } from "./pages/record.tsx";
@@ -19,9 +19,10 @@ export function draftRoutes(app: Elysia, kit: WebKit): void {
   const { meetings } = kit.deps.apps;
 
   app
-    .get("/record", ({ request }) => {
+    .get("/record", async ({ request }) => {
       const session = kit.requireSession(request);
-      return html(<RecordPage frame={kit.frameFor(request, session, (t) => t("record.title"))} />);
+      const redaction = await meetings.redactionDefaults(kit.actor(session));
+      return html(<RecordPage frame={kit.frameFor(request, session, (t) => t("record.title"))} redaction={redaction} />);
     })
     .post("/meetings/drafts", async ({ request }) => {
       const { session, form } = await kit.readForm(request);
@@ -35,6 +36,7 @@ export function draftRoutes(app: Elysia, kit: WebKit): void {
           language: form.get("language") || undefined,
           tags: (form.get("tags") ?? "").split(",").map((tag) => tag.trim()).filter(Boolean),
           vocabulary: vocabularyList(form.get("vocabulary") ?? ""),
+          redact_pii: redactPiiFromField(form.get("redact_pii")),
         },
         { source: kind, fileName },
       );

@@ -23,6 +23,7 @@ import { usagePages } from "./usage-routes.tsx";
 import { activityPages } from "./activity-routes.tsx";
 import { retentionPages } from "./retention-routes.tsx";
 import { vocabularyPages } from "./vocabulary-routes.tsx";
+import { redactionSettingsPages } from "./redaction-routes.tsx";
 import { webhookPages } from "./webhook-routes.tsx";
 
 export { SESSION_COOKIE } from "./kit.ts";
@@ -220,6 +221,7 @@ export function createWebApp(deps: WebDeps) {
   activityPages(app as unknown as Elysia, kit);
   retentionPages(app as unknown as Elysia, kit);
   vocabularyPages(app as unknown as Elysia, kit);
+  redactionSettingsPages(app as unknown as Elysia, kit);
   app.all("*", ({ request }) => {
     const frame = kit.frameFor(request, kit.sessionOf(request), (t) => t("notFound.title"));
     return html(<NotFoundPage frame={frame} message={frame.t("notFound.body")} />, 404);

@@ -1,12 +1,14 @@
 import type { DocumentInput, DocumentResult, TokenUsage } from "../engines/types.ts";
+import type { RedactionRequest, RedactionSummary } from "../redaction/types.ts";
 
 /**
  * The steps of meeting processing, in order: the worker runs them, the meeting kind sequences them.
  * The last one writes the report and keeps its old name, "summarize": step names are stored in the
  * jobs' next_step, label the per-step metrics and name the test engines' behaviours, so renaming it
- * would strand queued jobs and change the metrics (docs/decisions.md).
+ * would strand queued jobs and change the metrics (docs/decisions.md). "redact" runs only for a
+ * meeting that asked for personal-data redaction (issue 23), between the transcript and the report.
  */
-export const MEETING_STEPS = ["download", "decode", "transcribe", "diarize", "summarize"] as const;
+export const MEETING_STEPS = ["download", "decode", "transcribe", "diarize", "redact", "summarize"] as const;
 export type MeetingStep = (typeof MEETING_STEPS)[number];
 
 /** What a meeting step needs, all of it plain data: the worker process has no database. */
@@ -37,6 +39,13 @@ export interface MeetingStepInput {
    * for the other steps.
    */
   prompt: string | null;
+  /**
+   * Personal-data redaction asked for, or null. The redact step applies it to the transcript (and
+   * the recording with audio); the summarize step runs the structured recognisers over the report too.
+   */
+  redaction: RedactionRequest | null;
+  /** The participants' names: always persons to redact (redact step only; empty otherwise). */
+  participantNames: string[];
 }
 
 /** document_generation has one step: the LLM writes the document. */
@@ -63,6 +72,8 @@ export type StepResult =
   | { step: "transcribe"; language: string | null; model: string; segments: number }
   /** The transcript is the step's output file (storage/paths.ts's stepOutputName("transcript")). */
   | { step: "diarize"; speakers: number }
+  /** The redacted transcript replaced the diarize step's output file; with audio, the recording was silenced. */
+  | { step: "redact"; summary: RedactionSummary }
   | {
       step: "summarize";
       report: { title: string; markdown: string; structured: Record<string, unknown>; language: string | null; model: string; usage: TokenUsage };

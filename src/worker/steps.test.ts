@@ -32,6 +32,8 @@ const input = (runId: string): MeetingStepInput => ({
   title: null,
   prompt: null,
   participantCount: 0,
+  redaction: null,
+  participantNames: [],
 });
 
 test("two attempts of the same step at once (a lost lease) each write their own files; what is committed is whole, and no temporary file stays", async () => {

@@ -1,4 +1,4 @@
-import { decodeToWav, remuxJoinedWebm } from "../engines/ffmpeg.ts";
+import { decodeToWav, remuxJoinedWebm, silenceAudio } from "../engines/ffmpeg.ts";
 import { EngineError, type Engines, type SpeechSegment, type StepContext } from "../engines/types.ts";
 import { JOB_ERROR_CATALOGUE } from "../errors/job-codes.ts";
 import { DownloadFailed, downloadToFile } from "../net/download.ts";
@@ -9,6 +9,8 @@ import { DECODED_AUDIO, RECORDING, stepOutputName } from "../storage/paths.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import { attributeSpeakers } from "./attribute.ts";
+import { redactReport, withoutWords } from "./redact.ts";
+import { redactTranscript, withWords } from "../redaction/redact.ts";
 import type { WorkerConfig } from "./config.ts";
 import type { MeetingStepInput, StepInput, StepResult } from "./protocol.ts";
 
@@ -61,8 +63,15 @@ async function writeIntermediate<T>(files: MeetingFiles, file: Intermediate<T>, 
 }
 
 async function readIntermediate<T>(files: MeetingFiles, file: Intermediate<T>): Promise<T> {
+  const value = await readOptionalIntermediate(files, file);
+  if (value === null) throw new EngineError("missing_intermediate", `The ${file.what} of an earlier step is missing.`, false);
+  return value;
+}
+
+/** An intermediate that may be absent (null): one a later step already removed, or one a kind of meeting never has. */
+async function readOptionalIntermediate<T>(files: MeetingFiles, file: Intermediate<T>): Promise<T | null> {
   const bytes = await files.storage.get(files.meetingId, file.name);
-  if (!bytes) throw new EngineError("missing_intermediate", `The ${file.what} of an earlier step is missing.`, false);
+  if (!bytes) return null;
   // The one place the type is taken on trust: writeIntermediate wrote this file from a T.
   return JSON.parse(new TextDecoder().decode(bytes)) as T;
 }
@@ -166,15 +175,51 @@ async function runMeetingStep(input: MeetingStepInput, engines: Engines, config:
       await writeIntermediate(files, transcriptOut, stored);
       return { step: "diarize", speakers: labelled.speakers.length };
     }
+    case "redact": {
+      if (!input.redaction) throw new EngineError("missing_intermediate", "The meeting asked for no redaction.", false);
+      const stored = await readIntermediate(files, transcriptOut);
+      // The transcription's word timings locate each redacted word in the recording. A text
+      // meeting has none, nor has a retry after this step removed them (its audio was done then).
+      const transcription = await readOptionalIntermediate(files, transcribeOut);
+      const redacted = await redactTranscript(transcription ? withWords(stored, transcription.segments) : stored, input.redaction, {
+        participantNames: input.participantNames,
+        finder: engines.entityFinder ?? null,
+        signal: context.signal,
+      });
+      const recorded = (await storage.open(input.meetingId, RECORDING)) !== null;
+      const audio = input.redaction.audio && recorded;
+      if (audio) {
+        // The silenced copies replace the recording and the decoded audio before the transcript
+        // says anything was redacted: a retry finds the same spans in the unredacted transcript.
+        const log = (line: string) => logForOperator(input, line);
+        await writeStaged(files, RECORDING, async (path) => {
+          await silenceAudio(config.ffmpegPath, recordingPath, path, redacted.spans, context, { format: "flac", log });
+          return true;
+        });
+        if ((await storage.open(input.meetingId, DECODED_AUDIO)) !== null) {
+          await writeStaged(files, DECODED_AUDIO, async (path) => {
+            await silenceAudio(config.ffmpegPath, wavPath, path, redacted.spans, context, { format: "wav", log });
+            return true;
+          });
+        }
+      }
+      await writeIntermediate(files, transcriptOut, withoutWords(redacted.transcript));
+      // The transcription (unredacted words and their timings) is not kept past this step.
+      await storage.delete(input.meetingId, transcribeOut.name);
+      context.progress(1);
+      return { step: "redact", summary: { entities: redacted.summary.entities, audio } };
+    }
     case "summarize": {
       const transcript = await readIntermediate(files, transcriptOut);
       const report = await engines.reporter.report(
         { title: input.title, language: input.language ?? transcript.language, transcript: transcript.segments },
         context,
       );
+      const written = { ...report, structured: { ...report.structured } };
       return {
         step: "summarize",
-        report: { ...report, structured: { ...report.structured } },
+        // Written from the redacted transcript; redacted again in case the model wrote a value back.
+        report: input.redaction ? await redactReport(written, transcript, input.redaction, input.participantNames, context.signal) : written,
       };
     }
   }

@@ -1,7 +1,10 @@
 // Test doubles of the speech and report engines, loaded by the worker through --engines.
 // Deterministic output from the audio's duration; failure modes come from TEST_ENGINE_BEHAVIOR,
 // e.g. "transcribe:slow=30000" or "diarize:crash-once=/tmp/marker;summarize:fail".
-import { existsSync, statSync, writeFileSync } from "node:fs";
+// TEST_ENGINE_TRANSCRIPT names a JSON file of speech segments (with words) the transcriber answers
+// instead: a test that needs known words at known times (redaction) writes it.
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import type { SpeechSegment } from "../../src/transcripts/types.ts";
 import { EngineError, type Engines, type StepContext } from "../../src/engines/types.ts";
 
 type Behaviour = { slow?: number; fail?: boolean; crash?: boolean; crashOnce?: string; hang?: boolean };
@@ -49,6 +52,12 @@ export function createEngines(): Engines {
     transcriber: {
       async transcribe({ wavPath, language, prompt }, context) {
         await act("transcribe", context);
+        const scripted = process.env.TEST_ENGINE_TRANSCRIPT;
+        if (scripted) {
+          const segments = JSON.parse(readFileSync(scripted, "utf8")) as SpeechSegment[];
+          context.progress(1);
+          return { language: language ?? "en", model: "double-whisper", segments };
+        }
         const duration = wavSeconds(wavPath);
         const segments = [];
         // The prompt whisper would have been given (a meeting's vocabulary) is said first, so a
@@ -98,6 +107,18 @@ export function createEngines(): Engines {
           model: "double-llm",
           usage: { promptTokens: 40 * transcript.length + 200, completionTokens: 120 },
         };
+      },
+    },
+    entityFinder: {
+      // Names as a model would give them: every pair of capitalized words (a sentence's first word
+      // and the next one too, as a weak model would), and "<number> <Word> Street|Road|rue <Word>" as
+      // an address. Behaviours under the step name "find-entities".
+      async find(text, kinds, signal) {
+        await act("find-entities", { signal: signal ?? new AbortController().signal, progress: () => {} });
+        const found: { kind: "person" | "address"; text: string }[] = [];
+        if (kinds.includes("person")) for (const m of text.matchAll(/\b\p{Lu}\p{Ll}+ \p{Lu}\p{Ll}+\b/gu)) found.push({ kind: "person", text: m[0] });
+        if (kinds.includes("address")) for (const m of text.matchAll(/\b\d{1,4} (?:\p{Lu}\p{Ll}+ )+(?:Street|Road|Lane|Avenue)\b|\b\d{1,4} rue (?:de la |du |des )?\p{Lu}\p{Ll}+\b/gu)) found.push({ kind: "address", text: m[0] });
+        return found;
       },
     },
     writer: {

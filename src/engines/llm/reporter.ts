@@ -14,6 +14,8 @@ import { charsPerTokenOf, outputBudgetFor, planParts, reduceInGroups, transcript
 import { buildPrompt, renderPartReport, type Prompt, type PromptTask } from "./prompt.ts";
 import { loadLlamaRuntime, type LlmRuntime } from "./runtime.ts";
 import { writeDocument } from "./writer.ts";
+import { entityFinderWithRuntime } from "./entities.ts";
+import type { EntityFinder } from "../../redaction/types.ts";
 import { serialQueue } from "../serial.ts";
 import type { ModelSource } from "../model-file.ts";
 import { DEFAULT_REPORT_LIMITS, limitsForOutputTokens, minimumOutputTokens, type ReportLimits } from "./schema.ts";
@@ -64,7 +66,8 @@ export interface ReportStats {
 }
 
 export type LlamaReporter = Reporter &
-  DocumentWriter & {
+  DocumentWriter &
+  EntityFinder & {
   close(): Promise<void>;
   /** The model's name, as reported in results. */
   readonly model: string;
@@ -103,6 +106,8 @@ export function createReporterWithRuntime(
 ): LlamaReporter {
   const queue = serialQueue();
   let closed = false;
+  const { temperature, seed, attempts } = options;
+  const finder = entityFinderWithRuntime(runtime, { seed, attempts, ...(temperature === undefined ? {} : { temperature: Math.min(temperature, 0.2) }) }, (task) => queue.run(task));
   return {
     model: modelName,
     contextSize: runtime.contextSize,
@@ -116,6 +121,11 @@ export function createReporterWithRuntime(
       if (closed) return Promise.reject(new EngineError("engine_closed", "The document engine is closed.", false));
       const { maxOutputTokens, temperature, seed, attempts } = options;
       return queue.run(() => writeDocument(runtime, modelName, { maxOutputTokens, temperature, seed, attempts }, input, context));
+    },
+    // Names and addresses for redaction: the same model, context and queue again.
+    find(text, kinds, signal) {
+      if (closed) return Promise.reject(new EngineError("engine_closed", "The entity finder is closed.", false));
+      return finder.find(text, kinds, signal);
     },
     async close() {
       if (closed) return;

@@ -6,6 +6,7 @@
  * start. Unlike the text formats, segments without text are kept: this is the data, not a view.
  * duration_seconds is an integer or null (a non-finite or negative value becomes null).
  * speaker_turns (an extension: who speaks when, from diarization) are sorted and rounded the same way.
+ * redaction (an extension, issue 23) comes last: null, or what personal-data redaction replaced.
  */
 import { normalizeSegments } from "../normalize.ts";
 import type { TranscriptDocument } from "../types.ts";
@@ -28,6 +29,8 @@ export function renderJson(doc: TranscriptDocument): string {
     speaker_turns: [...(doc.speaker_turns ?? [])]
       .sort((a, b) => a.start - b.start || a.end - b.end)
       .map((turn) => ({ start: milliseconds(turn.start), end: milliseconds(Math.max(turn.end, turn.start)), speaker: turn.speaker })),
+    // Last, and only when the meeting's transcript says (issue 23): a document without it renders as before.
+    ...(doc.redaction !== undefined ? { redaction: doc.redaction } : {}),
   };
   return JSON.stringify(ordered);
 }

@@ -21,9 +21,11 @@
  *   of the text line, whatever would open a block or underline the name line as a heading:
  *   # > - + = : and "1." or "1)".
  * - Bare URLs in text stay bare (GitHub shows them as links whose text is the URL itself).
+ * - A redacted transcript (issue 23) has an emphasized line after the facts saying so (formats/redaction-note.ts).
  */
 import { clock, duration, oneLine, spokenSegments } from "../normalize.ts";
 import type { TranscriptDocument, TranscriptMeta } from "../types.ts";
+import { redactionNote } from "./redaction-note.ts";
 
 export function renderMarkdown(doc: TranscriptDocument, meta: TranscriptMeta): string {
   const title = escapeInline(oneLine(meta.title) || "Transcript").replace(/#/g, "\\#");
@@ -38,6 +40,8 @@ export function renderMarkdown(doc: TranscriptDocument, meta: TranscriptMeta): s
   const language = oneLine(doc.language ?? "");
   if (language) facts.push(`Language: ${escapeInline(language)}`);
   if (facts.length > 0) parts.push(`${facts.join(" · ")}\n`);
+  const note = redactionNote(doc.redaction);
+  if (note) parts.push(`_${escapeInline(note)}_\n`);
 
   const blocks: { name: string; startMs: number; texts: string[] }[] = [];
   for (const segment of spokenSegments(doc.segments)) {

@@ -9,16 +9,20 @@
  * - The text is a single line (line breaks become spaces), so it can never hold a blank line.
  * - Segments without text are left out; cues are in time order.
  * Browsers do not show voice names; players and tools that read them (and WebVTT parsers) do.
+ * A redacted transcript (issue 23) has a NOTE block after WEBVTT saying so (formats/redaction-note.ts).
  */
 import { clockMs, cueEnd, spokenSegments } from "../normalize.ts";
 import type { TranscriptDocument } from "../types.ts";
+import { redactionNote } from "./redaction-note.ts";
 
 export function renderVtt(doc: TranscriptDocument): string {
   const cues = spokenSegments(doc.segments).map((segment) => {
     const timing = `${clockMs(segment.startMs, ".")} --> ${clockMs(cueEnd(segment), ".")}`;
     return `\n${timing}\n<v ${escapeVtt(segment.displayName)}>${escapeVtt(segment.text)}\n`;
   });
-  return `WEBVTT\n${cues.join("")}`;
+  // A NOTE block (WebVTT's comment) says what redaction replaced; "-->" cannot occur in it.
+  const note = redactionNote(doc.redaction);
+  return `WEBVTT\n${note ? `\nNOTE ${note}\n` : ""}${cues.join("")}`;
 }
 
 function escapeVtt(text: string): string {

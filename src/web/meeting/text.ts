@@ -1,7 +1,7 @@
 import type { Elysia } from "elysia";
 import { readBounded } from "../../http/body.ts";
 import { parseOrThrow } from "../../http/validation.ts";
-import { createMeetingUpload, MAX_TEXT_TRANSCRIPT_BYTES, vocabularyList } from "../../meetings/app.ts";
+import { createMeetingUpload, MAX_TEXT_TRANSCRIPT_BYTES, redactPiiFromField, vocabularyList } from "../../meetings/app.ts";
 import { redirect } from "../http.ts";
 import type { WebKit } from "../kit.ts";
 
@@ -15,7 +15,7 @@ export function textMeetingRoutes(app: Elysia, kit: WebKit): void {
     kit.assertCsrf(request, session, String(form.get("_csrf") ?? ""));
     const file = form.get("text_file");
     const field = (name: string) => (typeof form.get(name) === "string" && String(form.get(name)).trim()) || undefined;
-    const fields = parseOrThrow(createMeetingUpload, { title: field("title"), language: field("language"), vocabulary: vocabularyList(field("vocabulary") ?? "") });
+    const fields = parseOrThrow(createMeetingUpload, { title: field("title"), language: field("language"), vocabulary: vocabularyList(field("vocabulary") ?? ""), redact_pii: redactPiiFromField(field("redact_pii")) });
     // A file (text, WebVTT, SubRip, SubViewer: read by its content, its name a hint), else the pasted text.
     const upload = file instanceof File && file.size > 0 ? file : null;
     const text = upload ? new Uint8Array(await upload.arrayBuffer()) : String(form.get("text") ?? "");

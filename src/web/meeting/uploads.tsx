@@ -9,10 +9,11 @@ import { UploadPage } from "../pages/upload.tsx";
 export function uploadRoutes(app: Elysia, kit: WebKit): void {
   const { deps } = kit;
   app
-    .get("/meetings/new", ({ request }) => {
+    .get("/meetings/new", async ({ request }) => {
       const session = kit.requireSession(request);
       const frame = kit.frameFor(request, session, (t) => t("upload.title"));
-      return html(<UploadPage frame={frame} maxBytes={deps.maxUploadBytes} />);
+      const redaction = await deps.apps.meetings.redactionDefaults(kit.actor(session));
+      return html(<UploadPage frame={frame} maxBytes={deps.maxUploadBytes} redaction={redaction} />);
     })
     .post("/meetings/new", async ({ request }) => {
       // A multipart body: the CSRF token comes in the query string (not logged) or a header.

@@ -4,6 +4,7 @@ import type { MessageKey } from "../i18n.ts";
 import { CsrfField, Layout, Notice, PostButton, type PageFrame, type PageNotice } from "../layout.tsx";
 import { formatDuration } from "./meetings.tsx";
 import { MeetingRetention } from "./meeting-retention.tsx";
+import { RedactionSummary } from "./redaction-field.tsx";
 
 /** A time on the transcript as a player shows it: m:ss, or h:mm:ss from the first hour. */
 export function playerTime(seconds: number): string {
@@ -55,6 +56,7 @@ export function MeetingPage(props: MeetingPageProps) {
         {meeting.client && ` · ${(meeting.client as { name?: string }).name ?? ""}`}
         {meeting.tags.length > 0 && ` · ${meeting.tags.map((tag) => `#${tag}`).join(" ")}`}
       </p>
+      <RedactionSummary frame={frame} redaction={meeting.redaction} />
       <Notice notice={props.notice} />
       {busy && (
         <section id="progress" data-progress-url={`${base}/progress`} aria-live="polite">

@@ -1,11 +1,13 @@
 import { Layout, type PageFrame } from "../layout.tsx";
+import type { RedactionDefaults } from "../../meetings/app.ts";
 import { TitleAndLanguage, VocabularyField } from "./fields.tsx";
+import { RedactionField } from "./redaction-field.tsx";
 
 /**
  * Record in the browser. Everything here needs JavaScript and the microphone, which browsers
  * give only to a secure context (https, or this computer): the page says so instead of failing.
  */
-export function RecordPage({ frame }: { frame: PageFrame }) {
+export function RecordPage({ frame, redaction }: { frame: PageFrame; redaction: RedactionDefaults }) {
   const { t } = frame;
   return (
     <Layout frame={frame}>
@@ -29,6 +31,7 @@ export function RecordPage({ frame }: { frame: PageFrame }) {
       >
         <TitleAndLanguage frame={frame} />
         <VocabularyField frame={frame} />
+        <RedactionField frame={frame} defaults={redaction} />
         <div class="recorder-controls" hidden data-controls>
           <button type="button" data-start>
             {t("record.start")}

@@ -9,6 +9,7 @@ const TABS = [
   ["activity", "/settings/activity", "activity.title"],
   ["retention", "/settings/retention", "retention.title"],
   ["vocabulary", "/settings/vocabulary", "vocab.title"],
+  ["redaction", "/settings/redaction", "redaction.title"],
 ] as const;
 
 export function SettingsNav({ frame, current }: { frame: PageFrame; current: (typeof TABS)[number][0] }) {

@@ -1,5 +1,7 @@
 import { CsrfField, Layout, type PageFrame } from "../layout.tsx";
+import type { RedactionDefaults } from "../../meetings/app.ts";
 import { TitleAndLanguage, VocabularyField } from "./fields.tsx";
+import { RedactionField } from "./redaction-field.tsx";
 
 
 /**
@@ -7,7 +9,7 @@ import { TitleAndLanguage, VocabularyField } from "./fields.tsx";
  * sends the file in parts that survive a dropped connection, with a progress bar. The CSRF token rides in the action's query string: a
  * multipart body is the API's own upload format, which has no place for it.
  */
-export function UploadPage({ frame, maxBytes }: { frame: PageFrame; maxBytes: number }) {
+export function UploadPage({ frame, maxBytes, redaction }: { frame: PageFrame; maxBytes: number; redaction: RedactionDefaults }) {
   const { t } = frame;
   return (
     <Layout frame={frame}>
@@ -35,6 +37,7 @@ export function UploadPage({ frame, maxBytes }: { frame: PageFrame; maxBytes: nu
           <input name="tags" maxLength={1100} />
         </label>
         <VocabularyField frame={frame} />
+        <RedactionField frame={frame} defaults={redaction} />
         <progress max={100} value={0} hidden aria-label={t("upload.progress")} />
         <p class="muted" data-upload-status role="status" aria-live="polite" />
         <button type="submit">{t("upload.submit")}</button>
@@ -46,6 +49,7 @@ export function UploadPage({ frame, maxBytes }: { frame: PageFrame; maxBytes: nu
           <CsrfField frame={frame} />
           <TitleAndLanguage frame={frame} />
           <VocabularyField frame={frame} />
+          <RedactionField frame={frame} defaults={redaction} />
           <label>
             {t("text.paste")}
             <textarea name="text" rows={8} placeholder={"[00:00:05] Alice: …\nBob: …"} />
