@@ -112,7 +112,7 @@ async function bootstrapAdmin(conn: DbConn, io: ServiceIo): Promise<void> {
   // of them make the administrator, and its key in the same transaction (a node that dies between
   // the two leaves neither); the others then find a user and make none.
   const key = await withTx(conn, async (tx) => {
-    const user = await addFirstUser(tx, { email: "admin@localhost", name: "Administrator", plan: "pro" });
+    const user = await addFirstUser(tx, { email: "admin@localhost", name: "Administrator", plan: "pro", role: "admin" });
     if (!user) return undefined;
     return (await createApiKey(tx, { userId: user.id, name: "bootstrap", scopes: [...SCOPES] })).key;
   });
