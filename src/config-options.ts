@@ -364,6 +364,13 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     help: "Days a draft may go untouched (no part received) before the retention sweep deletes it like a meeting; its page says when.",
   },
   {
+    name: "audit-retention-days",
+    type: "int",
+    env: "VERBATIM_AUDIT_RETENTION_DAYS",
+    default: "400",
+    help: "Days the audit trail keeps an entry (who read or changed what, sign-ins, keys); the retention sweep deletes older ones, and nothing else can. At least 1.",
+  },
+  {
     name: "engines",
     type: "string",
     env: "VERBATIM_ENGINES",

@@ -70,6 +70,8 @@ export interface ServiceConfig {
   sso: SsoSettings | null;
   /** What one account's drafts may hold, and how long an untouched draft is kept. */
   drafts: DraftLimits;
+  /** How long the audit trail keeps an entry (ms). */
+  auditRetentionMs: number;
   /** Reverse proxies whose forwarding header names the client, or null: the TCP peer is the client. */
   trustedProxies: TrustedProxies | null;
   /** The first delay of password sign-in after repeated failures (ms); it doubles with each further one. */
@@ -333,5 +335,6 @@ export function serviceConfig(values: OptionValues): ServiceConfig {
       maxBytes: atLeastOne(values, "max-draft-bytes"),
       idleMs: atLeastOne(values, "draft-idle-days") * 24 * 3600 * 1000,
     },
+    auditRetentionMs: atLeastOne(values, "audit-retention-days") * 24 * 3600 * 1000,
   };
 }

@@ -74,6 +74,8 @@ import { SignInThrottle } from "./auth/sign-in-throttle.ts";
 import { PasswordAttempts } from "./auth/password-attempts.ts";
 import { PasswordVerifications } from "./auth/password-verifications.ts";
 import { clientAddressResolver } from "./http/client-address.ts";
+import { auditApp } from "./audit/app.ts";
+import { BatchedAuditTrail } from "./audit/trail.ts";
 import { purgeExpiredWebSessions } from "./auth/web-session-store.ts";
 import { createWebApp, isWebPath } from "./web/routes.tsx";
 import { OidcSignIn } from "./auth/oidc-sign-in.ts";
@@ -138,6 +140,9 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const clients = clientsApp({ conn });
   const usage = usageApp({ conn, clock, billing: config.billing });
   await migrateConn(conn);
+  // The audit trail: use cases record into memory, batches are written every 250 ms (audit/trail.ts).
+  const audit = new BatchedAuditTrail({ conn, clock, onError: (error) => io.logError(error, "audit-trail") });
+  const auditing = auditApp({ conn, retentionMs: config.auditRetentionMs });
   // This process as a node of the cluster (one, on SQLite): its id names the jobs it runs.
   const node = new NodePresence(conn, config.role, clock, io.say, config.dataDir);
   await node.start();
@@ -422,6 +427,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       purgeOldDeliveries: (now) => purgeOldDeliveries(conn, now),
       purgeExpiredWebSessions: (now) => purgeExpiredWebSessions(conn, now),
       purgeIdleDrafts: (now) => sweepIdleDrafts({ conn, wal, storage, cancelJobs: (ids) => jobs.cancel(ids) }, config.drafts, now),
+      purgeAuditTrail: (now) => auditing.purgeExpired(now),
       log: io.say,
     },
     config.sweepIntervalSeconds * 1000,
@@ -447,6 +453,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
         await boss?.stop();
         await requestLog?.stop();
         await node.stop();
+        // Last, once nothing can record any more: what is queued goes to the database before it closes.
+        await audit.stop().catch((error: unknown) => io.logError(error, "audit-trail"));
         wal.stop();
         await conn.close();
         lock.release();

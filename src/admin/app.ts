@@ -16,8 +16,9 @@ import { usageAdminApp } from "../usage/app.ts";
 import { disabledWebhookEndpoints } from "./status-store.ts";
 import { monthlyUse, type MonthlyUse } from "./usage-store.ts";
 import { assertOtherAdminRemains, clearPassword, getManagedUser, isActiveAdmin, LastAdmin, listManagedUsers, setDisabled, setRole, type ManagedUser } from "./users-store.ts";
-import type { AuditEntry, AuditTrail } from "./audit-port.ts";
-import { actorEntry } from "./audit-port.ts";
+import { listAuditEntries, type AuditFilter, type AuditPage } from "../audit/store.ts";
+import { AUDIT_ACTIONS } from "../audit/actions.ts";
+import { actorEntry, adminCliEntry, type AuditDetail, type AuditTrail } from "../audit/types.ts";
 
 export { LastAdmin, type ManagedUser } from "./users-store.ts";
 export type { MonthlyUse } from "./usage-store.ts";
@@ -26,7 +27,7 @@ export type { MonthlyUse } from "./usage-store.ts";
  * Who asks: an administrator signed in to the web app (the console), or the operator at the
  * server's shell (`verbatim admin …`, which anyone who can read the data dir may run anyway).
  */
-export type AdminCaller = { actor: Actor } | "cli";
+export type AdminCaller = { actor: Actor } | { cli: { operator: string | null } };
 
 /** A request the administrator must change: its sentence says what (shown by the console, printed by the CLI). */
 export class AdminRefusal extends Error {
@@ -93,16 +94,13 @@ export function adminApp(deps: AdminDeps) {
 
   /** A signed-in caller who is not an active admin learns nothing: the console does not exist for them. */
   const assertAdmin = async (by: AdminCaller): Promise<void> => {
-    if (by !== "cli" && !(await isActiveAdmin(conn, by.actor.account.userId))) throw ApiError.notFound("The page");
+    if ("actor" in by && !(await isActiveAdmin(conn, by.actor.account.userId))) throw ApiError.notFound("The page");
   };
 
-  const record = (by: AdminCaller, accountId: string, action: string, detail?: AuditEntry["detail"]) => {
+  /** An entry under the account the action was about: the console's admin as the actor, or the shell's operator. */
+  const record = (by: AdminCaller, accountId: string, action: string, detail?: AuditDetail) => {
     const resource = { type: "user", id: accountId };
-    const entry: AuditEntry =
-      by === "cli"
-        ? { accountId, actorUserId: null, credentialType: "admin_cli", credentialId: null, channel: "cli", action, resourceType: resource.type, resourceId: resource.id, clientAddress: null, detail }
-        : { ...actorEntry(by.actor, action, resource, detail), accountId };
-    deps.audit.record(entry);
+    deps.audit.record("actor" in by ? { ...actorEntry(by.actor, action, resource, detail), accountId } : adminCliEntry(accountId, action, resource, by.cli.operator, detail));
   };
 
   /** The user an id names (another id, or a deleted account's, is not found). */
@@ -161,7 +159,7 @@ export function adminApp(deps: AdminDeps) {
         const token = input.link ? await createSignInLink(tx, user.id, now, input.linkTtlMs ?? SIGN_IN_LINK_TTL_MS) : null;
         return { user, token };
       });
-      record(by, created.user.id, "admin.user_created", { plan: input.plan, role: input.role ?? "user", link: input.link });
+      record(by, created.user.id, AUDIT_ACTIONS.userCreated, { plan: input.plan, role: input.role ?? "user", link: input.link });
       return { user: created.user, link: created.token ? linkUrl(created.token) : null };
     },
 
@@ -180,7 +178,7 @@ export function adminApp(deps: AdminDeps) {
         return true;
       });
       deps.onCredentialsChanged();
-      if (changed) record(by, userId, "admin.user_disabled");
+      if (changed) record(by, userId, AUDIT_ACTIONS.userDisabled);
     },
 
     /** Enables a disabled user again: their API keys work again; they sign in as before. */
@@ -189,7 +187,7 @@ export function adminApp(deps: AdminDeps) {
       await target(userId);
       const changed = await setDisabled(conn, userId, null);
       deps.onCredentialsChanged();
-      if (changed) record(by, userId, "admin.user_enabled");
+      if (changed) record(by, userId, AUDIT_ACTIONS.userEnabled);
     },
 
     /**
@@ -205,7 +203,7 @@ export function adminApp(deps: AdminDeps) {
         await endAllWebSessions(tx, userId);
         return createSignInLink(tx, userId, now, linkTtlMs);
       });
-      record(by, userId, "admin.sign_in_reset");
+      record(by, userId, AUDIT_ACTIONS.signInReset);
       return linkUrl(token);
     },
 
@@ -218,7 +216,7 @@ export function adminApp(deps: AdminDeps) {
         if (role !== "admin") await assertOtherAdminRemains(tx, userId);
         await setRole(tx, userId, role);
       });
-      record(by, userId, "admin.role_changed", { role });
+      record(by, userId, AUDIT_ACTIONS.roleChanged, { role });
     },
 
     /** Refuses (LastAdmin) to delete the last active administrator; the deletion is account/app.ts's. */
@@ -229,7 +227,7 @@ export function adminApp(deps: AdminDeps) {
 
     /** Records a deletion the CLI made (account/app.ts deletes). */
     async deleted(by: AdminCaller, userId: string, detail: { meetings: number }): Promise<void> {
-      record(by, userId, "admin.user_deleted", detail);
+      record(by, userId, AUDIT_ACTIONS.userDeleted, detail);
     },
 
     async setPlan(by: AdminCaller, userId: string, plan: Plan): Promise<void> {
@@ -237,7 +235,7 @@ export function adminApp(deps: AdminDeps) {
       if (!isPlan(plan)) throw new AdminRefusal("bad_plan", `The plan must be one of ${PLANS.join(", ")}.`);
       await target(userId);
       await setUserPlan(conn, userId, plan);
-      record(by, userId, "admin.plan_changed", { plan });
+      record(by, userId, AUDIT_ACTIONS.planChanged, { plan });
     },
 
     /** Credits (minor units) added to the account's wallet for this UTC month; answers the month. */
@@ -246,7 +244,7 @@ export function adminApp(deps: AdminDeps) {
       checkMinor(amountMinor, 1, "The amount");
       await target(userId);
       const granted = await billing.grantCredits(userId, amountMinor, note?.trim().slice(0, 500) || null);
-      record(by, userId, "admin.credits_granted", { amount: amountMinor, period: granted.period });
+      record(by, userId, AUDIT_ACTIONS.creditsGranted, { amount: amountMinor, period: granted.period });
       return granted;
     },
 
@@ -256,7 +254,7 @@ export function adminApp(deps: AdminDeps) {
       if (capMinor !== null) checkMinor(capMinor, 0, "The spend cap");
       await target(userId);
       await billing.setSpendCap(userId, capMinor);
-      record(by, userId, "admin.spend_cap_set", { cap: capMinor });
+      record(by, userId, AUDIT_ACTIONS.spendCapSet, { cap: capMinor });
     },
 
     /**
@@ -273,6 +271,12 @@ export function adminApp(deps: AdminDeps) {
       if (from > to) throw new AdminRefusal("bad_period", "The first month comes after the last.");
       if (shiftPeriod(from, MAX_USAGE_MONTHS - 1) < to) throw new AdminRefusal("bad_period", `At most ${MAX_USAGE_MONTHS} months at once.`);
       return { from, to, rows: await monthlyUse(conn, from, to, MAX_USAGE_ROWS) };
+    },
+
+    /** Every account's audit trail (or one account's), newest first, filtered as the Activity page filters. */
+    async audit(by: AdminCaller, filter: AuditFilter, page: { limit: number; after?: [number, number] }): Promise<AuditPage> {
+      await assertAdmin(by);
+      return listAuditEntries(conn, filter, { limit: Math.min(Math.max(1, page.limit), 200), after: page.after });
     },
 
     /** Models, disk space, the queue, the nodes and workers, disabled webhook endpoints. */

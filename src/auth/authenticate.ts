@@ -22,6 +22,8 @@ export interface Principal {
   credential: Credential;
   /** What the rate limiter counts against: one key, or one token subject and client. */
   rateKey: string;
+  /** The request's client address (through the trusted proxy), set per request by the router (the outcome itself is cached per key). */
+  clientAddress?: () => string;
 }
 
 export type AuthOutcome =

@@ -16,4 +16,6 @@ export interface WebSession {
   role: Role;
   csrfToken: string;
   tokenHash: string;
+  /** The request's client address (through the trusted proxy), set per request by the web app (web/kit.ts) for the audit trail. */
+  clientAddress?: () => string | null;
 }

@@ -17,14 +17,18 @@ import m14 from "../../migrations/0014_account_deletion.sql" with { type: "text"
 import m15 from "../../migrations/0015_jobs_payload_channel.sql" with { type: "text" };
 import m16 from "../../migrations/0016_webhook_delivery_lease.sql" with { type: "text" };
 import m17 from "../../migrations/0017_nodes.sql" with { type: "text" };
-import m18 from "../../migrations/0018_users_admin_role.sql" with { type: "text" };
-import m19 from "../../migrations/0019_first_user_admin.sql" with { type: "text" };
+import m18 from "../../migrations/0018_audit_trail.sql" with { type: "text" };
+import m19 from "../../migrations/0019_audit_append_only.sql" with { type: "text" };
+import m20 from "../../migrations/0020_users_admin_role.sql" with { type: "text" };
+import m21 from "../../migrations/0021_first_user_admin.sql" with { type: "text" };
 import pg0 from "../../migrations/postgres/0000_init.sql" with { type: "text" };
 import pg1 from "../../migrations/postgres/0001_rules.sql" with { type: "text" };
 import pg2 from "../../migrations/postgres/0002_webhook_delivery_lease.sql" with { type: "text" };
 import pg3 from "../../migrations/postgres/0003_nodes.sql" with { type: "text" };
-import pg4 from "../../migrations/postgres/0004_users_admin_role.sql" with { type: "text" };
-import pg5 from "../../migrations/postgres/0005_first_user_admin.sql" with { type: "text" };
+import pg4 from "../../migrations/postgres/0004_audit_trail.sql" with { type: "text" };
+import pg5 from "../../migrations/postgres/0005_audit_append_only.sql" with { type: "text" };
+import pg6 from "../../migrations/postgres/0006_users_admin_role.sql" with { type: "text" };
+import pg7 from "../../migrations/postgres/0007_first_user_admin.sql" with { type: "text" };
 
 /** The SQLite migrations, in order. */
 export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
@@ -46,8 +50,10 @@ export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0015_jobs_payload_channel", sql: m15 },
   { tag: "0016_webhook_delivery_lease", sql: m16 },
   { tag: "0017_nodes", sql: m17 },
-  { tag: "0018_users_admin_role", sql: m18 },
-  { tag: "0019_first_user_admin", sql: m19 },
+  { tag: "0018_audit_trail", sql: m18 },
+  { tag: "0019_audit_append_only", sql: m19 },
+  { tag: "0020_users_admin_role", sql: m20 },
+  { tag: "0021_first_user_admin", sql: m21 },
 ];
 
 /** The PostgreSQL migrations, in order. */
@@ -56,6 +62,8 @@ export const EMBEDDED_PG_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0001_rules", sql: pg1 },
   { tag: "0002_webhook_delivery_lease", sql: pg2 },
   { tag: "0003_nodes", sql: pg3 },
-  { tag: "0004_users_admin_role", sql: pg4 },
-  { tag: "0005_first_user_admin", sql: pg5 },
+  { tag: "0004_audit_trail", sql: pg4 },
+  { tag: "0005_audit_append_only", sql: pg5 },
+  { tag: "0006_users_admin_role", sql: pg6 },
+  { tag: "0007_first_user_admin", sql: pg7 },
 ];

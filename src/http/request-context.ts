@@ -38,3 +38,8 @@ export function contextOf(request: Request): RequestContext {
 export function bodyPaceOf(request: Request): BodyPace {
   return contexts.get(request)?.bodyPace ?? DEFAULT_BODY_PACE;
 }
+
+/** The client address lookup of a request that passed the pipeline; undefined for one that did not (unit tests). */
+export function clientAddressOf(request: Request): (() => string) | undefined {
+  return contexts.get(request)?.clientAddress;
+}

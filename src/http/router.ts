@@ -42,7 +42,8 @@ export function createRouter(routes: RouteDef[], options: RouterOptions) {
     context.route = route.path;
     try {
       if (route.access.kind !== "public" && auth.kind === "rejected") throw new ApiError("unauthorized", auth.detail);
-      const principal = auth.kind === "authenticated" ? auth.principal : undefined;
+      // The outcome's principal is shared by every request of its key (cached): this request's own copy carries its client address.
+      const principal = auth.kind === "authenticated" ? { ...auth.principal, clientAddress: context.clientAddress } : undefined;
       checkAccess(route.access, principal);
       const { params: parsedParams, query } = parseParamsAndQuery(route, request, params);
       const input = { principal: principal!, params: parsedParams, query, body: undefined as unknown, request, requestId, rate };

@@ -5,7 +5,7 @@ import { jobParams, jobSchemas } from "./schema.ts";
 
 /** The API's caller as the use cases take it. */
 function apiActor({ principal }: Pick<HandlerInput<unknown, unknown, unknown>, "principal">): Actor {
-  return { account: { userId: principal.user.id, plan: principal.user.plan }, channel: "api", credential: principal.credential };
+  return { account: { userId: principal.user.id, plan: principal.user.plan }, channel: "api", credential: principal.credential, clientAddress: principal.clientAddress };
 }
 
 export function jobRoutes(deps: { jobs: JobsApp }) {

@@ -21,7 +21,7 @@ export interface MeetingRouteDeps {
 
 /** Who is acting, for the use cases: the caller of an API route. */
 export function apiActor(principal: Principal): Actor {
-  return { account: { userId: principal.user.id, plan: principal.user.plan }, channel: "api", credential: principal.credential };
+  return { account: { userId: principal.user.id, plan: principal.user.plan }, channel: "api", credential: principal.credential, clientAddress: principal.clientAddress };
 }
 
 export function meetingRoutes({ meetings }: MeetingRouteDeps) {

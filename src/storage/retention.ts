@@ -22,6 +22,8 @@ export interface RetentionDeps {
   purgeExpiredWebSessions(now: number): Count;
   /** Deletes drafts left untouched too long, like meetings; answers how many. */
   purgeIdleDrafts(now: number): Count;
+  /** Deletes the audit trail's entries past its retention (--audit-retention-days); answers how many. */
+  purgeAuditTrail?(now: number): Count;
   log(line: string): void;
 }
 
@@ -31,7 +33,7 @@ export interface RetentionDeps {
  * nobody writes to any more, revoked-token rows whose token has expired anyway, webhook
  * deliveries after 30 days, and drafts nobody continued (--draft-idle-days).
  */
-export async function sweepExpired(deps: RetentionDeps): Promise<{ tmpFiles: number; revocations: number; deliveries: number; webSessions: number; drafts: number }> {
+export async function sweepExpired(deps: RetentionDeps): Promise<{ tmpFiles: number; revocations: number; deliveries: number; webSessions: number; drafts: number; auditEntries: number }> {
   await deps.sweepIdempotencyKeys();
   const now = deps.clock.now();
   let tmpFiles = 0;
@@ -58,6 +60,7 @@ export async function sweepExpired(deps: RetentionDeps): Promise<{ tmpFiles: num
     deliveries: await deps.purgeOldDeliveries(now),
     webSessions: await deps.purgeExpiredWebSessions(now),
     drafts: await deps.purgeIdleDrafts(now),
+    auditEntries: (await deps.purgeAuditTrail?.(now)) ?? 0,
   };
 }
 

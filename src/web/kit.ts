@@ -12,7 +12,7 @@ import { sameSecret } from "../lib/same-secret.ts";
 import type { Clock } from "../lib/time.ts";
 import type { WebhooksApp } from "../webhooks/app.ts";
 import type { BillingSettings } from "../usage/app.ts";
-import { contextOf } from "../http/request-context.ts";
+import { clientAddressOf, contextOf } from "../http/request-context.ts";
 import { anonymousClientKey } from "../http/client-key.ts";
 import { readFormBody } from "./form-body.ts";
 import { cookie, sameOrigin } from "./http.ts";
@@ -82,7 +82,9 @@ export function createWebKit(deps: WebDeps) {
     let load = loading.get(request);
     if (!load) {
       const token = cookie(request, SESSION_COOKIE);
-      load = (token ? auth.session(token) : Promise.resolve(undefined)).then((session) => {
+      load = (token ? auth.session(token) : Promise.resolve(undefined)).then((loaded) => {
+        // Where this request came from, for the audit trail of what the session does (webActor).
+        const session = loaded && { ...loaded, clientAddress: () => clientAddressOf(request)?.() ?? null };
         sessions.set(request, session ?? null);
         return session;
       });

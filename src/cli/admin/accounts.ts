@@ -5,7 +5,7 @@ import { serviceConfig } from "../../config.ts";
 import { toRfc3339 } from "../../lib/time.ts";
 import type { Command } from "../command.ts";
 import { UsageError } from "../options.ts";
-import { EMAIL_OPTION, JSON_OPTION, LINK_HOURS_OPTION, linkTtlOf, requireManagedUser, withAdminApp } from "./shared.ts";
+import { EMAIL_OPTION, JSON_OPTION, LINK_HOURS_OPTION, linkTtlOf, OPERATOR, requireManagedUser, withAdminApp } from "./shared.ts";
 
 /** A user as `admin user list --json` and the other account commands print it. */
 export function renderManagedUser(u: ManagedUser) {
@@ -37,8 +37,8 @@ export const accountCommands: Record<string, Command> = {
       if (!isRole(role)) throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
       const user = await withAdminApp(values, async (admin, conn) => {
         const found = await requireManagedUser(admin, conn, values.email as string);
-        await admin.setRole("cli", found.id, role);
-        return admin.user("cli", found.id);
+        await admin.setRole(OPERATOR, found.id, role);
+        return admin.user(OPERATOR, found.id);
       });
       out(values.json ? JSON.stringify(renderManagedUser(user)) : `${user.email} is now ${role === "admin" ? "an administrator" : "a user"}`);
     },
@@ -51,8 +51,8 @@ export const accountCommands: Record<string, Command> = {
     async run(values, out) {
       const user = await withAdminApp(values, async (admin, conn) => {
         const found = await requireManagedUser(admin, conn, values.email as string);
-        await admin.disable("cli", found.id);
-        return admin.user("cli", found.id);
+        await admin.disable(OPERATOR, found.id);
+        return admin.user(OPERATOR, found.id);
       });
       out(values.json ? JSON.stringify(renderManagedUser(user)) : `${user.email} is disabled; every session of this user has ended`);
     },
@@ -64,8 +64,8 @@ export const accountCommands: Record<string, Command> = {
     async run(values, out) {
       const user = await withAdminApp(values, async (admin, conn) => {
         const found = await requireManagedUser(admin, conn, values.email as string);
-        await admin.enable("cli", found.id);
-        return admin.user("cli", found.id);
+        await admin.enable(OPERATOR, found.id);
+        return admin.user(OPERATOR, found.id);
       });
       out(values.json ? JSON.stringify(renderManagedUser(user)) : `${user.email} is enabled`);
     },
@@ -79,7 +79,7 @@ export const accountCommands: Record<string, Command> = {
       const ttl = linkTtlOf(values);
       const { user, link } = await withAdminApp(values, async (admin, conn) => {
         const found = await requireManagedUser(admin, conn, values.email as string);
-        return { user: found, link: await admin.resetSignIn("cli", found.id, ttl) };
+        return { user: found, link: await admin.resetSignIn(OPERATOR, found.id, ttl) };
       });
       if (values.json) out(JSON.stringify({ id: user.id, email: user.email, sign_in_link: link, expires_in_hours: ttl / 3600_000 }));
       else {
@@ -94,7 +94,7 @@ export const accountCommands: Record<string, Command> = {
     summary: "The firm's usage per user and month, from the ledger: audio minutes, reports, documents and amount (minor units). By default the last three months.",
     options: [DATA_DIR_OPTION, DATABASE_URL_OPTION, { name: "from", type: "string", help: "First month (YYYY-MM)." }, { name: "to", type: "string", help: "Last month (YYYY-MM)." }, JSON_OPTION],
     async run(values, out) {
-      const usage = await withAdminApp(values, (admin) => admin.usage("cli", { from: values.from as string | undefined, to: values.to as string | undefined }));
+      const usage = await withAdminApp(values, (admin) => admin.usage(OPERATOR, { from: values.from as string | undefined, to: values.to as string | undefined }));
       const rows = usage.rows.map((r) => ({
         user_id: r.userId,
         email: r.email,
@@ -115,7 +115,7 @@ export const accountCommands: Record<string, Command> = {
     options: [...SERVE_OPTIONS, JSON_OPTION],
     async run(values, out) {
       const config = serviceConfig(values);
-      const status = await withAdminApp(values, (admin) => admin.status("cli"), {
+      const status = await withAdminApp(values, (admin) => admin.status(OPERATOR), {
         modelsDir: config.engineSettings.modelsDir,
         models: config.engineSettings.models,
         dataDir: config.dataDir,

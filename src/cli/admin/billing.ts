@@ -2,7 +2,7 @@ import { isPlan, PLANS } from "../../auth/plans.ts";
 import { DATA_DIR_OPTION, DATABASE_URL_OPTION } from "../../config-options.ts";
 import type { Command } from "../command.ts";
 import { UsageError } from "../options.ts";
-import { EMAIL_OPTION, JSON_OPTION, requireUser, withAdminApp } from "./shared.ts";
+import { EMAIL_OPTION, JSON_OPTION, OPERATOR, requireUser, withAdminApp } from "./shared.ts";
 
 /** `admin plan set`, `admin cap set`, `admin credits grant`: what an account may use and pay. */
 export const billingCommands: Record<string, Command> = {
@@ -15,7 +15,7 @@ export const billingCommands: Record<string, Command> = {
       if (!isPlan(plan)) throw new UsageError(`--plan must be one of ${PLANS.join(", ")}`);
       const user = await withAdminApp(values, async (admin, conn) => {
         const found = await requireUser(conn, values.email as string);
-        await admin.setPlan("cli", found.id, plan);
+        await admin.setPlan(OPERATOR, found.id, plan);
         return found;
       });
       out(values.json ? JSON.stringify({ id: user.id, email: user.email, plan }) : `${user.email} is on the ${plan} plan`);
@@ -31,7 +31,7 @@ export const billingCommands: Record<string, Command> = {
       if (cap === undefined) throw new UsageError("--cap must be a whole number of minor units, or none");
       const user = await withAdminApp(values, async (admin, conn) => {
         const found = await requireUser(conn, values.email as string);
-        await admin.setSpendCap("cli", found.id, cap);
+        await admin.setSpendCap(OPERATOR, found.id, cap);
         return found;
       });
       out(values.json ? JSON.stringify({ id: user.id, email: user.email, spend_cap: cap }) : cap === null ? `on-demand billing is off for ${user.email}` : `${user.email} may spend up to ${cap} minor units a month on demand`);
@@ -52,7 +52,7 @@ export const billingCommands: Record<string, Command> = {
       const amount = Number(values.amount);
       const { user, period } = await withAdminApp(values, async (admin, conn) => {
         const found = await requireUser(conn, values.email as string);
-        return { user: found, ...(await admin.grantCredits("cli", found.id, amount, (values.note as string | undefined) ?? null)) };
+        return { user: found, ...(await admin.grantCredits(OPERATOR, found.id, amount, (values.note as string | undefined) ?? null)) };
       });
       out(values.json ? JSON.stringify({ id: user.id, email: user.email, amount, period }) : `granted ${amount} minor units to ${user.email} for ${period}`);
     },

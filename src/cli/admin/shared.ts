@@ -11,6 +11,8 @@ import { UsageError, type OptionSpec, type OptionValues } from "../options.ts";
 import { adminApp, isAdminRefusal, type AdminApp, type AdminDeps, type ManagedUser } from "../../admin/app.ts";
 import { ApiError } from "../../errors/api-error.ts";
 import { systemClock } from "../../lib/time.ts";
+import { BatchedAuditTrail } from "../../audit/trail.ts";
+import { userInfo } from "node:os";
 
 /** What the admin commands share: their options, the database they open, the user an email names. */
 
@@ -76,7 +78,7 @@ export async function passwordHashFrom(value: string): Promise<string> {
 
 /**
  * Runs an administration use case (admin/app.ts, shared with the web app's console) as the
- * operator at the shell ("cli"): its refusals become usage errors (exit 2) with their sentence,
+ * operator at the shell (OPERATOR): its refusals become usage errors (exit 2) with their sentence,
  * and what it recorded in the audit trail is written before the database closes.
  */
 export async function withAdminApp<T>(values: OptionValues, work: (admin: AdminApp, conn: DbConn) => Promise<T>, status?: AdminDeps["status"]): Promise<T> {
@@ -96,7 +98,7 @@ export async function withAdminApp<T>(values: OptionValues, work: (admin: AdminA
 
 /** The administration use cases over an open connection, as the shell's operator; `flush` writes their audit entries (before the connection closes). */
 export function adminOf(values: OptionValues, conn: DbConn, status?: AdminDeps["status"]): { admin: AdminApp; flush(): Promise<void> } {
-  const audit = cliAuditTrail(conn);
+  const audit = new BatchedAuditTrail({ conn, clock: systemClock, onError: () => {} });
   const admin = adminApp({
     conn,
     clock: systemClock,
@@ -106,12 +108,12 @@ export function adminOf(values: OptionValues, conn: DbConn, status?: AdminDeps["
     onCredentialsChanged: () => {},
     status,
   });
-  return { admin, flush: () => audit.flush() };
+  return { admin, flush: () => audit.stop() };
 }
 
 /** The user an email names, as the console lists them, or a usage error. */
 export async function requireManagedUser(admin: AdminApp, conn: DbConn, email: string): Promise<ManagedUser> {
-  return admin.user("cli", (await requireUser(conn, email)).id);
+  return admin.user(OPERATOR, (await requireUser(conn, email)).id);
 }
 
 export const LINK_HOURS_OPTION: OptionSpec = { name: "link-hours", type: "int", default: "24", help: "How long the sign-in link works, in hours (1 to 720)." };
@@ -130,3 +132,17 @@ function publicUrlOf(values: OptionValues): string {
   if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) throw new UsageError(`--public-url is not an http(s) URL: ${url}`);
   return url.replace(/\/+$/, "");
 }
+
+/** Who runs `verbatim admin` at the shell, as the audit trail names them: the OS user, when known. */
+export function shellOperator(): { cli: { operator: string | null } } {
+  let operator: string | null = null;
+  try {
+    operator = userInfo().username.slice(0, 100) || null;
+  } catch {
+    // No passwd entry for this uid (a container's arbitrary user): the entry names no one.
+  }
+  return { cli: { operator } };
+}
+
+/** The caller every admin command passes to the administration use cases. */
+export const OPERATOR = shellOperator();

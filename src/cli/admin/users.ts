@@ -15,7 +15,7 @@ import { DataDirInUse, lockDataDir, type DataDirLock } from "../../db/data-dir-l
 import { resolve } from "node:path";
 import type { Command } from "../command.ts";
 import { CommandFailed, UsageError } from "../options.ts";
-import { adminOf, EMAIL_OPTION, JSON_OPTION, LINK_HOURS_OPTION, linkTtlOf, openAdminConn, PASSWORD_OPTION, passwordHashFrom, requireUser, withAdminApp, withConn } from "./shared.ts";
+import { adminOf, EMAIL_OPTION, JSON_OPTION, LINK_HOURS_OPTION, linkTtlOf, openAdminConn, OPERATOR, PASSWORD_OPTION, passwordHashFrom, requireUser, withAdminApp, withConn } from "./shared.ts";
 
 /** How long `user delete` keeps trying to empty the WAL while the running server's connections read. */
 const WAL_TRUNCATION_WITHIN_MS = 30_000;
@@ -62,7 +62,7 @@ export const userCommands: Record<string, Command> = {
       const linkTtlMs = linkTtlOf(values);
       const hash = values.password === undefined ? null : await passwordHashFrom(values.password as string);
       const { user, link: url } = await withAdminApp(values, (admin) =>
-        admin.createUser("cli", { email: values.email as string, name: values.name as string | undefined, plan, role, link, passwordHash: hash, linkTtlMs }),
+        admin.createUser(OPERATOR, { email: values.email as string, name: values.name as string | undefined, plan, role, link, passwordHash: hash, linkTtlMs }),
       );
       if (values.json) {
         out(JSON.stringify({ ...renderUser(user), plan: user.plan, role, ...(url ? { sign_in_link: url } : {}) }));
@@ -122,7 +122,7 @@ export const userCommands: Record<string, Command> = {
         const user = await requireUser(conn, email);
         const { admin, flush } = adminOf(values, conn);
         // The last active administrator stays: the console would have nobody who may open it.
-        await admin.assertDeletable("cli", user.id).catch((error) => {
+        await admin.assertDeletable(OPERATOR, user.id).catch((error) => {
           throw isAdminRefusal(error) ? new UsageError(error.message) : error;
         });
         if (!values.yes && !(await confirmedByTyping(user.email))) throw new UsageError("not confirmed: nothing was deleted (type the email again, or give --yes)");
@@ -136,7 +136,7 @@ export const userCommands: Record<string, Command> = {
             `${user.email} has ${error.unfinishedJobs} queued or processing job(s) on the running server; nothing was deleted. Run this again once they have ended (GET /v1/jobs?status=processing), or while the server is stopped.`,
           );
         }
-        await admin.deleted("cli", user.id, { meetings: deleted.meetings });
+        await admin.deleted(OPERATOR, user.id, { meetings: deleted.meetings });
         await flush();
         // The deleting transaction's pages, and the frames of every earlier write of the account's
         // content, are in the WAL until a TRUNCATE checkpoint moves them into the main file (where
@@ -162,7 +162,7 @@ export const userCommands: Record<string, Command> = {
     summary: "List users.",
     options: [DATA_DIR_OPTION, DATABASE_URL_OPTION, JSON_OPTION],
     async run(values, out) {
-      const users = await withAdminApp(values, (admin) => admin.users("cli"));
+      const users = await withAdminApp(values, (admin) => admin.users(OPERATOR));
       if (values.json) out(JSON.stringify(users.map(renderManagedUser)));
       else for (const u of users) out(`${u.id}\t${u.email}\t${u.plan}\t${u.name ?? ""}`);
     },
