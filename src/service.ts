@@ -7,6 +7,7 @@ import { SCOPES } from "./auth/scopes.ts";
 import { loadOrCreateSigningKey, signingKeyDirOf } from "./auth/signing-key.ts";
 import { addFirstUser } from "./auth/user-store.ts";
 import { accountRoutes } from "./account/routes.ts";
+import { adminApp } from "./admin/app.ts";
 import { authApp } from "./auth/app.ts";
 import { clientsApp } from "./clients/app.ts";
 import { clientRoutes } from "./clients/routes.ts";
@@ -352,11 +353,27 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     maxApiKeys: config.maxApiKeys,
     onApiKeysChanged: () => authenticator.forgetCachedKeys(),
   });
+  // The administration console's use cases (also the CLI's: cli/admin/), over this node's view of the service.
+  const admin = adminApp({
+    conn,
+    clock,
+    audit,
+    publicUrl: () => publicUrl,
+    onCredentialsChanged: () => authenticator.forgetCachedKeys(),
+    status: {
+      modelsDir: config.engineSettings.modelsDir,
+      models: config.engineSettings.models,
+      dataDir: config.dataDir,
+      storageDir: config.storageDir,
+      minFreeDisk: config.minFreeDisk,
+      ...(runsJobs ? { workers: () => ({ size: config.workers, ...pool.stats() }) } : {}),
+    },
+  });
   const { app: webApp, signedInUserOf } = createWebApp({
     clock,
     billing: config.billing,
     maxUploadBytes: MAX_UPLOAD_BYTES,
-    apps: { ...apps, auth, clients, usage },
+    apps: { ...apps, auth, clients, usage, admin },
     sso,
     maxApiKeys: config.maxApiKeys,
     publicApiUrl: () => urls.api,

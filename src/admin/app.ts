@@ -21,6 +21,8 @@ import { AUDIT_ACTIONS } from "../audit/actions.ts";
 import { actorEntry, adminCliEntry, type AuditDetail, type AuditTrail } from "../audit/types.ts";
 
 export { LastAdmin, type ManagedUser } from "./users-store.ts";
+export { AUDIT_ACTION_KINDS } from "../audit/actions.ts";
+export type { AuditFilter, AuditPage, AuditRow } from "../audit/store.ts";
 export type { MonthlyUse } from "./usage-store.ts";
 
 /**
@@ -140,10 +142,11 @@ export function adminApp(deps: AdminDeps) {
      */
     async createUser(
       by: AdminCaller,
-      input: { email: string; name?: string | null; plan: Plan; role?: Role; link: boolean; passwordHash?: string | null; linkTtlMs?: number },
+      input: { email: string; name?: string | null; plan: Plan | string; role?: Role; link: boolean; passwordHash?: string | null; linkTtlMs?: number },
     ): Promise<{ user: User; link: string | null }> {
       await assertAdmin(by);
-      if (!isPlan(input.plan)) throw new AdminRefusal("bad_plan", `The plan must be one of ${PLANS.join(", ")}.`);
+      const plan = input.plan;
+      if (!isPlan(plan)) throw new AdminRefusal("bad_plan", `The plan must be one of ${PLANS.join(", ")}.`);
       const email = input.email.trim().toLowerCase();
       if (email.length > 320 || !/^[^\s@]+@[^\s@]+$/.test(email)) throw new AdminRefusal("bad_email", "That is not an email address.");
       const name = input.name?.trim().slice(0, 200) || null;
@@ -151,7 +154,7 @@ export function adminApp(deps: AdminDeps) {
       const created = await withTx(conn, async (tx) => {
         let user: User;
         try {
-          user = await addUser(tx, { email, name, plan: input.plan, role: input.role ?? "user" }, now);
+          user = await addUser(tx, { email, name, plan, role: input.role ?? "user" }, now);
         } catch (error) {
           throw new AdminRefusal("email_taken", (error as Error).message);
         }
@@ -159,7 +162,7 @@ export function adminApp(deps: AdminDeps) {
         const token = input.link ? await createSignInLink(tx, user.id, now, input.linkTtlMs ?? SIGN_IN_LINK_TTL_MS) : null;
         return { user, token };
       });
-      record(by, created.user.id, AUDIT_ACTIONS.userCreated, { plan: input.plan, role: input.role ?? "user", link: input.link });
+      record(by, created.user.id, AUDIT_ACTIONS.userCreated, { plan, role: input.role ?? "user", link: input.link });
       return { user: created.user, link: created.token ? linkUrl(created.token) : null };
     },
 
@@ -230,7 +233,8 @@ export function adminApp(deps: AdminDeps) {
       record(by, userId, AUDIT_ACTIONS.userDeleted, detail);
     },
 
-    async setPlan(by: AdminCaller, userId: string, plan: Plan): Promise<void> {
+    /** Moves a user to another plan (a name from a form is checked here). */
+    async setPlan(by: AdminCaller, userId: string, plan: Plan | string): Promise<void> {
       await assertAdmin(by);
       if (!isPlan(plan)) throw new AdminRefusal("bad_plan", `The plan must be one of ${PLANS.join(", ")}.`);
       await target(userId);

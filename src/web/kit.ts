@@ -1,5 +1,6 @@
 import { webActor, type Actor } from "../auth/actor.ts";
 import type { AuthApp, OidcSignIn, PasswordAttemptOutcome, WebSession } from "../auth/app.ts";
+import type { AdminApp } from "../admin/app.ts";
 import type { ClientsApp } from "../clients/app.ts";
 import type { UsageApp } from "../usage/app.ts";
 import type { DocumentsApp } from "../documents/app.ts";
@@ -36,6 +37,7 @@ export interface WebApps {
   auth: AuthApp;
   clients: ClientsApp;
   usage: UsageApp;
+  admin: AdminApp;
 }
 
 /** What the web app's pages use: the same services as the API, handed over by the composition root. */
@@ -97,7 +99,7 @@ export function createWebKit(deps: WebDeps) {
   const frameFor = (request: Request, session: WebSession | undefined, title: (t: Translate) => string): PageFrame => {
     const locale = pickLocale(session?.locale ?? null, request.headers.get("accept-language"));
     const t = translator(locale);
-    return { locale, t, title: title(t), csrfToken: session?.csrfToken, path: new URL(request.url).pathname };
+    return { locale, t, title: title(t), csrfToken: session?.csrfToken, path: new URL(request.url).pathname, admin: session?.role === "admin" };
   };
   const requireSession = (request: Request): WebSession => {
     const session = sessionOf(request);

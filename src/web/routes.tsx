@@ -20,6 +20,7 @@ import { MeetingsPage, type MeetingFilters } from "./pages/meetings.tsx";
 import { NotFoundPage } from "./pages/not-found.tsx";
 import { settingsPages } from "./settings-routes.tsx";
 import { usagePages } from "./usage-routes.tsx";
+import { adminPages } from "./admin-routes.tsx";
 import { webhookPages } from "./webhook-routes.tsx";
 
 export { SESSION_COOKIE } from "./kit.ts";
@@ -33,7 +34,7 @@ const SSO_COOKIE = "verbatim_sso";
 /** The client script of every page (web/islands/app.ts), bundled into the executable when it is built. */
 export const APP_SCRIPT: string = bundleIsland("./app.ts");
 
-const WEB_ROOTS = ["/meetings", "/record", "/settings", "/clients", "/assets", "/login"];
+const WEB_ROOTS = ["/meetings", "/record", "/settings", "/clients", "/assets", "/login", "/admin"];
 
 /**
  * The paths the web app answers; everything else is the API's. Asked for every request, so an
@@ -212,6 +213,7 @@ export function createWebApp(deps: WebDeps) {
   clientPages(app as unknown as Elysia, kit);
   webhookPages(app as unknown as Elysia, kit);
   usagePages(app as unknown as Elysia, kit);
+  adminPages(app as unknown as Elysia, kit);
   app.all("*", ({ request }) => {
     const frame = kit.frameFor(request, kit.sessionOf(request), (t) => t("notFound.title"));
     return html(<NotFoundPage frame={frame} message={frame.t("notFound.body")} />, 404);
