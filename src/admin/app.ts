@@ -112,7 +112,7 @@ export function adminApp(deps: AdminDeps) {
     return found;
   };
 
-  const linkUrl = (token: string) => `${deps.publicUrl().replace(/\/+$/, "")}/login/link/${token}`;
+  const linkUrl = (base: string, token: string) => `${base.replace(/\/+$/, "")}/login/link/${token}`;
 
   const checkMinor = (amount: number, least: number, what: string) => {
     if (!Number.isInteger(amount) || amount < least || amount > MAX_MINOR_UNITS) {
@@ -150,6 +150,8 @@ export function adminApp(deps: AdminDeps) {
       const email = input.email.trim().toLowerCase();
       if (email.length > 320 || !/^[^\s@]+@[^\s@]+$/.test(email)) throw new AdminRefusal("bad_email", "That is not an email address.");
       const name = input.name?.trim().slice(0, 200) || null;
+      // Where the link will point, asked first: without a public URL nothing is created.
+      const linkBase = input.link ? deps.publicUrl() : null;
       const now = clock.now();
       const created = await withTx(conn, async (tx) => {
         let user: User;
@@ -163,7 +165,7 @@ export function adminApp(deps: AdminDeps) {
         return { user, token };
       });
       record(by, created.user.id, AUDIT_ACTIONS.userCreated, { plan, role: input.role ?? "user", link: input.link });
-      return { user: created.user, link: created.token ? linkUrl(created.token) : null };
+      return { user: created.user, link: created.token && linkBase !== null ? linkUrl(linkBase, created.token) : null };
     },
 
     /**
@@ -200,6 +202,7 @@ export function adminApp(deps: AdminDeps) {
     async resetSignIn(by: AdminCaller, userId: string, linkTtlMs = SIGN_IN_LINK_TTL_MS): Promise<string> {
       await assertAdmin(by);
       await target(userId);
+      const base = deps.publicUrl();
       const now = clock.now();
       const token = await withTx(conn, async (tx) => {
         await clearPassword(tx, userId);
@@ -207,7 +210,7 @@ export function adminApp(deps: AdminDeps) {
         return createSignInLink(tx, userId, now, linkTtlMs);
       });
       record(by, userId, AUDIT_ACTIONS.signInReset);
-      return linkUrl(token);
+      return linkUrl(base, token);
     },
 
     /** Makes a user an administrator, or an administrator a user again (never the last active one). */
