@@ -69,7 +69,7 @@ export interface AdminDeps {
   audit: AuditTrail;
   /** The service's public URL (--public-url): sign-in links are built on it. */
   publicUrl(): string;
-  /** Users were disabled or enabled on this process's connection: the API's cached key answers must not outlive that. */
+  /** Users were disabled, enabled or moved to another plan on this process's connection: the API's cached key answers must not outlive that. */
   onCredentialsChanged(): void;
   /** Where the status page looks (the CLI gives it only to `admin status`). */
   status?: {
@@ -242,6 +242,8 @@ export function adminApp(deps: AdminDeps) {
       if (!isPlan(plan)) throw new AdminRefusal("bad_plan", `The plan must be one of ${PLANS.join(", ")}.`);
       await target(userId);
       await setUserPlan(conn, userId, plan);
+      // A key's cached answer carries the user's plan (its rate limits and allowance).
+      deps.onCredentialsChanged();
       record(by, userId, AUDIT_ACTIONS.planChanged, { plan });
     },
 

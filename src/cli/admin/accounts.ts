@@ -23,6 +23,23 @@ export function renderManagedUser(u: ManagedUser) {
   };
 }
 
+/** `admin user disable` and `admin user enable`: the same command but for the use case and what it says. */
+function accessCommand(verb: "disable" | "enable", summary: string, said: string): Command {
+  return {
+    usage: `verbatim admin user ${verb} --email E [--json]`,
+    summary,
+    options: [DATA_DIR_OPTION, DATABASE_URL_OPTION, EMAIL_OPTION, JSON_OPTION],
+    async run(values, out) {
+      const user = await withAdminApp(values, async (admin, conn) => {
+        const found = await requireManagedUser(admin, conn, values.email as string);
+        await admin[verb](OPERATOR, found.id);
+        return admin.user(OPERATOR, found.id);
+      });
+      out(values.json ? JSON.stringify(renderManagedUser(user)) : `${user.email} ${said}`);
+    },
+  };
+}
+
 /**
  * `admin user role|disable|enable|link`, `admin usage`, `admin status`: what the web app's
  * administration console does, from the shell, through the same use cases (admin/app.ts).
@@ -43,33 +60,12 @@ export const accountCommands: Record<string, Command> = {
       out(values.json ? JSON.stringify(renderManagedUser(user)) : `${user.email} is now ${role === "admin" ? "an administrator" : "a user"}`);
     },
   },
-  "user disable": {
-    usage: "verbatim admin user disable --email E [--json]",
-    summary:
-      "Disable a user: no sign-in (password, single sign-on or link), every session ends, and their API keys and access tokens are refused (401) until enabled again. The last active administrator cannot be disabled.",
-    options: [DATA_DIR_OPTION, DATABASE_URL_OPTION, EMAIL_OPTION, JSON_OPTION],
-    async run(values, out) {
-      const user = await withAdminApp(values, async (admin, conn) => {
-        const found = await requireManagedUser(admin, conn, values.email as string);
-        await admin.disable(OPERATOR, found.id);
-        return admin.user(OPERATOR, found.id);
-      });
-      out(values.json ? JSON.stringify(renderManagedUser(user)) : `${user.email} is disabled; every session of this user has ended`);
-    },
-  },
-  "user enable": {
-    usage: "verbatim admin user enable --email E [--json]",
-    summary: "Enable a disabled user again: they sign in as before, and their API keys work again.",
-    options: [DATA_DIR_OPTION, DATABASE_URL_OPTION, EMAIL_OPTION, JSON_OPTION],
-    async run(values, out) {
-      const user = await withAdminApp(values, async (admin, conn) => {
-        const found = await requireManagedUser(admin, conn, values.email as string);
-        await admin.enable(OPERATOR, found.id);
-        return admin.user(OPERATOR, found.id);
-      });
-      out(values.json ? JSON.stringify(renderManagedUser(user)) : `${user.email} is enabled`);
-    },
-  },
+  "user disable": accessCommand(
+    "disable",
+    "Disable a user: no sign-in (password, single sign-on or link), every session ends, and their API keys and access tokens are refused (401) until enabled again. The last active administrator cannot be disabled.",
+    "is disabled; every session of this user has ended",
+  ),
+  "user enable": accessCommand("enable", "Enable a disabled user again: they sign in as before, and their API keys work again.", "is enabled"),
   "user link": {
     usage: "verbatim admin user link --email E --public-url URL [--link-hours 24] [--json]",
     summary:
