@@ -1,3 +1,4 @@
+import { basename, isAbsolute } from "node:path";
 import type { Actor } from "../auth/actor.ts";
 import { isPlan, PLANS, type Plan } from "../auth/plans.ts";
 import { createSignInLink, dropSignInLinks, SIGN_IN_LINK_TTL_MS } from "../auth/sign-in-link-store.ts";
@@ -300,7 +301,8 @@ export function adminApp(deps: AdminDeps) {
       };
       const running = new Map((await jobsPerNode(conn, now)).map((n) => [n.node, n.n]));
       return {
-        models: await configuredModels(s.modelsDir, s.models),
+        // A model configured by an absolute path is named by its file: no server path in a page.
+        models: (await configuredModels(s.modelsDir, s.models)).map((m) => (isAbsolute(m.name) ? { ...m, name: basename(m.name) } : m)),
         disks: s.storageDir === s.dataDir ? [disk("data", s.dataDir)] : [disk("data", s.dataDir), disk("storage", s.storageDir)],
         queue: (await jobsInFlight(conn)).map((r) => ({ ...r, n: Number(r.n) })),
         nodes: (await liveNodes(conn, ["api", "worker", "all"], now)).map((n) => ({ id: n.id, role: n.role, hostname: n.hostname, heartbeatAt: n.heartbeatAt, runningJobs: running.get(n.id) ?? 0 })),
