@@ -1,4 +1,4 @@
-import { and, desc, gte, lte, sql, sum, count, asc } from "drizzle-orm";
+import { and, asc, desc, eq, gte, lte, sql, sum } from "drizzle-orm";
 import { users } from "../auth/table.ts";
 import { run, type Conn } from "../db/conn.ts";
 import { ledgerLines } from "../usage/table.ts";
@@ -32,10 +32,9 @@ export function monthlyUse(c: Conn, from: string, to: string, bound: number): Pr
         reports: sum(sql`CASE WHEN ${ledgerLines.operation} = 'report' THEN 1 ELSE 0 END`),
         documents: sum(sql`CASE WHEN ${ledgerLines.operation} = 'document' THEN 1 ELSE 0 END`),
         amount: sum(ledgerLines.cost),
-        lines: count(),
       })
       .from(ledgerLines)
-      .innerJoin(users, sql`${users.id} = ${ledgerLines.userId}`)
+      .innerJoin(users, eq(users.id, ledgerLines.userId))
       .where(and(gte(ledgerLines.period, from), lte(ledgerLines.period, to)))
       .groupBy(ledgerLines.userId, users.email, ledgerLines.period)
       .orderBy(desc(ledgerLines.period), asc(users.email))

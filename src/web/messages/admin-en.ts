@@ -83,7 +83,7 @@ export const adminEn = {
   "admin.when": "When",
   "admin.who": "Who",
   "admin.resource": "Resource",
-  "admin.from2": "From",
+  "admin.origin": "From",
   "admin.noAudit": "No entry matches.",
   "link.title": "Choose your password",
   "link.intro": "Signing in as {email}. Choose a password for the web app.",

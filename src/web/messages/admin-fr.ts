@@ -85,7 +85,7 @@ export const adminFr: Record<keyof typeof adminEn, string> = {
   "admin.when": "Quand",
   "admin.who": "Qui",
   "admin.resource": "Ressource",
-  "admin.from2": "Depuis",
+  "admin.origin": "Depuis",
   "admin.noAudit": "Aucune entrée ne correspond.",
   "link.title": "Choisissez votre mot de passe",
   "link.intro": "Connexion en tant que {email}. Choisissez un mot de passe pour l'application web.",

@@ -83,7 +83,7 @@ export function AdminAuditPage(props: {
                 {t("admin.resource")}
               </th>
               <th scope="col" class="optional">
-                {t("admin.from2")}
+                {t("admin.origin")}
               </th>
             </tr>
           </thead>
