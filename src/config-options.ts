@@ -19,6 +19,14 @@ export const DATA_DIR_OPTION: OptionSpec = {
   help: "Folder of the SQLite database, recordings and the token-signing key.",
 };
 
+/** Where clients reach the service: links it gives out (webhooks' meeting URLs, sign-in links) are built on it. */
+export const PUBLIC_URL_OPTION: OptionSpec = {
+  name: "public-url",
+  type: "string",
+  env: "VERBATIM_PUBLIC_URL",
+  help: "Base URL clients reach the service at, for links and problem types (default http://HOST:PORT).",
+};
+
 /** PostgreSQL instead of the data dir's SQLite file: what lets several nodes share one database (issue 22). */
 export const DATABASE_URL_OPTION: OptionSpec = {
   name: "database-url",
@@ -112,12 +120,7 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     default: "./models",
     help: "Folder of the speech, diarization and language models.",
   },
-  {
-    name: "public-url",
-    type: "string",
-    env: "VERBATIM_PUBLIC_URL",
-    help: "Base URL clients reach the service at, for links and problem types (default http://HOST:PORT).",
-  },
+  PUBLIC_URL_OPTION,
   {
     name: "trusted-proxy",
     type: "string",

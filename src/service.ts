@@ -7,6 +7,7 @@ import { SCOPES } from "./auth/scopes.ts";
 import { loadOrCreateSigningKey, signingKeyDirOf } from "./auth/signing-key.ts";
 import { addFirstUser } from "./auth/user-store.ts";
 import { accountRoutes } from "./account/routes.ts";
+import { adminApp } from "./admin/app.ts";
 import { authApp } from "./auth/app.ts";
 import { clientsApp } from "./clients/app.ts";
 import { clientRoutes } from "./clients/routes.ts";
@@ -123,7 +124,7 @@ async function bootstrapAdmin(conn: DbConn, io: ServiceIo): Promise<void> {
   // of them make the administrator, and its key in the same transaction (a node that dies between
   // the two leaves neither); the others then find a user and make none.
   const key = await withTx(conn, async (tx) => {
-    const user = await addFirstUser(tx, { email: "admin@localhost", name: "Administrator", plan: "pro" });
+    const user = await addFirstUser(tx, { email: "admin@localhost", name: "Administrator", plan: "pro", role: "admin" });
     if (!user) return undefined;
     return (await createApiKey(tx, { userId: user.id, name: "bootstrap", scopes: [...SCOPES] })).key;
   });
@@ -369,11 +370,27 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     onApiKeysChanged: () => authenticator.forgetCachedKeys(),
     audit,
   });
+  // The administration console's use cases (also the CLI's: cli/admin/), over this node's view of the service.
+  const admin = adminApp({
+    conn,
+    clock,
+    audit,
+    publicUrl: () => publicUrl,
+    onCredentialsChanged: () => authenticator.forgetCachedKeys(),
+    status: {
+      modelsDir: config.engineSettings.modelsDir,
+      models: config.engineSettings.models,
+      dataDir: config.dataDir,
+      storageDir: config.storageDir,
+      minFreeDisk: config.minFreeDisk,
+      ...(runsJobs ? { workers: () => ({ size: config.workers, ...pool.stats() }) } : {}),
+    },
+  });
   const { app: webApp, signedInUserOf } = createWebApp({
     clock,
     billing: config.billing,
     maxUploadBytes: MAX_UPLOAD_BYTES,
-    apps: { ...apps, auth, clients, usage, audit: auditing, retention },
+    apps: { ...apps, auth, clients, usage, audit: auditing, retention, admin },
     sso,
     maxApiKeys: config.maxApiKeys,
     publicApiUrl: () => urls.api,

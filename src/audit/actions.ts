@@ -38,6 +38,16 @@ export const AUDIT_ACTIONS = {
   retentionRecordingDeleted: "retention.recording_deleted",
   // The audit trail read for a SIEM.
   auditExported: "audit.exported",
+  // An administrator's changes to an account (the console, `verbatim admin`; admin/app.ts).
+  userCreated: "user.created",
+  userDisabled: "user.disabled",
+  userEnabled: "user.enabled",
+  userDeleted: "user.deleted",
+  signInReset: "user.sign_in_reset",
+  roleChanged: "user.role_changed",
+  planChanged: "user.plan_changed",
+  creditsGranted: "user.credits_granted",
+  spendCapSet: "user.spend_cap_set",
 } as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[keyof typeof AUDIT_ACTIONS];

@@ -134,10 +134,10 @@ function postgresApiKeyLookup(conn: PgConn): ApiKeyLookup {
   };
 }
 
-/** The key and its (not deleted) user in one indexed join: PostgreSQL's lookup. */
+/** The key and its user (not deleted, not disabled: a disabled account's keys are refused until it is enabled) in one indexed join: PostgreSQL's lookup. */
 const KEY_AND_USER_BY_HASH = `SELECT k.id, k.user_id, k.name, k.scopes, k.key_hash, k.key_hint, k.created_at, k.last_used_at, k.revoked_at,
   u.email AS user_email, u.name AS user_name, u.plan AS user_plan, u.created_at AS user_created_at
-  FROM api_keys k JOIN users u ON u.id = k.user_id AND u.deleted_at IS NULL
+  FROM api_keys k JOIN users u ON u.id = k.user_id AND u.deleted_at IS NULL AND u.disabled_at IS NULL
   WHERE k.key_hash = $1 LIMIT 1`;
 
 /** A stored key row and its user row as the authenticator takes them (both dialects read raw rows). */
@@ -171,7 +171,7 @@ function sqliteApiKeyLookup(conn: SqliteConn): ApiKeyLookup {
   const keyByHash = sqlite.prepare<RawKey, [string]>(
     "SELECT id, user_id, name, scopes, key_hash, key_hint, created_at, last_used_at, revoked_at FROM api_keys WHERE key_hash = ?",
   );
-  const userById = sqlite.prepare<RawUser, [string]>("SELECT id, email, name, plan, created_at FROM users WHERE id = ? AND deleted_at IS NULL");
+  const userById = sqlite.prepare<RawUser, [string]>("SELECT id, email, name, plan, created_at FROM users WHERE id = ? AND deleted_at IS NULL AND disabled_at IS NULL");
   const touch = sqlite.prepare<unknown, [number, string]>("UPDATE api_keys SET last_used_at = ? WHERE id = ?");
   // Valid keys seen, while the database has not changed. PRAGMA data_version moves whenever another
   // connection commits (the admin CLI revoking a key or moving a user to another plan, the delivery

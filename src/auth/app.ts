@@ -13,7 +13,8 @@ import type { PasswordAttempts } from "./password-attempts.ts";
 import { hashPassword, passwordProblem } from "./passwords.ts";
 import type { Scope } from "./scopes.ts";
 import type { Locale } from "./users.ts";
-import { getUserByEmail, getUserById, passwordHashOf, setPasswordHash, setUserLocale } from "./user-store.ts";
+import { getUserByEmail, getUserById, passwordHashOf, setPasswordHash, setUserLocale, userIsActive } from "./user-store.ts";
+import { consumeSignInLink, peekSignInLink } from "./sign-in-link-store.ts";
 import type { WebSession } from "./web-sessions.ts";
 import { createWebSession, endAllWebSessions, endWebSession, endWebSessionOfToken, findWebSession } from "./web-session-store.ts";
 
@@ -168,6 +169,11 @@ export function authApp(deps: AuthDeps) {
         await signInFailed(user?.id ?? null, input.clientAddress, user ? { method: "password", reason: "wrong_password" } : { method: "password", reason: "unknown_address", address_sha256: addressHash(email) });
         return { kind: "wrong" };
       }
+      // A disabled account is told nothing more than a wrong password would be (the trail says why).
+      if (!(await userIsActive(conn, user.id))) {
+        await signInFailed(user.id, input.clientAddress, { method: "password", reason: "disabled" });
+        return { kind: "wrong" };
+      }
       return { ...(await startSession(user.id, clock.now(), input.replacing, { clientAddress: input.clientAddress, method: "password" })), browserToken: outcome.browserToken };
     },
 
@@ -200,6 +206,35 @@ export function authApp(deps: AuthDeps) {
         return { kind: "unknown_person", returnTo };
       }
       return { ...(await startSession(mapped.user.id, now, replacing, { clientAddress, method: "oidc" })), returnTo };
+    },
+
+    /**
+     * One-time sign-in links an administrator gave (admin/app.ts makes them): `peek` names the
+     * account a live link is for (its page asks for a password), `use` spends it once: the new
+     * password replaces any earlier one, every other session ends, and this browser is signed in.
+     */
+    signInLink: {
+      async peek(token: string): Promise<{ email: string } | undefined> {
+        const userId = await peekSignInLink(conn, token, clock.now());
+        const user = userId && (await userIsActive(conn, userId)) ? await getUserById(conn, userId) : undefined;
+        return user ? { email: user.email } : undefined;
+      },
+
+      async use(input: { token: string; password: string; replacing?: string }): Promise<SignedIn | { kind: "invalid" } | { kind: "weak" }> {
+        // A weak password leaves the link unused, so the person can try another.
+        if (passwordProblem(input.password)) return { kind: "weak" };
+        const hash = await hashPassword(input.password);
+        const now = clock.now();
+        return withTx(conn, async (tx) => {
+          const userId = await consumeSignInLink(tx, input.token, now);
+          if (!userId || !(await userIsActive(tx, userId))) return { kind: "invalid" as const };
+          await setPasswordHash(tx, userId, hash);
+          await endAllWebSessions(tx, userId);
+          if (input.replacing) await endWebSessionOfToken(tx, input.replacing);
+          const { token } = await createWebSession(tx, userId, now);
+          return { kind: "signed_in" as const, sessionToken: token };
+        });
+      },
     },
 
     /** Ends this browser's session. */

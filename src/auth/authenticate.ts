@@ -7,7 +7,7 @@ import type { Scope } from "./scopes.ts";
 import { userForIdpToken } from "./external-identity-store.ts";
 import { isTokenRevoked } from "./revocation-store.ts";
 import type { User } from "./users.ts";
-import { getUserById } from "./user-store.ts";
+import { getUserById, userIsActive } from "./user-store.ts";
 
 export interface Credential {
   type: "api_key" | "oauth";
@@ -118,6 +118,8 @@ export class Authenticator {
       if (await isTokenRevoked(this.conn, verified.tokenId!)) return { kind: "rejected", detail: "The access token has been revoked." };
       user = await getUserById(this.conn, verified.subject);
       if (!user) return { kind: "rejected", detail: "The access token's subject is not a user of this service." };
+      // Disabled by an administrator: the token is refused while the account stays disabled.
+      if (!(await userIsActive(this.conn, user.id))) return { kind: "rejected", detail: "The user's account is disabled." };
     } else {
       // An IdP's sub is its own, never a user id here: it is linked to a user by a verified email.
       const mapped = await userForIdpToken(

@@ -2,7 +2,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { run } from "../db/conn.ts";
 import { tempDatabase } from "../../test/support/database.ts";
 import { userForIdpToken } from "./external-identity-store.ts";
-import { externalIdentities } from "./table.ts";
+import { eq } from "drizzle-orm";
+import { externalIdentities, users } from "./table.ts";
 import { addUser } from "./user-store.ts";
 
 const temp = tempDatabase("idp-users");
@@ -49,5 +50,15 @@ describe("userForIdpToken", async () => {
       refused: expect.stringContaining("not a user"),
     });
     expect(await links()).toHaveLength(before);
+  });
+
+  test("a disabled account is refused, linked or by email, until it is enabled again", async () => {
+    const cid = await addUser(temp.conn, { email: "cid@firm.example", plan: "free" });
+    expect(await userForIdpToken(temp.conn, { issuer: ISS, subject: "s-cid", email: "cid@firm.example", emailVerified: true }, 11)).toEqual({ user: cid });
+    await run(temp.conn, (q) => q.update(users).set({ disabledAt: 12 }).where(eq(users.id, cid.id)));
+    expect(await userForIdpToken(temp.conn, { issuer: ISS, subject: "s-cid", email: undefined, emailVerified: false }, 13)).toEqual({ refused: expect.stringContaining("disabled") });
+    expect(await userForIdpToken(temp.conn, { issuer: ISS, subject: "s-cid-2", email: "cid@firm.example", emailVerified: true }, 13)).toEqual({ refused: expect.stringContaining("disabled") });
+    await run(temp.conn, (q) => q.update(users).set({ disabledAt: null }).where(eq(users.id, cid.id)));
+    expect(await userForIdpToken(temp.conn, { issuer: ISS, subject: "s-cid", email: undefined, emailVerified: false }, 14)).toEqual({ user: cid });
   });
 });

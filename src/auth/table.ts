@@ -19,6 +19,13 @@ export const users = sqliteTable(
      * as it or writes for it (triggers of migration 0013 refuse new rows of its).
      */
     deletedAt: integer("deleted_at"),
+    /** admin: may use the administration console (/admin); a data dir always keeps at least one. */
+    role: text("role", { enum: ["user", "admin"] }).notNull().default("user"),
+    /**
+     * Set while an administrator has disabled the account: nobody signs in as it, its sessions are
+     * gone and its API keys and tokens are refused, until it is enabled again (the keys then work again).
+     */
+    disabledAt: integer("disabled_at"),
   },
   (t) => [uniqueIndex("users_email_unique").on(t.email)],
 );
@@ -88,4 +95,22 @@ export const externalIdentities = sqliteTable(
     createdAt: integer("created_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.issuer, t.subject] }), index("external_identities_user").on(t.userId)],
+);
+
+/**
+ * One-time sign-in links an administrator made (admin user create --link, admin user link, the
+ * console): the link carries a random token, only its SHA-256 is kept; it is used once (the row
+ * goes) and expires (24 h by default). Opening it lets the person set a password and signs them in.
+ */
+export const signInLinks = sqliteTable(
+  "sign_in_links",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [index("sign_in_links_user").on(t.userId)],
 );

@@ -5,7 +5,7 @@ import { lockNamed } from "../db/sql.ts";
 import { randomId } from "../lib/ids.ts";
 import type { Plan } from "./plans.ts";
 import { users } from "./table.ts";
-import type { Locale, User } from "./users.ts";
+import type { Locale, Role, User } from "./users.ts";
 
 /** The users store: what a lookup answers is a User (auth/users.ts), never with the password hash. */
 
@@ -15,7 +15,7 @@ export const userColumns = { id: users.id, email: users.email, name: users.name,
 // Helpers over a Queryable: called by other domains inside their own transactions (job kinds,
 // notifications) and by tests that seed users; everything else uses the store over a Conn below.
 
-export async function createUser(db: Queryable, input: { email: string; name?: string | null; plan: Plan }, now = Date.now()): Promise<User> {
+export async function createUser(db: Queryable, input: { email: string; name?: string | null; plan: Plan; role?: Role }, now = Date.now()): Promise<User> {
   const email = input.email.trim().toLowerCase();
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new Error(`not an email address: ${input.email}`);
   const taken = new Error(`a user with email ${email} already exists`);
@@ -23,7 +23,7 @@ export async function createUser(db: Queryable, input: { email: string; name?: s
   const user: User = { id: randomId("usr", 16), email, name: input.name ?? null, plan: input.plan, createdAt: now };
   // On PostgreSQL another node may create the same email between the check and the insert: the
   // unique index decides, and the loser gets the same refusal.
-  if ((await db.insert(users).values(user).onConflictDoNothing().returning({ id: users.id })).length === 0) throw taken;
+  if ((await db.insert(users).values({ ...user, role: input.role ?? "user" }).onConflictDoNothing().returning({ id: users.id })).length === 0) throw taken;
   return user;
 }
 
@@ -48,7 +48,7 @@ export async function findUserById(db: Queryable, id: string): Promise<User | un
 // The async store.
 
 /** Creates a user (refused with an Error when the email is not one, or is taken). */
-export function addUser(c: Conn, input: { email: string; name?: string | null; plan: Plan }, now = Date.now()): Promise<User> {
+export function addUser(c: Conn, input: { email: string; name?: string | null; plan: Plan; role?: Role }, now = Date.now()): Promise<User> {
   return run(c, (q) => createUser(q, input, now));
 }
 
@@ -58,12 +58,30 @@ export function addUser(c: Conn, input: { email: string; name?: string | null; p
  * transaction under one lock (BEGIN IMMEDIATE on SQLite, an advisory lock on PostgreSQL), so one
  * creates it and the others see it, instead of failing their start on the taken email.
  */
-export function addFirstUser(c: Conn, input: { email: string; name?: string | null; plan: Plan }, now = Date.now()): Promise<User | null> {
+export function addFirstUser(c: Conn, input: { email: string; name?: string | null; plan: Plan; role?: Role }, now = Date.now()): Promise<User | null> {
   return runTx(c, async (q) => {
     await lockNamed(q, "first-user");
     if (((await q.select({ n: count() }).from(users))[0]?.n ?? 0) > 0) return null;
     return createUser(q, input, now);
   });
+}
+
+/**
+ * Whether a user may act now: not disabled by an administrator (nor deleted). Asked where a person
+ * proves who they are (password, single sign-on, an access token); sessions and API keys filter
+ * disabled users in their own lookups.
+ */
+export async function isUserActive(db: Queryable, userId: string): Promise<boolean> {
+  const [found] = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.id, userId), isNull(users.deletedAt), isNull(users.disabledAt)))
+    .limit(1);
+  return found !== undefined;
+}
+
+export function userIsActive(c: Conn, userId: string): Promise<boolean> {
+  return run(c, (q) => isUserActive(q, userId));
 }
 
 export function getUserByEmail(c: Conn, email: string): Promise<User | undefined> {

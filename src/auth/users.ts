@@ -6,9 +6,17 @@ import type { users } from "./table.ts";
  * passwordHashOf). A deleted account's row kept for its ledger (deleted_at set) is no user: no
  * lookup finds it. The users table is read and written by auth/user-store.ts.
  */
-export type User = Omit<typeof users.$inferSelect, "passwordHash" | "locale" | "deletedAt">;
+export type User = Omit<typeof users.$inferSelect, "passwordHash" | "locale" | "deletedAt" | "role" | "disabledAt">;
 
 export type Locale = "en" | "fr";
+
+/** What a user may do: an admin also uses the administration console (/admin). */
+export type Role = "user" | "admin";
+export const ROLES: readonly Role[] = ["user", "admin"];
+
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
 
 export interface RenderedUser {
   id: string;

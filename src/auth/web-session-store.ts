@@ -36,14 +36,15 @@ export async function findWebSession(c: Conn, token: string, now: number): Promi
         lastSeenAt: webSessions.lastSeenAt,
         user: userColumns,
         locale: users.locale,
+        role: users.role,
       })
       .from(webSessions)
       .innerJoin(users, eq(users.id, webSessions.userId))
-      .where(and(eq(webSessions.tokenHash, tokenHash), gt(webSessions.expiresAt, now), gt(webSessions.lastSeenAt, now - SESSION_IDLE_MS), isNull(users.deletedAt)))
+      .where(and(eq(webSessions.tokenHash, tokenHash), gt(webSessions.expiresAt, now), gt(webSessions.lastSeenAt, now - SESSION_IDLE_MS), isNull(users.deletedAt), isNull(users.disabledAt)))
       .limit(1);
     if (!row) return undefined;
     if (now - row.lastSeenAt >= TOUCH_INTERVAL_MS) await db.update(webSessions).set({ lastSeenAt: now }).where(eq(webSessions.tokenHash, tokenHash));
-    return { user: row.user, locale: row.locale, csrfToken: row.csrfToken, tokenHash };
+    return { user: row.user, locale: row.locale, role: row.role, csrfToken: row.csrfToken, tokenHash };
   });
 }
 

@@ -1,4 +1,4 @@
-import type { Locale, User } from "./users.ts";
+import type { Locale, Role, User } from "./users.ts";
 
 // A web app session: how long it lives and what it carries. The sessions table is read and written
 // by auth/web-session-store.ts.
@@ -12,6 +12,8 @@ export interface WebSession {
   user: User;
   /** The user's chosen language for the web app, or null (then the browser's). */
   locale: Locale | null;
+  /** The user's role: an admin's pages show the administration console's link (the console checks again). */
+  role: Role;
   csrfToken: string;
   tokenHash: string;
   /** The request's client address (through the trusted proxy), set per request by the web app (web/kit.ts) for the audit trail. */

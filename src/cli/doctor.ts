@@ -13,7 +13,7 @@ import { databasePath } from "../db/paths.ts";
 import { PgConn } from "../db/pg-conn.ts";
 import { pendingMigrationsOf, postgresVersionNumber } from "../db/readiness.ts";
 import { chooseBackend } from "../engines/whisper/select.ts";
-import { configuredModelState, STAND_IN_WARNING, standInModels } from "../models/catalogue.ts";
+import { configuredModels, STAND_IN_WARNING } from "../models/catalogue.ts";
 import { diskSpace, floorBytes } from "../storage/disk-space.ts";
 import { DataDirInUse, lockDataDir } from "../db/data-dir-lock.ts";
 import type { Command } from "./admin.ts";
@@ -158,16 +158,15 @@ export async function runDoctor(values: Parameters<typeof serviceConfig>[0]): Pr
     detail: settings.gpu === "auto" ? "node-llama-cpp: its CUDA (then Vulkan) build when a GPU answers, else the CPU build" : "node-llama-cpp: CPU build (--gpu off)",
   });
 
-  for (const [role, name] of Object.entries(settings.models)) {
-    if (name === null) continue;
-    const state = await configuredModelState(settings.modelsDir, name);
+  const models = await configuredModels(settings.modelsDir, settings.models);
+  for (const { role, name, state } of models) {
     findings.push({
       check: `model ${role}`,
       ok: state === "ok",
       detail: state === "ok" ? name : `${name}: ${state.replace("_", " ")} (install it: bun scripts/install-models.ts)`,
     });
   }
-  const standIns = standInModels(Object.values(settings.models));
+  const standIns = models.filter((m) => m.standIn).map((m) => m.name);
   if (standIns.length) findings.push({ check: "models", ok: true, detail: `warning: ${STAND_IN_WARNING} (${standIns.join(", ")})` });
 
   findings.push(ffmpeg(config.ffmpegPath), disk(config.dataDir, config.minFreeDisk));

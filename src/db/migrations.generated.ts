@@ -22,6 +22,8 @@ import m19 from "../../migrations/0019_audit_append_only.sql" with { type: "text
 import m20 from "../../migrations/0020_retention_legal_hold.sql" with { type: "text" };
 import m21 from "../../migrations/0021_vocabulary.sql" with { type: "text" };
 import m22 from "../../migrations/0022_redaction.sql" with { type: "text" };
+import m23 from "../../migrations/0023_users_admin_role.sql" with { type: "text" };
+import m24 from "../../migrations/0024_first_user_admin.sql" with { type: "text" };
 import pg0 from "../../migrations/postgres/0000_init.sql" with { type: "text" };
 import pg1 from "../../migrations/postgres/0001_rules.sql" with { type: "text" };
 import pg2 from "../../migrations/postgres/0002_webhook_delivery_lease.sql" with { type: "text" };
@@ -31,6 +33,8 @@ import pg5 from "../../migrations/postgres/0005_audit_append_only.sql" with { ty
 import pg6 from "../../migrations/postgres/0006_retention_legal_hold.sql" with { type: "text" };
 import pg7 from "../../migrations/postgres/0007_vocabulary.sql" with { type: "text" };
 import pg8 from "../../migrations/postgres/0008_redaction.sql" with { type: "text" };
+import pg9 from "../../migrations/postgres/0009_users_admin_role.sql" with { type: "text" };
+import pg10 from "../../migrations/postgres/0010_first_user_admin.sql" with { type: "text" };
 
 /** The SQLite migrations, in order. */
 export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
@@ -57,6 +61,8 @@ export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0020_retention_legal_hold", sql: m20 },
   { tag: "0021_vocabulary", sql: m21 },
   { tag: "0022_redaction", sql: m22 },
+  { tag: "0023_users_admin_role", sql: m23 },
+  { tag: "0024_first_user_admin", sql: m24 },
 ];
 
 /** The PostgreSQL migrations, in order. */
@@ -70,4 +76,6 @@ export const EMBEDDED_PG_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0006_retention_legal_hold", sql: pg6 },
   { tag: "0007_vocabulary", sql: pg7 },
   { tag: "0008_redaction", sql: pg8 },
+  { tag: "0009_users_admin_role", sql: pg9 },
+  { tag: "0010_first_user_admin", sql: pg10 },
 ];

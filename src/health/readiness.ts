@@ -1,7 +1,7 @@
 import { rootOf, type Conn } from "../db/conn.ts";
 import { pendingMigrationsOf, pingDatabase } from "../db/readiness.ts";
 import type { BuiltinEngineSettings } from "../engines/builtin.ts";
-import { configuredModelState, STAND_IN_WARNING, standInModels } from "../models/catalogue.ts";
+import { configuredModels, STAND_IN_WARNING } from "../models/catalogue.ts";
 import { childEnvironment } from "../lib/child-env.ts";
 import type { Clock } from "../lib/time.ts";
 import { liveNodeCount } from "../nodes/store.ts";
@@ -97,14 +97,11 @@ export function modelsCheck(settings: BuiltinEngineSettings): ReadinessCheck {
     name: "models",
     required: false,
     async run() {
-      const problems: string[] = [];
-      const names = Object.values(settings.models).filter((n): n is string => n !== null);
-      for (const name of names) {
-        const state = await configuredModelState(settings.modelsDir, name);
-        if (state !== "ok") problems.push(`${name}: ${state}`);
-      }
+      const models = await configuredModels(settings.modelsDir, settings.models);
+      const names = models.map((m) => m.name);
+      const problems = models.filter((m) => m.state !== "ok").map((m) => `${m.name}: ${m.state}`);
       if (problems.length) return { ready: false, detail: `${problems.join("; ")} (run scripts/install-models.ts)` };
-      const standIns = standInModels(names);
+      const standIns = models.filter((m) => m.standIn).map((m) => m.name);
       return { ready: true, detail: standIns.length ? `${names.join(", ")}; ${STAND_IN_WARNING} (${standIns.join(", ")})` : names.join(", ") };
     },
   };

@@ -141,4 +141,25 @@ export function standInModels(names: readonly (string | null)[]): string[] {
   return names.filter((name): name is string => name !== null && catalogueEntryForPath(name)?.stand_in === true);
 }
 
+/** One configured model as the service's checks report it: its role, file, state and whether it is a development stand-in. */
+export interface ConfiguredModel {
+  role: string;
+  name: string;
+  state: ModelFileState;
+  standIn: boolean;
+}
+
+/**
+ * Every configured model (an object of role to file name, e.g. ModelNames; null: that engine has none) checked as
+ * configuredModelState checks one: what /readyz, doctor and the administration console report.
+ */
+export async function configuredModels(modelsDir: string, models: object): Promise<ConfiguredModel[]> {
+  const found: ConfiguredModel[] = [];
+  for (const [role, name] of Object.entries(models) as [string, string | null][]) {
+    if (name === null) continue;
+    found.push({ role, name, state: await configuredModelState(modelsDir, name), standIn: standInModels([name]).length > 0 });
+  }
+  return found;
+}
+
 export const STAND_IN_WARNING = "development stand-in models: transcripts and reports are not meaningful";

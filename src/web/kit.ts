@@ -1,6 +1,7 @@
 import { webActor, type Actor } from "../auth/actor.ts";
 import type { AuditApp } from "../audit/app.ts";
 import type { AuthApp, OidcSignIn, PasswordAttemptOutcome, WebSession } from "../auth/app.ts";
+import type { AdminApp } from "../admin/app.ts";
 import type { ClientsApp } from "../clients/app.ts";
 import type { RetentionApp } from "../retention/app.ts";
 import type { UsageApp } from "../usage/app.ts";
@@ -43,6 +44,7 @@ export interface WebApps {
   audit: AuditApp;
   retention: RetentionApp;
   vocabulary: VocabularyApp;
+  admin: AdminApp;
 }
 
 /** What the web app's pages use: the same services as the API, handed over by the composition root. */
@@ -104,7 +106,7 @@ export function createWebKit(deps: WebDeps) {
   const frameFor = (request: Request, session: WebSession | undefined, title: (t: Translate) => string): PageFrame => {
     const locale = pickLocale(session?.locale ?? null, request.headers.get("accept-language"));
     const t = translator(locale);
-    return { locale, t, title: title(t), csrfToken: session?.csrfToken, path: new URL(request.url).pathname };
+    return { locale, t, title: title(t), csrfToken: session?.csrfToken, path: new URL(request.url).pathname, admin: session?.role === "admin" };
   };
   const requireSession = (request: Request): WebSession => {
     const session = sessionOf(request);

@@ -10,6 +10,8 @@ export interface PageFrame {
   csrfToken?: string;
   /** The page's path, to mark where the user is in the navigation. */
   path?: string;
+  /** The signed-in user is an administrator: the navigation links the console (which checks again). */
+  admin?: boolean;
 }
 
 /** A navigation link, marked as the current page (aria-current) when the user is in its part of the app. */
@@ -49,6 +51,7 @@ export function Layout({ frame, children }: { frame: PageFrame; children: Compon
               <NavLink frame={frame} href="/record" label={t("nav.record")} />
               <NavLink frame={frame} href="/meetings/new" label={t("nav.upload")} />
               <NavLink frame={frame} href="/settings" label={t("nav.settings")} />
+              {frame.admin && <NavLink frame={frame} href="/admin" label={t("nav.admin")} />}
               <form method="post" action="/logout">
                 <CsrfField frame={frame} />
                 <button class="link" type="submit">

@@ -24,6 +24,7 @@ import { activityPages } from "./activity-routes.tsx";
 import { retentionPages } from "./retention-routes.tsx";
 import { vocabularyPages } from "./vocabulary-routes.tsx";
 import { redactionSettingsPages } from "./redaction-routes.tsx";
+import { adminPages } from "./admin-routes.tsx";
 import { webhookPages } from "./webhook-routes.tsx";
 
 export { SESSION_COOKIE } from "./kit.ts";
@@ -37,7 +38,7 @@ const SSO_COOKIE = "verbatim_sso";
 /** The client script of every page (web/islands/app.ts), bundled into the executable when it is built. */
 export const APP_SCRIPT: string = bundleIsland("./app.ts");
 
-const WEB_ROOTS = ["/meetings", "/record", "/settings", "/clients", "/assets", "/login"];
+const WEB_ROOTS = ["/meetings", "/record", "/settings", "/clients", "/assets", "/login", "/admin"];
 
 /**
  * The paths the web app answers; everything else is the API's. Asked for every request, so an
@@ -222,6 +223,7 @@ export function createWebApp(deps: WebDeps) {
   retentionPages(app as unknown as Elysia, kit);
   vocabularyPages(app as unknown as Elysia, kit);
   redactionSettingsPages(app as unknown as Elysia, kit);
+  adminPages(app as unknown as Elysia, kit);
   app.all("*", ({ request }) => {
     const frame = kit.frameFor(request, kit.sessionOf(request), (t) => t("notFound.title"));
     return html(<NotFoundPage frame={frame} message={frame.t("notFound.body")} />, 404);

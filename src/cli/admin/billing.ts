@@ -1,10 +1,8 @@
 import { isPlan, PLANS } from "../../auth/plans.ts";
-import { setUserPlan } from "../../auth/user-store.ts";
 import { DATA_DIR_OPTION, DATABASE_URL_OPTION } from "../../config-options.ts";
-import { grantCredits, setSpendCap } from "../../usage/account-store.ts";
 import type { Command } from "../command.ts";
 import { UsageError } from "../options.ts";
-import { EMAIL_OPTION, JSON_OPTION, requireUser, withConn } from "./shared.ts";
+import { EMAIL_OPTION, JSON_OPTION, OPERATOR, requireUser, withAdminApp } from "./shared.ts";
 
 /** `admin plan set`, `admin cap set`, `admin credits grant`: what an account may use and pay. */
 export const billingCommands: Record<string, Command> = {
@@ -15,9 +13,9 @@ export const billingCommands: Record<string, Command> = {
     async run(values, out) {
       const plan = values.plan as string;
       if (!isPlan(plan)) throw new UsageError(`--plan must be one of ${PLANS.join(", ")}`);
-      const user = await withConn(values, async (conn) => {
+      const user = await withAdminApp(values, async (admin, conn) => {
         const found = await requireUser(conn, values.email as string);
-        await setUserPlan(conn, found.id, plan);
+        await admin.setPlan(OPERATOR, found.id, plan);
         return found;
       });
       out(values.json ? JSON.stringify({ id: user.id, email: user.email, plan }) : `${user.email} is on the ${plan} plan`);
@@ -31,9 +29,9 @@ export const billingCommands: Record<string, Command> = {
       const text = values.cap as string;
       const cap = text === "none" ? null : /^\d{1,12}$/.test(text) ? Number(text) : undefined;
       if (cap === undefined) throw new UsageError("--cap must be a whole number of minor units, or none");
-      const user = await withConn(values, async (conn) => {
+      const user = await withAdminApp(values, async (admin, conn) => {
         const found = await requireUser(conn, values.email as string);
-        await setSpendCap(conn, found.id, cap, Date.now());
+        await admin.setSpendCap(OPERATOR, found.id, cap);
         return found;
       });
       out(values.json ? JSON.stringify({ id: user.id, email: user.email, spend_cap: cap }) : cap === null ? `on-demand billing is off for ${user.email}` : `${user.email} may spend up to ${cap} minor units a month on demand`);
@@ -52,10 +50,9 @@ export const billingCommands: Record<string, Command> = {
     ],
     async run(values, out) {
       const amount = Number(values.amount);
-      if (!Number.isInteger(amount) || amount < 1 || amount > 1e12) throw new UsageError("--amount must be a whole number of minor units, at least 1");
-      const { user, period } = await withConn(values, async (conn) => {
+      const { user, period } = await withAdminApp(values, async (admin, conn) => {
         const found = await requireUser(conn, values.email as string);
-        return { user: found, ...(await grantCredits(conn, found.id, amount, (values.note as string | undefined) ?? null, Date.now())) };
+        return { user: found, ...(await admin.grantCredits(OPERATOR, found.id, amount, (values.note as string | undefined) ?? null)) };
       });
       out(values.json ? JSON.stringify({ id: user.id, email: user.email, amount, period }) : `granted ${amount} minor units to ${user.email} for ${period}`);
     },

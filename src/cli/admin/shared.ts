@@ -11,6 +11,10 @@ import { openServiceConn } from "../../db/open.ts";
 import { databaseSettings } from "../../config.ts";
 import { resolve } from "node:path";
 import { UsageError, type OptionSpec, type OptionValues } from "../options.ts";
+import { adminApp, isAdminRefusal, type AdminApp, type AdminDeps, type ManagedUser } from "../../admin/app.ts";
+import { ApiError } from "../../errors/api-error.ts";
+import { systemClock } from "../../lib/time.ts";
+import { BatchedAuditTrail } from "../../audit/trail.ts";
 
 /** What the admin commands share: their options, the database they open, the user an email names. */
 
@@ -60,21 +64,12 @@ export async function withConn<T>(values: OptionValues, work: (conn: DbConn) => 
   }
 }
 
-/** The shell user running `verbatim admin`, the credential id of what they do (null when the system names none). */
-function operator(): string | null {
-  try {
-    return userInfo().username || null;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Records what an administrator did at a shell to an account (audit/), written at once: a command
  * is a short process with no flusher. Credential type admin_cli, channel cli, the OS user as its id.
  */
 export function auditAdminAction(c: Conn, accountId: string, action: string, resource: { type: string; id: string } | null, detail?: AuditDetail): Promise<void> {
-  return appendAuditEntries(c, [adminCliEntry(accountId, action, resource, operator(), detail)], Date.now());
+  return appendAuditEntries(c, [adminCliEntry(accountId, action, resource, OPERATOR.cli.operator, detail)], Date.now());
 }
 
 export async function requireUser(c: Conn, email: string): Promise<User> {
@@ -90,3 +85,74 @@ export async function passwordHashFrom(value: string): Promise<string> {
   if (problem) throw new UsageError(problem);
   return hashPassword(password);
 }
+
+/**
+ * Runs an administration use case (admin/app.ts, shared with the web app's console) as the
+ * operator at the shell (OPERATOR): its refusals become usage errors (exit 2) with their sentence,
+ * and what it recorded in the audit trail is written before the database closes.
+ */
+export async function withAdminApp<T>(values: OptionValues, work: (admin: AdminApp, conn: DbConn) => Promise<T>, status?: AdminDeps["status"]): Promise<T> {
+  return withConn(values, async (conn) => {
+    const { admin, flush } = adminOf(values, conn, status);
+    try {
+      return await work(admin, conn);
+    } catch (error) {
+      if (isAdminRefusal(error)) throw new UsageError(error.message);
+      if (error instanceof ApiError && error.status === 404) throw new UsageError(error.message);
+      throw error;
+    } finally {
+      await flush();
+    }
+  });
+}
+
+/** The administration use cases over an open connection, as the shell's operator; `flush` writes their audit entries (before the connection closes). */
+export function adminOf(values: OptionValues, conn: DbConn, status?: AdminDeps["status"]): { admin: AdminApp; flush(): Promise<void> } {
+  const audit = new BatchedAuditTrail({ conn, clock: systemClock, onError: () => {} });
+  const admin = adminApp({
+    conn,
+    clock: systemClock,
+    audit,
+    publicUrl: () => publicUrlOf(values),
+    // Another process: the server's key cache sees this connection's commits (data_version, or no cache on PostgreSQL).
+    onCredentialsChanged: () => {},
+    status,
+  });
+  return { admin, flush: () => audit.stop() };
+}
+
+/** The user an email names, as the console lists them, or a usage error. */
+export async function requireManagedUser(admin: AdminApp, conn: DbConn, email: string): Promise<ManagedUser> {
+  return admin.user(OPERATOR, (await requireUser(conn, email)).id);
+}
+
+export const LINK_HOURS_OPTION: OptionSpec = { name: "link-hours", type: "int", default: "24", help: "How long the sign-in link works, in hours (1 to 720)." };
+
+/** The sign-in link's lifetime --link-hours asks for, in ms. */
+export function linkTtlOf(values: OptionValues): number {
+  const hours = Number(values["link-hours"]);
+  if (!Number.isInteger(hours) || hours < 1 || hours > 720) throw new UsageError("--link-hours must be a whole number of hours from 1 to 720");
+  return hours * 3600_000;
+}
+
+/** The service's public URL, which sign-in links are built on: required where a link is made. */
+function publicUrlOf(values: OptionValues): string {
+  const url = values["public-url"] as string | undefined;
+  if (!url) throw new UsageError("a sign-in link needs the service's public URL: give --public-url (or VERBATIM_PUBLIC_URL), as the server's");
+  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) throw new UsageError(`--public-url is not an http(s) URL: ${url}`);
+  return url.replace(/\/+$/, "");
+}
+
+/** Who runs `verbatim admin` at the shell, as the audit trail names them: the OS user, when known. */
+export function shellOperator(): { cli: { operator: string | null } } {
+  let operator: string | null = null;
+  try {
+    operator = userInfo().username.slice(0, 100) || null;
+  } catch {
+    // No passwd entry for this uid (a container's arbitrary user): the entry names no one.
+  }
+  return { cli: { operator } };
+}
+
+/** The caller every admin command passes to the administration use cases. */
+export const OPERATOR = shellOperator();

@@ -1,9 +1,12 @@
 import { AccountBusy, accountApp } from "../../account/app.ts";
 import { isPlan, PLANS } from "../../auth/plans.ts";
 import { renderUser } from "../../auth/users.ts";
-import { addUser, listUsers, setPasswordHash } from "../../auth/user-store.ts";
+import { setPasswordHash } from "../../auth/user-store.ts";
+import { isRole, ROLES } from "../../auth/users.ts";
+import { isAdminRefusal } from "../../admin/app.ts";
 import { endAllWebSessions } from "../../auth/web-session-store.ts";
-import { DATA_DIR_OPTION, DATABASE_URL_OPTION, STORAGE_DIR_OPTION, storageDirOf } from "../../config-options.ts";
+import { DATA_DIR_OPTION, DATABASE_URL_OPTION, PUBLIC_URL_OPTION, STORAGE_DIR_OPTION, storageDirOf } from "../../config-options.ts";
+import { renderManagedUser } from "./accounts.ts";
 import { liveNodeCount } from "../../nodes/store.ts";
 import { localDiskStorage } from "../../storage/local-disk.ts";
 import { withTx } from "../../db/conn.ts";
@@ -12,7 +15,7 @@ import { DataDirInUse, lockDataDir, type DataDirLock } from "../../db/data-dir-l
 import { resolve } from "node:path";
 import type { Command } from "../command.ts";
 import { CommandFailed, UsageError } from "../options.ts";
-import { EMAIL_OPTION, JSON_OPTION, openAdminConn, PASSWORD_OPTION, passwordHashFrom, requireUser, withConn } from "./shared.ts";
+import { adminOf, EMAIL_OPTION, JSON_OPTION, LINK_HOURS_OPTION, linkTtlOf, openAdminConn, OPERATOR, PASSWORD_OPTION, passwordHashFrom, requireUser, withAdminApp, withConn } from "./shared.ts";
 
 /** How long `user delete` keeps trying to empty the WAL while the running server's connections read. */
 const WAL_TRUNCATION_WITHIN_MS = 30_000;
@@ -33,33 +36,43 @@ async function confirmedByTyping(email: string): Promise<boolean> {
 /** `admin user ...`: the accounts themselves. */
 export const userCommands: Record<string, Command> = {
   "user create": {
-    usage: "verbatim admin user create --email E [--name N] [--plan free|standard|pro] [--password P|-] [--json]",
-    summary: "Create a user (an account). With --password the user can sign in to the web app.",
+    usage: "verbatim admin user create --email E [--name N] [--plan free|standard|pro] [--role user|admin] [--password P|- | --link --public-url URL [--link-hours 24]] [--json]",
+    summary:
+      "Create a user (an account). With --link, a one-time sign-in link is printed (once) for them to choose a password, so no password is typed at a shell; with --password the user can sign in to the web app at once.",
     options: [
       DATA_DIR_OPTION,
       DATABASE_URL_OPTION,
       EMAIL_OPTION,
       { name: "name", type: "string", help: "Display name." },
       { name: "plan", type: "string", default: "free", help: `Plan: ${PLANS.join(", ")}.` },
+      { name: "role", type: "string", default: "user", help: `Role: ${ROLES.join(", ")} (an admin uses the web app's /admin console).` },
       PASSWORD_OPTION,
+      { name: "link", type: "bool", help: "Print a one-time sign-in link (needs --public-url) instead of setting a password." },
+      PUBLIC_URL_OPTION,
+      LINK_HOURS_OPTION,
       JSON_OPTION,
     ],
     async run(values, out) {
       const plan = values.plan as string;
       if (!isPlan(plan)) throw new UsageError(`--plan must be one of ${PLANS.join(", ")}`);
+      const role = values.role as string;
+      if (!isRole(role)) throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
+      const link = values.link === true;
+      if (link && values.password !== undefined) throw new UsageError("give --link or --password, not both");
+      const linkTtlMs = linkTtlOf(values);
       const hash = values.password === undefined ? null : await passwordHashFrom(values.password as string);
-      const user = await withConn(values, async (conn) => {
-        try {
-          return await withTx(conn, async (tx) => {
-            const created = await addUser(tx, { email: values.email as string, name: values.name as string | undefined, plan });
-            if (hash) await setPasswordHash(tx, created.id, hash);
-            return created;
-          });
-        } catch (error) {
-          throw new UsageError((error as Error).message);
-        }
-      });
-      out(values.json ? JSON.stringify({ ...renderUser(user), plan: user.plan }) : `created user ${user.id} ${user.email} (${user.plan})`);
+      const { user, link: url } = await withAdminApp(values, (admin) =>
+        admin.createUser(OPERATOR, { email: values.email as string, name: values.name as string | undefined, plan, role, link, passwordHash: hash, linkTtlMs }),
+      );
+      if (values.json) {
+        out(JSON.stringify({ ...renderUser(user), plan: user.plan, role, ...(url ? { sign_in_link: url } : {}) }));
+        return;
+      }
+      out(`created user ${user.id} ${user.email} (${user.plan})`);
+      if (url) {
+        out(`one-time sign-in link (shown only this once, works for ${linkTtlMs / 3600_000} h):`);
+        out(`  ${url}`);
+      }
     },
   },
   "user password": {
@@ -107,6 +120,11 @@ export const userCommands: Record<string, Command> = {
       const conn = await openAdminConn(values);
       try {
         const user = await requireUser(conn, email);
+        const { admin, flush } = adminOf(values, conn);
+        // The last active administrator stays: the console would have nobody who may open it.
+        await admin.assertDeletable(OPERATOR, user.id).catch((error) => {
+          throw isAdminRefusal(error) ? new UsageError(error.message) : error;
+        });
         if (!values.yes && !(await confirmedByTyping(user.email))) throw new UsageError("not confirmed: nothing was deleted (type the email again, or give --yes)");
         let deleted;
         try {
@@ -118,6 +136,8 @@ export const userCommands: Record<string, Command> = {
             `${user.email} has ${error.unfinishedJobs} queued or processing job(s) on the running server; nothing was deleted. Run this again once they have ended (GET /v1/jobs?status=processing), or while the server is stopped.`,
           );
         }
+        await admin.deleted(OPERATOR, user.id, { meetings: deleted.meetings });
+        await flush();
         // The deleting transaction's pages, and the frames of every earlier write of the account's
         // content, are in the WAL until a TRUNCATE checkpoint moves them into the main file (where
         // secure_delete zeroed them) and empties it; the running server's connections may hold it.
@@ -142,8 +162,8 @@ export const userCommands: Record<string, Command> = {
     summary: "List users.",
     options: [DATA_DIR_OPTION, DATABASE_URL_OPTION, JSON_OPTION],
     async run(values, out) {
-      const users = await withConn(values, listUsers);
-      if (values.json) out(JSON.stringify(users.map((u) => ({ ...renderUser(u), plan: u.plan }))));
+      const users = await withAdminApp(values, (admin) => admin.users(OPERATOR));
+      if (values.json) out(JSON.stringify(users.map(renderManagedUser)));
       else for (const u of users) out(`${u.id}\t${u.email}\t${u.plan}\t${u.name ?? ""}`);
     },
   },

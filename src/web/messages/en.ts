@@ -1,5 +1,8 @@
+import { adminEn } from "./admin-en.ts";
+
 /** Every string the web app shows, in English: the keys every other language must give (messages/fr.ts). */
 export const en = {
+  ...adminEn,
   "app.name": "Verbatim",
   "nav.meetings": "Meetings",
   "nav.record": "Record",

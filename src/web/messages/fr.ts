@@ -1,7 +1,9 @@
+import { adminFr } from "./admin-fr.ts";
 import type { MessageKey } from "./en.ts";
 
 /** The web app's strings in French. A missing key is a type error. */
 export const fr: Record<MessageKey, string> = {
+  ...adminFr,
   "app.name": "Verbatim",
   "nav.meetings": "Réunions",
   "nav.record": "Enregistrer",
