@@ -140,7 +140,8 @@ test("another account sees none of it, and its own reads are its own", async () 
   expect((await server.api(`/api/v1/meetings/${meetingId}/transcript`, { key: otherKey })).status).toBe(404);
   await Bun.sleep(400);
   const ben = await trailOf(benId);
-  expect(ben.map((row) => row.action).sort()).toEqual(["api_key.created"]);
+  // Ben's key, and his account's creation by the administrator (the setup's admin user create).
+  expect(ben.map((row) => row.action).sort()).toEqual(["api_key.created", "user.created"]);
   expect(ben.some((row) => row.resourceId === meetingId)).toBe(false);
   expect((await trailOf(anaId)).every((row) => row.accountId === anaId)).toBe(true);
 });
