@@ -158,7 +158,7 @@ export function mcpEndpoint(deps: McpEndpointDeps) {
       async (args: Record<string, unknown>) => {
         try {
           const result = await tool.run(actor, args);
-          return { structuredContent: result, content: [{ type: "text" as const, text: JSON.stringify(result) }] };
+          return { structuredContent: result as Record<string, unknown>, content: [{ type: "text" as const, text: JSON.stringify(result) }] };
         } catch (error) {
           // A refusal of the use case (not found, not ready, a wallet too low) is the model's to read and act on.
           if (error instanceof ApiError) return toolError(error);

@@ -41,7 +41,8 @@ export interface McpTool {
   output: z.ZodObject;
   /** Reads change nothing: the annotation lets a client run them without asking the person each time. */
   readOnly: boolean;
-  run(actor: Actor, args: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** The structured result: a JSON object the output schema describes. */
+  run(actor: Actor, args: Record<string, unknown>): Promise<object>;
 }
 
 const meetingId = z.uuid("A meeting id is a UUID.").describe("The meeting's id (a UUID), as search_meetings returns it.");
@@ -255,7 +256,11 @@ export function mcpTools(apps: McpApps, sleep: (ms: number) => Promise<void> = B
   ];
 }
 
-/** The scopes an access rule names, for the WWW-Authenticate challenge of a refused call. */
+/**
+ * The scopes a challenge asks for (WWW-Authenticate scope="…"): all of an allOf rule; for an anyOf
+ * rule the first, as a client re-authorizing asks for every scope named and one of them suffices.
+ */
 export function scopesOf(rule: Access): Scope[] {
-  return rule.kind === "allOf" || rule.kind === "anyOf" ? rule.scopes : [];
+  if (rule.kind === "allOf") return rule.scopes;
+  return rule.kind === "anyOf" ? rule.scopes.slice(0, 1) : [];
 }

@@ -105,7 +105,7 @@ describe("connecting", () => {
   });
 
   test("no credential or a wrong one: 401 with the Bearer challenge naming the resource metadata and scopes", async () => {
-    for (const headers of [{}, { authorization: "Bearer vb_not_a_real_key" }]) {
+    for (const headers of [{}, { authorization: "Bearer vb_not_a_real_key" }] as Record<string, string>[]) {
       const response = await rawMcp(initialize("2025-11-25"), headers);
       expect(response.status).toBe(401);
       const challenge = response.headers.get("www-authenticate")!;
