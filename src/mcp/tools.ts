@@ -82,11 +82,17 @@ const exportPartSchema = z.object({
   content: z.string(),
 });
 
-/** The job a generate_document call queued, and the document once it is ready (when asked to wait). */
-const generationSchema = z.object({
-  job: jobSchemas().jobSchema,
-  document: documentWithMarkdownSchema.nullable().describe("The finished document; null when not waited for, or not ready within wait_seconds (then call get_document with job.document_id once the job completes)."),
-});
+/**
+ * The job a generate_document call queued, and the document once it is ready (when asked to wait).
+ * Built with the tools: the job schema names the registered job kinds, known once the scheduler is.
+ */
+function generationSchema() {
+  return z.object({
+    job: jobSchemas().jobSchema,
+    document: documentWithMarkdownSchema.nullable().describe("The finished document; null when not waited for, or not ready within wait_seconds (then call get_document with job.document_id once the job completes)."),
+  });
+}
+type Job = z.output<ReturnType<typeof jobSchemas>["jobSchema"]>;
 
 export function mcpTools(apps: McpApps, sleep: (ms: number) => Promise<void> = Bun.sleep): McpTool[] {
   return [
@@ -225,14 +231,14 @@ export function mcpTools(apps: McpApps, sleep: (ms: number) => Promise<void> = B
         wait: z.boolean().optional().describe("true: wait for the document and answer it."),
         wait_seconds: z.number().int().min(1).max(MAX_DOCUMENT_WAIT_SECONDS).optional().describe("How long to wait, 60 by default."),
       }),
-      output: generationSchema,
+      output: generationSchema(),
       readOnly: false,
       async run(actor, args) {
         const { meeting_id, wait, wait_seconds, ...request } = args;
         // The REST route's body schema, so a tool call is refused exactly as the POST would be.
         const body = parseOrThrow(documentRequestBody, request);
         const outcome = await apps.documents.requestOnce(actor, meeting_id as string, body, null);
-        let job = outcome.body as z.output<typeof generationSchema>["job"];
+        let job = outcome.body as Job;
         if (!wait) return { job, document: null };
         const deadline = performance.now() + ((wait_seconds as number | undefined) ?? 60) * 1000;
         while ((job.status === "queued" || job.status === "processing") && performance.now() < deadline) {

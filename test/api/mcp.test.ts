@@ -19,6 +19,8 @@ let key: string;
 let otherKey: string;
 let readOnlyKey: string;
 let meetingId: string;
+/** A document of lea's, made by generate_document (another account must not see it). */
+let documentId: string;
 
 async function connect(bearer: string, name = "verbatim-test"): Promise<Client> {
   const client = new Client({ name, version: "1.0.0" });
@@ -228,7 +230,8 @@ describe("tools on a processed meeting", () => {
     expect((await endedJob(server, key, queued.id)).status).toBe("completed");
     expect((await usedFromWallet(key)) - afterMcp).toBe(afterMcp - before);
 
-    const document = await call(client, "get_document", { document_id: generated.document.id });
+    documentId = generated.document.id;
+    const document = await call(client, "get_document", { document_id: documentId });
     expect(document).toEqual(generated.document);
   });
 
@@ -262,6 +265,7 @@ describe("refusals", () => {
       expect((await refusal(client, tool, { meeting_id: meetingId })).code).toBe("not_found");
     }
     expect((await refusal(client, "generate_document", { meeting_id: meetingId, template_id: "tpl_client_memo" })).code).toBe("not_found");
+    expect((await refusal(client, "get_document", { document_id: documentId })).code).toBe("not_found");
     expect((await call(client, "search_meetings", {})).data).toEqual([]);
     await expect(client.readResource({ uri: `verbatim://meetings/${meetingId}/transcript` })).rejects.toThrow(/not found/i);
     await client.close();
