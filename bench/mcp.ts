@@ -92,12 +92,17 @@ try {
         JSON.stringify(segments),
         at,
       );
+      // The search index the service writes when a transcript is stored (meetings/search-index-store.ts).
+      db.query("INSERT INTO meetings_fts (meeting_id, title, report, transcript) VALUES (?, ?, '# Report', ?)").run(id, `Meeting ${i} about the ${WORDS[i % WORDS.length]}`, segments.map((x) => x.text).join(" "));
       db.query(`INSERT INTO reports (meeting_id, title, language, markdown, structured, model, created_at, updated_at) VALUES (?, 't', 'en', '# Report', NULL, 'm', ?, ?)`).run(id, at, at);
     }
   })();
   db.close();
   const meetingId = ids[MEETINGS - 1]!;
   await ok(await fetch(`${url}/api/v1/meetings/${meetingId}/transcript`, { headers: auth }));
+  // The search must find a full page, or the figures would measure an empty answer.
+  const found = JSON.parse(await ok(await fetch(`${url}/api/v1/meetings?q=budget&limit=20`, { headers: auth }))) as { data: unknown[] };
+  if (found.data.length !== 20) throw new Error(`q=budget found ${found.data.length} meetings, expected a page of 20`);
 
   const rows: [string, { p50: number; p99: number }][] = [];
   rows.push(["REST GET /api/v1/meetings?q=budget&limit=20", await measure(async () => void (await ok(await fetch(`${url}/api/v1/meetings?q=budget&limit=20`, { headers: auth }))), requests)]);
