@@ -23,8 +23,11 @@ export const RECENT_MEETING_RESOURCES = 20;
 /** A JSON-RPC body larger than this is refused: a tool call's arguments are a few kilobytes. */
 const MAX_MCP_BODY_BYTES = 256 * 1024;
 
-const TRANSCRIPT_URI = "verbatim://meetings/{meeting_id}/transcript";
-const REPORT_URI = "verbatim://meetings/{meeting_id}/report";
+/** The resources: `verbatim://meetings/{meeting_id}/<name>`, Markdown as the REST API's format=md serves it. */
+const RESOURCE_KINDS = [
+  { name: "transcript", has: "has_transcript", label: "Transcript", title: "A meeting's transcript", description: "The transcript of a meeting as Markdown, with times and speaker names." },
+  { name: "report", has: "has_summary", label: "Report", title: "A meeting's AI report", description: "The AI report of a meeting as Markdown: summary, decisions, action items." },
+] as const;
 
 /** The prompts: each names a shipped template, and is offered only while the catalogue has it. */
 const PROMPTS = [
@@ -171,36 +174,24 @@ export function mcpEndpoint(deps: McpEndpointDeps) {
 
   function registerResources(server: McpServer, actor: Actor) {
     const recent = async () => (await deps.apps.meetings.list(actor, listMeetingsQuery.parse({ limit: RECENT_MEETING_RESOURCES, status: "completed" }))).data;
-    server.registerResource(
-      "transcript",
-      new ResourceTemplate(TRANSCRIPT_URI, {
-        list: async () => ({
-          resources: (await recent())
-            .filter((m) => m.has_transcript)
-            .map((m) => ({ uri: `verbatim://meetings/${m.id}/transcript`, name: `transcript-${m.id}`, title: `Transcript: ${m.title}`, mimeType: "text/markdown" })),
+    for (const kind of RESOURCE_KINDS) {
+      server.registerResource(
+        kind.name,
+        new ResourceTemplate(`verbatim://meetings/{meeting_id}/${kind.name}`, {
+          list: async () => ({
+            resources: (await recent())
+              .filter((m) => m[kind.has])
+              .map((m) => ({ uri: `verbatim://meetings/${m.id}/${kind.name}`, name: `${kind.name}-${m.id}`, title: `${kind.label}: ${m.title}`, mimeType: "text/markdown" })),
+          }),
         }),
-      }),
-      { title: "A meeting's transcript", description: "The transcript of a meeting as Markdown, with times and speaker names.", mimeType: "text/markdown" },
-      async (uri, variables) => {
-        const file = await deps.apps.transcripts.file(actor, meetingIdOf(variables), "md");
-        return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: file.body }] };
-      },
-    );
-    server.registerResource(
-      "report",
-      new ResourceTemplate(REPORT_URI, {
-        list: async () => ({
-          resources: (await recent())
-            .filter((m) => m.has_summary)
-            .map((m) => ({ uri: `verbatim://meetings/${m.id}/report`, name: `report-${m.id}`, title: `Report: ${m.title}`, mimeType: "text/markdown" })),
-        }),
-      }),
-      { title: "A meeting's AI report", description: "The AI report of a meeting as Markdown: summary, decisions, action items.", mimeType: "text/markdown" },
-      async (uri, variables) => {
-        const file = await deps.apps.reports.markdownFile(actor, meetingIdOf(variables));
-        return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: file.body }] };
-      },
-    );
+        { title: kind.title, description: kind.description, mimeType: "text/markdown" },
+        async (uri, variables) => {
+          const id = meetingIdOf(variables);
+          const file = kind.name === "transcript" ? await deps.apps.transcripts.file(actor, id, "md") : await deps.apps.reports.markdownFile(actor, id);
+          return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: file.body }] };
+        },
+      );
+    }
   }
 
   function registerPrompts(server: McpServer, offered: typeof PROMPTS) {

@@ -128,6 +128,15 @@ describe("connecting", () => {
     await client.close();
   });
 
+  test("a disabled user's key is refused at /mcp as at the API", async () => {
+    const disabledKey = await createUserWithKey(server, "gone@firm.example");
+    expect((await rawMcp(initialize("2025-11-25"), { authorization: `Bearer ${disabledKey}` })).status).toBe(200);
+    expect((await server.admin("user", "disable", "--email", "gone@firm.example")).code).toBe(0);
+    const refused = await rawMcp(initialize("2025-11-25"), { authorization: `Bearer ${disabledKey}` });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("www-authenticate")).toContain("resource_metadata=");
+  });
+
   test("GET and DELETE are 405 (stateless: no stream, no session)", async () => {
     for (const method of ["GET", "DELETE"]) {
       const response = await fetch(`${server.url}/mcp`, { method, headers: { authorization: `Bearer ${key}`, accept: "text/event-stream" } });
