@@ -84,6 +84,8 @@ import { appendAuditEntries } from "./audit/store.ts";
 import { systemEntry } from "./audit/types.ts";
 import { purgeExpiredWebSessions } from "./auth/web-session-store.ts";
 import { createWebApp, isWebPath } from "./web/routes.tsx";
+import { MCP_PATH, mcpEndpoint } from "./mcp/server.ts";
+import { SERVICE_VERSION } from "./lib/version.ts";
 import { OidcSignIn } from "./auth/oidc-sign-in.ts";
 import { renameLegacyRecordings, sweepOrphans } from "./storage/sweep.ts";
 import { localDiskStorage } from "./storage/local-disk.ts";
@@ -320,6 +322,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     templates: templatesApp(templates),
     webhooks: webhooksApp({ conn, clock, egress: config.egress, idempotency, wal, dispatcher: webhooks, pings: new PingThrottle(), audit }),
     vocabulary: vocabularyApp({ conn, clock }),
+    jobs: jobsApp({ conn }),
   };
   const routes: RouteDef[] = [];
   routes.push(
@@ -338,7 +341,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     ...feedbackRoutes({ feedback: feedbackApp({ conn, clock }) }),
     ...clientRoutes({ clients }),
     ...retentionRoutes({ retention }),
-    ...jobRoutes({ jobs: jobsApp({ conn }) }),
+    ...jobRoutes({ jobs: apps.jobs }),
     ...meetingRoutes({ meetings: apps.meetings }),
     ...redactionRoutes({ meetings: apps.meetings }),
     ...transcriptRoutes(apps.transcripts),
@@ -401,6 +404,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   // across API nodes); on SQLite the one process enforces the whole limit, as before.
   const apiNodes = config.database && servesHttp ? new LiveApiNodes(() => liveNodeCount(conn, ["api", "all"], clock.now())) : undefined;
   await apiNodes?.start();
+  // The MCP server (issue 24): the same use cases, for AI assistants, at /mcp.
+  const mcp = mcpEndpoint({ apps, publicUrl: () => publicUrl, version: SERVICE_VERSION, onUnexpectedError: io.logError });
   const pipeline = createPipeline({
     authenticator,
     limiter: new SlidingWindowLimiter(),
@@ -417,7 +422,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     isWebPath,
     webUserOf: signedInUserOf,
     // Elysia's compiled fetch, not app.handle: that is only an async wrapper around it (1 µs a request).
-    route: (request, pathname) => (isWebPath(pathname) ? webApp.fetch(request) : router.fetch(request)),
+    route: (request, pathname) => (pathname === MCP_PATH ? mcp.fetch(request) : isWebPath(pathname) ? webApp.fetch(request) : router.fetch(request)),
     onUnexpectedError: io.logError,
     // Built-in TLS: this server is the https origin, so it tells browsers to keep to https (a year).
     ...(config.tls ? { strictTransportSecurity: STRICT_TRANSPORT_SECURITY } : {}),

@@ -11,7 +11,7 @@ import { importGraph } from "./architecture/imports.ts";
 // Folder names, or files and globs relative to src/ when they have a slash ("worker/protocol.ts").
 
 /** Domain folders: each owns its tables, service and routes. */
-const DOMAINS = ["admin", "meetings", "transcripts", "reports", "exports", "templates", "documents", "webhooks", "usage", "auth", "clients", "feedback", "account", "idempotency", "events", "audit", "retention", "vocabulary"];
+const DOMAINS = ["admin", "meetings", "transcripts", "reports", "exports", "templates", "documents", "webhooks", "usage", "auth", "clients", "feedback", "account", "idempotency", "events", "audit", "retention", "vocabulary", "mcp"];
 
 /**
  * jobs/ knows queues, claims, leases, slots, retries and the worker pool; job kinds plug in from their
@@ -67,8 +67,8 @@ const FILE_RULES: FileRule[] = [
     forbid: DATABASE_DRIVER,
   },
   {
-    description: "API routes (routes.ts) and the web app (web/) import application modules, never a store or a table",
-    files: ["**/routes.{ts,tsx}", "web/**"],
+    description: "API routes (routes.ts), the web app (web/) and the MCP server (mcp/) import application modules, never a store or a table",
+    files: ["**/routes.{ts,tsx}", "web/**", "mcp/**"],
     forbid: ["**/*store.ts", "**/table.ts"],
     // The browser's own IndexedDB store of recorded parts, inside the recorder island.
     allow: ["web/islands/**"],

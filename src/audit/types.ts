@@ -52,6 +52,11 @@ export interface AuditTrail {
 export interface AuditedActor {
   account: { userId: string };
   channel: Channel | "mcp";
+  /**
+   * The front end the entry names when it is not the metering channel: the MCP server acts on the
+   * API's channel (the API wallet, GET /v1/jobs lists its jobs) and its entries say "mcp".
+   */
+  auditChannel?: AuditChannel;
   credential: { type: "api_key" | "oauth" | "web_session"; id: string };
   /** The request's client address (through the trusted proxy), looked up when an entry is made. */
   clientAddress?: () => string | null;
@@ -64,7 +69,7 @@ export function actorEntry(actor: AuditedActor, action: string, resource: { type
     actorUserId: actor.account.userId,
     credentialType: actor.credential.type,
     credentialId: actor.credential.id,
-    channel: actor.channel,
+    channel: actor.auditChannel ?? actor.channel,
     action,
     resourceType: resource?.type ?? null,
     resourceId: resource?.id ?? null,
