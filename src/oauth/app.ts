@@ -18,6 +18,8 @@ export { ClientRefused };
 
 export const CODE_TTL_MS = 60_000;
 export const DEFAULT_REFRESH_TTL_SECONDS = 30 * 86_400;
+/** POST /oauth/register per client address and hour. */
+export const REGISTRATIONS_PER_HOUR = 10;
 /** How long the authenticator may trust that a grant stands: a revocation stops its tokens within this. */
 export const GRANT_CHECK_CACHE_MS = 1_000;
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
@@ -45,7 +47,7 @@ export interface OAuthAppDeps {
   settings: OAuthServerSettings;
   egress: EgressPolicy;
   resolve?: Resolver;
-  /** Tests only: the CA the CIMD fetch trusts. */
+  /** The certificates the CIMD fetch trusts (--ca-file with the system roots: net/trust.ts); undefined: the runtime's. */
   ca?: string;
 }
 
@@ -84,6 +86,11 @@ export type GrantView = Pick<store.GrantRow, "id" | "clientId" | "clientName" | 
 
 export type OAuthApp = ReturnType<typeof oauthApp>;
 
+/** The resources (RFC 8707) tokens may be bound to: the MCP endpoint and the REST API. */
+export function oauthResources(publicUrl: string): string[] {
+  return [`${publicUrl}/mcp`, `${publicUrl}/api`];
+}
+
 function oauthError(status: 400 | 401 | 429, error: string, description: string): TokenReply {
   return { status, body: { error, error_description: description } };
 }
@@ -99,8 +106,7 @@ export function oauthApp(deps: OAuthAppDeps) {
   const lastUsedWrites = new Map<string, number>();
 
   const issuer = () => deps.publicUrl();
-  /** The resources (RFC 8707) tokens may be bound to: the MCP endpoint and the REST API. */
-  const resources = () => [`${deps.publicUrl()}/mcp`, `${deps.publicUrl()}/api`];
+  const resources = () => oauthResources(deps.publicUrl());
 
   /** Who acts at the token endpoint: the grant's account, through the client's token. */
   const grantActor = (grant: store.GrantRow, clientAddress: string | null): AuditedActor => ({

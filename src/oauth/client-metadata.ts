@@ -24,7 +24,7 @@ export interface FetchedClient {
 export interface MetadataFetchOptions {
   egress: EgressPolicy;
   resolve?: Resolver;
-  /** Tests only: the CA to trust instead of the system roots. */
+  /** The certificates to trust (--ca-file with the system roots: net/trust.ts); undefined: the runtime's. */
   ca?: string;
 }
 
