@@ -411,7 +411,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     clock,
     billing: config.billing,
     maxUploadBytes: MAX_UPLOAD_BYTES,
-    apps: { ...apps, auth, clients, usage, audit: auditing, retention, admin },
+    apps: { ...apps, auth, clients, usage, audit: auditing, retention, admin, oauth },
     sso,
     maxApiKeys: config.maxApiKeys,
     publicApiUrl: () => urls.api,

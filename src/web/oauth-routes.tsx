@@ -1,7 +1,7 @@
 import type { Elysia } from "elysia";
 import type { WebSession } from "../auth/app.ts";
 import { isScope, type Scope } from "../auth/scopes.ts";
-import type { GrantView, ValidatedRequest } from "../oauth/app.ts";
+import { ClientRefused, type ValidatedRequest } from "../oauth/app.ts";
 import { html, redirect } from "./http.ts";
 import { PageRefusal, SignInRequired, type WebKit } from "./kit.ts";
 import type { PageNotice } from "./layout.tsx";
@@ -24,6 +24,8 @@ const DECISION_FIELDS = new Set(["_csrf", "decision", "approved_scope"]);
 export function oauthPages(app: Elysia, kit: WebKit): void {
   const oauth = kit.deps.apps.oauth;
 
+  /** The page's language: the signed-in person's, else the browser's. */
+  const tOf = (request: Request) => kit.frameFor(request, kit.sessionOf(request), () => "").t;
   const errorPage = (request: Request, reason: string, status = 400) => {
     const frame = kit.frameFor(request, kit.sessionOf(request), (t) => t("oauth.errorTitle"));
     return html(<AuthorizationErrorPage frame={frame} reason={reason} />, status);
@@ -36,10 +38,12 @@ export function oauthPages(app: Elysia, kit: WebKit): void {
    * registered URI carrying the error, its state and our iss.
    */
   const check = async (request: Request, params: URLSearchParams) => {
+    // The same bound whether the request came in the URL or back with the decision.
+    if (AUTHORIZE_PATH.length + 1 + params.toString().length > MAX_AUTHORIZE_REQUEST_CHARS) return { answer: errorPage(request, tOf(request)("oauth.tooLong")) };
     // A parameter sent twice (RFC 6749 §3.1 forbids it) could mean two redirect URIs: nothing is
     // sent back to either.
     const names = [...params.keys()];
-    if (new Set(names).size !== names.length) return { answer: errorPage(request, kit.frameFor(request, undefined, () => "").t("oauth.repeated")) };
+    if (new Set(names).size !== names.length) return { answer: errorPage(request, tOf(request)("oauth.repeated")) };
     const checked = await oauth.checkAuthorizationRequest(Object.fromEntries(params));
     if (checked.kind === "page_error") return { answer: errorPage(request, checked.message) };
     if (checked.kind === "redirect_error") return { answer: redirect(checked.redirectTo) };
@@ -69,13 +73,37 @@ export function oauthPages(app: Elysia, kit: WebKit): void {
     const frame = kit.frameFor(request, session, (t) => t("apps.title"));
     const shown = notice ?? kit.noticeOf(request, frame.t, ["revoked"], "notice.apps.");
     const grants = await oauth.listGrants(kit.actor(session));
-    return html(<ConnectedAppsPage frame={frame} apps={grants.map(connectedApp)} notice={shown} />, status);
+    const apps: ConnectedApp[] = await Promise.all(
+      grants.map(async (grant) => ({
+        id: grant.id,
+        clientName: grant.clientName,
+        host: clientHost(grant.clientId) ?? (await registeredHost(grant.clientId)),
+        scopes: grant.scopes,
+        createdAt: grant.createdAt,
+        lastUsedAt: grant.lastUsedAt,
+      })),
+    );
+    return html(<ConnectedAppsPage frame={frame} apps={apps} notice={shown} />, status);
+  };
+
+  /**
+   * A self-registered app's host: its first registered redirect URI's (where its consent went).
+   * Only for a registered client_id, which resolveClient reads from the database (a metadata
+   * document's URL is never fetched to draw this page); none when it is gone or turned off.
+   */
+  const registeredHost = async (clientId: string): Promise<string | null> => {
+    try {
+      const uri = (await oauth.resolveClient(clientId)).redirectUris[0];
+      return uri && URL.canParse(uri) ? new URL(uri).host || null : null;
+    } catch (error) {
+      if (error instanceof ClientRefused) return null;
+      throw error;
+    }
   };
 
   app
     .get(AUTHORIZE_PATH, async ({ request }) => {
       const url = new URL(request.url);
-      if (url.pathname.length + url.search.length > MAX_AUTHORIZE_REQUEST_CHARS) return errorPage(request, kit.frameFor(request, undefined, () => "").t("oauth.tooLong"));
       // Validated before sign-in: a request that cannot succeed is answered now, not after the
       // person typed a password; a valid one comes back here after sign-in (routes.tsx keeps it).
       const { answer, valid } = await check(request, url.searchParams);
@@ -93,31 +121,24 @@ export function oauthPages(app: Elysia, kit: WebKit): void {
       if (answer) return answer;
       const decision = form.get("decision");
       if (decision === "deny") return redirect(oauth.denyRedirect(valid));
-      if (decision !== "approve") throw new PageRefusal(400, kit.frameFor(request, session, () => "").t("oauth.needScope"));
+      if (decision !== "approve") throw new PageRefusal(400, tOf(request)("oauth.needScope"));
       // Narrowing only: a scope the client did not ask for is never added by the form.
       const approved = [...new Set(form.getAll("approved_scope"))].filter((scope): scope is Scope => isScope(scope) && valid.scopes.includes(scope));
-      if (approved.length === 0) return consentPage(request, session, valid, params, 400, { text: kit.frameFor(request, session, () => "").t("oauth.needScope"), error: true });
+      if (approved.length === 0) return consentPage(request, session, valid, params, 400, { text: tOf(request)("oauth.needScope"), error: true });
       const { redirectTo } = await oauth.issueCode(kit.actor(session), valid, approved);
       return redirect(redirectTo);
     })
     .get("/settings/connected-apps", ({ request }) => appsPage(request, kit.requireSession(request)))
     .post("/settings/connected-apps/:grantId/revoke", async ({ request, params }) => {
       const { session, form } = await kit.readForm(request);
-      if (form.get("confirm") !== "yes") return appsPage(request, session, 400, { text: kit.frameFor(request, session, () => "").t("apps.confirmMissing"), error: true });
+      if (form.get("confirm") !== "yes") return appsPage(request, session, 400, { text: tOf(request)("apps.confirmMissing"), error: true });
       // Only the person's own grant: another account's id is not found, and nothing is revoked.
       if (!(await oauth.revokeGrant(kit.actor(session), params.grantId))) throw new PageRefusal(404, "");
       return redirect("/settings/connected-apps?notice=revoked");
     });
 }
 
-/**
- * A grant as Connected apps shows it. The host is the client_id's when it is a metadata document's
- * URL (the host that vouches for the app); a registered app has none it proved.
- */
-function connectedApp(grant: GrantView): ConnectedApp {
-  return { id: grant.id, clientName: grant.clientName, host: clientHost(grant.clientId), scopes: grant.scopes, createdAt: grant.createdAt, lastUsedAt: grant.lastUsedAt };
-}
-
+/** The host of an app identified by its metadata document's URL (the host that vouches for it); null for a registered app. */
 export function clientHost(clientId: string): string | null {
   return URL.canParse(clientId) && clientId.startsWith("https://") ? new URL(clientId).host : null;
 }

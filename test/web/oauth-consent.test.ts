@@ -225,6 +225,11 @@ describe("the consent page over HTTP", () => {
       expect(page).toContain("This connection request cannot be used");
       expect(page).not.toContain("evil.example/steal\"");
     }
+    // A redirect_uri given twice: neither is trusted.
+    const twice = await client.get(`${authorizeQuery(pkce().challenge)}&redirect_uri=${encodeURIComponent("https://evil.example/steal")}`);
+    expect(twice.status).toBe(400);
+    expect(twice.headers.get("location")).toBeNull();
+    expect(await twice.text()).toContain("A parameter of the request is given more than once.");
     // Signed out too: an unusable request never sends the browser anywhere, not even to sign in.
     const stranger = await new CookieClient(server.url).get(authorizeQuery(pkce().challenge, { redirect_uri: "https://evil.example/steal" }));
     expect(stranger.status).toBe(400);
@@ -294,6 +299,7 @@ describe("Settings, Connected apps", () => {
     const grantId = added[0]!;
     expect(page).toContain('href="/settings/connected-apps" aria-current="page"');
     expect(page).toContain("Claude");
+    expect(page).toContain(`<span class="meta small">127.0.0.1:${callbackServer.port}</span>`);
     expect(page).toContain("See your meetings and their AI reports");
     const csrf = await client.csrfToken("/settings/connected-apps");
 

@@ -35,10 +35,8 @@ export function ConsentPage(props: ConsentProps) {
       <section class="endpoint" aria-labelledby="consent-client">
         <h2 id="consent-client">{t("oauth.asks", { name: props.clientName })}</h2>
         <p>{t("oauth.redirectHost", { host: props.redirectHost })}</p>
-        <p class="muted small">
-          {t("oauth.clientId", { clientId: props.clientId })}
-          {props.selfNamed && ` ${t("oauth.selfNamed")}`}
-        </p>
+        <p class="muted small">{t("oauth.clientId", { clientId: props.clientId })}</p>
+        {props.selfNamed && <p class="muted small">{t("oauth.selfNamed")}</p>}
         <form class="stack wide" method="post" action="/oauth/authorize/decision">
           <CsrfField frame={frame} />
           {props.request.map(([name, value]) => (
@@ -48,7 +46,10 @@ export function ConsentPage(props: ConsentProps) {
             <legend>{t("oauth.scopes")}</legend>
             {props.scopes.map((scope) => (
               <label class="inline">
-                <input type="checkbox" name="approved_scope" value={scope} checked /> <span>{t(scopeSentenceKey(scope))}</span> <code class="small">{scope}</code>
+                <input type="checkbox" name="approved_scope" value={scope} checked />
+                <span>
+                  {t(scopeSentenceKey(scope))} <code class="small">{scope}</code>
+                </span>
               </label>
             ))}
             <p class="muted small">{t("oauth.narrow")}</p>

@@ -7,7 +7,7 @@ import { SettingsNav } from "./settings.tsx";
 export interface ConnectedApp {
   id: string;
   clientName: string;
-  /** The host that publishes the app's metadata document; null for an app that registered itself. */
+  /** The host that publishes the app's metadata document, else its registered redirect URI's; null when unknown. */
   host: string | null;
   scopes: readonly Scope[];
   createdAt: number;
