@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { SCOPES } from "../auth/scopes.ts";
+import { SCOPES } from "../auth/app.ts";
 import { translator } from "./i18n.ts";
 import { clientHost, MAX_AUTHORIZE_REQUEST_CHARS } from "./oauth-routes.tsx";
 import { scopeSentenceKey } from "./pages/oauth-consent.tsx";

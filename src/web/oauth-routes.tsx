@@ -1,6 +1,5 @@
 import type { Elysia } from "elysia";
-import type { WebSession } from "../auth/app.ts";
-import { isScope, type Scope } from "../auth/scopes.ts";
+import { isScope, type Scope, type WebSession } from "../auth/app.ts";
 import { ClientRefused, type ValidatedRequest } from "../oauth/app.ts";
 import { html, redirect } from "./http.ts";
 import { PageRefusal, SignInRequired, type WebKit } from "./kit.ts";

@@ -1,4 +1,4 @@
-import type { Scope } from "../../auth/scopes.ts";
+import type { Scope } from "../../auth/app.ts";
 import type { MessageKey } from "../i18n.ts";
 import { CsrfField, Layout, Notice, type PageFrame, type PageNotice } from "../layout.tsx";
 

@@ -1,4 +1,4 @@
-import type { Scope } from "../../auth/scopes.ts";
+import type { Scope } from "../../auth/app.ts";
 import { CsrfField, Layout, Notice, type PageFrame, type PageNotice } from "../layout.tsx";
 import { scopeSentenceKey } from "./oauth-consent.tsx";
 import { SettingsNav } from "./settings.tsx";
