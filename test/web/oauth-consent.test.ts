@@ -63,6 +63,29 @@ async function signedIn(email = OWNER) {
   return client;
 }
 
+/** A signed-in browser on the consent page of a fresh request. */
+async function onConsentPage(email = OWNER) {
+  const client = await signedIn(email);
+  const { verifier, challenge } = pkce();
+  const page = await (await client.get(authorizeQuery(challenge))).text();
+  return { client, page, verifier };
+}
+
+/** An answer that is one of our pages, with `status`, and sends the browser nowhere. */
+function expectPage(answer: Response, status: number) {
+  expect(answer.status).toBe(status);
+  expect(answer.headers.get("location")).toBeNull();
+}
+
+/** A 303 back to the app's registered redirect URI carrying its state: the URL it went to. */
+function backAtApp(answer: Response): URL {
+  expect(answer.status).toBe(303);
+  const back = new URL(answer.headers.get("location")!);
+  expect(`${back.origin}${back.pathname}`).toBe(redirectUri);
+  expect(back.searchParams.get("state")).toBe("state-from-the-app");
+  return back;
+}
+
 /** The consent form's hidden fields and CSRF token, read from the page as a browser would post them. */
 function consentForm(page: string): Record<string, string> {
   const fields: Record<string, string> = {};
@@ -97,9 +120,7 @@ async function approvedBy(email: string, approved: string[], app = clientId) {
   const client = await signedIn(email);
   const { verifier, challenge } = pkce();
   const page = await (await client.get(authorizeQuery(challenge, { client_id: app }))).text();
-  const answer = await decide(client, page, "approve", approved);
-  expect(answer.status).toBe(303);
-  const back = new URL(answer.headers.get("location")!);
+  const back = backAtApp(await decide(client, page, "approve", approved));
   return { client, back, token: await exchange(back.searchParams.get("code")!, verifier, app) };
 }
 
@@ -183,8 +204,6 @@ describe("the consent page over HTTP", () => {
   test("narrowed consent: the redirect carries code, state and iss, and the token has only the scopes left ticked", async () => {
     // A box for a scope the app never asked for is not honoured: consent only narrows.
     const { back, token } = await approvedBy(OWNER, ["read:meetings", "write:meetings"]);
-    expect(`${back.origin}${back.pathname}`).toBe(redirectUri);
-    expect(back.searchParams.get("state")).toBe("state-from-the-app");
     expect(back.searchParams.get("iss")).toBe(((await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json()) as Json).issuer);
     expect(back.searchParams.get("code")!.length).toBeGreaterThan(20);
     expect(token.scope).toBe("read:meetings");
@@ -194,23 +213,16 @@ describe("the consent page over HTTP", () => {
   });
 
   test("approving with every box unticked shows the page again with a sentence; nothing goes back to the app", async () => {
-    const client = await signedIn();
-    const page = await (await client.get(authorizeQuery(pkce().challenge))).text();
+    const { client, page } = await onConsentPage();
     const refused = await decide(client, page, "approve", []);
-    expect(refused.status).toBe(400);
-    expect(refused.headers.get("location")).toBeNull();
+    expectPage(refused, 400);
     expect(await refused.text()).toContain("Tick at least one permission to approve, or deny.");
   });
 
   test("Deny sends the app access_denied with its state and our iss", async () => {
-    const client = await signedIn();
-    const page = await (await client.get(authorizeQuery(pkce().challenge))).text();
-    const denied = await decide(client, page, "deny", ["read:meetings"]);
-    expect(denied.status).toBe(303);
-    const back = new URL(denied.headers.get("location")!);
-    expect(`${back.origin}${back.pathname}`).toBe(redirectUri);
+    const { client, page } = await onConsentPage();
+    const back = backAtApp(await decide(client, page, "deny", ["read:meetings"]));
     expect(back.searchParams.get("error")).toBe("access_denied");
-    expect(back.searchParams.get("state")).toBe("state-from-the-app");
     expect(back.searchParams.get("iss")).toBeTruthy();
     expect(back.searchParams.get("code")).toBeNull();
   });
@@ -219,21 +231,18 @@ describe("the consent page over HTTP", () => {
     const client = await signedIn();
     for (const overrides of [{ redirect_uri: "https://evil.example/steal" }, { redirect_uri: `http://127.0.0.1:${callbackServer.port}/other` }, { client_id: "https://unknown.example/client.json" }, { client_id: "no-such-client" }, { client_id: undefined }]) {
       const answer = await client.get(authorizeQuery(pkce().challenge, overrides));
-      expect(answer.status).toBe(400);
-      expect(answer.headers.get("location")).toBeNull();
+      expectPage(answer, 400);
       const page = await answer.text();
       expect(page).toContain("This connection request cannot be used");
       expect(page).not.toContain("evil.example/steal\"");
     }
     // A redirect_uri given twice: neither is trusted.
     const twice = await client.get(`${authorizeQuery(pkce().challenge)}&redirect_uri=${encodeURIComponent("https://evil.example/steal")}`);
-    expect(twice.status).toBe(400);
-    expect(twice.headers.get("location")).toBeNull();
+    expectPage(twice, 400);
     expect(await twice.text()).toContain("A parameter of the request is given more than once.");
     // Signed out too: an unusable request never sends the browser anywhere, not even to sign in.
     const stranger = await new CookieClient(server.url).get(authorizeQuery(pkce().challenge, { redirect_uri: "https://evil.example/steal" }));
-    expect(stranger.status).toBe(400);
-    expect(stranger.headers.get("location")).toBeNull();
+    expectPage(stranger, 400);
   });
 
   test("other errors go back to the registered redirect URI with error, state and iss", async () => {
@@ -245,44 +254,31 @@ describe("the consent page over HTTP", () => {
       [{ scope: "read:meetings fly:planes" }, "invalid_scope"],
       [{ response_type: "token" }, "unsupported_response_type"],
     ] as const) {
-      const answer = await client.get(authorizeQuery(pkce().challenge, overrides));
-      expect(answer.status).toBe(303);
-      const back = new URL(answer.headers.get("location")!);
-      expect(`${back.origin}${back.pathname}`).toBe(redirectUri);
+      const back = backAtApp(await client.get(authorizeQuery(pkce().challenge, overrides)));
       expect([error, "invalid_request"]).toContain(back.searchParams.get("error")!);
-      expect(back.searchParams.get("state")).toBe("state-from-the-app");
       expect(back.searchParams.get("iss")).toBeTruthy();
     }
   });
 
   test("a request longer than the endpoint reads is a page", async () => {
     const answer = await (await signedIn()).get(authorizeQuery(pkce().challenge, { state: "s".repeat(5000) }));
-    expect(answer.status).toBe(400);
-    expect(answer.headers.get("location")).toBeNull();
+    expectPage(answer, 400);
     expect(await answer.text()).toContain("The request is longer than Verbatim accepts.");
   });
 
   test("the decision without the session's CSRF token, or from another site, is refused and issues nothing", async () => {
-    const client = await signedIn();
-    const page = await (await client.get(authorizeQuery(pkce().challenge))).text();
-    const withoutToken = await decide(client, page, "approve", ["read:meetings"], { _csrf: "" });
-    expect(withoutToken.status).toBe(403);
-    expect(withoutToken.headers.get("location")).toBeNull();
+    const { client, page } = await onConsentPage();
+    expectPage(await decide(client, page, "approve", ["read:meetings"], { _csrf: "" }), 403);
     const body = new URLSearchParams({ ...consentForm(page), decision: "approve", approved_scope: "read:meetings" });
-    const crossSite = await client.post("/oauth/authorize/decision", body, { origin: "https://evil.example" });
-    expect(crossSite.status).toBe(403);
-    expect(crossSite.headers.get("location")).toBeNull();
+    expectPage(await client.post("/oauth/authorize/decision", body, { origin: "https://evil.example" }), 403);
     // Signed out, the decision goes to sign-in, not to the app.
     const stranger = await new CookieClient(server.url).post("/oauth/authorize/decision", body);
     expect(stranger.headers.get("location")).toBe("/login");
   });
 
   test("a hidden field changed to another redirect URI is validated again and refused with a page", async () => {
-    const client = await signedIn();
-    const page = await (await client.get(authorizeQuery(pkce().challenge))).text();
-    const answer = await decide(client, page, "approve", ["read:meetings"], { redirect_uri: "https://evil.example/steal" });
-    expect(answer.status).toBe(400);
-    expect(answer.headers.get("location")).toBeNull();
+    const { client, page } = await onConsentPage();
+    expectPage(await decide(client, page, "approve", ["read:meetings"], { redirect_uri: "https://evil.example/steal" }), 400);
   });
 });
 
