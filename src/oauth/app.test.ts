@@ -8,7 +8,10 @@ import { AccessTokens } from "../auth/access-tokens.ts";
 import type { Actor } from "../auth/actor.ts";
 import { loadOrCreateSigningKey } from "../auth/signing-key.ts";
 import type { AuditEntry } from "../audit/types.ts";
-import type { DbConn } from "../db/conn.ts";
+import { sql } from "drizzle-orm";
+import { deleteAccountRows } from "../account/store.ts";
+import { run, type DbConn } from "../db/conn.ts";
+import { exec, rows } from "../db/sql.ts";
 import { emptyEgressPolicy } from "../net/egress.ts";
 import { oauthApp, type OAuthApp, type ValidatedRequest } from "./app.ts";
 import { s256 } from "./pkce.ts";
@@ -258,5 +261,28 @@ describe("client ID metadata documents", () => {
     const check = await app.checkAuthorizationRequest(authorizeParams("https://127.0.0.1:1/client.json"));
     expect(check).toMatchObject({ kind: "page_error" });
     expect((check as { message: string }).message).not.toContain("127.0.0.1");
+  });
+});
+
+describe("the account's end", () => {
+  test("a disabled account's refresh tokens are refused", async () => {
+    const clientId = await registered();
+    const { code } = await codeFor(clientId);
+    const body = (await exchange(clientId, code)).body as Record<string, string>;
+    await run(conn, (q) => exec(q, sql`UPDATE users SET disabled_at = ${now} WHERE id = ${actor.account.userId}`));
+    expect((await refresh(clientId, body.refresh_token!)).body).toMatchObject({ error: "invalid_grant", error_description: "The account is disabled." });
+  });
+
+  test("deleting the account deletes its grants, codes and refresh tokens", async () => {
+    const clientId = await registered();
+    const { code, grantId } = await codeFor(clientId);
+    await exchange(clientId, code);
+    await codeFor(clientId);
+    await codeFor(clientId, other);
+    await deleteAccountRows(conn, actor.account.userId, { refuseUnfinishedJobs: false, now });
+    expect(await app.grantIsLive(grantId)).toBe(false);
+    const left = await run(conn, (q) => rows<{ n: number }>(q, sql`SELECT (SELECT count(*) FROM oauth_grants) + (SELECT count(*) FROM oauth_codes) + (SELECT count(*) FROM oauth_refresh_tokens) AS n`));
+    // The other account's grant and code remain.
+    expect(Number(left[0]!.n)).toBe(2);
   });
 });
