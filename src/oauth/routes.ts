@@ -73,6 +73,7 @@ export function oauthRoutes(deps: { oauth: OAuthApp; cimd: boolean; dcr: boolean
       summary: "The OAuth 2.1 authorization server's metadata (RFC 8414)",
       tag: "OAuth",
       access: access.public,
+      documentedAtRoot: true,
       responses: { 200: { description: "The metadata", schema: authorizationServerMetadata } },
       handle: () => ({
         status: 200,
@@ -100,6 +101,7 @@ export function oauthRoutes(deps: { oauth: OAuthApp; cimd: boolean; dcr: boolean
       summary: "The REST API's protected resource metadata (RFC 9728)",
       tag: "OAuth",
       access: access.public,
+      documentedAtRoot: true,
       responses: { 200: { description: "The metadata", schema: protectedResourceMetadata } },
       handle: () => ({ status: 200, body: resourceMetadata(url("/api")) }),
     }),
@@ -110,6 +112,7 @@ export function oauthRoutes(deps: { oauth: OAuthApp; cimd: boolean; dcr: boolean
       summary: "The MCP endpoint's protected resource metadata (RFC 9728, path-scoped)",
       tag: "OAuth",
       access: access.public,
+      documentedAtRoot: true,
       responses: { 200: { description: "The metadata", schema: protectedResourceMetadata } },
       handle: () => ({ status: 200, body: resourceMetadata(url("/mcp")) }),
     }),
@@ -120,6 +123,7 @@ export function oauthRoutes(deps: { oauth: OAuthApp; cimd: boolean; dcr: boolean
       summary: "Exchange an authorization code (PKCE S256) or a refresh token (rotated on use) for an access token",
       tag: "OAuth",
       access: access.public,
+      documentedAtRoot: true,
       requestBodyDoc: { [FORM_TYPE]: tokenForm },
       responses: {
         200: { description: "The tokens (RFC 6749 5.1)", schema: tokenResponse },
@@ -138,6 +142,7 @@ export function oauthRoutes(deps: { oauth: OAuthApp; cimd: boolean; dcr: boolean
       summary: "Revoke a refresh token or access token, and the authorization it belongs to (RFC 7009); 200 whatever the token",
       tag: "OAuth",
       access: access.public,
+      documentedAtRoot: true,
       requestBodyDoc: { [FORM_TYPE]: revokeForm },
       responses: {
         200: { description: "Revoked, or not a token of this server" },
@@ -162,6 +167,7 @@ export function oauthRoutes(deps: { oauth: OAuthApp; cimd: boolean; dcr: boolean
       summary: "Register a public client (RFC 7591): at most 10 redirect URIs, rate-limited per address",
       tag: "OAuth",
       access: access.public,
+      documentedAtRoot: true,
       requestBodyDoc: { "application/json": registrationBody },
       responses: {
         201: { description: "The client", schema: registrationResponse },
