@@ -168,7 +168,8 @@ describe("the token endpoint", () => {
   test("a code is refused with another verifier, redirect_uri, client or resource, and is spent by the try", async () => {
     const clientId = await registered();
     const otherClient = await registered();
-    for (const extra of [{ code_verifier: "w".repeat(43) }, { redirect_uri: "http://127.0.0.1:1/callback" }, { client_id: otherClient }, { resource: `${PUBLIC}/api` }]) {
+    const variants: Record<string, string>[] = [{ code_verifier: "w".repeat(43) }, { redirect_uri: "http://127.0.0.1:1/callback" }, { client_id: otherClient }, { resource: `${PUBLIC}/api` }];
+    for (const extra of variants) {
       const { code } = await codeFor(clientId);
       expect((await exchange(clientId, code, extra)).body).toMatchObject({ error: "invalid_grant" });
       expect((await exchange(clientId, code)).body).toMatchObject({ error: "invalid_grant" });
