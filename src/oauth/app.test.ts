@@ -6,6 +6,7 @@ import { actingAndOther } from "../../test/support/actor.ts";
 import { freshDatabaseEachTest } from "../../test/support/database.ts";
 import { AccessTokens } from "../auth/access-tokens.ts";
 import type { Actor } from "../auth/actor.ts";
+import { Authenticator } from "../auth/authenticate.ts";
 import { loadOrCreateSigningKey } from "../auth/signing-key.ts";
 import type { AuditEntry } from "../audit/types.ts";
 import { sql } from "drizzle-orm";
@@ -285,5 +286,25 @@ describe("the account's end", () => {
     const left = await run(conn, (q) => rows<{ n: number }>(q, sql`SELECT (SELECT count(*) FROM oauth_grants) + (SELECT count(*) FROM oauth_codes) + (SELECT count(*) FROM oauth_refresh_tokens) AS n`));
     // The other account's grant and code remain.
     expect(Number(left[0]!.n)).toBe(2);
+  });
+});
+
+describe("the authenticator and the tokens", () => {
+  test("a token of a live grant authenticates with its audience; once revoked, it is refused", async () => {
+    const clientId = await registered();
+    const { code, grantId } = await codeFor(clientId);
+    const body = (await exchange(clientId, code)).body as Record<string, string>;
+    const authenticator = new Authenticator(conn, tokens, { now: () => now }, (id) => app.grantIsLive(id));
+    const outcome = await authenticator.authenticate(`Bearer ${body.access_token}`);
+    expect(outcome).toMatchObject({ kind: "authenticated", principal: { audience: MCP, credential: { type: "oauth", name: clientId, scopes: ["read:meetings"] } } });
+    await app.revokeGrant(actor, grantId);
+    expect(await authenticator.authenticate(`Bearer ${body.access_token}`)).toMatchObject({ kind: "rejected", detail: "The access token's authorization was revoked." });
+    // Without a grant check (a process that has no authorization server) such tokens are refused outright.
+    expect(await new Authenticator(conn, tokens, { now: () => now }).authenticate(`Bearer ${body.access_token}`)).toMatchObject({ kind: "rejected" });
+  });
+
+  test("a token bound to a resource that is not this service's is refused", async () => {
+    const { token } = await tokens.mint({ subject: actor.account.userId, email: "a@firm.example", scopes: ["read:meetings"], ttlSeconds: 60, audience: "https://elsewhere.example/mcp" });
+    await expect(tokens.verify(token)).rejects.toThrow("wrong audience");
   });
 });
