@@ -6,9 +6,13 @@ import { actingAndOther } from "../../test/support/actor.ts";
 import { freshDatabaseEachTest } from "../../test/support/database.ts";
 import { AccessTokens } from "../auth/access-tokens.ts";
 import type { Actor } from "../auth/actor.ts";
+import { Authenticator } from "../auth/authenticate.ts";
 import { loadOrCreateSigningKey } from "../auth/signing-key.ts";
 import type { AuditEntry } from "../audit/types.ts";
-import type { DbConn } from "../db/conn.ts";
+import { sql } from "drizzle-orm";
+import { deleteAccountRows } from "../account/store.ts";
+import { run, type DbConn } from "../db/conn.ts";
+import { exec, rows } from "../db/sql.ts";
 import { emptyEgressPolicy } from "../net/egress.ts";
 import { oauthApp, type OAuthApp, type ValidatedRequest } from "./app.ts";
 import { s256 } from "./pkce.ts";
@@ -165,7 +169,8 @@ describe("the token endpoint", () => {
   test("a code is refused with another verifier, redirect_uri, client or resource, and is spent by the try", async () => {
     const clientId = await registered();
     const otherClient = await registered();
-    for (const extra of [{ code_verifier: "w".repeat(43) }, { redirect_uri: "http://127.0.0.1:1/callback" }, { client_id: otherClient }, { resource: `${PUBLIC}/api` }]) {
+    const variants: Record<string, string>[] = [{ code_verifier: "w".repeat(43) }, { redirect_uri: "http://127.0.0.1:1/callback" }, { client_id: otherClient }, { resource: `${PUBLIC}/api` }];
+    for (const extra of variants) {
       const { code } = await codeFor(clientId);
       expect((await exchange(clientId, code, extra)).body).toMatchObject({ error: "invalid_grant" });
       expect((await exchange(clientId, code)).body).toMatchObject({ error: "invalid_grant" });
@@ -258,5 +263,48 @@ describe("client ID metadata documents", () => {
     const check = await app.checkAuthorizationRequest(authorizeParams("https://127.0.0.1:1/client.json"));
     expect(check).toMatchObject({ kind: "page_error" });
     expect((check as { message: string }).message).not.toContain("127.0.0.1");
+  });
+});
+
+describe("the account's end", () => {
+  test("a disabled account's refresh tokens are refused", async () => {
+    const clientId = await registered();
+    const { code } = await codeFor(clientId);
+    const body = (await exchange(clientId, code)).body as Record<string, string>;
+    await run(conn, (q) => exec(q, sql`UPDATE users SET disabled_at = ${now} WHERE id = ${actor.account.userId}`));
+    expect((await refresh(clientId, body.refresh_token!)).body).toMatchObject({ error: "invalid_grant", error_description: "The account is disabled." });
+  });
+
+  test("deleting the account deletes its grants, codes and refresh tokens", async () => {
+    const clientId = await registered();
+    const { code, grantId } = await codeFor(clientId);
+    await exchange(clientId, code);
+    await codeFor(clientId);
+    await codeFor(clientId, other);
+    await deleteAccountRows(conn, actor.account.userId, { refuseUnfinishedJobs: false, now });
+    expect(await app.grantIsLive(grantId)).toBe(false);
+    const left = await run(conn, (q) => rows<{ n: number }>(q, sql`SELECT (SELECT count(*) FROM oauth_grants) + (SELECT count(*) FROM oauth_codes) + (SELECT count(*) FROM oauth_refresh_tokens) AS n`));
+    // The other account's grant and code remain.
+    expect(Number(left[0]!.n)).toBe(2);
+  });
+});
+
+describe("the authenticator and the tokens", () => {
+  test("a token of a live grant authenticates with its audience; once revoked, it is refused", async () => {
+    const clientId = await registered();
+    const { code, grantId } = await codeFor(clientId);
+    const body = (await exchange(clientId, code)).body as Record<string, string>;
+    const authenticator = new Authenticator(conn, tokens, { now: () => now }, (id) => app.grantIsLive(id));
+    const outcome = await authenticator.authenticate(`Bearer ${body.access_token}`);
+    expect(outcome).toMatchObject({ kind: "authenticated", principal: { audience: MCP, credential: { type: "oauth", name: clientId, scopes: ["read:meetings"] } } });
+    await app.revokeGrant(actor, grantId);
+    expect(await authenticator.authenticate(`Bearer ${body.access_token}`)).toMatchObject({ kind: "rejected", detail: "The access token's authorization was revoked." });
+    // Without a grant check (a process that has no authorization server) such tokens are refused outright.
+    expect(await new Authenticator(conn, tokens, { now: () => now }).authenticate(`Bearer ${body.access_token}`)).toMatchObject({ kind: "rejected" });
+  });
+
+  test("a token bound to a resource that is not this service's is refused", async () => {
+    const { token } = await tokens.mint({ subject: actor.account.userId, email: "a@firm.example", scopes: ["read:meetings"], ttlSeconds: 60, audience: "https://elsewhere.example/mcp" });
+    await expect(tokens.verify(token)).rejects.toThrow("wrong audience");
   });
 });

@@ -243,8 +243,7 @@ export function oauthApp(deps: OAuthAppDeps) {
       { hash: secretHash(refreshToken), expiresAt: now + settings.refreshTtlSeconds * 1000 },
     );
     if (outcome.outcome === "replayed") {
-      forgetGrant(outcome.grant.id);
-      await deps.audit.record(actorEntry(grantActor(outcome.grant, clientAddress), AUDIT_ACTIONS.oauthGrantRevoked, { type: "oauth_grant", id: outcome.grant.id }, { reason: "code_replayed" }));
+      await grantRevoked(outcome.grant, grantActor(outcome.grant, clientAddress), "code_replayed");
       return oauthError(400, "invalid_grant", "The authorization code was already used; the authorization it gave is revoked.");
     }
     if (outcome.outcome !== "issued") return oauthError(400, "invalid_grant", "The authorization code is not valid, has expired, or does not match this client, redirect_uri, code_verifier or resource.");
@@ -267,8 +266,7 @@ export function oauthApp(deps: OAuthAppDeps) {
       expiresAt: now + settings.refreshTtlSeconds * 1000,
     });
     if (outcome.outcome === "reused") {
-      forgetGrant(outcome.grant.id);
-      await deps.audit.record(actorEntry(grantActor(outcome.grant, clientAddress), AUDIT_ACTIONS.oauthGrantRevoked, { type: "oauth_grant", id: outcome.grant.id }, { reason: "refresh_token_reused" }));
+      await grantRevoked(outcome.grant, grantActor(outcome.grant, clientAddress), "refresh_token_reused");
       return oauthError(400, "invalid_grant", "The refresh token was already used; the whole authorization is revoked. Connect the client again.");
     }
     if (outcome.outcome !== "rotated") return oauthError(400, "invalid_grant", "The refresh token is not valid, has expired, was revoked, or belongs to another client or resource.");
@@ -280,8 +278,10 @@ export function oauthApp(deps: OAuthAppDeps) {
     return mintFor(outcome.grant, [...new Set(asked)] as Scope[], next, clientAddress);
   }
 
-  function forgetGrant(grantId: string): void {
-    grantChecks.delete(grantId);
+  /** A grant was revoked here: this node stops its tokens at once (others within a second), and the trail says why. */
+  async function grantRevoked(grant: Pick<store.GrantRow, "id">, by: AuditedActor, reason: string): Promise<void> {
+    grantChecks.delete(grant.id);
+    await deps.audit.record(actorEntry(by, AUDIT_ACTIONS.oauthGrantRevoked, { type: "oauth_grant", id: grant.id }, { reason }));
   }
 
   return {
@@ -311,8 +311,7 @@ export function oauthApp(deps: OAuthAppDeps) {
         if (verified?.grantId) grant = await store.findGrant(conn, verified.grantId);
       }
       if (!grant || !(await store.revokeGrant(conn, grant.id, clock.now()))) return;
-      forgetGrant(grant.id);
-      await deps.audit.record(actorEntry(grantActor(grant, clientAddress), AUDIT_ACTIONS.oauthGrantRevoked, { type: "oauth_grant", id: grant.id }, { reason: "revocation_endpoint" }));
+      await grantRevoked(grant, grantActor(grant, clientAddress), "revocation_endpoint");
     },
 
     /** POST /oauth/register (RFC 7591): a public client; null when registration is off. */
@@ -361,8 +360,7 @@ export function oauthApp(deps: OAuthAppDeps) {
     /** Revokes one of the account's grants (another account's id: false, shown as not found). */
     async revokeGrant(actor: Actor, grantId: string): Promise<boolean> {
       if (grantId.length > 100 || !(await store.revokeGrant(conn, grantId, clock.now(), actor.account.userId))) return false;
-      forgetGrant(grantId);
-      await deps.audit.record(actorEntry(actor, AUDIT_ACTIONS.oauthGrantRevoked, { type: "oauth_grant", id: grantId }, { reason: "revoked_by_owner" }));
+      await grantRevoked({ id: grantId }, actor, "revoked_by_owner");
       return true;
     },
 

@@ -1,3 +1,4 @@
+import { BodyTooLarge, readBoundedText } from "../net/bounded-body.ts";
 import { egressFetch } from "../net/egress-fetch.ts";
 import type { EgressPolicy, Resolver } from "../net/egress.ts";
 import { redirectUriRefusal } from "./redirect-uris.ts";
@@ -44,25 +45,6 @@ function cacheMsOf(cacheControl: string | null): number {
   return Math.min(MAX_CACHE_MS, Math.max(MIN_CACHE_MS, Number(match[1]) * 1000));
 }
 
-/** The body, at most `limit` bytes: a longer one is refused without being read further. */
-async function boundedText(response: Response, limit: number): Promise<string> {
-  const reader = response.body?.getReader();
-  if (!reader) return "";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw new ClientRefused(`The client's metadata document is larger than ${limit} bytes.`);
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
-}
-
 /**
  * Fetches and checks a Client ID Metadata Document through the egress guard: ≤ 5 KB, 5 s, no
  * redirects, JSON whose client_id is the URL itself and whose redirect URIs are acceptable.
@@ -74,9 +56,10 @@ export async function fetchClientMetadata(clientId: string, options: MetadataFet
   try {
     response = await egressFetch(clientId, { policy: options.egress, resolve: options.resolve, ca: options.ca, redirect: "error", signal, headers: { accept: "application/json" } });
     if (response.status !== 200) throw new ClientRefused(`The client's metadata document answered HTTP ${response.status}.`);
-    text = await boundedText(response, MAX_DOCUMENT_BYTES);
+    text = await readBoundedText(response, MAX_DOCUMENT_BYTES);
   } catch (error) {
     if (error instanceof ClientRefused) throw error;
+    if (error instanceof BodyTooLarge) throw new ClientRefused(`The client's metadata document is larger than ${MAX_DOCUMENT_BYTES} bytes.`);
     // The reason (addresses, TLS details) stays here: the person sees only that it failed.
     throw new ClientRefused("The client's metadata document could not be fetched (refused by this server's egress rules, unreachable, or too slow).");
   }

@@ -73,6 +73,7 @@ export function oauthRoutes(deps: { oauth: OAuthApp; cimd: boolean; dcr: boolean
       summary: "The OAuth 2.1 authorization server's metadata (RFC 8414)",
       tag: "OAuth",
       access: access.public,
+      documentedAtRoot: true,
       responses: { 200: { description: "The metadata", schema: authorizationServerMetadata } },
       handle: () => ({
         status: 200,
@@ -93,26 +94,23 @@ export function oauthRoutes(deps: { oauth: OAuthApp; cimd: boolean; dcr: boolean
         },
       }),
     }),
-    defineRoute({
-      method: "GET",
-      path: "/.well-known/oauth-protected-resource",
-      operationId: "getOAuthProtectedResourceMetadata",
-      summary: "The REST API's protected resource metadata (RFC 9728)",
-      tag: "OAuth",
-      access: access.public,
-      responses: { 200: { description: "The metadata", schema: protectedResourceMetadata } },
-      handle: () => ({ status: 200, body: resourceMetadata(url("/api")) }),
-    }),
-    defineRoute({
-      method: "GET",
-      path: "/.well-known/oauth-protected-resource/mcp",
-      operationId: "getMcpProtectedResourceMetadata",
-      summary: "The MCP endpoint's protected resource metadata (RFC 9728, path-scoped)",
-      tag: "OAuth",
-      access: access.public,
-      responses: { 200: { description: "The metadata", schema: protectedResourceMetadata } },
-      handle: () => ({ status: 200, body: resourceMetadata(url("/mcp")) }),
-    }),
+    // RFC 9728 for each protected resource: the REST API, and (path-scoped) the MCP endpoint.
+    ...[
+      { suffix: "", resource: "/api", operationId: "getOAuthProtectedResourceMetadata", summary: "The REST API's protected resource metadata (RFC 9728)" },
+      { suffix: "/mcp", resource: "/mcp", operationId: "getMcpProtectedResourceMetadata", summary: "The MCP endpoint's protected resource metadata (RFC 9728, path-scoped)" },
+    ].map(({ suffix, resource, operationId, summary }) =>
+      defineRoute({
+        method: "GET",
+        path: `/.well-known/oauth-protected-resource${suffix}`,
+        operationId,
+        summary,
+        tag: "OAuth",
+        access: access.public,
+        documentedAtRoot: true,
+        responses: { 200: { description: "The metadata", schema: protectedResourceMetadata } },
+        handle: () => ({ status: 200, body: resourceMetadata(url(resource)) }),
+      }),
+    ),
     defineRoute({
       method: "POST",
       path: "/oauth/token",
@@ -120,6 +118,7 @@ export function oauthRoutes(deps: { oauth: OAuthApp; cimd: boolean; dcr: boolean
       summary: "Exchange an authorization code (PKCE S256) or a refresh token (rotated on use) for an access token",
       tag: "OAuth",
       access: access.public,
+      documentedAtRoot: true,
       requestBodyDoc: { [FORM_TYPE]: tokenForm },
       responses: {
         200: { description: "The tokens (RFC 6749 5.1)", schema: tokenResponse },
@@ -138,6 +137,7 @@ export function oauthRoutes(deps: { oauth: OAuthApp; cimd: boolean; dcr: boolean
       summary: "Revoke a refresh token or access token, and the authorization it belongs to (RFC 7009); 200 whatever the token",
       tag: "OAuth",
       access: access.public,
+      documentedAtRoot: true,
       requestBodyDoc: { [FORM_TYPE]: revokeForm },
       responses: {
         200: { description: "Revoked, or not a token of this server" },
@@ -162,6 +162,7 @@ export function oauthRoutes(deps: { oauth: OAuthApp; cimd: boolean; dcr: boolean
       summary: "Register a public client (RFC 7591): at most 10 redirect URIs, rate-limited per address",
       tag: "OAuth",
       access: access.public,
+      documentedAtRoot: true,
       requestBodyDoc: { "application/json": registrationBody },
       responses: {
         201: { description: "The client", schema: registrationResponse },

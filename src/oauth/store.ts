@@ -27,13 +27,24 @@ export function insertGrantWithCode(c: Conn, grant: GrantRow, code: CodeRow): Pr
   });
 }
 
-async function revokeGrantIn(q: Queryable, grantId: string, now: number): Promise<boolean> {
+/** Revokes a live grant; `userId` limits it to that account's. False: no such live grant. */
+async function revokeGrantIn(q: Queryable, grantId: string, now: number, userId?: string): Promise<boolean> {
   const revoked = await q
     .update(oauthGrants)
     .set({ revokedAt: now })
-    .where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)))
+    .where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt), userId === undefined ? undefined : eq(oauthGrants.userId, userId)))
     .returning({ id: oauthGrants.id });
   return revoked.length > 0;
+}
+
+async function grantIn(q: Queryable, grantId: string): Promise<GrantRow | undefined> {
+  return (await q.select().from(oauthGrants).where(eq(oauthGrants.id, grantId)).limit(1))[0];
+}
+
+/** A code or refresh token presented after its use: its grant is revoked (and answered, for the audit). */
+async function spentTwice(q: Queryable, grantId: string, now: number): Promise<GrantRow> {
+  await revokeGrantIn(q, grantId, now);
+  return (await grantIn(q, grantId))!;
 }
 
 export type RedeemOutcome =
@@ -62,12 +73,9 @@ export function redeemCode(
       .returning();
     if (!code) {
       const [used] = await q.select().from(oauthCodes).where(eq(oauthCodes.codeHash, codeHash)).limit(1);
-      if (!used) return { outcome: "unknown" };
-      await revokeGrantIn(q, used.grantId, now);
-      const [grant] = await q.select().from(oauthGrants).where(eq(oauthGrants.id, used.grantId)).limit(1);
-      return { outcome: "replayed", grant: grant! };
+      return used ? { outcome: "replayed", grant: await spentTwice(q, used.grantId, now) } : { outcome: "unknown" };
     }
-    const [grant] = await q.select().from(oauthGrants).where(eq(oauthGrants.id, code.grantId)).limit(1);
+    const grant = await grantIn(q, code.grantId);
     if (code.expiresAt <= now) return { outcome: "expired" };
     if (!grant || grant.revokedAt !== null) return { outcome: "revoked" };
     if (refuse(code, grant)) return { outcome: "refused" };
@@ -102,12 +110,9 @@ export function rotateRefreshToken(
       .returning();
     if (!token) {
       const [used] = await q.select().from(oauthRefreshTokens).where(eq(oauthRefreshTokens.tokenHash, tokenHash)).limit(1);
-      if (!used) return { outcome: "unknown" };
-      await revokeGrantIn(q, used.grantId, now);
-      const [grant] = await q.select().from(oauthGrants).where(eq(oauthGrants.id, used.grantId)).limit(1);
-      return { outcome: "reused", grant: grant! };
+      return used ? { outcome: "reused", grant: await spentTwice(q, used.grantId, now) } : { outcome: "unknown" };
     }
-    const [grant] = await q.select().from(oauthGrants).where(eq(oauthGrants.id, token.grantId)).limit(1);
+    const grant = await grantIn(q, token.grantId);
     if (!grant || grant.revokedAt !== null) return { outcome: "revoked" };
     if (token.expiresAt <= now) return { outcome: "expired" };
     if (refuse(grant)) return { outcome: "refused" };
@@ -132,19 +137,12 @@ export function grantOfRefreshToken(c: Conn, tokenHash: string): Promise<GrantRo
 }
 
 export function findGrant(c: Conn, grantId: string): Promise<GrantRow | undefined> {
-  return run(c, async (q) => (await q.select().from(oauthGrants).where(eq(oauthGrants.id, grantId)).limit(1))[0]);
+  return run(c, (q) => grantIn(q, grantId));
 }
 
 /** Revokes a grant; `userId` limits it to that account's (another account's id: false). */
 export function revokeGrant(c: Conn, grantId: string, now: number, userId?: string): Promise<boolean> {
-  return run(c, async (q) => {
-    const revoked = await q
-      .update(oauthGrants)
-      .set({ revokedAt: now })
-      .where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt), userId === undefined ? undefined : eq(oauthGrants.userId, userId)))
-      .returning({ id: oauthGrants.id });
-    return revoked.length > 0;
-  });
+  return run(c, (q) => revokeGrantIn(q, grantId, now, userId));
 }
 
 /** The account's live grants, newest first. */

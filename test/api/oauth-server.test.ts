@@ -120,6 +120,16 @@ describe("metadata", () => {
   });
 });
 
+test("the OpenAPI document lists the OAuth endpoints, at the root", async () => {
+  const document = (await (await server.api("/api/openapi.json")).json()) as any;
+  for (const [path, method] of [["/oauth/token", "post"], ["/oauth/revoke", "post"], ["/oauth/register", "post"], ["/.well-known/oauth-authorization-server", "get"], ["/.well-known/oauth-protected-resource/mcp", "get"]]) {
+    const operation = document.paths[path!]?.[method!];
+    expect(operation?.servers).toEqual([{ url: server.url }]);
+  }
+  expect(Object.keys(document.paths["/oauth/token"].post.requestBody.content)).toEqual(["application/x-www-form-urlencoded"]);
+  expect(document.paths["/oauth/token"].post.responses["400"].content["application/json"]).toBeDefined();
+});
+
 describe("dynamic client registration (RFC 7591)", () => {
   test("a public client is registered; bad metadata is refused with RFC 7591 errors", async () => {
     const created = await register({ client_name: "Test assistant", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" });
@@ -189,6 +199,14 @@ describe("the token endpoint", () => {
     expect(await (await form("/oauth/token", { grant_type: "client_credentials" })).json()).toMatchObject({ error: "unsupported_grant_type" });
     const big = await form("/oauth/token", { grant_type: "refresh_token", refresh_token: "x".repeat(20_000) });
     expect(big.status).toBe(400);
+    // A client that sends credentials anyway (HTTP Basic) gets the OAuth answer, not the API's 401.
+    const basic = await server.api("/oauth/token", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${btoa(`${dcrClient}:`)}` },
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: "unknown", client_id: dcrClient }).toString(),
+    });
+    expect(basic.status).toBe(400);
+    expect(await basic.json()).toMatchObject({ error: "invalid_grant" });
   });
 });
 
