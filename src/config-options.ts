@@ -104,6 +104,31 @@ export const OAUTH_OPTIONS: OptionSpec[] = [
   TOKEN_MAX_TTL_OPTION,
 ];
 
+/** The built-in OAuth 2.1 authorization server for AI-assistant connectors (issue 24). */
+export const OAUTH_SERVER_OPTIONS: OptionSpec[] = [
+  {
+    name: "oauth-cimd",
+    type: "bool",
+    env: "VERBATIM_OAUTH_CIMD",
+    default: "true",
+    help: "Accept clients identified by a Client ID Metadata Document: an https client_id whose JSON is fetched through the egress guard (at most 5 KB, 5 s, cached up to its max-age, 1 h by default).",
+  },
+  {
+    name: "oauth-dcr",
+    type: "bool",
+    env: "VERBATIM_OAUTH_DCR",
+    default: "true",
+    help: "Open POST /oauth/register (RFC 7591 dynamic client registration, public clients only, 10 an hour per address): for sites where the clients' metadata URLs cannot be fetched.",
+  },
+  {
+    name: "oauth-access-ttl",
+    type: "int",
+    env: "VERBATIM_OAUTH_ACCESS_TTL",
+    default: "3600",
+    help: "Lifetime in seconds of the access tokens the authorization server issues (60 to --token-max-ttl); refresh tokens, rotated on every use, live 30 days.",
+  },
+];
+
 export const SERVE_OPTIONS: OptionSpec[] = [
   CONFIG_OPTION,
   ROLE_OPTION,
@@ -154,6 +179,7 @@ export const SERVE_OPTIONS: OptionSpec[] = [
   },
   MAX_API_KEYS_OPTION,
   ...OAUTH_OPTIONS,
+  ...OAUTH_SERVER_OPTIONS,
   { name: "ffmpeg", type: "string", env: "VERBATIM_FFMPEG", default: "ffmpeg", help: "The ffmpeg executable." },
   {
     name: "egress-allow",

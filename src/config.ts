@@ -36,6 +36,8 @@ export interface ServiceConfig {
   /** Active API keys one account may hold (--max-api-keys). */
   maxApiKeys: number;
   oauth: OAuthSettings;
+  /** The built-in authorization server (issue 24): which client identifications, token lifetime. */
+  oauthServer: { cimd: boolean; dcr: boolean; accessTtlSeconds: number };
   ffmpegPath: string;
   egress: EgressPolicy;
   egressAllowText: string;
@@ -123,6 +125,14 @@ export function oauthSettings(values: OptionValues, egress?: EgressPolicy): OAut
     maxLocalTtlSeconds: tokenMaxTtl(values),
     external: issuer && jwksUrl ? { issuer, jwksUrl } : undefined,
   };
+}
+
+/** --oauth-cimd, --oauth-dcr, --oauth-access-ttl (at least a minute, at most --token-max-ttl: the authenticator refuses longer). */
+export function oauthServerSettings(values: OptionValues): ServiceConfig["oauthServer"] {
+  const accessTtlSeconds = values["oauth-access-ttl"] as number;
+  const max = tokenMaxTtl(values);
+  if (accessTtlSeconds < 60 || accessTtlSeconds > max) throw new UsageError(`--oauth-access-ttl must be 60 to ${max} seconds (--token-max-ttl)`);
+  return { cimd: values["oauth-cimd"] as boolean, dcr: values["oauth-dcr"] as boolean, accessTtlSeconds };
 }
 
 /** "free=30,pro=120": numbers by plan over the defaults; used for rate limits and parallel slots. */
@@ -303,6 +313,7 @@ export function serviceConfig(values: OptionValues): ServiceConfig {
     rateLimits: parseRateLimits(values["rate-limits"] as string),
     maxApiKeys: atLeastOne(values, "max-api-keys"),
     oauth: oauthSettings(values, egressPolicy(values["egress-allow"] as string)),
+    oauthServer: oauthServerSettings(values),
     ffmpegPath: values.ffmpeg as string,
     egress: egressPolicy(values["egress-allow"] as string),
     egressAllowText: values["egress-allow"] as string,

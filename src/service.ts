@@ -86,6 +86,9 @@ import { purgeExpiredWebSessions } from "./auth/web-session-store.ts";
 import { createWebApp, isWebPath } from "./web/routes.tsx";
 import { MCP_PATH, mcpEndpoint } from "./mcp/server.ts";
 import { SERVICE_VERSION } from "./lib/version.ts";
+import { DEFAULT_REFRESH_TTL_SECONDS, oauthApp, oauthResources, REGISTRATIONS_PER_HOUR } from "./oauth/app.ts";
+import { RegistrationLimit } from "./oauth/registration-limit.ts";
+import { oauthRoutes } from "./oauth/routes.ts";
 import { OidcSignIn } from "./auth/oidc-sign-in.ts";
 import { renameLegacyRecordings, sweepOrphans } from "./storage/sweep.ts";
 import { localDiskStorage } from "./storage/local-disk.ts";
@@ -179,15 +182,32 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   // Drafts begun before the draft_parts table: their parts are recorded from their folders, once.
   const draftParts = await recordUntrackedDraftParts(conn, storage, clock.now());
   if (draftParts) io.say(`Recorded ${draftParts} part(s) of drafts stored before this version`);
+  // The public URL needs the real port, known only once listening; routes read it lazily.
+  let publicUrl = config.publicUrl ?? "";
   const signingKey = await loadOrCreateSigningKey(signingKeyDirOf({ dataDir: config.dataDir, storageDir: config.storageDir, shared: config.database !== undefined }));
   // The IdP's JWKS is fetched under the same egress guard as audio_url; why a fetch failed goes to the log.
-  const accessTokens = new AccessTokens(config.oauth, signingKey, { egress: config.egress, log: (error) => io.logError(error, "oauth-jwks") });
-  const authenticator = new Authenticator(conn, accessTokens, clock);
+  const accessTokens = new AccessTokens(config.oauth, signingKey, {
+    egress: config.egress,
+    log: (error) => io.logError(error, "oauth-jwks"),
+    // The built-in authorization server binds its tokens to these resources (RFC 8707).
+    resources: () => oauthResources(publicUrl),
+  });
+  // The built-in OAuth 2.1 authorization server (issue 24): its tokens name their grant, which the
+  // authenticator checks (≤ 1 s cache), so a revocation stops them on every node within a second.
+  const oauth = oauthApp({
+    conn,
+    clock,
+    audit,
+    tokens: accessTokens,
+    publicUrl: () => publicUrl,
+    settings: { ...config.oauthServer, refreshTtlSeconds: DEFAULT_REFRESH_TTL_SECONDS },
+    egress: config.egress,
+    ca: trustedCertificates(config.caFile),
+  });
+  const authenticator = new Authenticator(conn, accessTokens, clock, (grantId) => oauth.grantIsLive(grantId));
   const requestLog = config.logRequests ? new RequestLog(stdoutSink()) : undefined;
   requestLog?.start();
 
-  // The public URL needs the real port, known only once listening; routes read it lazily.
-  let publicUrl = config.publicUrl ?? "";
   const urls = {
     get api() {
       return `${publicUrl}/api`;
@@ -351,6 +371,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     ...usageRoutes({ usage, billing: config.billing }),
     ...webhookRoutes({ webhooks: apps.webhooks }),
     ...vocabularyRoutes({ vocabulary: apps.vocabulary }),
+    ...oauthRoutes({ oauth, cimd: config.oauthServer.cimd, dcr: config.oauthServer.dcr, registrations: new RegistrationLimit(REGISTRATIONS_PER_HOUR), now: () => clock.now() }),
     ...documentRoutes(apps.documents),
   );
 
@@ -393,7 +414,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     clock,
     billing: config.billing,
     maxUploadBytes: MAX_UPLOAD_BYTES,
-    apps: { ...apps, auth, clients, usage, audit: auditing, retention, admin },
+    apps: { ...apps, auth, clients, usage, audit: auditing, retention, admin, oauth },
     sso,
     maxApiKeys: config.maxApiKeys,
     publicApiUrl: () => urls.api,

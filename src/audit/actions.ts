@@ -30,6 +30,9 @@ export const AUDIT_ACTIONS = {
   apiKeyRevoked: "api_key.revoked",
   tokenMinted: "oauth_token.minted",
   tokenRevoked: "oauth_token.revoked",
+  // The OAuth authorization server (issue 24): consent given, and its end (owner, client, or reuse detected).
+  oauthGrantCreated: "oauth_grant.created",
+  oauthGrantRevoked: "oauth_grant.revoked",
   // Webhooks.
   webhookCreated: "webhook.created",
   webhookDeleted: "webhook.deleted",

@@ -33,6 +33,12 @@ export interface AccessTokenOptions {
   egress?: EgressPolicy;
   /** Host name resolver for the egress guard (tests). */
   resolve?: Resolver;
+  /**
+   * The other audiences the service's own tokens may carry: the resources (RFC 8707) its OAuth
+   * authorization server binds tokens to (oauth/app.ts); read at each verification (the public
+   * URL is known once listening).
+   */
+  resources?: () => readonly string[];
   /** Replaces the guarded JWKS fetch (unit tests only). */
   fetchJwks?: JwksFetch;
   /** Where the raw reason a JWKS could not be fetched goes (the server log), never the client. */
@@ -52,6 +58,10 @@ export interface VerifiedToken {
   scopes: Scope[];
   tokenId: string | undefined;
   expiresAt: number | undefined;
+  /** The grant of the service's OAuth authorization server the token was minted for (its `grant_id` claim). */
+  grantId: string | undefined;
+  /** The token's audience (the resource it was bound to). */
+  audience: string | undefined;
 }
 
 export class TokenRejected extends Error {}
@@ -97,7 +107,7 @@ export class AccessTokens {
     }
   }
 
-  async mint(input: { subject: string; email: string; scopes: Scope[]; ttlSeconds: number; clientId?: string }): Promise<{
+  async mint(input: { subject: string; email: string; scopes: Scope[]; ttlSeconds: number; clientId?: string; audience?: string; grantId?: string }): Promise<{
     token: string;
     jti: string;
     expiresAt: number;
@@ -108,10 +118,11 @@ export class AccessTokens {
     const jti = crypto.randomUUID();
     const issuedAt = Math.floor(Date.now() / 1000);
     const expiresAt = issuedAt + input.ttlSeconds;
-    const token = await new SignJWT({ email: input.email, scope: input.scopes.join(" "), client_id: input.clientId ?? "verbatim-cli" })
+    const claims = { email: input.email, scope: input.scopes.join(" "), client_id: input.clientId ?? "verbatim-cli", ...(input.grantId ? { grant_id: input.grantId } : {}) };
+    const token = await new SignJWT(claims)
       .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid: this.key.kid, typ: "at+jwt" })
       .setIssuer(this.settings.localIssuer)
-      .setAudience(this.settings.audience)
+      .setAudience(input.audience ?? this.settings.audience)
       .setSubject(input.subject)
       .setIssuedAt(issuedAt)
       .setJti(jti)
@@ -144,6 +155,8 @@ export class AccessTokens {
         scopes: scopesOf(payload),
         tokenId: payload.jti,
         expiresAt: payload.exp,
+        grantId: useExternal ? undefined : stringClaim(payload.grant_id),
+        audience: typeof payload.aud === "string" ? payload.aud : undefined,
       };
     } catch (error) {
       if (error instanceof TokenRejected) throw error;
@@ -163,7 +176,7 @@ export class AccessTokens {
   private async verifyLocal(token: string): Promise<JWTPayload> {
     const { payload } = await jwtVerify(token, this.key.publicKey, {
       issuer: this.settings.localIssuer,
-      audience: this.settings.audience,
+      audience: [this.settings.audience, ...(this.options.resources?.() ?? [])],
       clockTolerance: CLOCK_TOLERANCE,
       algorithms: [SIGNING_ALGORITHM],
       typ: "at+jwt",

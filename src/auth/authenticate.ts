@@ -24,6 +24,8 @@ export interface Principal {
   rateKey: string;
   /** The request's client address (through the trusted proxy), set per request by the router (the outcome itself is cached per key). */
   clientAddress?: () => string;
+  /** An access token's audience (aud): the resource it was bound to (RFC 8707), for endpoints that check theirs (/mcp). */
+  audience?: string;
 }
 
 export type AuthOutcome =
@@ -45,6 +47,11 @@ export class Authenticator {
     private readonly conn: DbConn,
     private readonly tokens: AccessTokens,
     private readonly clock: Clock,
+    /**
+     * Whether a grant of the OAuth authorization server still stands (oauth/app.ts, cached ≤ 1 s):
+     * a token minted for a revoked grant is refused. Without it, such tokens are refused outright.
+     */
+    private readonly grantIsLive?: (grantId: string) => Promise<boolean>,
   ) {
     this.keys = createApiKeyLookup(conn);
   }
@@ -116,6 +123,9 @@ export class Authenticator {
       // Local tokens name the user by id (their email claim never stands in for it), and can be
       // revoked by jti: one primary-key lookup, only for these tokens.
       if (await isTokenRevoked(this.conn, verified.tokenId!)) return { kind: "rejected", detail: "The access token has been revoked." };
+      if (verified.grantId !== undefined && !(await this.grantIsLive?.(verified.grantId))) {
+        return { kind: "rejected", detail: "The access token's authorization was revoked." };
+      }
       user = await getUserById(this.conn, verified.subject);
       if (!user) return { kind: "rejected", detail: "The access token's subject is not a user of this service." };
       // Disabled by an administrator: the token is refused while the account stays disabled.
@@ -143,6 +153,7 @@ export class Authenticator {
           expiresAt: verified.expiresAt ?? null,
         },
         rateKey: `oauth:${verified.issuer}:${user.id}:${client}`,
+        ...(verified.audience !== undefined ? { audience: verified.audience } : {}),
       },
     };
   }

@@ -49,8 +49,10 @@ function parameters(route: RouteDef): JsonSchema[] {
 export function buildOpenApi(routes: RouteDef[], serverUrl: string, docsUrl: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    if (!route.path.startsWith("/api/")) continue;
-    const path = route.path.slice("/api".length).replace(/:([A-Za-z_]+)/g, "{$1}");
+    // Routes outside /api are documented only when they ask to (the OAuth server's), with their own server URL.
+    const atRoot = !route.path.startsWith("/api/");
+    if (atRoot && !route.documentedAtRoot) continue;
+    const path = (atRoot ? route.path : route.path.slice("/api".length)).replace(/:([A-Za-z_]+)/g, "{$1}");
     const responses: Record<string, unknown> = {};
     for (const [status, doc] of Object.entries(route.responses)) {
       const content: Record<string, unknown> = {};
@@ -64,10 +66,11 @@ export function buildOpenApi(routes: RouteDef[], serverUrl: string, docsUrl: str
     const codes = [...base, ...(route.errors ?? [])];
     for (const code of new Set(codes)) {
       const status = String(ERROR_CATALOGUE[code].status);
-      const existing = responses[status] as { description: string } | undefined;
+      const existing = responses[status] as { description: string; content?: Record<string, unknown> } | undefined;
       responses[status] = {
         description: existing ? `${existing.description}; ${code}` : code,
-        content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+        // A root route's own error body (an OAuth error's JSON) stays beside the problem.
+        content: { ...(atRoot ? existing?.content : {}), "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
       };
     }
     const security =
@@ -77,6 +80,7 @@ export function buildOpenApi(routes: RouteDef[], serverUrl: string, docsUrl: str
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = {
       operationId: route.operationId,
+      ...(atRoot ? { servers: [{ url: serverUrl.replace(/\/api$/, "") }] } : {}),
       summary: route.summary,
       tags: [route.tag],
       security,

@@ -57,6 +57,8 @@ export interface RouteDef<P extends z.ZodType = z.ZodType, Q extends z.ZodType =
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** Path below /api, in Elysia's form: /v1/meetings/:meeting_id */
   path: string;
+  /** A route outside /api that the OpenAPI document lists all the same (the OAuth server's, issue 24). */
+  documentedAtRoot?: boolean;
   operationId: string;
   summary: string;
   tag: string;

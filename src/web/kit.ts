@@ -8,6 +8,7 @@ import type { UsageApp } from "../usage/app.ts";
 import type { DocumentsApp } from "../documents/app.ts";
 import type { ExportsApp } from "../exports/app.ts";
 import type { MeetingsApp } from "../meetings/app.ts";
+import type { OAuthApp } from "../oauth/app.ts";
 import type { ReportsApp } from "../reports/app.ts";
 import type { TemplatesApp } from "../templates/app.ts";
 import type { TranscriptsApp } from "../transcripts/app.ts";
@@ -45,6 +46,8 @@ export interface WebApps {
   retention: RetentionApp;
   vocabulary: VocabularyApp;
   admin: AdminApp;
+  /** The authorization server (issue 24): the consent page and Settings → Connected apps. */
+  oauth: OAuthApp;
 }
 
 /** What the web app's pages use: the same services as the API, handed over by the composition root. */

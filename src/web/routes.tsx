@@ -25,6 +25,7 @@ import { retentionPages } from "./retention-routes.tsx";
 import { vocabularyPages } from "./vocabulary-routes.tsx";
 import { redactionSettingsPages } from "./redaction-routes.tsx";
 import { adminPages } from "./admin-routes.tsx";
+import { AUTHORIZE_PATH, MAX_AUTHORIZE_REQUEST_CHARS, oauthPages } from "./oauth-routes.tsx";
 import { webhookPages } from "./webhook-routes.tsx";
 
 export { SESSION_COOKIE } from "./kit.ts";
@@ -38,7 +39,9 @@ const SSO_COOKIE = "verbatim_sso";
 /** The client script of every page (web/islands/app.ts), bundled into the executable when it is built. */
 export const APP_SCRIPT: string = bundleIsland("./app.ts");
 
-const WEB_ROOTS = ["/meetings", "/record", "/settings", "/clients", "/assets", "/login", "/admin"];
+// "/oauth/authorize" (the consent page, issue 24) is the web app's; the rest of /oauth/ (token,
+// registration, revocation) is the API's.
+const WEB_ROOTS = ["/meetings", "/record", "/settings", "/clients", "/assets", "/login", "/admin", AUTHORIZE_PATH];
 
 /**
  * The paths the web app answers; everything else is the API's. Asked for every request, so an
@@ -56,10 +59,12 @@ export function isWebPath(pathname: string): boolean {
 /**
  * Where to go after signing in: a page of this web app the browser was sent away from, as a path
  * on this site, else the meetings list. Anything that could leave the site (`//host`, a scheme,
- * a backslash) or is not a page of the app is ignored.
+ * a backslash) or is not a page of the app is ignored. An OAuth authorization request (the consent
+ * page) may be longer than other pages' paths: its client_id, redirect_uri, resource and PKCE
+ * challenge travel in it.
  */
 export function afterSignIn(next: string | null | undefined): string {
-  if (!next || next.length > 512 || !next.startsWith("/") || next.startsWith("//") || /[\\\u0000-\u001f]/.test(next)) return "/meetings";
+  if (!next || next.length > (next.startsWith(`${AUTHORIZE_PATH}?`) ? MAX_AUTHORIZE_REQUEST_CHARS : 512) || !next.startsWith("/") || next.startsWith("//") || /[\\\u0000-\u001f]/.test(next)) return "/meetings";
   const path = pathOf(`http://site${next}`);
   if (!isWebPath(path) || path === "/" || path === "/logout" || path.startsWith("/login") || path.startsWith("/assets/")) return "/meetings";
   return next;
@@ -224,6 +229,7 @@ export function createWebApp(deps: WebDeps) {
   vocabularyPages(app as unknown as Elysia, kit);
   redactionSettingsPages(app as unknown as Elysia, kit);
   adminPages(app as unknown as Elysia, kit);
+  oauthPages(app as unknown as Elysia, kit);
   app.all("*", ({ request }) => {
     const frame = kit.frameFor(request, kit.sessionOf(request), (t) => t("notFound.title"));
     return html(<NotFoundPage frame={frame} message={frame.t("notFound.body")} />, 404);

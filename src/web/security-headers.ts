@@ -27,3 +27,18 @@ export function securityHeaders(): Record<string, string> {
     "cache-control": "no-store",
   };
 }
+
+/**
+ * The consent page's headers (issue 24): the same policy, except that its form may also lead to
+ * the client's redirect URI. Browsers apply form-action to the redirects that follow a form's
+ * submission, and the decision's answer is a 303 to that URI; only its origin (an http(s) URI) or
+ * its scheme (an app's private-use scheme, RFC 8252) is added, never a wildcard.
+ */
+export function consentSecurityHeaders(redirectUri: string): Record<string, string> {
+  const url = new URL(redirectUri);
+  const source = url.protocol === "https:" || url.protocol === "http:" ? url.origin : url.protocol;
+  // A source with a space, a comma or a semicolon would change the policy's meaning: none can come
+  // from URL's serialisation, and the check keeps it so.
+  const form = /^[A-Za-z0-9+.\-:/[\]]+$/.test(source) ? `form-action 'self' ${source}` : "form-action 'self'";
+  return { "content-security-policy": CONTENT_SECURITY_POLICY.replace("form-action 'self'", form) };
+}

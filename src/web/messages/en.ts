@@ -1,8 +1,10 @@
 import { adminEn } from "./admin-en.ts";
+import { oauthEn } from "./oauth-en.ts";
 
 /** Every string the web app shows, in English: the keys every other language must give (messages/fr.ts). */
 export const en = {
   ...adminEn,
+  ...oauthEn,
   "app.name": "Verbatim",
   "nav.meetings": "Meetings",
   "nav.record": "Record",

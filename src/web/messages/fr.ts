@@ -1,9 +1,11 @@
 import { adminFr } from "./admin-fr.ts";
+import { oauthFr } from "./oauth-fr.ts";
 import type { MessageKey } from "./en.ts";
 
 /** The web app's strings in French. A missing key is a type error. */
 export const fr: Record<MessageKey, string> = {
   ...adminFr,
+  ...oauthFr,
   "app.name": "Verbatim",
   "nav.meetings": "Réunions",
   "nav.record": "Enregistrer",

@@ -10,6 +10,7 @@ const TABS = [
   ["retention", "/settings/retention", "retention.title"],
   ["vocabulary", "/settings/vocabulary", "vocab.title"],
   ["redaction", "/settings/redaction", "redaction.title"],
+  ["connected-apps", "/settings/connected-apps", "apps.title"],
 ] as const;
 
 export function SettingsNav({ frame, current }: { frame: PageFrame; current: (typeof TABS)[number][0] }) {
