@@ -524,6 +524,7 @@ describe("multipart field forms", () => {
       email: "contact@dupont.example",
       phone: "+33 1 23 45 67 89",
       is_archived: false,
+      legal_hold: false,
     });
   });
 

@@ -51,7 +51,10 @@ test("the account's sign-in, failed sign-in and new key show newest first, with 
   const { status, page } = await activity(ana);
   expect(status).toBe(200);
   const rows = rowsOf(page);
-  expect(rows).toHaveLength(3);
+  // Newest first, and last the administrator's creation of the account (beforeAll's admin user create).
+  expect(rows).toHaveLength(4);
+  expect(rows[3]).toContain("Account created by an administrator");
+  expect(rows[3]).toContain("Administrator (command line)");
   expect(rows[0]).toContain("API key created");
   expect(rows[0]).toContain("192.0.2.46");
   expect(rows[1]).toContain("Signed in");
@@ -62,7 +65,8 @@ test("the account's sign-in, failed sign-in and new key show newest first, with 
   expect(page).toContain('aria-current="page">Activity');
 
   const benPage = await activity(ben);
-  expect(rowsOf(benPage.page)).toHaveLength(1);
+  // Ben's own sign-in, and his account's creation by the administrator.
+  expect(rowsOf(benPage.page)).toHaveLength(2);
   expect(benPage.page).not.toContain("192.0.2.4");
 });
 

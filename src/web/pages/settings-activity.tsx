@@ -1,3 +1,4 @@
+import type { AuditAction } from "../../audit/actions.ts";
 import type { AuditRow } from "../../audit/app.ts";
 import type { MessageKey } from "../messages/en.ts";
 import { Layout, NextPageLink, Notice, type PageFrame, type PageNotice } from "../layout.tsx";
@@ -12,7 +13,8 @@ export interface ActivityFilters {
 }
 
 /** Each action's words; an action without (a newer one) shows its name. */
-const ACTION_LABELS: Record<string, MessageKey> = {
+/** Every action has its words: the type makes a new action name without them a compile error. */
+const ACTION_LABELS: Record<AuditAction, MessageKey> = {
   "transcript.read": "activity.action.transcriptRead",
   "report.read": "activity.action.reportRead",
   "recording.read": "activity.action.recordingRead",
@@ -41,6 +43,15 @@ const ACTION_LABELS: Record<string, MessageKey> = {
   "retention.meeting_deleted": "activity.action.retentionMeetingDeleted",
   "retention.recording_deleted": "activity.action.retentionRecordingDeleted",
   "audit.exported": "activity.action.auditExported",
+  "user.created": "activity.action.userCreated",
+  "user.disabled": "activity.action.userDisabled",
+  "user.enabled": "activity.action.userEnabled",
+  "user.deleted": "activity.action.userDeleted",
+  "user.sign_in_reset": "activity.action.signInReset",
+  "user.role_changed": "activity.action.roleChanged",
+  "user.plan_changed": "activity.action.planChanged",
+  "user.credits_granted": "activity.action.creditsGranted",
+  "user.spend_cap_set": "activity.action.spendCapSet",
 };
 
 /** The filter's kinds (an action's first word) and their words. */
@@ -58,6 +69,7 @@ const KIND_LABELS: Record<string, MessageKey> = {
   webhook: "activity.kind.webhook",
   retention: "activity.kind.retention",
   audit: "activity.kind.audit",
+  user: "activity.kind.user",
 };
 
 const CREDENTIAL_LABELS: Record<string, MessageKey> = {
