@@ -1,5 +1,4 @@
-import type { AuditAction } from "../../audit/actions.ts";
-import type { AuditRow } from "../../audit/app.ts";
+import type { AuditAction, AuditRow } from "../../audit/app.ts";
 import type { MessageKey } from "../messages/en.ts";
 import { Layout, NextPageLink, Notice, type PageFrame, type PageNotice } from "../layout.tsx";
 import { SettingsNav } from "./settings.tsx";
