@@ -3,6 +3,8 @@ import { exportAuditEntries, listAuditEntries, purgeAuditEntries, type AuditFilt
 import type { AuditedActor } from "./types.ts";
 
 export type { AuditRow, AuditFilter, AuditPage };
+// The web app names actions through this module (its only door to audit/: test/architecture.test.ts).
+export type { AuditAction } from "./actions.ts";
 
 /** A page of the trail: narrowed by action kinds, a resource id, a time range. */
 export interface AuditQuery {

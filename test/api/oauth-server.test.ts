@@ -250,3 +250,15 @@ describe("registration rate", () => {
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
   });
 });
+
+test("--oauth-dcr=false --oauth-cimd=false: no registration endpoint, and the metadata says so", async () => {
+  const closed = await startServer({ args: ["--oauth-dcr=false", "--oauth-cimd=false"] });
+  try {
+    const metadata = (await (await closed.api("/.well-known/oauth-authorization-server")).json()) as Record<string, unknown>;
+    expect(metadata.registration_endpoint).toBeUndefined();
+    expect(metadata.client_id_metadata_document_supported).toBe(false);
+    expect((await closed.api("/oauth/register", { method: "POST", json: { redirect_uris: [REDIRECT] } })).status).toBe(404);
+  } finally {
+    await closed.stop();
+  }
+}, 60_000);

@@ -1,5 +1,4 @@
-import type { AuditAction } from "../../audit/actions.ts";
-import type { AuditRow } from "../../audit/app.ts";
+import type { AuditAction, AuditRow } from "../../audit/app.ts";
 import type { MessageKey } from "../messages/en.ts";
 import { Layout, NextPageLink, Notice, type PageFrame, type PageNotice } from "../layout.tsx";
 import { SettingsNav } from "./settings.tsx";
@@ -38,6 +37,8 @@ const ACTION_LABELS: Record<AuditAction, MessageKey> = {
   "api_key.revoked": "activity.action.apiKeyRevoked",
   "oauth_token.minted": "activity.action.tokenMinted",
   "oauth_token.revoked": "activity.action.tokenRevoked",
+  "oauth_grant.created": "activity.action.oauthGrantCreated",
+  "oauth_grant.revoked": "activity.action.oauthGrantRevoked",
   "webhook.created": "activity.action.webhookCreated",
   "webhook.deleted": "activity.action.webhookDeleted",
   "retention.meeting_deleted": "activity.action.retentionMeetingDeleted",
@@ -66,6 +67,7 @@ const KIND_LABELS: Record<string, MessageKey> = {
   auth: "activity.kind.auth",
   api_key: "activity.kind.apiKey",
   oauth_token: "activity.kind.oauthToken",
+  oauth_grant: "activity.kind.oauthGrant",
   webhook: "activity.kind.webhook",
   retention: "activity.kind.retention",
   audit: "activity.kind.audit",
