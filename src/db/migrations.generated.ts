@@ -24,7 +24,7 @@ import m21 from "../../migrations/0021_vocabulary.sql" with { type: "text" };
 import m22 from "../../migrations/0022_redaction.sql" with { type: "text" };
 import m23 from "../../migrations/0023_users_admin_role.sql" with { type: "text" };
 import m24 from "../../migrations/0024_first_user_admin.sql" with { type: "text" };
-import m25 from "../../migrations/0025_tough_the_spike.sql" with { type: "text" };
+import m25 from "../../migrations/0025_oauth.sql" with { type: "text" };
 import pg0 from "../../migrations/postgres/0000_init.sql" with { type: "text" };
 import pg1 from "../../migrations/postgres/0001_rules.sql" with { type: "text" };
 import pg2 from "../../migrations/postgres/0002_webhook_delivery_lease.sql" with { type: "text" };
@@ -36,7 +36,7 @@ import pg7 from "../../migrations/postgres/0007_vocabulary.sql" with { type: "te
 import pg8 from "../../migrations/postgres/0008_redaction.sql" with { type: "text" };
 import pg9 from "../../migrations/postgres/0009_users_admin_role.sql" with { type: "text" };
 import pg10 from "../../migrations/postgres/0010_first_user_admin.sql" with { type: "text" };
-import pg11 from "../../migrations/postgres/0011_lovely_luckman.sql" with { type: "text" };
+import pg11 from "../../migrations/postgres/0011_oauth.sql" with { type: "text" };
 
 /** The SQLite migrations, in order. */
 export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
@@ -65,7 +65,7 @@ export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0022_redaction", sql: m22 },
   { tag: "0023_users_admin_role", sql: m23 },
   { tag: "0024_first_user_admin", sql: m24 },
-  { tag: "0025_tough_the_spike", sql: m25 },
+  { tag: "0025_oauth", sql: m25 },
 ];
 
 /** The PostgreSQL migrations, in order. */
@@ -81,5 +81,5 @@ export const EMBEDDED_PG_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0008_redaction", sql: pg8 },
   { tag: "0009_users_admin_role", sql: pg9 },
   { tag: "0010_first_user_admin", sql: pg10 },
-  { tag: "0011_lovely_luckman", sql: pg11 },
+  { tag: "0011_oauth", sql: pg11 },
 ];
