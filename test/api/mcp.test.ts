@@ -114,6 +114,8 @@ describe("connecting", () => {
       expect(challenge).toStartWith("Bearer ");
       expect(challenge).toContain(`resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp"`);
       expect(challenge).toMatch(/scope="[^"]*read:meetings[^"]*read:transcripts/);
+      // RFC 6750 §3.1: a presented credential that is refused is an invalid_token; no credential gets the bare challenge.
+      expect(challenge.includes('error="invalid_token"')).toBe(headers.authorization !== undefined);
       expect(response.headers.get("x-request-id")).toBeTruthy();
     }
     await expect(connect("vb_not_a_real_key")).rejects.toThrow();
