@@ -28,6 +28,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { InvalidGrantError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { call, refusal } from "../helpers/mcp-client.ts";
 import { createUserWithKey, endedJob, SHARED_FIXTURES, startServer, type TestServer } from "../helpers/server.ts";
 import { LOOPBACK_CA_FILE, startReceiver, type Receiver } from "../support/webhook-receiver.ts";
 
@@ -51,8 +52,7 @@ let othersMeetingId: string;
 let documentHost: Receiver;
 let callbackServer: ReturnType<typeof Bun.serve>;
 let redirectUri: string;
-/** The redirects the callback server received, oldest first, and whoever waits for the next one. */
-const callbacks: URL[] = [];
+/** Whoever waits for the next redirect the callback server receives. */
 let callbackWaiter: ((url: URL) => void) | undefined;
 let browser: Browser;
 let page: Page;
@@ -174,18 +174,6 @@ async function connected(provider: AssistantProvider): Promise<Client> {
   return client;
 }
 
-async function call(client: Client, name: string, args: Json = {}): Promise<Json> {
-  const result = (await client.callTool({ name, arguments: args })) as Json;
-  expect(result.isError ?? false).toBe(false);
-  return result.structuredContent as Json;
-}
-
-async function refusal(client: Client, name: string, args: Json): Promise<Json> {
-  const result = (await client.callTool({ name, arguments: args })) as Json;
-  expect(result.isError).toBe(true);
-  return JSON.parse(result.content[0].text) as Json;
-}
-
 function initializeWith(token: string): Promise<Response> {
   return fetch(mcpUrl, {
     method: "POST",
@@ -220,7 +208,8 @@ beforeAll(async () => {
     port: 0,
     fetch(request) {
       const url = new URL(request.url);
-      callbacks.push(url);
+      // Only the redirect itself: chromium also asks for /favicon.ico, which must not pass for the next redirect.
+      if (url.pathname !== "/callback") return new Response("not found", { status: 404 });
       callbackWaiter?.(url);
       callbackWaiter = undefined;
       return new Response("<!doctype html><title>Connected</title><p>You may close this window.</p>", { headers: { "content-type": "text/html" } });
