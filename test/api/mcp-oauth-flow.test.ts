@@ -218,9 +218,11 @@ beforeAll(async () => {
   redirectUri = `http://127.0.0.1:${callbackServer.port}/callback`;
   documentHost = startReceiver();
   const documentUrl = `${documentHost.url}${DOCUMENT_PATH}`;
+  // A native assistant's document: its loopback listener's port is picked at each run, so the
+  // document names none and the server lets the port vary (RFC 8252 §7.3).
   documentHost.answer((request) =>
     new URL(request.url).pathname === DOCUMENT_PATH
-      ? Response.json({ client_id: documentUrl, client_name: "Document assistant", redirect_uris: [redirectUri], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" })
+      ? Response.json({ client_id: documentUrl, client_name: "Document assistant", redirect_uris: ["http://127.0.0.1/callback"], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" })
       : new Response("not found", { status: 404 }),
   );
   // The server may fetch the metadata document from the loopback https host (egress allowlist) and trusts its test certificate.
@@ -393,6 +395,8 @@ describe("a client identified by its metadata document (CIMD)", () => {
     // No registration: the client_id is the document's URL.
     expect(provider.client!.client_id).toBe(provider.clientMetadataUrl!);
     expect(authorizationUrl.searchParams.get("client_id")).toBe(provider.clientMetadataUrl!);
+    // The SDK asks for its own port's callback; the document registered the port-less loopback URI.
+    expect(authorizationUrl.searchParams.get("redirect_uri")).toBe(redirectUri);
     const back = await consentInBrowser(authorizationUrl, "Document assistant");
     // The server read the document (through its egress guard) to show the consent page.
     expect(documentHost.received.filter((r) => r.path === DOCUMENT_PATH).length).toBeGreaterThan(fetchedBefore);
