@@ -426,7 +426,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const apiNodes = config.database && servesHttp ? new LiveApiNodes(() => liveNodeCount(conn, ["api", "all"], clock.now())) : undefined;
   await apiNodes?.start();
   // The MCP server (issue 24): the same use cases, for AI assistants, at /mcp.
-  const mcp = mcpEndpoint({ apps, publicUrl: () => publicUrl, version: SERVICE_VERSION, onUnexpectedError: io.logError });
+  const mcp = mcpEndpoint({ apps, publicUrl: () => publicUrl, resources: () => oauthResources(publicUrl), version: SERVICE_VERSION, onUnexpectedError: io.logError });
   const pipeline = createPipeline({
     authenticator,
     limiter: new SlidingWindowLimiter(),

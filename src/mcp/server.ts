@@ -51,6 +51,12 @@ export interface McpEndpointDeps {
   apps: McpApps;
   /** The service's public URL (known once listening): the resource metadata URL of a 401 names it. */
   publicUrl(): string;
+  /**
+   * The resources (RFC 8707) the built-in authorization server binds its tokens to (oauth/app.ts's
+   * oauthResources): a token bound to one of them other than this endpoint was issued for another
+   * resource and is refused here.
+   */
+  resources(): readonly string[];
   version: string;
   onUnexpectedError(error: unknown, requestId: string): void;
   sleep?(ms: number): Promise<void>;
@@ -86,17 +92,30 @@ export function mcpEndpoint(deps: McpEndpointDeps) {
     return access.any;
   };
 
-  const unauthorized = (detail: string) =>
+  /** RFC 6750 §3.1: a credential that was presented and refused is an invalid_token; none at all gets the bare challenge. */
+  const unauthorized = (detail: string, invalidToken: boolean) =>
     jsonRpcError(401, null, -32001, detail, {
-      "www-authenticate": `Bearer resource_metadata="${resourceMetadata()}", scope="${challengeScopes.join(" ")}"`,
+      "www-authenticate": `Bearer ${invalidToken ? 'error="invalid_token", ' : ""}resource_metadata="${resourceMetadata()}", scope="${challengeScopes.join(" ")}"`,
     });
+
+  /**
+   * RFC 8707 and the MCP authorization spec: a token is accepted only by the resource it was
+   * issued for. One the authorization server bound to another of its resources (`<public>/api`)
+   * is refused; one with no audience of ours to check (`admin token create`, the firm's identity
+   * provider: the service's --oauth-audience) is accepted as everywhere.
+   */
+  const boundElsewhere = (principal: Principal) => {
+    const { audience } = principal;
+    return audience !== undefined && audience !== `${deps.publicUrl()}${MCP_PATH}` && deps.resources().includes(audience);
+  };
 
   return {
     async fetch(request: Request): Promise<Response> {
       const context = contextOf(request);
       context.route = MCP_PATH;
       const { auth } = context;
-      if (auth.kind !== "authenticated") return unauthorized(auth.kind === "rejected" ? auth.detail : "The MCP server needs Authorization: Bearer <API key or access token>.");
+      if (auth.kind !== "authenticated") return unauthorized(auth.kind === "rejected" ? auth.detail : "The MCP server needs Authorization: Bearer <API key or access token>.", auth.kind === "rejected");
+      if (boundElsewhere(auth.principal)) return unauthorized(`The access token was issued for another resource (${auth.principal.audience}), not for this MCP server.`, true);
       // Stateless: no SSE stream to open with GET, no session to end with DELETE (the transport spec lets a server answer 405).
       if (request.method !== "POST") return new Response(null, { status: 405, headers: { allow: "POST" } });
       let body: unknown;

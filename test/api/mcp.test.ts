@@ -8,6 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { exportAuditEntries, type AuditRow } from "../../src/audit/store.ts";
 import { getUserByEmail } from "../../src/auth/user-store.ts";
+import { call, refusal } from "../helpers/mcp-client.ts";
 import { createUserWithKey, endedJob, startServer, SHARED_FIXTURES, type TestServer } from "../helpers/server.ts";
 
 const FIXTURE = `${SHARED_FIXTURES}/meeting-fr-2spk.wav`;
@@ -26,20 +27,6 @@ async function connect(bearer: string, name = "verbatim-test"): Promise<Client> 
   const client = new Client({ name, version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${bearer}` } } }));
   return client;
-}
-
-/** A tool's answer: its structured content, after the client checked it against the tool's output schema. */
-async function call(client: Client, name: string, args: Json = {}): Promise<Json> {
-  const result = (await client.callTool({ name, arguments: args })) as Json;
-  expect(result.isError ?? false).toBe(false);
-  return result.structuredContent as Json;
-}
-
-/** A refused tool call: the problem the use case answered, as the tool's error text. */
-async function refusal(client: Client, name: string, args: Json): Promise<Json> {
-  const result = (await client.callTool({ name, arguments: args })) as Json;
-  expect(result.isError).toBe(true);
-  return JSON.parse(result.content[0].text) as Json;
 }
 
 async function usedFromWallet(bearer: string): Promise<number> {
@@ -114,6 +101,8 @@ describe("connecting", () => {
       expect(challenge).toStartWith("Bearer ");
       expect(challenge).toContain(`resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp"`);
       expect(challenge).toMatch(/scope="[^"]*read:meetings[^"]*read:transcripts/);
+      // RFC 6750 §3.1: a presented credential that is refused is an invalid_token; no credential gets the bare challenge.
+      expect(challenge.includes('error="invalid_token"')).toBe(headers.authorization !== undefined);
       expect(response.headers.get("x-request-id")).toBeTruthy();
     }
     await expect(connect("vb_not_a_real_key")).rejects.toThrow();
