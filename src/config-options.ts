@@ -124,8 +124,8 @@ export const OAUTH_SERVER_OPTIONS: OptionSpec[] = [
     name: "oauth-access-ttl",
     type: "int",
     env: "VERBATIM_OAUTH_ACCESS_TTL",
-    default: "3600",
-    help: "Lifetime in seconds of the access tokens the authorization server issues (60 to --token-max-ttl); refresh tokens, rotated on every use, live 30 days.",
+    valueName: "SECONDS",
+    help: "Lifetime in seconds of the access tokens the authorization server issues (60 to --token-max-ttl; default 3600, or --token-max-ttl when that is shorter); refresh tokens, rotated on every use, live 30 days.",
   },
 ];
 

@@ -54,3 +54,12 @@ test("the storage dir (--storage-dir, VERBATIM_STORAGE_DIR) is the data dir unle
   expect(config(["--data-dir", "/srv/verbatim", "--storage-dir", "/mnt/shared/verbatim"])).toMatchObject({ dataDir: "/srv/verbatim", storageDir: "/mnt/shared/verbatim" });
   expect(config(["--data-dir", "/srv/verbatim"], { VERBATIM_STORAGE_DIR: "/mnt/nfs" }).storageDir).toBe("/mnt/nfs");
 });
+
+test("the authorization server's access tokens live an hour, or --token-max-ttl when that is shorter; set above it, the start stops", () => {
+  expect(config([]).oauthServer.accessTtlSeconds).toBe(3600);
+  expect(config(["--token-max-ttl", "600"]).oauthServer.accessTtlSeconds).toBe(600);
+  expect(config(["--oauth-access-ttl", "300", "--token-max-ttl", "600"]).oauthServer.accessTtlSeconds).toBe(300);
+  expect(config([], { VERBATIM_OAUTH_ACCESS_TTL: "120" }).oauthServer.accessTtlSeconds).toBe(120);
+  expect(() => config(["--oauth-access-ttl", "3600", "--token-max-ttl", "600"])).toThrow(/--oauth-access-ttl must be 60 to 600 seconds/);
+  expect(() => config(["--oauth-access-ttl", "30"])).toThrow(UsageError);
+});

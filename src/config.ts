@@ -127,10 +127,17 @@ export function oauthSettings(values: OptionValues, egress?: EgressPolicy): OAut
   };
 }
 
-/** --oauth-cimd, --oauth-dcr, --oauth-access-ttl (at least a minute, at most --token-max-ttl: the authenticator refuses longer). */
+/** An hour, the usual access token lifetime, unless --token-max-ttl is shorter. */
+const DEFAULT_OAUTH_ACCESS_TTL_SECONDS = 3600;
+
+/**
+ * --oauth-cimd, --oauth-dcr, --oauth-access-ttl (at least a minute, at most --token-max-ttl: the
+ * authenticator refuses longer). Left unset, an hour or --token-max-ttl, whichever is shorter, so
+ * an operator who shortens --token-max-ttl need not set this as well; set above it, it is an error.
+ */
 export function oauthServerSettings(values: OptionValues): ServiceConfig["oauthServer"] {
-  const accessTtlSeconds = values["oauth-access-ttl"] as number;
   const max = tokenMaxTtl(values);
+  const accessTtlSeconds = (values["oauth-access-ttl"] as number | undefined) ?? Math.min(DEFAULT_OAUTH_ACCESS_TTL_SECONDS, max);
   if (accessTtlSeconds < 60 || accessTtlSeconds > max) throw new UsageError(`--oauth-access-ttl must be 60 to ${max} seconds (--token-max-ttl)`);
   return { cimd: values["oauth-cimd"] as boolean, dcr: values["oauth-dcr"] as boolean, accessTtlSeconds };
 }
