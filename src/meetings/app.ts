@@ -36,8 +36,7 @@ import { discardReceived, receiveMeeting, type KnownTemplates, type ReceivedMeet
 import { queueReportOnly } from "./queue-store.ts";
 import { loadReportSource, transcriptChars, writeSummarizeInput } from "./regenerate-report.ts";
 import { renderedMeetings, renderParticipant, renderUnattributedSpeaker, type RenderedMeeting } from "./render.ts";
-import { NO_DEFAULTS, redactionSettingsInput, type RedactionDefaults } from "./redaction.ts";
-import { findRedactionDefaults, storeRedactionDefaults } from "./redaction-store.ts";
+import { redactionSettingsApp } from "./redaction-app.ts";
 import { ownedReport } from "./report.ts";
 import { createMeetingUpload, type CreateMeetingFields, type listMeetingsQuery, type PatchMeeting } from "./schema.ts";
 import { speakerNamesPatch } from "./speaker-names.ts";
@@ -207,26 +206,7 @@ export function meetingsApp(deps: MeetingsAppDeps) {
   return {
     create,
 
-    /** The account's redaction default (none set: disabled, every kind, text only, no case pattern). */
-    async redactionDefaults(actor: Actor): Promise<RedactionDefaults> {
-      return findRedactionDefaults(conn, actor.account.userId);
-    },
-
-    /**
-     * Replaces the account's redaction default, validated (400 naming an unknown entity kind or a
-     * pattern refused); used by the meetings created from then on that do not say. The default after.
-     */
-    async setRedactionDefaults(actor: Actor, input: unknown): Promise<RedactionDefaults> {
-      const body = parseOrThrow(redactionSettingsInput, input);
-      const defaults: RedactionDefaults = {
-        enabled: body.enabled,
-        entities: body.entities ?? NO_DEFAULTS.entities,
-        audio: body.audio,
-        caseNumberPattern: body.case_number_pattern,
-      };
-      await storeRedactionDefaults(conn, actor.account.userId, defaults, deps.clock.now());
-      return defaults;
-    },
+    ...redactionSettingsApp(deps),
 
     /**
      * A new meeting from a request: multipart with the recording's file, or (API) JSON with

@@ -136,6 +136,16 @@ test("a key created in the web app is one entry of the session, after the sign-i
   expect(cli[0]).toMatchObject({ credentialType: "admin_cli", actorUserId: null, clientAddress: null });
 });
 
+test("a change of the account's redaction default is recorded with its switches, never its case-number pattern", async () => {
+  const put = await server.api("/api/v1/redaction", { method: "PUT", key, headers: from, json: { enabled: true, entities: ["email", "phone"], audio: true, case_number_pattern: "DOSSIER-\\d{4}" } });
+  expect(put.status).toBe(200);
+  const changed = await awaitEntries(anaId, "redaction.settings_changed");
+  expect(changed).toHaveLength(1);
+  expect(changed[0]).toMatchObject({ actorUserId: anaId, credentialType: "api_key", channel: "api", clientAddress: CLIENT, detail: { enabled: true, audio: true, entities: 2, case_number_pattern: true } });
+  expect(JSON.stringify(changed[0])).not.toContain("DOSSIER");
+  await server.api("/api/v1/redaction", { method: "PUT", key, json: { enabled: false } });
+});
+
 test("another account sees none of it, and its own reads are its own", async () => {
   expect((await server.api(`/api/v1/meetings/${meetingId}/transcript`, { key: otherKey })).status).toBe(404);
   await Bun.sleep(400);
