@@ -6,25 +6,19 @@ import { purgeExpiredRevocations } from "./auth/revocation-store.ts";
 import { SCOPES } from "./auth/scopes.ts";
 import { loadOrCreateSigningKey, signingKeyDirOf } from "./auth/signing-key.ts";
 import { addFirstUser } from "./auth/user-store.ts";
-import { accountRoutes } from "./account/routes.ts";
+import { apiRoutes } from "./api-routes.ts";
 import { adminApp } from "./admin/app.ts";
 import { authApp } from "./auth/app.ts";
 import { clientsApp } from "./clients/app.ts";
-import { clientRoutes } from "./clients/routes.ts";
 import type { ServiceConfig } from "./config.ts";
 import { withTx, type DbConn, type TxConn } from "./db/conn.ts";
 import { openServiceConn } from "./db/open.ts";
 import { WalTruncator } from "./db/wal-truncation.ts";
 import { migrateConn } from "./db/migrate.ts";
 import { databasePath } from "./db/paths.ts";
-import { docsRoutes } from "./docs/routes.ts";
-import { feedbackApp } from "./feedback/app.ts";
-import { feedbackRoutes } from "./feedback/routes.ts";
 import { announcedDuration } from "./engines/recording-duration.ts";
 import { databaseCheck, ffmpegCheck, migrationsCheck, modelsCheck, workersCheck } from "./health/readiness.ts";
-import { healthRoutes } from "./health/routes.ts";
 import { jobsApp } from "./jobs/app.ts";
-import { jobRoutes } from "./jobs/routes.ts";
 import { Scheduler, type JobControl } from "./jobs/scheduler.ts";
 import { jobsRunElsewhere } from "./jobs/elsewhere.ts";
 import { JOBS_TABLE_QUEUE, PgBossQueue, type JobQueue } from "./jobs/pg-boss-store.ts";
@@ -39,35 +33,24 @@ import { loadMeetingMaterial } from "./meetings/document-material-store.ts";
 import { documentGeneration } from "./documents/generation.ts";
 import { documentRenderer } from "./documents/renderer.ts";
 import { documentsApp } from "./documents/app.ts";
-import { documentRoutes } from "./documents/routes.ts";
 import { webhooksApp } from "./webhooks/app.ts";
 import { purgeOldDeliveries } from "./webhooks/delivery-store.ts";
 import { DeliveryThread } from "./webhooks/delivery-host.ts";
 import { PingThrottle } from "./webhooks/ping.ts";
 import { usageMeter } from "./usage/meter-store.ts";
 import { createServiceMetrics } from "./metrics/service-metrics.ts";
-import { metricsRoutes } from "./metrics/routes.ts";
 import { usageApp } from "./usage/app.ts";
-import { usageRoutes } from "./usage/routes.ts";
-import { webhookRoutes } from "./webhooks/routes.ts";
 import { vocabularyApp } from "./vocabulary/app.ts";
-import { vocabularyRoutes } from "./vocabulary/routes.ts";
 import { trustedCertificates } from "./net/trust.ts";
 import { STAND_IN_WARNING, standInModels } from "./models/catalogue.ts";
 import { allMeetingIds } from "./meetings/list-store.ts";
 import { meetingsApp } from "./meetings/app.ts";
-import { redactionRoutes } from "./meetings/redaction-routes.ts";
-import { meetingRoutes } from "./meetings/routes.ts";
 import { exportsApp } from "./exports/app.ts";
-import { exportRoutes } from "./exports/routes.ts";
 import { BUILTIN_TEMPLATES } from "./templates/builtin.generated.ts";
 import { loadTemplateCatalogue } from "./templates/catalogue.ts";
 import { templatesApp } from "./templates/app.ts";
-import { templateRoutes } from "./templates/routes.ts";
 import { reportsApp } from "./reports/app.ts";
-import { reportRoutes } from "./reports/routes.ts";
 import { transcriptsApp } from "./transcripts/app.ts";
-import { transcriptRoutes } from "./transcripts/routes.ts";
 import { MAX_UPLOAD_BYTES } from "./meetings/receive.ts";
 import { UploadsInFlight } from "./uploads/in-flight.ts";
 import { MAX_REQUEST_BODY_SIZE } from "./uploads/limits.ts";
@@ -86,23 +69,19 @@ import { purgeExpiredWebSessions } from "./auth/web-session-store.ts";
 import { createWebApp, isWebPath } from "./web/routes.tsx";
 import { MCP_PATH, mcpEndpoint } from "./mcp/server.ts";
 import { SERVICE_VERSION } from "./lib/version.ts";
-import { DEFAULT_REFRESH_TTL_SECONDS, oauthApp, oauthResources, REGISTRATIONS_PER_HOUR } from "./oauth/app.ts";
-import { RegistrationLimit } from "./oauth/registration-limit.ts";
-import { oauthRoutes } from "./oauth/routes.ts";
+import { DEFAULT_REFRESH_TTL_SECONDS, oauthApp, oauthResources } from "./oauth/app.ts";
 import { OidcSignIn } from "./auth/oidc-sign-in.ts";
 import { renameLegacyRecordings, sweepOrphans } from "./storage/sweep.ts";
 import { localDiskStorage } from "./storage/local-disk.ts";
 import { recordUntrackedDraftParts, sweepIdleDrafts } from "./meetings/draft-upkeep.ts";
 import { sweepRetention, type RetentionCutEvent } from "./meetings/retention-sweep.ts";
 import { retentionApp } from "./retention/app.ts";
-import { retentionRoutes } from "./retention/routes.ts";
 import { exclusively } from "./db/sql.ts";
 import { workerCommand } from "./worker/command.ts";
 import { WORKER_CONFIG_ENV, type WorkerConfig } from "./worker/config.ts";
 import { LiveApiNodes, SlidingWindowLimiter, splitLimits } from "./http/rate-limit.ts";
 import { RequestLog, stdoutSink } from "./http/request-log.ts";
 import { createPipeline } from "./http/pipeline.ts";
-import type { RouteDef } from "./http/route.ts";
 import { createRouter } from "./http/router.ts";
 import { childEnvironment } from "./lib/child-env.ts";
 import { systemClock, type Clock } from "./lib/time.ts";
@@ -344,36 +323,17 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     vocabulary: vocabularyApp({ conn, clock }),
     jobs: jobsApp({ conn }),
   };
-  const routes: RouteDef[] = [];
-  routes.push(
-    ...healthRoutes({ checks }),
-    ...metricsRoutes({ metrics, token: config.metricsToken, failures: new SlidingWindowLimiter(), clock }),
-    ...docsRoutes({
-      get apiUrl() {
-        return urls.api;
-      },
-      get docsUrl() {
-        return urls.docs;
-      },
-      allRoutes: () => routes,
-    }),
-    ...accountRoutes(),
-    ...feedbackRoutes({ feedback: feedbackApp({ conn, clock }) }),
-    ...clientRoutes({ clients }),
-    ...retentionRoutes({ retention }),
-    ...jobRoutes({ jobs: apps.jobs }),
-    ...meetingRoutes({ meetings: apps.meetings }),
-    ...redactionRoutes({ meetings: apps.meetings }),
-    ...transcriptRoutes(apps.transcripts),
-    ...templateRoutes(apps.templates),
-    ...exportRoutes(apps.exports),
-    ...reportRoutes(apps.reports),
-    ...usageRoutes({ usage, billing: config.billing }),
-    ...webhookRoutes({ webhooks: apps.webhooks }),
-    ...vocabularyRoutes({ vocabulary: apps.vocabulary }),
-    ...oauthRoutes({ oauth, cimd: config.oauthServer.cimd, dcr: config.oauthServer.dcr, registrations: new RegistrationLimit(REGISTRATIONS_PER_HOUR), now: () => clock.now() }),
-    ...documentRoutes(apps.documents),
-  );
+  const routes = apiRoutes({
+    conn,
+    clock,
+    urls,
+    checks,
+    metrics,
+    metricsToken: config.metricsToken,
+    billing: config.billing,
+    oauthServer: config.oauthServer,
+    apps: { ...apps, clients, retention, usage, oauth },
+  });
 
   // Getters: the docs URL is known only once listening, and requests read it then.
   const router = createRouter(routes, {
