@@ -78,7 +78,9 @@ export function listPages(app: Elysia, kit: WebKit): void {
       const { filters, order } = listState(params);
       const day = (value: string | undefined) => (value && /^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
       const cursor = params.get("cursor") ?? undefined;
+      const limit = params.get("limit") ?? undefined;
       const parsed = listMeetingsQuery.safeParse({
+        limit,
         ...filters,
         tag: filters.tag ? [filters.tag] : undefined,
         recorded_after: day(filters.recorded_after),
@@ -95,6 +97,7 @@ export function listPages(app: Elysia, kit: WebKit): void {
       let nextHref: string | null = null;
       if (page.has_more && page.next_cursor) {
         const next = listQuery({ filters, order });
+        if (limit) next.set("limit", String(parsed.data.limit));
         next.set("cursor", page.next_cursor);
         nextHref = `/meetings?${next}`;
       }

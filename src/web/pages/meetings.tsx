@@ -81,6 +81,7 @@ export function MeetingsTable(props: { frame: PageFrame; rows: MeetingListEntry[
           {props.selectable && (
             <th scope="col" class="pick">
               <span class="visually-hidden">{t("list.selectAll")}</span>
+              <input type="checkbox" id="select-all" aria-label={t("list.selectAll")} hidden />
             </th>
           )}
           <th scope="col">{t("meetings.col.title")}</th>
