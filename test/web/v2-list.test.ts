@@ -5,11 +5,11 @@
 // keeps its meeting), and client folders: create, rename (a taken name comes back at the field),
 // archive, unarchive, the folder's meetings. Runs on PostgreSQL too (the snippets differ there).
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, devices, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { createUserWithKey, settledMeeting, startServer, type TestServer } from "../helpers/server.ts";
+import { createUserWithKey, ROOT, settledMeeting, startServer, type TestServer } from "../helpers/server.ts";
 
 setDefaultTimeout(90_000);
 type Json = any;
@@ -17,6 +17,7 @@ type Json = any;
 const PASSWORD = "correct horse battery";
 const OWNER = "lister@firm.example";
 const OTHER = "elsewhere@firm.example";
+const SHOTS = join(ROOT, "test-artifacts", "web");
 
 let server: TestServer;
 let browser: Browser;
@@ -78,6 +79,7 @@ const row = (page: Page, title: string) => page.locator("table.meetings-list tbo
 const noWiderThanScreen = async (page: Page) => expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
 
 beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
   server = await startServer({ args: ["--engines", "test/doubles/engines.ts", "--rate-limits", "pro=100000,anonymous=100000", "--parallel-slots", "pro=10"] });
   ownerKey = await createUserWithKey(server, OWNER);
   otherKey = await createUserWithKey(server, OTHER);
@@ -155,6 +157,7 @@ describe("the meetings list and client folders (issue 25, slice list)", () => {
       expect(await failed.locator(".failure-reason").textContent()).toBe("The recording has no sound in it.");
       expect(await row(page, "Zeta kickoff").locator(".badge.completed").textContent()).toBe("Completed");
       expect(await row(page, "Zeta kickoff").locator(".failure-reason").count()).toBe(0);
+      await page.screenshot({ path: join(SHOTS, `v2-list-${page === desk ? "desk" : "phone"}.png`), fullPage: true });
     }
   });
 
@@ -174,6 +177,7 @@ describe("the meetings list and client folders (issue 25, slice list)", () => {
       await page.waitForURL(/q=onerror/);
       const escaped = row(page, "Alpha board review").locator("p.snippet");
       expect(await escaped.textContent()).toContain("<img src=x");
+      if (page === desk) await page.screenshot({ path: join(SHOTS, "v2-list-search.png") });
       expect(await page.locator("table.meetings-list img").count()).toBe(0);
     }
   });
@@ -194,7 +198,7 @@ describe("the meetings list and client folders (issue 25, slice list)", () => {
     const seen: string[] = [];
     for (let url: string | null = `${server.url}/meetings?sort=title&limit=3`; url; ) {
       const html = await (await desk.request.get(url)).text();
-      seen.push(...[...html.matchAll(/<td><a href="\/meetings\/[0-9a-f-]{36}">([^<]+)<\/a>/g)].map((m) => m[1]!));
+      seen.push(...[...html.matchAll(/<a href="\/meetings\/[0-9a-f-]{36}" id="title-[0-9a-f-]{36}">([^<]+)<\/a>/g)].map((m) => m[1]!));
       const next = html.match(/<a href="(\/meetings\?[^"]*cursor=[^"]*)">Older meetings<\/a>/);
       url = next ? `${server.url}${next[1]!.replaceAll("&amp;", "&")}` : null;
     }
@@ -286,6 +290,7 @@ describe("the meetings list and client folders (issue 25, slice list)", () => {
     await page.goto(`${server.url}/clients`);
     await page.getByRole("link", { name: "Acme Ltd" }).click();
     expect((await titles(page)).sort()).toEqual(["Alpha board review", "beta retro"]);
+    await page.screenshot({ path: join(SHOTS, "v2-list-client.png"), fullPage: true });
     // Filtered by tag in the list.
     await page.goto(`${server.url}/meetings?tag=board`);
     expect((await titles(page)).sort()).toEqual(["Alpha board review", "beta retro"]);

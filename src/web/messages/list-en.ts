@@ -25,7 +25,7 @@ export const listEn = {
   "list.sort.oldest": "Oldest first",
   "list.sort.title": "Title (A–Z)",
   "list.searchButton": "Search",
-  "list.select": "Select {title}",
+  "list.select": "Select",
   "list.selectAll": "Select all",
   "list.bulk": "With the selected meetings",
   "list.bulkTag": "Tag to add",

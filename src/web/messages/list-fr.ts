@@ -27,7 +27,7 @@ export const listFr: Record<keyof typeof listEn, string> = {
   "list.sort.oldest": "Les plus anciennes",
   "list.sort.title": "Titre (A à Z)",
   "list.searchButton": "Rechercher",
-  "list.select": "Sélectionner {title}",
+  "list.select": "Sélectionner",
   "list.selectAll": "Tout sélectionner",
   "list.bulk": "Pour les réunions sélectionnées",
   "list.bulkTag": "Étiquette à ajouter",

@@ -81,6 +81,9 @@ export function MeetingsTable(props: { frame: PageFrame; rows: MeetingListEntry[
           {props.selectable && (
             <th scope="col" class="pick">
               <span class="visually-hidden">{t("list.selectAll")}</span>
+              <span id="select-word" hidden>
+                {t("list.select")}
+              </span>
               <input type="checkbox" id="select-all" aria-label={t("list.selectAll")} hidden />
             </th>
           )}
@@ -102,11 +105,13 @@ export function MeetingsTable(props: { frame: PageFrame; rows: MeetingListEntry[
             <tr>
               {props.selectable && (
                 <td class="pick">
-                  <input type="checkbox" name="ids" value={m.id} form="bulk" aria-label={t("list.select", { title })} />
+                  <input type="checkbox" name="ids" value={m.id} form="bulk" aria-labelledby={`select-word title-${m.id}`} />
                 </td>
               )}
               <td>
-                <a href={`/meetings/${m.id}`}>{title}</a>
+                <a href={`/meetings/${m.id}`} id={`title-${m.id}`}>
+                  {title}
+                </a>
                 {m.status === "failed" && <p class="failure-reason">{t(failureReason(extras.failures.get(m.id)))}</p>}
                 {snippet && <Snippet frame={frame} text={snippet} />}
               </td>
