@@ -34,9 +34,9 @@ let theirs = "";
 
 async function signIn(page: Page) {
   await page.goto(`${server.url}/login`);
-  await page.getByLabel("Email").fill(OWNER);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.locator('input[name="email"]').fill(OWNER);
+  await page.locator('input[name="password"]').fill(PASSWORD);
+  await page.locator('main form button[type="submit"]').first().click();
   await page.waitForURL(/\/meetings$/);
 }
 
@@ -76,6 +76,12 @@ const meeting = async (id: string, key = ownerKey): Promise<Json> => (await serv
 const titles = (page: Page) => page.locator('table.meetings-list tbody tr td > a[href^="/meetings/"]').allTextContents();
 /** The row of a meeting's title. */
 const row = (page: Page, title: string) => page.locator("table.meetings-list tbody tr", { has: page.getByRole("link", { name: title, exact: true }) });
+/** Another account's meeting slipped into the bulk form's post. */
+const slipInTheirs = (page: Page) =>
+  page.evaluate((id) => {
+    const input = Object.assign(document.createElement("input"), { type: "hidden", name: "ids", value: id });
+    document.getElementById("bulk")!.append(input);
+  }, theirs);
 const noWiderThanScreen = async (page: Page) => expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
 
 beforeAll(async () => {
@@ -205,6 +211,20 @@ describe("the meetings list and client folders (issue 25, slice list)", () => {
     expect(seen).toEqual(["Alpha board review", "beta retro", "Broken upload", "Zeta kickoff"]);
   });
 
+  test("in French: the list's words, a failure's reason, the client folders' form", async () => {
+    const context = await browser.newContext({ locale: "fr-FR", viewport: { width: 1280, height: 900 } });
+    context.on("request", (request) => requested.push(request.url()));
+    const page = await context.newPage();
+    await signIn(page);
+    expect(await page.locator("form.filters summary").textContent()).toBe("Plus de filtres");
+    expect(await page.getByLabel("Trier").inputValue()).toBe("newest");
+    expect(await row(page, "Broken upload").locator(".failure-reason").textContent()).toBe("L’enregistrement ne contient aucun son.");
+    expect(await page.getByRole("button", { name: "Supprimer…", exact: true }).count()).toBe(1);
+    await page.goto(`${server.url}/clients`);
+    await page.getByRole("heading", { name: "Nouveau dossier client" }).waitFor();
+    await context.close();
+  });
+
   test("client folders: create, a taken name kept at the field, rename, archive and unarchive (phone)", async () => {
     const page = phone;
     await page.goto(`${server.url}/clients`);
@@ -253,11 +273,7 @@ describe("the meetings list and client folders (issue 25, slice list)", () => {
     await page.goto(`${server.url}/meetings?sort=title`);
     await row(page, "Alpha board review").getByRole("checkbox").check();
     await row(page, "beta retro").getByRole("checkbox").check();
-    // Another account's meeting slipped into the post.
-    await page.evaluate((id) => {
-      const input = Object.assign(document.createElement("input"), { type: "hidden", name: "ids", value: id });
-      document.getElementById("bulk")!.append(input);
-    }, theirs);
+    await slipInTheirs(page);
     await page.getByLabel("Tag to add").fill("board");
     await page.getByRole("button", { name: "Add the tag", exact: true }).click();
     await page.waitForURL(/done=tagged/);
@@ -273,10 +289,7 @@ describe("the meetings list and client folders (issue 25, slice list)", () => {
     expect(await page.locator('input[name="ids"]:checked').count()).toBe(4);
     await row(page, "Zeta kickoff").getByRole("checkbox").uncheck();
     await row(page, "Broken upload").getByRole("checkbox").uncheck();
-    await page.evaluate((id) => {
-      const input = Object.assign(document.createElement("input"), { type: "hidden", name: "ids", value: id });
-      document.getElementById("bulk")!.append(input);
-    }, theirs);
+    await slipInTheirs(page);
     await page.getByLabel("Client folder").selectOption({ label: "Acme Ltd" });
     await page.getByRole("button", { name: "Move", exact: true }).click();
     await page.waitForURL(/done=moved/);
@@ -302,10 +315,7 @@ describe("the meetings list and client folders (issue 25, slice list)", () => {
     await page.goto(`${server.url}/meetings`);
     await row(page, "Broken upload").getByRole("checkbox").check();
     await row(page, "Zeta kickoff").getByRole("checkbox").check();
-    await page.evaluate((id) => {
-      const input = Object.assign(document.createElement("input"), { type: "hidden", name: "ids", value: id });
-      document.getElementById("bulk")!.append(input);
-    }, theirs);
+    await slipInTheirs(page);
     await page.getByRole("button", { name: "Delete…", exact: true }).click();
     await page.waitForURL(/\/meetings\/delete\?/);
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Delete meetings");
