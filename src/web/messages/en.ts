@@ -1,12 +1,16 @@
 import { adminEn } from "./admin-en.ts";
 import { oauthEn } from "./oauth-en.ts";
 import { privacyEn } from "./privacy-en.ts";
+import { listEn } from "./list-en.ts";
+import { errEn } from "./err-en.ts";
 
 /** Every string the web app shows, in English: the keys every other language must give (messages/fr.ts). */
 export const en = {
   ...adminEn,
   ...oauthEn,
   ...privacyEn,
+  ...listEn,
+  ...errEn,
   "app.name": "Verbatim",
   "nav.meetings": "Meetings",
   "nav.record": "Record",

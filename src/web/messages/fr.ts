@@ -1,6 +1,8 @@
 import { adminFr } from "./admin-fr.ts";
 import { oauthFr } from "./oauth-fr.ts";
 import { privacyFr } from "./privacy-fr.ts";
+import { listFr } from "./list-fr.ts";
+import { errFr } from "./err-fr.ts";
 import type { MessageKey } from "./en.ts";
 
 /** The web app's strings in French. A missing key is a type error. */
@@ -8,6 +10,8 @@ export const fr: Record<MessageKey, string> = {
   ...adminFr,
   ...oauthFr,
   ...privacyFr,
+  ...listFr,
+  ...errFr,
   "app.name": "Verbatim",
   "nav.meetings": "Réunions",
   "nav.record": "Enregistrer",
