@@ -1,4 +1,5 @@
 import { adminEn } from "./admin-en.ts";
+import { docsEn } from "./docs-en.ts";
 import { oauthEn } from "./oauth-en.ts";
 import { privacyEn } from "./privacy-en.ts";
 
@@ -7,6 +8,7 @@ export const en = {
   ...adminEn,
   ...oauthEn,
   ...privacyEn,
+  ...docsEn,
   "app.name": "Verbatim",
   "nav.meetings": "Meetings",
   "nav.record": "Record",
