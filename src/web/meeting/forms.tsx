@@ -13,8 +13,8 @@ import type { MeetingPageKit } from "./page.tsx";
 const lineIndex = (value: string) => (/^\d{1,7}$/.test(value) ? Number(value) : -1);
 
 /**
- * The meeting page's forms: details, speaker names, a document, a corrected line, the report
- * written again, and deletion. A refusal of the services is shown on the meeting page.
+ * The meeting page's forms: details, speaker names, a document asked for or deleted, a corrected
+ * line, the report written again, and deletion. A refusal of the services is shown on the meeting page.
  */
 export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKit): void {
   const { apps } = kit.deps;
@@ -65,6 +65,11 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
         });
         return apps.documents.request(kit.actor(session), row.id, asked);
       });
+    })
+    .post("/meetings/:id/documents/:documentId/delete", async ({ request, params }) => {
+      const { session } = await kit.readForm(request);
+      const row = await pages.ownedMeeting(session, params.id);
+      return changed(request, row.id, "documentDeleted", () => apps.documents.delete(kit.actor(session), params.documentId));
     })
     .get("/meetings/:id/segments/:index/edit", async ({ request, params }) => {
       const session = kit.requireSession(request);
