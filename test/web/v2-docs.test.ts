@@ -27,7 +27,7 @@ afterAll(async () => {
 
 for (const size of ["desk", "phone"] as const) {
   describe(`documents and downloads (${size})`, () => {
-    test("the form opens on the minutes, templates grouped by persona with a description; a document is 'being written' only while it is; it previews, downloads under the meeting's name, and is deleted after a confirmation", async () => {
+    test("the form opens on the minutes, templates grouped by persona with a description (an empty prompt comes back with its message); a document is 'being written' only while it is; it previews, downloads under the meeting's name, and is deleted after a confirmation", async () => {
       const meeting = await world.uploadMeeting(TITLE);
       const date = meeting.recorded_at.slice(0, 10);
       const { context, page } = await world.newPage(size);
@@ -43,6 +43,17 @@ for (const size of ["desk", "phone"] as const) {
       expect(personas.map((p) => p.replace(/\s*\(\d+\)$/, ""))).toEqual(["General", "Lawyer", "Sales", "Human resources", "Medical"]);
       await page.locator("details.persona > summary", { hasText: "Lawyer" }).click();
       expect(await page.locator("label.choice", { hasText: "Case timeline" }).textContent()).toContain("A chronology of the events");
+
+      // Your own prompt, left empty: back to the form with the message at the field, once.
+      await page.getByRole("radio", { name: /^Your own prompt/ }).check();
+      await page.getByRole("button", { name: "Write the document" }).click();
+      await page.waitForLoadState("load");
+      expect(await page.locator("#error-prompt").textContent()).toBe("Write a prompt first, or choose a template.");
+      expect(await page.locator("textarea[name=prompt]").getAttribute("aria-invalid")).toBe("true");
+      expect(await page.getByRole("radio", { name: /^Your own prompt/ }).isChecked()).toBe(true);
+      await page.reload();
+      expect(await page.locator("#error-prompt").count()).toBe(0);
+      expect(await minutes.isChecked()).toBe(true);
 
       // Asked for: the page says so, with the document's own stage, never the meeting's "Done".
       await page.getByRole("button", { name: "Write the document" }).click();

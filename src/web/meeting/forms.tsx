@@ -2,6 +2,7 @@ import type { Elysia } from "elysia";
 import { documentRequestBody } from "../../documents/app.ts";
 import { parseOrThrow } from "../../http/validation.ts";
 import { patchMeetingBody } from "../../meetings/app.ts";
+import { redirectWithFormError } from "../form-state.ts";
 import { html, json, redirect } from "../http.ts";
 import type { WebKit } from "../kit.ts";
 import { PageRefusal } from "../kit.ts";
@@ -58,6 +59,11 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
       const row = await pages.ownedMeeting(session, params.id);
       const templateId = form.get("template_id") || undefined;
       const prompt = form.get("prompt")?.trim() || undefined;
+      // Neither a template nor a prompt: back to the form, with the message at the prompt.
+      if (!templateId && !prompt) {
+        const values = { template_id: "custom", include_transcript: form.get("include_transcript") ?? "" };
+        return redirectWithFormError(request, `/meetings/${row.id}#documents-title`, { fields: { prompt: "docs.promptMissing" }, values });
+      }
       return changed(request, row.id, "document", () => {
         const asked = parseOrThrow(documentRequestBody, {
           ...(templateId ? { template_id: templateId } : { prompt }),

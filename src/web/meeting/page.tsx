@@ -2,6 +2,7 @@ import type { Elysia } from "elysia";
 import { ApiError } from "../../errors/api-error.ts";
 import { isUuid } from "../../lib/ids.ts";
 import type { MeetingRow } from "../../meetings/app.ts";
+import { takeFormState } from "../form-state.ts";
 import { html, json } from "../http.ts";
 import type { WebKit } from "../kit.ts";
 import { PageRefusal } from "../kit.ts";
@@ -45,7 +46,7 @@ export function meetingPageKit(kit: WebKit) {
     // "Being written" only while a document is: after the page reloads on its completion, no notice.
     const documentDone = page.pendingDocuments === 0 && new URL(request.url).searchParams.get("notice") === "document";
     const notice = refusal ? { text: refusal, error: true } : documentDone ? undefined : kit.noticeOf(request, frame.t, NOTICES);
-    const documents = await documentsOfPage(kit, kit.actor(session), frame, meeting.id);
+    const documents = { ...(await documentsOfPage(kit, kit.actor(session), frame, meeting.id)), formState: takeFormState(request) };
     return html(
       <MeetingPage
         frame={frame}

@@ -1,5 +1,7 @@
 import type { MessageKey } from "../i18n.ts";
+import { fieldAttrs, type FormState } from "../form-state.ts";
 import { CsrfField, type PageFrame } from "../layout.tsx";
+import { FieldError } from "./fields.tsx";
 
 /** A template as the document form offers it: its name and one-line description in the person's language. */
 export interface TemplateChoice {
@@ -34,6 +36,8 @@ export interface MeetingDocumentsProps {
   pendingDocuments: number;
   /** Documents can be asked for: the AI report is there. */
   canWrite: boolean;
+  /** A refused request for a document, back with its input and the message at its field (form-state.ts). */
+  formState?: FormState | null;
 }
 
 const FORMATS = ["md", "pdf", "docx"] as const;
@@ -98,8 +102,11 @@ export function MeetingDocuments(props: MeetingDocumentsProps) {
 }
 
 function DocumentForm(props: MeetingDocumentsProps & { base: string }) {
-  const { frame, groups, defaultTemplate } = props;
+  const { frame, groups, formState } = props;
   const { t } = frame;
+  // Back from a refusal (only an empty prompt is refused here): "Your own prompt" chosen again.
+  const kept = formState?.values.template_id;
+  const defaultTemplate = kept === "custom" ? null : (kept ?? props.defaultTemplate);
   return (
     <form class="stack wide" method="post" action={`${props.base}/documents`}>
       <CsrfField frame={frame} />
@@ -134,13 +141,14 @@ function DocumentForm(props: MeetingDocumentsProps & { base: string }) {
       </fieldset>
       <label>
         {t("meeting.prompt")}
-        <textarea name="prompt" rows={3} maxLength={20000} aria-describedby="prompt-help" />
+        <textarea name="prompt" rows={3} maxLength={20000} aria-describedby="prompt-help" {...fieldAttrs("prompt", formState)} />
       </label>
+      <FieldError name="prompt" state={formState} t={t} />
       <small id="prompt-help" class="muted">
         {t("docs.promptHelp")}
       </small>
       <label class="inline">
-        <input type="checkbox" name="include_transcript" value="true" /> {t("meeting.includeTranscript")}
+        <input type="checkbox" name="include_transcript" value="true" checked={formState?.values.include_transcript === "true"} /> {t("meeting.includeTranscript")}
       </label>
       <button type="submit">{t("meeting.generate")}</button>
     </form>

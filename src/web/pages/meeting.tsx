@@ -3,6 +3,7 @@ import { TRANSCRIPT_FORMATS, type TranscriptDocument } from "../../transcripts/a
 import type { MessageKey } from "../i18n.ts";
 import { CsrfField, Layout, Notice, PostButton, type PageFrame, type PageNotice } from "../layout.tsx";
 import { formatDuration } from "./meetings.tsx";
+import type { FormState } from "../form-state.ts";
 import { MeetingDocuments, type DocumentPreview, type TemplateGroup } from "./meeting-documents.tsx";
 import { MeetingRetention } from "./meeting-retention.tsx";
 import { RedactionSummary } from "./redaction-field.tsx";
@@ -23,7 +24,7 @@ export interface MeetingPageProps {
   /** Every speaker label of the transcript with the name it shows now ("" when unattributed). */
   speakers: { label: string; name: string }[];
   /** The documents part: the form's templates by persona, and the documents written with their previews. */
-  documents: { groups: TemplateGroup[]; defaultTemplate: string | null; documents: DocumentPreview[] };
+  documents: { groups: TemplateGroup[]; defaultTemplate: string | null; documents: DocumentPreview[]; formState?: FormState | null };
   /** The AI report as safe HTML (web/markdown.ts), or null. */
   reportHtml: string | null;
   hasRecording: boolean;
