@@ -1,23 +1,12 @@
 // Issue 25, item 10, in chromium at desk and phone sizes: the French pages show French template
 // names and descriptions, ledger operations, statuses and language names, no English word of the
 // app's own is left, and no button that saves says "Enregistrer" (which is for recording).
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { startDocsWorld, type DocsWorld } from "./v2-docs-support.ts";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { useDocsWorld } from "./v2-docs-support.ts";
 
 setDefaultTimeout(90_000);
 
-let world: DocsWorld;
-
-beforeAll(async () => {
-  world = await startDocsWorld();
-});
-
-afterAll(async () => {
-  // Nothing any page loaded came from another host.
-  const foreign = world.foreign();
-  await world.stop();
-  expect(foreign).toEqual([]);
-});
+const world = useDocsWorld();
 
 describe("French pages (item 10)", () => {
   test("templates, ledger operations, statuses and languages in French; no save button says Enregistrer", async () => {

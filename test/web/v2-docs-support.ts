@@ -1,6 +1,7 @@
 // What the issue 25 docs slice's browser tests share (v2-docs.test.ts, v2-docs-fr.test.ts): a
 // server with engine doubles whose document writer takes a few seconds, one signed-up user, chromium
 // at desk and phone sizes, and every URL the pages asked for, none of which may leave the server.
+import { afterAll, beforeAll, expect } from "bun:test";
 import { join } from "node:path";
 import { chromium, devices, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { createUserWithKey, ROOT, startServer, type TestServer } from "../helpers/server.ts";
@@ -77,5 +78,37 @@ export async function startDocsWorld(): Promise<DocsWorld> {
       await browser.close();
       await server.stop();
     },
+  };
+}
+
+/**
+ * The file's world, started before its tests and stopped after them, when nothing any page loaded
+ * came from another host. Read its fields inside the tests (they exist once beforeAll has run).
+ */
+export function useDocsWorld(): DocsWorld {
+  let world: DocsWorld | undefined;
+  beforeAll(async () => {
+    world = await startDocsWorld();
+  });
+  afterAll(async () => {
+    const foreign = world?.foreign() ?? [];
+    await world?.stop();
+    expect(foreign).toEqual([]);
+  });
+  const started = () => {
+    if (!world) throw new Error("the docs world has not started");
+    return world;
+  };
+  return {
+    get server() {
+      return started().server;
+    },
+    get key() {
+      return started().key;
+    },
+    newPage: (size, locale) => started().newPage(size, locale),
+    uploadMeeting: (title) => started().uploadMeeting(title),
+    foreign: () => started().foreign(),
+    stop: () => started().stop(),
   };
 }

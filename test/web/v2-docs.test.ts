@@ -3,27 +3,16 @@
 // it is; a written document previews in the page; every download is named from the meeting's date
 // and title (and says it in ASCII too); a document is deleted after a confirmation. The French
 // pages (item 10): v2-docs-fr.test.ts.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { ROOT } from "../helpers/server.ts";
-import { startDocsWorld, type DocsWorld, type Json } from "./v2-docs-support.ts";
+import { useDocsWorld, type Json } from "./v2-docs-support.ts";
 
 setDefaultTimeout(90_000);
 
 const TITLE = "Réunion d'équipe – Ward 4";
-let world: DocsWorld;
-
-beforeAll(async () => {
-  world = await startDocsWorld();
-});
-
-afterAll(async () => {
-  // Nothing any page loaded came from another host.
-  const foreign = world.foreign();
-  await world.stop();
-  expect(foreign).toEqual([]);
-});
+const world = useDocsWorld();
 
 for (const size of ["desk", "phone"] as const) {
   describe(`documents and downloads (${size})`, () => {
