@@ -1,4 +1,5 @@
 import { adminEn } from "./admin-en.ts";
+import { docsEn } from "./docs-en.ts";
 import { oauthEn } from "./oauth-en.ts";
 import { privacyEn } from "./privacy-en.ts";
 import { listEn } from "./list-en.ts";
@@ -10,6 +11,7 @@ export const en = {
   ...oauthEn,
   ...privacyEn,
   ...listEn,
+  ...docsEn,
   ...errEn,
   "app.name": "Verbatim",
   "nav.meetings": "Meetings",
