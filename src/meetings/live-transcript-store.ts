@@ -1,0 +1,53 @@
+import { and, eq, inArray, notInArray } from "drizzle-orm";
+import type { Queryable } from "../db/client.ts";
+import { run, withTx, type Conn } from "../db/conn.ts";
+import { lockAccount } from "../db/sql.ts";
+import { enqueueJob } from "../jobs/queue-store.ts";
+import type { JobQueue } from "../jobs/pg-boss-store.ts";
+import { jobs } from "../jobs/table.ts";
+import { draftParts } from "./table.ts";
+import { liveTranscriptionJob } from "./live-transcript-job.ts";
+
+// What the live_transcription kind (live-transcript.ts) reads and writes of the jobs table.
+
+const UNFINISHED = ["queued", "processing"] as const;
+
+/**
+ * Queues a live step for the draft unless one is already queued or running (it hears the new part
+ * when it looks again); the live jobs of the draft that ended are removed, so a recording leaves
+ * one or two rows, not one per part. The job's id, or null when one was already there.
+ */
+export function queueLiveJob(c: Conn, queue: JobQueue, draft: { id: string; userId: string }, now: number): Promise<string | null> {
+  return withTx(c, (tx) =>
+    run(tx, async (q) => {
+      await lockAccount(q, draft.userId);
+      const mine = and(eq(jobs.meetingId, draft.id), eq(jobs.kind, liveTranscriptionJob.kind));
+      const [busy] = await q.select({ id: jobs.id }).from(jobs).where(and(mine, inArray(jobs.status, [...UNFINISHED]))).limit(1);
+      if (busy) return null;
+      await q.delete(jobs).where(and(mine, notInArray(jobs.status, [...UNFINISHED])));
+      return enqueueJob(q, { userId: draft.userId, kind: liveTranscriptionJob, firstStep: "live", now, channel: "webapp", meetingId: draft.id, payload: {} }, queue);
+    }),
+  );
+}
+
+/** Removes the draft's live jobs that ended (the unfinished one, if any, ends on its own: the draft is no longer one). */
+export function forgetEndedLiveJobs(c: Conn, meetingId: string): Promise<void> {
+  return run(c, async (q: Queryable) => {
+    await q.delete(jobs).where(and(eq(jobs.meetingId, meetingId), eq(jobs.kind, liveTranscriptionJob.kind), notInArray(jobs.status, [...UNFINISHED])));
+  });
+}
+
+/** The parts of a draft received from the first without a gap, and their bytes. */
+export function contiguousDraftParts(c: Conn, meetingId: string): Promise<{ parts: number; bytes: number }> {
+  return run(c, async (q) => {
+    const rows = await q
+      .select({ index: draftParts.partIndex, bytes: draftParts.bytes })
+      .from(draftParts)
+      .where(eq(draftParts.meetingId, meetingId))
+      .orderBy(draftParts.partIndex);
+    let parts = 0;
+    let bytes = 0;
+    while (rows[parts]?.index === parts) bytes += rows[parts++]!.bytes;
+    return { parts, bytes };
+  });
+}
