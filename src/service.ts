@@ -257,7 +257,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     kinds: [
       meetingProcessing({ storage, publicApiUrl: () => urls.api, templates, meter, billing: config.billing, jobQueue }),
       documentGeneration({ storage, loadMaterial: loadMeetingMaterial, meter }),
-      liveTranscription({ storage }),
+      liveTranscription({ storage, jobQueue }),
     ],
     owner: node.id,
     previousOwner: node.previousId,

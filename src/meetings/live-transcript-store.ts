@@ -1,4 +1,4 @@
-import { and, eq, inArray, notInArray } from "drizzle-orm";
+import { and, eq, inArray, ne, notInArray } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import { run, withTx, type Conn } from "../db/conn.ts";
 import { lockAccount } from "../db/sql.ts";
@@ -14,20 +14,22 @@ const UNFINISHED = ["queued", "processing"] as const;
 
 /**
  * Queues a live step for the draft unless one is already queued or running (it hears the new part
- * when it looks again); the live jobs of the draft that ended are removed, so a recording leaves
- * one or two rows, not one per part. The job's id, or null when one was already there.
+ * when it runs); the live jobs of the draft that ended are removed (but `keep`, the one ending in
+ * this transaction), so a recording leaves one or two rows, not one per part. The job's id, or
+ * null when one was already there.
  */
+export async function queueLiveJobIn(q: Queryable, queue: JobQueue, draft: { id: string; userId: string }, now: number, keep?: string): Promise<string | null> {
+  await lockAccount(q, draft.userId);
+  const mine = and(eq(jobs.meetingId, draft.id), eq(jobs.kind, liveTranscriptionJob.kind));
+  const [busy] = await q.select({ id: jobs.id }).from(jobs).where(and(mine, inArray(jobs.status, [...UNFINISHED]))).limit(1);
+  if (busy) return null;
+  await q.delete(jobs).where(and(mine, notInArray(jobs.status, [...UNFINISHED]), keep ? ne(jobs.id, keep) : undefined));
+  return enqueueJob(q, { userId: draft.userId, kind: liveTranscriptionJob, firstStep: "live", now, channel: "webapp", meetingId: draft.id, payload: {} }, queue);
+}
+
+/** `queueLiveJobIn` in a transaction of its own (after a part arrived). */
 export function queueLiveJob(c: Conn, queue: JobQueue, draft: { id: string; userId: string }, now: number): Promise<string | null> {
-  return withTx(c, (tx) =>
-    run(tx, async (q) => {
-      await lockAccount(q, draft.userId);
-      const mine = and(eq(jobs.meetingId, draft.id), eq(jobs.kind, liveTranscriptionJob.kind));
-      const [busy] = await q.select({ id: jobs.id }).from(jobs).where(and(mine, inArray(jobs.status, [...UNFINISHED]))).limit(1);
-      if (busy) return null;
-      await q.delete(jobs).where(and(mine, notInArray(jobs.status, [...UNFINISHED])));
-      return enqueueJob(q, { userId: draft.userId, kind: liveTranscriptionJob, firstStep: "live", now, channel: "webapp", meetingId: draft.id, payload: {} }, queue);
-    }),
-  );
+  return withTx(c, (tx) => run(tx, (q) => queueLiveJobIn(q, queue, draft, now)));
 }
 
 /** Removes the draft's live jobs that ended (the unfinished one, if any, ends on its own: the draft is no longer one). */

@@ -9,19 +9,21 @@ import type { Storage } from "../storage/storage.ts";
 import type { LiveSegment, LiveStepInput, LiveTranscriptFile } from "../worker/protocol.ts";
 import { MIN_PART_BYTES } from "./draft-limits.ts";
 import { liveTranscriptionJob } from "./live-transcript-job.ts";
-import { contiguousDraftParts, forgetEndedLiveJobs, queueLiveJob } from "./live-transcript-store.ts";
+import { run } from "../db/conn.ts";
+import { contiguousDraftParts, forgetEndedLiveJobs, queueLiveJob, queueLiveJobIn } from "./live-transcript-store.ts";
 import { findMeeting, type ProcessedMeeting } from "./processing-store.ts";
 
 /*
  * The live transcript of a recording still being made in the web app (issue 25, item 8).
  *
  * Each part the recorder sends queues a live_transcription job for its draft, unless one is
- * queued or running: that one hears the new part when it looks again. A job runs its one step,
- * "live", on a worker (worker/live.ts: the newest window of the parts received, merged into the
- * draft's provisional transcript file, storage/paths.ts's LIVE_TRANSCRIPT) and runs it again while
- * parts arrived that it has not heard; at most one step per draft runs at a time, and a step that
- * fell behind skips to the newest audio. Models run only in worker processes: on an API-only node
- * the job is queued like any other and a worker node runs it.
+ * queued or running. A job runs one step, "live", on a worker (worker/live.ts: the newest window
+ * of the parts received, merged into the draft's provisional transcript file, storage/paths.ts's
+ * LIVE_TRANSCRIPT); when audio arrived meanwhile, the job that ends queues the next one, behind
+ * the jobs already waiting (a recording never holds a worker for its whole length: other
+ * meetings' processing takes turns with it). At most one step per draft runs at a time, and a
+ * step that fell behind skips to the newest audio. Models run only in worker processes: on an
+ * API-only node the job is queued like any other and a worker node runs it.
  *
  * Kept as a file in the draft's folder rather than a table: the worker (which has no database)
  * writes it whole after each step, it is gone with the folder when a draft is deleted (by its
@@ -60,7 +62,7 @@ export async function readLiveFile(storage: Storage, meetingId: string): Promise
 }
 
 /** The live_transcription job kind, registered with the scheduler (service.ts). */
-export function liveTranscription(deps: { storage: Storage }): JobKind {
+export function liveTranscription(deps: { storage: Storage; jobQueue: JobQueue }): JobKind {
   const received = async (c: Conn, job: JobRow) => {
     const meeting = job.meetingId === null ? undefined : await findMeeting(c, job.meetingId);
     return { meeting, ...(hearsLive(meeting) ? await receivedAudio(c, deps.storage, meeting!.id) : { parts: -1, bytes: 0 }) };
@@ -70,12 +72,8 @@ export function liveTranscription(deps: { storage: Storage }): JobKind {
     isStep: (step) => step === "live",
     stageOf: () => "transcribing",
     progress: async (_c, _job, _step, fraction) => fraction,
-    async stepAfter(c, job) {
-      const { bytes } = await received(c, job);
-      const heard = (await readLiveFile(deps.storage, job.meetingId!))?.heardBytes ?? 0;
-      // Audio arrived while the step ran: once more, on the newest window.
-      return bytes > heard ? "live" : null;
-    },
+    // One step a job: the next one, if audio arrived meanwhile, is queued when this one completes.
+    stepAfter: async () => null,
     async stepInput(c, job, _step, runId): Promise<LiveStepInput | null> {
       const { meeting, parts } = await received(c, job);
       if (!meeting) return null;
@@ -97,7 +95,13 @@ export function liveTranscription(deps: { storage: Storage }): JobKind {
       // The draft was finished while the step ran: the file it wrote is not kept.
       if (!hearsLive(await findMeeting(tx, job.meetingId!))) await deps.storage.delete(job.meetingId!, LIVE_TRANSCRIPT).catch(() => {});
     },
-    async onCompleted() {},
+    async onCompleted(tx: TxConn, job: JobRow, now: number) {
+      const { meeting, bytes } = await received(tx, job);
+      if (!meeting || !hearsLive(meeting)) return;
+      const heard = (await readLiveFile(deps.storage, meeting.id))?.heardBytes ?? 0;
+      // Audio arrived while the step ran: the next step, behind the jobs already waiting.
+      if (bytes > heard) await run(tx, (q) => queueLiveJobIn(q, deps.jobQueue, meeting, now, job.id));
+    },
     async onFailed() {},
   };
 }
@@ -151,6 +155,8 @@ export interface LiveTranscript {
   segments: LiveSegment[];
   /** Seconds of audio never transcribed live because the steps fell behind. */
   skippedSeconds: number;
+  /** How far into the recording the live transcription has heard, in seconds. */
+  heardSeconds: number;
 }
 
 export async function liveTranscriptOf(storage: Storage, meeting: Pick<ProcessedMeeting, "id" | "status" | "source" | "redaction">, after: number): Promise<LiveTranscript> {
@@ -158,5 +164,5 @@ export async function liveTranscriptOf(storage: Storage, meeting: Pick<Processed
   const file = meeting.status === "draft" && enabled ? await readLiveFile(storage, meeting.id) : null;
   const segments = file?.segments ?? [];
   const from = Math.min(Math.max(0, after), segments.length);
-  return { live: meeting.status === "draft", enabled, after: from, total: segments.length, segments: segments.slice(from, from + 200), skippedSeconds: file?.skippedSeconds ?? 0 };
+  return { live: meeting.status === "draft", enabled, after: from, total: segments.length, segments: segments.slice(from, from + 200), skippedSeconds: file?.skippedSeconds ?? 0, heardSeconds: file?.heardUntil ?? 0 };
 }

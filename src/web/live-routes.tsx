@@ -23,6 +23,7 @@ export function liveRoutes(app: Elysia, kit: WebKit): void {
         enabled: live.enabled,
         after: live.after,
         total: live.total,
+        heard_seconds: live.heardSeconds,
         skipped_seconds: live.skippedSeconds,
         segments: live.segments,
       });
