@@ -32,10 +32,13 @@ export function queueLiveJob(c: Conn, queue: JobQueue, draft: { id: string; user
   return withTx(c, (tx) => run(tx, (q) => queueLiveJobIn(q, queue, draft, now)));
 }
 
-/** Removes the draft's live jobs that ended (the unfinished one, if any, ends on its own: the draft is no longer one). */
-export function forgetEndedLiveJobs(c: Conn, meetingId: string): Promise<void> {
+/**
+ * Removes the draft's live jobs that ended or never started (the draft was finished: there is
+ * nothing more to hear); one running ends on its own, its step given nothing to hear.
+ */
+export function forgetLiveJobs(c: Conn, meetingId: string): Promise<void> {
   return run(c, async (q: Queryable) => {
-    await q.delete(jobs).where(and(eq(jobs.meetingId, meetingId), eq(jobs.kind, liveTranscriptionJob.kind), notInArray(jobs.status, [...UNFINISHED])));
+    await q.delete(jobs).where(and(eq(jobs.meetingId, meetingId), eq(jobs.kind, liveTranscriptionJob.kind), ne(jobs.status, "processing")));
   });
 }
 

@@ -112,16 +112,27 @@ test("the owner reads the provisional text from a segment on; finished, it is go
   expect(await liveTranscriptOf(storage, await row(id), 0)).toMatchObject({ live: true, enabled: true, after: 0, total: 1, segments: [{ text: "hello there" }], heardSeconds: 8 });
   expect((await liveTranscriptOf(storage, await row(id), 5)).segments).toEqual([]);
   const jobId = (await queueLiveJob(database.conn, JOBS_TABLE_QUEUE, await row(id), Date.now()))!;
+  // One running, one that ended: finishing removes the one that ended; the running one ends on its own.
+  await withTx(database.conn, (tx) => updateJob(tx, jobId, { status: "processing" }));
   await run(database.conn, (q) => q.update(meetings).set({ status: "queued" }).where(eq(meetings.id, id)));
   await endLiveTranscript(deps(), id);
   expect(await storage.get(id, LIVE_TRANSCRIPT)).toBeNull();
   expect(await liveTranscriptOf(storage, await row(id), 0)).toMatchObject({ live: false, segments: [] });
+  expect((await liveJobs(id)).map((j) => j.id)).toEqual([jobId]);
   const job = (await loadJob(database.conn, jobId))!;
   expect(await kind.stepInput(database.conn, job, "live", "run_2")).toMatchObject({ parts: -1 });
   // A step that was running when it was finished: its file is removed as it settles.
   await writeLive(id, 10);
   await withTx(database.conn, (tx) => kind.onStepDone(tx, job, { step: "live", heardBytes: 10, segments: 1, skippedSeconds: 0 }, Date.now()));
   expect(await storage.get(id, LIVE_TRANSCRIPT)).toBeNull();
+});
+
+test("finishing a draft removes its live jobs that never started", async () => {
+  const id = await draft();
+  await hearNewPart(deps(), await row(id));
+  expect(await liveJobs(id)).toHaveLength(1);
+  await endLiveTranscript(deps(), id);
+  expect(await liveJobs(id)).toHaveLength(0);
 });
 
 test("a meeting that asked for redaction gets no live transcript: no job, no file", async () => {

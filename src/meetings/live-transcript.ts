@@ -10,7 +10,7 @@ import type { LiveSegment, LiveStepInput, LiveTranscriptFile } from "../worker/p
 import { MIN_PART_BYTES } from "./draft-limits.ts";
 import { liveTranscriptionJob } from "./live-transcript-job.ts";
 import { run } from "../db/conn.ts";
-import { contiguousDraftParts, forgetEndedLiveJobs, queueLiveJob, queueLiveJobIn } from "./live-transcript-store.ts";
+import { contiguousDraftParts, forgetLiveJobs, queueLiveJob, queueLiveJobIn } from "./live-transcript-store.ts";
 import { findMeeting, type ProcessedMeeting } from "./processing-store.ts";
 
 /*
@@ -140,7 +140,7 @@ export async function hearGatheringPart(deps: LiveDeps, draft: Pick<ProcessedMee
 export async function endLiveTranscript(deps: Pick<LiveDeps, "conn" | "storage">, meetingId: string): Promise<void> {
   await deps.storage.delete(meetingId, LIVE_TRANSCRIPT);
   await deps.storage.delete(meetingId, LIVE_TAIL);
-  await forgetEndedLiveJobs(deps.conn, meetingId);
+  await forgetLiveJobs(deps.conn, meetingId);
 }
 
 /** A draft's provisional text from segment `after` on, for its owner's recorder page. */
