@@ -41,6 +41,13 @@ describe("the live window", () => {
     expect(first.segments).toHaveLength(1);
   });
 
+  test("a 'word' stretched over seconds to the window's end (whisper's timing, not a cut word) is kept, ended at the edge", () => {
+    const next = mergeWindow(emptyLiveTranscript(), words([0.9, 11.99, "Tre"]), { start: 0, end: 12, skipped: 0, heardBytes: 10 });
+    expect(next.segments).toEqual([{ start: 0.9, end: 11.4, text: "Tre" }]);
+    // A short word cut by the end still waits.
+    expect(mergeWindow(emptyLiveTranscript(), words([11.2, 11.99, "cut"]), { start: 0, end: 12, skipped: 0, heardBytes: 10 }).segments).toEqual([]);
+  });
+
   test("a window without speech keeps nothing and moves on", () => {
     const next = mergeWindow(emptyLiveTranscript(), [], { start: 0, end: 8, skipped: 0, heardBytes: 10 });
     expect(next.segments).toEqual([]);

@@ -15,7 +15,7 @@ import type { LiveSegment, LiveStepInput, LiveTranscriptFile, StepResult } from 
  * time and by text; the last HOLD_BACK_SECONDS of a window (a word cut by the part's end) wait
  * for the next one.
  */
-export const LIVE_WINDOW = { OVERLAP_SECONDS: 1.5, MAX_WINDOW_SECONDS: 12, HOLD_BACK_SECONDS: 0.6 } as const;
+export const LIVE_WINDOW = { OVERLAP_SECONDS: 1.5, MAX_WINDOW_SECONDS: 12, HOLD_BACK_SECONDS: 0.6, MAX_WORD_SECONDS: 3 } as const;
 
 export function emptyLiveTranscript(): LiveTranscriptFile {
   return { heardBytes: 0, heardUntil: 0, committedEnd: 0, skippedSeconds: 0, segments: [] };
@@ -61,7 +61,12 @@ export function mergeWindow(
   settings = LIVE_WINDOW,
 ): LiveTranscriptFile {
   const keepUntil = window.end - settings.HOLD_BACK_SECONDS;
-  let fresh = words.filter((w) => w.text.trim() !== "" && w.start >= state.committedEnd - 0.05 && w.end <= keepUntil);
+  // A "word" of several seconds running into the tail is whisper's timing stretched to the end of
+  // its audio (a model without usable word timings), not a word cut by the part's end: kept, ended at the edge.
+  const stretched = (w: TimedWord) => w.end > keepUntil && w.start < keepUntil && w.end - w.start > settings.MAX_WORD_SECONDS;
+  let fresh = words
+    .filter((w) => w.text.trim() !== "" && w.start >= state.committedEnd - 0.05 && (w.end <= keepUntil || stretched(w)))
+    .map((w) => (w.end > keepUntil ? { ...w, end: keepUntil } : w));
   fresh = fresh.slice(repeatedPrefix(state.segments.at(-1)?.text ?? "", fresh));
   const segments = [...state.segments];
   let committedEnd = state.committedEnd;
