@@ -18,7 +18,7 @@ const UNFINISHED = ["queued", "processing"] as const;
  * this transaction), so a recording leaves one or two rows, not one per part. The job's id, or
  * null when one was already there.
  */
-export async function queueLiveJobIn(q: Queryable, queue: JobQueue, draft: { id: string; userId: string }, now: number, keep?: string): Promise<string | null> {
+async function queueLiveJobIn(q: Queryable, queue: JobQueue, draft: { id: string; userId: string }, now: number, keep?: string): Promise<string | null> {
   await lockAccount(q, draft.userId);
   const mine = and(eq(jobs.meetingId, draft.id), eq(jobs.kind, liveTranscriptionJob.kind));
   const [busy] = await q.select({ id: jobs.id }).from(jobs).where(and(mine, inArray(jobs.status, [...UNFINISHED]))).limit(1);
@@ -27,9 +27,9 @@ export async function queueLiveJobIn(q: Queryable, queue: JobQueue, draft: { id:
   return enqueueJob(q, { userId: draft.userId, kind: liveTranscriptionJob, firstStep: "live", now, channel: "webapp", meetingId: draft.id, payload: {} }, queue);
 }
 
-/** `queueLiveJobIn` in a transaction of its own (after a part arrived). */
-export function queueLiveJob(c: Conn, queue: JobQueue, draft: { id: string; userId: string }, now: number): Promise<string | null> {
-  return withTx(c, (tx) => run(tx, (q) => queueLiveJobIn(q, queue, draft, now)));
+/** `queueLiveJobIn` in a transaction (its own after a part arrived; a savepoint of the one completing a live job). */
+export function queueLiveJob(c: Conn, queue: JobQueue, draft: { id: string; userId: string }, now: number, keep?: string): Promise<string | null> {
+  return withTx(c, (tx) => run(tx, (q) => queueLiveJobIn(q, queue, draft, now, keep)));
 }
 
 /**

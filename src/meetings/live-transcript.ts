@@ -9,9 +9,9 @@ import type { Storage } from "../storage/storage.ts";
 import type { LiveSegment, LiveStepInput, LiveTranscriptFile } from "../worker/protocol.ts";
 import { MIN_PART_BYTES } from "./draft-limits.ts";
 import { liveTranscriptionJob } from "./live-transcript-job.ts";
-import { run } from "../db/conn.ts";
-import { contiguousDraftParts, forgetLiveJobs, queueLiveJob, queueLiveJobIn } from "./live-transcript-store.ts";
+import { contiguousDraftParts, forgetLiveJobs, queueLiveJob } from "./live-transcript-store.ts";
 import { findMeeting, type ProcessedMeeting } from "./processing-store.ts";
+import { promptFor } from "./vocabulary-store.ts";
 
 /*
  * The live transcript of a recording still being made in the web app (issue 25, item 8).
@@ -87,7 +87,8 @@ export function liveTranscription(deps: { storage: Storage; jobQueue: JobQueue }
         // -1 for a draft finished meanwhile: a step with nothing to hear, which ends the job.
         parts,
         language: meeting.requestedLanguage === "auto" ? null : meeting.requestedLanguage,
-        prompt: null,
+        // The meeting's and the account's vocabulary, as the full transcription gets it.
+        prompt: parts > 0 ? await promptFor(c, meeting) : null,
       };
     },
     async onStepStarted() {},
@@ -100,7 +101,7 @@ export function liveTranscription(deps: { storage: Storage; jobQueue: JobQueue }
       if (!meeting || !hearsLive(meeting)) return;
       const heard = (await readLiveFile(deps.storage, meeting.id))?.heardBytes ?? 0;
       // Audio arrived while the step ran: the next step, behind the jobs already waiting.
-      if (bytes > heard) await run(tx, (q) => queueLiveJobIn(q, deps.jobQueue, meeting, now, job.id));
+      if (bytes > heard) await queueLiveJob(tx, deps.jobQueue, meeting, now, job.id);
     },
     async onFailed() {},
   };
