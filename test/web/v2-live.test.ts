@@ -4,7 +4,7 @@
 // recorder while it runs, marked provisional; it is the owner's only; once the recording is
 // finished it is gone and the full transcript stands in its place.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, devices, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { ROOT, startServer, type TestServer } from "../helpers/server.ts";
@@ -12,6 +12,7 @@ import { ROOT, startServer, type TestServer } from "../helpers/server.ts";
 setDefaultTimeout(90_000);
 
 const FIXTURE = join(ROOT, "..", "shared", "fixtures", "meeting-en-3spk.wav");
+const SHOTS = join(ROOT, "test-artifacts", "web");
 const PASSWORD = "correct horse battery";
 const EMAIL = "live@firm.example";
 
@@ -38,6 +39,7 @@ async function open(options: Parameters<Browser["newContext"]>[0]): Promise<{ co
 }
 
 beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
   server = await startServer({ args: ["--engines", "test/doubles/engines.ts", "--rate-limits", "pro=100000,anonymous=100000", "--parallel-slots", "pro=10"] });
   for (const email of [EMAIL, "stranger@firm.example"]) {
     const made = await server.admin("user", "create", "--email", email, "--plan", "pro", "--password", PASSWORD);
@@ -73,6 +75,7 @@ async function recordUntilLiveText(page: Page, title: string): Promise<{ draftId
   // Marked provisional, read out politely.
   expect(await section.getByRole("heading", { level: 2 }).textContent()).toContain("Provisional");
   expect(await section.locator(".live-lines").getAttribute("aria-live")).toBe("polite");
+  await page.screenshot({ path: join(SHOTS, `live-${page.viewportSize()!.width}.png`), fullPage: true });
   return { draftId, lines: await section.locator(".live-lines p").allTextContents() };
 }
 
