@@ -29,6 +29,7 @@ import { documentGenerationJob } from "./documents/generation-job.ts";
 import { WorkerPool } from "./jobs/worker-pool.ts";
 import { IdempotencyStore } from "./idempotency/service.ts";
 import { meetingProcessing } from "./meetings/processing.ts";
+import { liveTranscription, liveTranscriptionJob } from "./meetings/live-transcript.ts";
 import { loadMeetingMaterial } from "./meetings/document-material-store.ts";
 import { documentGeneration } from "./documents/generation.ts";
 import { documentRenderer } from "./documents/renderer.ts";
@@ -235,7 +236,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const boss = config.database
     ? new PgBossQueue({ url: config.database.url, supervise: runsJobs, log: (line) => io.logError(new Error(line), "job-queue") })
     : undefined;
-  await boss?.start([meetingProcessingJob.kind, documentGenerationJob.kind]);
+  await boss?.start([meetingProcessingJob.kind, documentGenerationJob.kind, liveTranscriptionJob.kind]);
   const jobQueue: JobQueue = boss ?? JOBS_TABLE_QUEUE;
   const pool = new WorkerPool({
     size: config.workers,
@@ -256,6 +257,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     kinds: [
       meetingProcessing({ storage, publicApiUrl: () => urls.api, templates, meter, billing: config.billing, jobQueue }),
       documentGeneration({ storage, loadMaterial: loadMeetingMaterial, meter }),
+      liveTranscription({ storage, jobQueue }),
     ],
     owner: node.id,
     previousOwner: node.previousId,

@@ -4,6 +4,7 @@ import { oauthEn } from "./oauth-en.ts";
 import { privacyEn } from "./privacy-en.ts";
 import { listEn } from "./list-en.ts";
 import { errEn } from "./err-en.ts";
+import { liveEn } from "./live-en.ts";
 
 /** Every string the web app shows, in English: the keys every other language must give (messages/fr.ts). */
 export const en = {
@@ -13,6 +14,7 @@ export const en = {
   ...listEn,
   ...docsEn,
   ...errEn,
+  ...liveEn,
   "app.name": "Verbatim",
   "nav.meetings": "Meetings",
   "nav.record": "Record",

@@ -4,6 +4,7 @@ import { oauthFr } from "./oauth-fr.ts";
 import { privacyFr } from "./privacy-fr.ts";
 import { listFr } from "./list-fr.ts";
 import { errFr } from "./err-fr.ts";
+import { liveFr } from "./live-fr.ts";
 import type { MessageKey } from "./en.ts";
 
 /** The web app's strings in French. A missing key is a type error. */
@@ -14,6 +15,7 @@ export const fr: Record<MessageKey, string> = {
   ...listFr,
   ...docsFr,
   ...errFr,
+  ...liveFr,
   "app.name": "Verbatim",
   "nav.meetings": "Réunions",
   "nav.record": "Enregistrer",
