@@ -1,6 +1,7 @@
 import { adminEn } from "./admin-en.ts";
 import { oauthEn } from "./oauth-en.ts";
 import { privacyEn } from "./privacy-en.ts";
+import { errEn } from "./err-en.ts";
 import { shareEn } from "./share-en.ts";
 
 /** Every string the web app shows, in English: the keys every other language must give (messages/fr.ts). */
@@ -8,6 +9,7 @@ export const en = {
   ...adminEn,
   ...oauthEn,
   ...privacyEn,
+  ...errEn,
   ...shareEn,
   "app.name": "Verbatim",
   "nav.meetings": "Meetings",

@@ -1,6 +1,7 @@
 import { adminFr } from "./admin-fr.ts";
 import { oauthFr } from "./oauth-fr.ts";
 import { privacyFr } from "./privacy-fr.ts";
+import { errFr } from "./err-fr.ts";
 import { shareFr } from "./share-fr.ts";
 import type { MessageKey } from "./en.ts";
 
@@ -9,6 +10,7 @@ export const fr: Record<MessageKey, string> = {
   ...adminFr,
   ...oauthFr,
   ...privacyFr,
+  ...errFr,
   ...shareFr,
   "app.name": "Verbatim",
   "nav.meetings": "Réunions",
