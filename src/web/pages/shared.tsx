@@ -17,7 +17,7 @@ export function SharedPage({ frame, rows }: { frame: PageFrame; rows: SharedMeet
           <thead>
             <tr>
               <th scope="col">{t("shared.meeting")}</th>
-              <th scope="col">{t("shared.date")}</th>
+              <th scope="col" class="optional">{t("shared.date")}</th>
               <th scope="col">{t("shared.owner")}</th>
               <th scope="col">{t("shared.access")}</th>
             </tr>
@@ -29,7 +29,7 @@ export function SharedPage({ frame, rows }: { frame: PageFrame; rows: SharedMeet
                   <a href={`/meetings/${row.meetingId}`}>{row.title}</a>{" "}
                   <span class={`badge ${row.status}`}>{t(`status.${row.status}` as MessageKey)}</span>
                 </td>
-                <td>{date.format(new Date(row.recordedAt))}</td>
+                <td class="optional">{date.format(new Date(row.recordedAt))}</td>
                 <td>{row.ownerName ? `${row.ownerName} <${row.ownerEmail}>` : row.ownerEmail}</td>
                 <td>{t(`share.permission.${row.permission}` as MessageKey)}</td>
               </tr>
