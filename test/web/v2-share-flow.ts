@@ -7,6 +7,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { exportAuditEntries, type AuditRow } from "../../src/audit/store.ts";
+import { getUserByEmail } from "../../src/auth/user-store.ts";
+import { call, refusal } from "../helpers/mcp-client.ts";
 import { SHARED_FIXTURES, settledMeeting, startServer, type TestServer } from "../helpers/server.ts";
 
 const PASSWORD = "correct horse battery";
@@ -170,6 +175,18 @@ export function sharingFlow(sizeName: "desk" | "phone", size: BrowserContextOpti
       expect(list.data.map((m) => m.id)).not.toContain(meetingId);
       expect((await server.api(`/api/v1/meetings/${meetingId}`, { key: colleagueKey })).status).toBe(404);
       expect((await server.api(`/api/v1/meetings/${meetingId}/transcript`, { key: colleagueKey })).status).toBe(404);
+      // MCP's tools are the same owner-only use cases.
+      const mcp = new Client({ name: "colleague", version: "1.0.0" });
+      await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${colleagueKey}` } } }));
+      for (const tool of ["get_meeting", "get_transcript"]) expect((await refusal(mcp, tool, { meeting_id: meetingId })).code).toBe("not_found");
+      expect((await call(mcp, "search_meetings", {})).data).toEqual([]);
+      await mcp.close();
+      // The colleague's reads are in the owner's trail, naming the colleague.
+      const [ownerId, colleagueId] = await Promise.all([OWNER, COLLEAGUE].map(async (email) => (await getUserByEmail(server.conn(), email))!.id));
+      const trail: AuditRow[] = [];
+      for await (const row of exportAuditEntries(server.conn(), { accountId: ownerId! })) trail.push(row);
+      expect(trail.some((row) => row.action === "transcript.read" && row.actorUserId === colleagueId && row.resourceId === meetingId)).toBe(true);
+      expect(trail.some((row) => row.action === "meeting.shared" && row.actorUserId === ownerId)).toBe(true);
       const third = await person(THIRD, size);
       expect((await third.page.goto(meetingUrl()))!.status()).toBe(404);
       expect(await third.page.content()).not.toContain(TITLE);
