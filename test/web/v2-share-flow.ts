@@ -4,7 +4,7 @@
 // loses it when the owner stops sharing; forged posts are refused; the colleague's API key never
 // sees the meeting; a third user sees nothing.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -12,13 +12,15 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { exportAuditEntries, type AuditRow } from "../../src/audit/store.ts";
 import { getUserByEmail } from "../../src/auth/user-store.ts";
 import { call, refusal } from "../helpers/mcp-client.ts";
-import { SHARED_FIXTURES, settledMeeting, startServer, type TestServer } from "../helpers/server.ts";
+import { ROOT, SHARED_FIXTURES, settledMeeting, startServer, type TestServer } from "../helpers/server.ts";
 
 const PASSWORD = "correct horse battery";
 const OWNER = "owner@firm.example";
 const COLLEAGUE = "colleague@firm.example";
 const THIRD = "third@firm.example";
 const TITLE = "Incident review – Ward 4";
+/** Screenshots to look at (not compared). */
+const SHOTS = join(ROOT, "test-artifacts", "web");
 
 let server: TestServer;
 let browser: Browser;
@@ -65,6 +67,7 @@ async function keyFor(email: string): Promise<string> {
 /** The server, three users, the owner's meeting (uploaded through the API) and chromium. */
 function setUp(): void {
   beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
     server = await startServer({ args: ["--engines", "test/doubles/engines.ts", "--rate-limits", "pro=100000,anonymous=100000", "--parallel-slots", "pro=10"] });
     // Each admin command is a process of its own: started together.
     for (const made of await Promise.all([OWNER, COLLEAGUE, THIRD].map((email) => server.admin("user", "create", "--email", email, "--plan", "pro", "--password", PASSWORD)))) {
@@ -127,6 +130,7 @@ export function sharingFlow(sizeName: "desk" | "phone", size: BrowserContextOpti
       // A reload does not share again (post/redirect/get).
       await page.reload();
       expect(await panel.locator("ul.shares li").count()).toBe(1);
+      await panel.screenshot({ path: join(SHOTS, `share-panel-${sizeName}.png`) });
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(page.viewportSize()!.width);
     });
 
@@ -138,12 +142,14 @@ export function sharingFlow(sizeName: "desk" | "phone", size: BrowserContextOpti
       expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Shared with me");
       expect(await page.locator("table.shared-list tbody tr").textContent()).toContain(OWNER);
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(page.viewportSize()!.width);
+      await page.screenshot({ path: join(SHOTS, `shared-with-me-${sizeName}.png`) });
       await page.getByRole("link", { name: TITLE }).click();
       await page.waitForURL(new RegExp(`/meetings/${meetingId}$`));
       expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe(TITLE);
       expect(await page.locator(".shared-by").textContent()).toContain(`${OWNER} shared this meeting with you`);
       expect(await page.locator("ol.transcript li").count()).toBeGreaterThan(3);
       expect(await page.locator("audio#player").count()).toBe(1);
+      await page.screenshot({ path: join(SHOTS, `shared-meeting-${sizeName}.png`), fullPage: true });
       for (const absent of ["a.edit", "section#share", "form[action$='/delete']", "form[action$='/details']", "form[action$='/documents']", "form[action$='/speakers']", "form[action$='/report/regenerate']", "form[action$='/hold']"]) {
         expect({ absent, count: await page.locator(absent).count() }).toEqual({ absent, count: 0 });
       }
@@ -232,6 +238,7 @@ export function sharingFlow(sizeName: "desk" | "phone", size: BrowserContextOpti
       expect(await confirm.isVisible()).toBe(false);
       await panel.locator("details.confirm summary").click();
       expect(await panel.locator("details.confirm").textContent()).toContain(`Stop sharing with ${COLLEAGUE}?`);
+      await panel.screenshot({ path: join(SHOTS, `share-revoke-${sizeName}.png`) });
       await confirm.click();
       await page.waitForURL(/notice=unshared/);
       expect(await panel.getByText("Not shared with anyone yet.").count()).toBe(1);

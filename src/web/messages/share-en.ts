@@ -28,6 +28,7 @@ export const shareEn = {
   "shared.owner": "Shared by",
   "shared.access": "You can",
   "shared.date": "Date",
+  "shared.noDocuments": "No documents for this meeting yet.",
   "shared.bannerView": "{owner} shared this meeting with you: you can read it and download it.",
   "shared.bannerCorrect": "{owner} shared this meeting with you: you can read it, download it, correct the transcript and name the speakers.",
 } as const;

@@ -30,6 +30,7 @@ export const shareFr: Record<keyof typeof shareEn, string> = {
   "shared.owner": "Partagée par",
   "shared.access": "Vos droits",
   "shared.date": "Date",
+  "shared.noDocuments": "Aucun document pour cette réunion pour l’instant.",
   "shared.bannerView": "{owner} vous a partagé cette réunion : vous pouvez la lire et la télécharger.",
   "shared.bannerCorrect": "{owner} vous a partagé cette réunion : vous pouvez la lire, la télécharger, corriger la transcription et nommer les intervenants.",
 };

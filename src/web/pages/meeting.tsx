@@ -265,7 +265,9 @@ export function MeetingPage(props: MeetingPageProps) {
             {t("meeting.documentsPending", { count: props.pendingDocuments })}
           </p>
         )}
-        {!owner ? null : meeting.summary ? (
+        {!owner ? (
+          meeting.documents.length === 0 && props.pendingDocuments === 0 && <p class="muted">{t("shared.noDocuments")}</p>
+        ) : meeting.summary ? (
           <form class="stack wide" method="post" action={`${base}/documents`}>
             <CsrfField frame={frame} />
             <label>
