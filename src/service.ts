@@ -77,6 +77,7 @@ import { localDiskStorage } from "./storage/local-disk.ts";
 import { recordUntrackedDraftParts, sweepIdleDrafts } from "./meetings/draft-upkeep.ts";
 import { sweepRetention, type RetentionCutEvent } from "./meetings/retention-sweep.ts";
 import { retentionApp } from "./retention/app.ts";
+import { sharingApp } from "./sharing/app.ts";
 import { exclusively } from "./db/sql.ts";
 import { workerCommand } from "./worker/command.ts";
 import { WORKER_CONFIG_ENV, type WorkerConfig } from "./worker/config.ts";
@@ -376,7 +377,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     clock,
     billing: config.billing,
     maxUploadBytes: MAX_UPLOAD_BYTES,
-    apps: { ...apps, auth, clients, usage, audit: auditing, retention, admin, oauth },
+    // Sharing a meeting with colleagues is the web app's alone: the API's and MCP's meetings stay the owner's (SPEC).
+    apps: { ...apps, auth, clients, usage, audit: auditing, retention, admin, oauth, sharing: sharingApp({ conn, clock, audit }) },
     sso,
     maxApiKeys: config.maxApiKeys,
     publicApiUrl: () => urls.api,

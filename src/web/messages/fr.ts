@@ -5,6 +5,7 @@ import { privacyFr } from "./privacy-fr.ts";
 import { listFr } from "./list-fr.ts";
 import { errFr } from "./err-fr.ts";
 import { liveFr } from "./live-fr.ts";
+import { shareFr } from "./share-fr.ts";
 import type { MessageKey } from "./en.ts";
 
 /** The web app's strings in French. A missing key is a type error. */
@@ -16,6 +17,7 @@ export const fr: Record<MessageKey, string> = {
   ...docsFr,
   ...errFr,
   ...liveFr,
+  ...shareFr,
   "app.name": "Verbatim",
   "nav.meetings": "Réunions",
   "nav.record": "Enregistrer",
