@@ -8,6 +8,7 @@ import { enhancePlayer } from "./player.ts";
 import { enhanceProgress } from "./progress.ts";
 import { enhanceRecorder } from "./recorder.ts";
 import { enhanceUploader } from "./uploader.ts";
+import { enhanceWorkspace } from "./ws-workspace.ts";
 
 enhancePlayer();
 enhanceCorrector();
@@ -15,3 +16,4 @@ enhanceProgress();
 enhanceCopyButtons();
 enhanceUploader();
 enhanceRecorder();
+enhanceWorkspace();

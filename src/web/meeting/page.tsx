@@ -7,9 +7,11 @@ import type { WebKit } from "../kit.ts";
 import { PageRefusal } from "../kit.ts";
 import { markdownToSafeHtml } from "../markdown.ts";
 import { MeetingPage } from "../pages/meeting.tsx";
+import type { TranscriptSegment } from "../../transcripts/app.ts";
+import type { LineCorrection, WorkspaceProps } from "./workspace.tsx";
 
 /** Flash notices after a form, carried in the redirect's query string as a known key, never as text. */
-const NOTICES = ["saved", "speakers", "document", "uploaded", "corrected", "regenerating", "held", "released"];
+const NOTICES = ["saved", "speakers", "document", "uploaded", "corrected", "regenerating", "held", "released", "undone"];
 
 export type MeetingPageKit = ReturnType<typeof meetingPageKit>;
 
@@ -43,6 +45,7 @@ export function meetingPageKit(kit: WebKit) {
     const frame = kit.frameFor(request, session, () => meeting.title);
     const notice = refusal ? { text: refusal, error: true } : kit.noticeOf(request, frame.t, NOTICES);
     const templates = await kit.deps.apps.templates.list();
+    const workspace = await workspaceOf(kit, session, meeting.id, page);
     return html(
       <MeetingPage
         frame={frame}
@@ -57,6 +60,7 @@ export function meetingPageKit(kit: WebKit) {
         corrected={page.corrected}
         draft={page.draft}
         notice={notice}
+        workspace={workspace}
       />,
       status,
     );
@@ -70,6 +74,22 @@ export function meetingPageKit(kit: WebKit) {
   };
 
   return { ownedMeeting, meetingPage, refusedOnPage };
+}
+
+/** The transcript workspace's extras: failure reason, video, word timings, and each corrected line's history (newest first). */
+async function workspaceOf(kit: WebKit, session: Session, meetingId: string, page: { transcript: { segments: TranscriptSegment[] } | null; corrected: ReadonlySet<number> }): Promise<WorkspaceProps> {
+  const { meetings } = kit.deps.apps;
+  const actor = kit.actor(session);
+  const extras = await meetings.workspace(actor, meetingId, page.transcript?.segments ?? []);
+  const history = new Map<number, LineCorrection[]>();
+  if (page.corrected.size > 0) {
+    for (const c of await meetings.corrections(actor, meetingId)) {
+      const entries = history.get(c.segment_index) ?? [];
+      entries.unshift({ previousText: c.previous_text, author: c.author.email, system: c.author.id === "system", createdAt: c.created_at });
+      history.set(c.segment_index, entries);
+    }
+  }
+  return { ...extras, history };
 }
 
 /** The meeting page and the progress its script polls while the meeting is processed. */

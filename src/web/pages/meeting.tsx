@@ -5,6 +5,7 @@ import { CsrfField, Layout, Notice, PostButton, type PageFrame, type PageNotice 
 import { formatDuration } from "./meetings.tsx";
 import { MeetingRetention } from "./meeting-retention.tsx";
 import { RedactionSummary } from "./redaction-field.tsx";
+import { failureKey, FollowButton, LineHistory, PlayerMedia, SpeakerTimeline, speakerColours, TranscriptSearch, wordTimes, type WorkspaceProps } from "../meeting/workspace.tsx";
 
 /** A time on the transcript as a player shows it: m:ss, or h:mm:ss from the first hour. */
 export function playerTime(seconds: number): string {
@@ -35,6 +36,8 @@ export interface MeetingPageProps {
   draft?: { parts: number; bytes: number; deletesAt: number };
   /** A sentence after a change ("Saved."), or a refusal of the last form. */
   notice?: PageNotice;
+  /** The transcript workspace's extras (meeting/workspace.tsx): failure reason, video, word timings, history. */
+  workspace?: WorkspaceProps;
 }
 
 function Csrf({ frame }: { frame: PageFrame }) {
@@ -46,6 +49,9 @@ export function MeetingPage(props: MeetingPageProps) {
   const { t } = frame;
   const base = `/meetings/${meeting.id}`;
   const date = new Intl.DateTimeFormat(frame.locale, { dateStyle: "long", timeStyle: "short", timeZone: "UTC" });
+  const ws = props.workspace;
+  const failed = meeting.status === "failed";
+  const colour = speakerColours(transcript?.speakers ?? props.speakers.map((s) => s.label));
   const busy = meeting.status === "queued" || meeting.status === "processing" || props.pendingDocuments > 0 || props.rewritingReport;
   return (
     <Layout frame={frame}>
@@ -86,14 +92,15 @@ export function MeetingPage(props: MeetingPageProps) {
       )}
       {meeting.status === "failed" && (
         <p class="error" role="alert">
-          {t("meeting.failed")}
+          {t(failureKey(ws?.failureCode ?? null))}
         </p>
       )}
       <div class="meeting">
         <div class="main-column">
-          {props.hasRecording && (
+          {props.hasRecording && !failed && (
             <section class="player" aria-label={t("meeting.player")}>
-              <audio id="player" controls preload="metadata" src={`${base}/audio`} />
+              <PlayerMedia base={base} video={ws?.video ?? false} t={t} />
+              {transcript && <SpeakerTimeline transcript={transcript} colour={colour} t={t} />}
               <div class="player-tools">
                 <label class="inline">
                   {t("meeting.speed")}
@@ -112,10 +119,12 @@ export function MeetingPage(props: MeetingPageProps) {
           )}
           <section aria-labelledby="transcript-title">
             <h2 id="transcript-title">{t("meeting.transcript")}</h2>
+            {transcript && <TranscriptSearch t={t} />}
+            {transcript && props.hasRecording && <FollowButton t={t} />}
             {transcript ? (
               <ol class="transcript" data-csrf={frame.csrfToken} data-save={t("meeting.saveLine")} data-cancel={t("meeting.cancel")} data-corrected={t("meeting.corrected")}>
                 {transcript.segments.map((segment, index) => (
-                  <li id={`seg-${index}`} data-start={segment.start} data-end={segment.end} data-index={index} class={props.corrected.has(index) ? "corrected" : undefined}>
+                  <li id={`seg-${index}`} data-start={segment.start} data-end={segment.end} data-index={index} class={`${colour(segment.speaker)}${props.corrected.has(index) ? " corrected" : ""}`}>
                     {props.hasRecording ? (
                       <a class="ts" href={`${base}/audio#t=${segment.start}`} data-start={segment.start} aria-label={t("meeting.playFrom", { time: playerTime(segment.start) })}>
                         {playerTime(segment.start)}
@@ -123,12 +132,13 @@ export function MeetingPage(props: MeetingPageProps) {
                     ) : (
                       <span class="ts">{playerTime(segment.start)}</span>
                     )}{" "}
-                    <span class="speaker">{segment.speaker_name ?? segment.speaker}</span>{" "}
+                    <span class="speaker" data-spk={segment.speaker}>{segment.speaker_name ?? segment.speaker}</span>{" "}
                     <a class="edit" href={`${base}/segments/${index}/edit`} aria-label={t("meeting.correctLine", { time: playerTime(segment.start) })}>
                       {t("meeting.correct")}
                     </a>
                     {props.corrected.has(index) && <span class="muted small"> · {t("meeting.corrected")}</span>}
-                    <p>{segment.text}</p>
+                    <p data-w={props.hasRecording ? wordTimes(ws?.words[index]) : undefined}>{segment.text}</p>
+                    {ws?.history.get(index) && <LineHistory frame={frame} base={base} index={index} entries={ws.history.get(index)!} date={date} />}
                   </li>
                 ))}
               </ol>
@@ -141,15 +151,18 @@ export function MeetingPage(props: MeetingPageProps) {
           {props.speakers.length > 0 && (
             <section aria-labelledby="speakers-title">
               <h2 id="speakers-title">{t("meeting.speakers")}</h2>
-              <form class="stack" method="post" action={`${base}/speakers`}>
+              <form class="stack" id="speaker-names" method="post" action={`${base}/speakers`} data-saved={t("ws.namesSaved")}>
                 <CsrfField frame={frame} />
                 {props.speakers.map((speaker) => (
                   <label>
-                    {speaker.label}
+                    <span>
+                      <span class={`swatch ${colour(speaker.label)}`} aria-hidden="true" /> {speaker.label}
+                    </span>
                     <input name={`speaker.${speaker.label}`} value={speaker.name} maxLength={200} placeholder={t("meeting.speakerUnnamed")} />
                   </label>
                 ))}
                 <button type="submit">{t("meeting.saveSpeakers")}</button>
+                <output class="muted" aria-live="polite" />
               </form>
             </section>
           )}
@@ -222,6 +235,7 @@ export function MeetingPage(props: MeetingPageProps) {
           </form>
         )}
       </section>
+      {!failed && (
       <section aria-labelledby="documents-title">
         <h2 id="documents-title">{t("meeting.documents")}</h2>
         {meeting.documents.length > 0 && (
@@ -271,6 +285,7 @@ export function MeetingPage(props: MeetingPageProps) {
           <p class="muted">{t("meeting.documentsWait")}</p>
         )}
       </section>
+      )}
       <section aria-labelledby="delete-title" class="danger">
         <h2 id="delete-title">{t("meeting.delete")}</h2>
         <form class="stack" method="post" action={`${base}/delete`}>
