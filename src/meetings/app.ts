@@ -45,7 +45,8 @@ import { storeTextMeeting, textMeeting } from "./text-source.ts";
 import type { ParsedTextTranscript } from "./text-transcript.ts";
 import { parseTranscriptFile } from "./transcript-import.ts";
 import { meetingTranscript, ownedTranscript } from "./transcript.ts";
-import { failedJobCode, hasVideoStream, transcriptionWords, wordsOfLines, type MeetingWorkspace } from "./workspace.ts";
+import { hasVideoStream, transcriptionWords, wordsOfLines, type MeetingWorkspace } from "./workspace.ts";
+import { failedJobCode } from "./workspace-store.ts";
 
 /** What the routes and pages need beside the use cases: the request schemas, the bounds, the domain types. */
 export { MAX_PART_BYTES, MIN_PART_BYTES, type DraftLimits } from "./draft-limits.ts";

@@ -1,6 +1,3 @@
-import { and, desc, eq } from "drizzle-orm";
-import { run, type Conn } from "../db/conn.ts";
-import { jobs } from "../jobs/table.ts";
 import { RECORDING, stepOutputName } from "../storage/paths.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { SpeechSegment, TimedWord, TranscriptSegment } from "../transcripts/types.ts";
@@ -20,19 +17,6 @@ export interface MeetingWorkspace {
    * or null where the line has no word timings (a corrected line, a redacted or text meeting).
    */
   words: ({ offset: number; start: number }[] | null)[];
-}
-
-/** The latest processing job's error code of a failed meeting, whichever channel started it. */
-export function failedJobCode(c: Conn, meetingId: string): Promise<string | null> {
-  return run(c, async (q) => {
-    const [row] = await q
-      .select({ code: jobs.errorCode })
-      .from(jobs)
-      .where(and(eq(jobs.meetingId, meetingId), eq(jobs.kind, "meeting_processing"), eq(jobs.status, "failed")))
-      .orderBy(desc(jobs.createdAt))
-      .limit(1);
-    return row?.code ?? null;
-  });
 }
 
 const HEAD_BYTES = 256 * 1024;
@@ -62,7 +46,7 @@ export async function hasVideoStream(storage: Storage, meetingId: string): Promi
 const TIME_SLACK = 0.002;
 
 /**
- * The transcription's words laid on the stored lines: a line gets the words within its time whose
+ * The transcription's words laid on the stored lines: a line gets the words that lie within its time, whose
  * texts, joined, are exactly its text (so a line a person corrected, or the glossary changed, gets
  * none), each with its character offset in the text.
  */
@@ -72,7 +56,9 @@ export function wordsOfLines(lines: readonly TranscriptSegment[], speech: readon
   return lines.map((line) => {
     while (from < words.length && words[from]!.start < line.start - TIME_SLACK) from++;
     const own: TimedWord[] = [];
-    for (let i = from; i < words.length && words[i]!.start <= line.end + TIME_SLACK; i++) if (words[i]!.text.trim()) own.push(words[i]!);
+    for (let i = from; i < words.length && words[i]!.start <= line.end + TIME_SLACK; i++) {
+      if (words[i]!.end <= line.end + TIME_SLACK && words[i]!.text.trim()) own.push(words[i]!);
+    }
     if (own.length === 0) return null;
     const joined = own.map((w) => w.text).join("");
     const lead = joined.length - joined.trimStart().length;

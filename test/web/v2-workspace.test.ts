@@ -4,7 +4,7 @@
 // names changed while playing, a line's history and undo, a video meeting, a failed meeting that
 // says why, and a player that stays on a phone's screen.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, devices, type Browser, type BrowserContext, type Page } from "playwright-core";
@@ -16,6 +16,7 @@ const FIXTURE = join(ROOT, "..", "shared", "fixtures", "meeting-en-3spk.wav");
 const WORK = mkdtempSync(join(tmpdir(), "verbatim-ws-"));
 const VIDEO = join(WORK, "meeting.webm");
 const SILENT_VIDEO = join(WORK, "no-sound.webm");
+const SHOTS = join(ROOT, "test-artifacts", "web");
 const PASSWORD = "correct horse battery";
 const EMAIL = "analyst@firm.example";
 
@@ -25,6 +26,7 @@ let key: string;
 let audioMeeting: string;
 let videoMeeting: string;
 let failedMeeting: string;
+let longMeeting: string;
 const requested: string[] = [];
 
 type Json = any;
@@ -41,6 +43,14 @@ async function upload(path: string, title: string): Promise<string> {
   const created = (await (await server.api("/api/v1/meetings", { method: "POST", key, body: form })).json()) as Json;
   if (!created.id) throw new Error(JSON.stringify(created));
   return created.id;
+}
+
+/** A two-hour meeting's transcript as WebVTT: a cue every 4 seconds, "réunion" in every tenth. */
+function longTranscript(): string {
+  const time = (s: number) => `${String(Math.floor(s / 3600)).padStart(2, "0")}:${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}:${String(s % 60).padStart(2, "0")}.000`;
+  const cues = ["WEBVTT", ""];
+  for (let i = 0; i < 1800; i++) cues.push(`${time(i * 4)} --> ${time(i * 4 + 3)}`, `<v Speaker ${i % 3}>Line ${i} of the long meeting${i % 10 === 0 ? ", la réunion continue" : ""}, with some more words to read.`, "");
+  return cues.join("\n");
 }
 
 async function newPage(phone = false): Promise<{ context: BrowserContext; page: Page }> {
@@ -84,9 +94,14 @@ beforeAll(async () => {
   ffmpeg("-f", "lavfi", "-i", "testsrc=size=160x120:rate=10", "-i", FIXTURE, "-t", "12", "-c:v", "libvpx", "-b:v", "100k", "-c:a", "libopus", "-shortest", VIDEO);
   // A video with no sound at all: processing fails with no_audio.
   ffmpeg("-f", "lavfi", "-i", "testsrc=size=160x120:rate=10", "-t", "2", "-c:v", "libvpx", "-b:v", "100k", SILENT_VIDEO);
-  [audioMeeting, videoMeeting, failedMeeting] = await Promise.all([upload(FIXTURE, "Ward rounds"), upload(VIDEO, "Site visit"), upload(SILENT_VIDEO, "Silent film")]);
-  const settled = await Promise.all([audioMeeting, videoMeeting, failedMeeting].map((id) => settledMeeting(server, key, id, 60_000)));
-  expect(settled.map((m: Json) => m.status)).toEqual(["completed", "completed", "failed"]);
+  const imported = new FormData();
+  imported.append("title", "Two-hour board");
+  imported.append("transcript", new Blob([longTranscript()]), "board.vtt");
+  const importing = server.api("/api/v1/meetings", { method: "POST", key, body: imported }).then(async (r) => ((await r.json()) as Json).id as string);
+  [audioMeeting, videoMeeting, failedMeeting, longMeeting] = await Promise.all([upload(FIXTURE, "Ward rounds"), upload(VIDEO, "Site visit"), upload(SILENT_VIDEO, "Silent film"), importing]);
+  const settled = await Promise.all([audioMeeting, videoMeeting, failedMeeting, longMeeting].map((id) => settledMeeting(server, key, id, 60_000)));
+  expect(settled.map((m: Json) => m.status)).toEqual(["completed", "completed", "failed", "completed"]);
+  mkdirSync(SHOTS, { recursive: true });
   const executablePath = Bun.which("chromium") ?? Bun.which("chromium-browser");
   if (!executablePath) throw new Error("chromium is not installed: run npm run setup (it installs Debian's chromium)");
   browser = await chromium.launch({ executablePath, args: ["--no-sandbox", "--autoplay-policy=no-user-gesture-required"] });
@@ -124,6 +139,10 @@ describe("the transcript workspace at a desk", () => {
     await page.getByRole("button", { name: "Previous match" }).click();
     expect(await page.locator(".tsearch output").textContent()).toBe(`1 of ${total}`);
     expect(await page.locator("ol.transcript mark.current").textContent()).toBe("spoken");
+    await page.screenshot({ path: join(SHOTS, "ws-search.png") });
+    await page.emulateMedia({ colorScheme: "dark" });
+    await page.screenshot({ path: join(SHOTS, "ws-search-dark.png") });
+    await page.emulateMedia({ colorScheme: "light" });
     await search.fill("number12");
     await page.locator(".tsearch output").filter({ hasText: "1 of 1" }).waitFor();
     await search.fill("nothing like this");
@@ -189,8 +208,13 @@ describe("the transcript workspace at a desk", () => {
     await page.mouse.move(400, 400);
     await page.mouse.wheel(0, -5000);
     await page.getByRole("button", { name: "Back to the playing line" }).waitFor();
+    // The wheel's own scrolling is animated: once it has come to rest, the page stays put.
+    let scrolled = -1;
+    for (let now = await page.evaluate(() => scrollY); now !== scrolled; now = await page.evaluate(() => scrollY)) {
+      scrolled = now;
+      await Bun.sleep(300);
+    }
     const before = (await inView())!.index;
-    const scrolled = await page.evaluate(() => scrollY);
     await page.waitForFunction((i) => Number(document.querySelector("ol.transcript > li[aria-current=true]")?.getAttribute("data-index")) >= i + 2, before, { timeout: 20_000 });
     // The playing line moved on; the page stayed where the person put it.
     expect(await page.evaluate(() => scrollY)).toBe(scrolled);
@@ -259,6 +283,23 @@ describe("the transcript workspace at a desk", () => {
     expect(JSON.stringify(history)).not.toContain("at last");
   });
 
+  test("a two-hour transcript: search marks every match, accents aside, and steps through them", async () => {
+    await page.goto(`${server.url}/meetings/${longMeeting}`);
+    expect(await page.locator("ol.transcript > li").count()).toBe(1800);
+    const search = page.getByRole("searchbox", { name: "Search the transcript" });
+    await search.fill("REUNION");
+    await page.locator(".tsearch output").filter({ hasText: "1 of 180" }).waitFor();
+    expect(await page.locator("ol.transcript mark").count()).toBe(180);
+    await search.press("Shift+Enter");
+    expect(await page.locator(".tsearch output").textContent()).toBe("180 of 180");
+    expect(await page.locator("#seg-1790 mark.current").textContent()).toBe("réunion");
+    // The last match is on screen.
+    expect(await page.locator("#seg-1790").isVisible()).toBe(true);
+    await search.fill("line 1799 of");
+    await page.locator(".tsearch output").filter({ hasText: "1 of 1" }).waitFor();
+    expect(await page.locator("ol.transcript mark").count()).toBe(1);
+  });
+
   test("a video meeting plays as video", async () => {
     await page.goto(`${server.url}/meetings/${videoMeeting}`);
     expect(await page.locator("audio#player").count()).toBe(0);
@@ -296,6 +337,7 @@ describe("the transcript workspace on a phone", () => {
     expect(box!.y).toBeGreaterThanOrEqual(0);
     expect(box!.y + box!.height).toBeLessThanOrEqual(height);
     expect(await page.locator(".shortcuts").isHidden()).toBe(true);
+    await page.screenshot({ path: join(SHOTS, "ws-phone.png") });
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(page.viewportSize()!.width);
   });
 

@@ -42,16 +42,21 @@ function enhanceSearch(): void {
     if (!query) return;
     for (const line of lines) {
       const text = line.textContent ?? "";
-      // The folded text, and where each of its characters comes from in the line's own.
-      let folded = "";
-      const from: number[] = [];
-      for (let i = 0; i < text.length; i++) {
-        const f = fold(text[i]!);
-        folded += f;
-        for (let k = 0; k < f.length; k++) from.push(i);
+      // The folded text, and where each of its characters comes from in the line's own (the
+      // same place, unless folding changed the length: then character by character).
+      let folded = fold(text);
+      let from: number[] | null = null;
+      if (folded.length !== text.length) {
+        folded = "";
+        from = [];
+        for (let i = 0; i < text.length; i++) {
+          const f = fold(text[i]!);
+          folded += f;
+          for (let k = 0; k < f.length; k++) from.push(i);
+        }
       }
       const found: [number, number][] = [];
-      for (let i = folded.indexOf(query); i >= 0; i = folded.indexOf(query, i + query.length)) found.push([from[i]!, from[i + query.length - 1]! + 1]);
+      for (let i = folded.indexOf(query); i >= 0; i = folded.indexOf(query, i + query.length)) found.push(from ? [from[i]!, from[i + query.length - 1]! + 1] : [i, i + query.length]);
       const node = line.firstChild;
       if (!node) continue;
       const own: HTMLElement[] = [];
