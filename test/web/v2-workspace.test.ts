@@ -4,7 +4,7 @@
 // names changed while playing, a line's history and undo, a video meeting, a failed meeting that
 // says why, and a player that stays on a phone's screen.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, devices, type Browser, type BrowserContext, type Page } from "playwright-core";
@@ -277,6 +277,23 @@ describe("the transcript workspace at a desk", () => {
     expect(await line.locator("p[data-w]").count()).toBe(1);
     const history = (await (await server.api(`/api/v1/meetings/${audioMeeting}/transcript/corrections`, { key })).json()) as Json;
     expect(JSON.stringify(history)).not.toContain("at last");
+  });
+
+  test("the workspace's parts pass axe's WCAG A and AA checks, in both themes", async () => {
+    await page.goto(`${server.url}/meetings/${audioMeeting}`);
+    await page.evaluate(readFileSync(join(ROOT, "node_modules", "axe-core", "axe.min.js"), "utf8"));
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme });
+      const found = await page.evaluate(async () => {
+        const axe = (window as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
+        // The primary buttons' dark-theme colours are the issue's other item (not this slice's): the names form's button is left out.
+        const context = { include: [["section.player"], [".tsearch"], ["ol.transcript"], ["#speaker-names"]], exclude: [["#speaker-names > button"]] };
+        const result = await axe.run(context, { runOnly: ["wcag2a", "wcag2aa"] });
+        return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+      });
+      expect(found).toEqual([]);
+    }
+    await page.emulateMedia({ colorScheme: "light" });
   });
 
   test("a two-hour transcript: search marks every match, accents aside, and steps through them", async () => {
