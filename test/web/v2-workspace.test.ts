@@ -1,122 +1,26 @@
-// The transcript workspace (issue 25 item 4, and item 3's failed meeting) in chromium, at desk and
-// phone sizes, over a real server with the engine doubles: search with highlights and
-// next/previous, a word that seeks, the playing line followed until the person scrolls, speaker
-// names changed while playing, a line's history and undo, a video meeting, a failed meeting that
-// says why, and a player that stays on a phone's screen.
+// The transcript workspace (issue 25 item 4) in chromium at a desk, over a real server with the
+// engine doubles: search with highlights and next/previous, speaker colours and the timeline, a
+// word that seeks, the playing line followed until the person scrolls, speaker names changed while
+// playing, a line's history and undo, and axe's checks. (v2-workspace-more.test.ts: a long
+// transcript, video, a failed meeting, and the phone.)
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, devices, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { createUserWithKey, ROOT, settledMeeting, startServer, type TestServer } from "../helpers/server.ts";
+import type { BrowserContext, Page } from "playwright-core";
+import { ROOT } from "../helpers/server.ts";
+import { media, newPage, pause, playFrom, SHOTS, workspaceSuite } from "./v2-workspace-kit.ts";
 
 setDefaultTimeout(90_000);
 
-const FIXTURE = join(ROOT, "..", "shared", "fixtures", "meeting-en-3spk.wav");
-const WORK = mkdtempSync(join(tmpdir(), "verbatim-ws-"));
-const VIDEO = join(WORK, "meeting.webm");
-const SILENT_VIDEO = join(WORK, "no-sound.webm");
-const SHOTS = join(ROOT, "test-artifacts", "web");
-const PASSWORD = "correct horse battery";
-const EMAIL = "analyst@firm.example";
-
-let server: TestServer;
-let browser: Browser;
-let key: string;
-let audioMeeting: string;
-let videoMeeting: string;
-let failedMeeting: string;
-let longMeeting: string;
-const requested: string[] = [];
-
 type Json = any;
 
-function ffmpeg(...args: string[]) {
-  const made = Bun.spawnSync(["ffmpeg", "-v", "error", "-y", ...args]);
-  if (made.exitCode !== 0) throw new Error(made.stderr.toString());
-}
-
-async function upload(path: string, title: string): Promise<string> {
-  const form = new FormData();
-  form.append("file", Bun.file(path), path.split("/").at(-1)!);
-  form.append("title", title);
-  const created = (await (await server.api("/api/v1/meetings", { method: "POST", key, body: form })).json()) as Json;
-  if (!created.id) throw new Error(JSON.stringify(created));
-  return created.id;
-}
-
-/** A two-hour meeting's transcript as WebVTT: a cue every 4 seconds, "réunion" in every tenth. */
-function longTranscript(): string {
-  const time = (s: number) => `${String(Math.floor(s / 3600)).padStart(2, "0")}:${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}:${String(s % 60).padStart(2, "0")}.000`;
-  const cues = ["WEBVTT", ""];
-  for (let i = 0; i < 1800; i++) cues.push(`${time(i * 4)} --> ${time(i * 4 + 3)}`, `<v Speaker ${i % 3}>Line ${i} of the long meeting${i % 10 === 0 ? ", la réunion continue" : ""}, with some more words to read.`, "");
-  return cues.join("\n");
-}
-
-async function newPage(phone = false): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext(
-    phone ? { ...devices["Pixel 7"], locale: "en-GB" } : { locale: "en-GB", viewport: { width: 1280, height: 900 } },
-  );
-  context.on("request", (request) => requested.push(request.url()));
-  const page = await context.newPage();
-  await page.goto(`${server.url}/login`);
-  await page.getByLabel("Email").fill(EMAIL);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(/\/meetings$/);
-  return { context, page };
-}
-
-const media = (page: Page) => page.evaluate(() => {
-  const player = document.querySelector<HTMLMediaElement>("#player")!;
-  return { time: player.currentTime, paused: player.paused, tag: player.tagName };
-});
-
-/** Plays from `seconds`, faster than spoken (the doubles' lines are 4 s apart). */
-async function playFrom(page: Page, seconds: number, rate = 2) {
-  await page.evaluate(
-    async ([s, r]) => {
-      const player = document.querySelector<HTMLMediaElement>("#player")!;
-      player.playbackRate = r!;
-      player.currentTime = s!;
-      await player.play();
-    },
-    [seconds, rate],
-  );
-}
-
-beforeAll(async () => {
-  server = await startServer({ args: ["--engines", "test/doubles/engines.ts", "--rate-limits", "pro=100000,anonymous=100000", "--parallel-slots", "pro=10"] });
-  key = await createUserWithKey(server, EMAIL);
-  const set = await server.admin("user", "password", "--email", EMAIL, "--password", PASSWORD);
-  if (set.code !== 0) throw new Error(set.stderr);
-  // A small video: a test pattern over the fixture's first 12 seconds (VP8 + Opus: chromium plays it).
-  ffmpeg("-f", "lavfi", "-i", "testsrc=size=160x120:rate=10", "-i", FIXTURE, "-t", "12", "-c:v", "libvpx", "-b:v", "100k", "-c:a", "libopus", "-shortest", VIDEO);
-  // A video with no sound at all: processing fails with no_audio.
-  ffmpeg("-f", "lavfi", "-i", "testsrc=size=160x120:rate=10", "-t", "2", "-c:v", "libvpx", "-b:v", "100k", SILENT_VIDEO);
-  [audioMeeting, videoMeeting, failedMeeting] = await Promise.all([upload(FIXTURE, "Ward rounds"), upload(VIDEO, "Site visit"), upload(SILENT_VIDEO, "Silent film")]);
-  const settled = await Promise.all([audioMeeting, videoMeeting, failedMeeting].map((id) => settledMeeting(server, key, id, 60_000)));
-  expect(settled.map((m: Json) => m.status)).toEqual(["completed", "completed", "failed"]);
-  mkdirSync(SHOTS, { recursive: true });
-  const executablePath = Bun.which("chromium") ?? Bun.which("chromium-browser");
-  if (!executablePath) throw new Error("chromium is not installed: run npm run setup (it installs Debian's chromium)");
-  browser = await chromium.launch({ executablePath, args: ["--no-sandbox", "--autoplay-policy=no-user-gesture-required"] });
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  // Nothing any page asked for left the server's origin.
-  expect(requested.length).toBeGreaterThan(0);
-  for (const url of requested) expect(new URL(url).origin).toBe(server.url);
-});
-
+const ws = workspaceSuite(["audio"]);
 describe("the transcript workspace at a desk", () => {
   let context: BrowserContext;
   let page: Page;
   beforeAll(async () => {
-    ({ context, page } = await newPage());
-    await page.goto(`${server.url}/meetings/${audioMeeting}`);
+    ({ context, page } = await newPage(ws));
+    await page.goto(`${ws.server.url}/meetings/${ws.meetings.audio}`);
   });
   afterAll(() => context.close());
 
@@ -163,7 +67,7 @@ describe("the transcript workspace at a desk", () => {
     await turns.nth(2).click();
     const start = Number(await turns.nth(2).getAttribute("data-start"));
     await page.waitForFunction((s) => Math.abs(document.querySelector<HTMLMediaElement>("#player")!.currentTime - s) < 1, start);
-    await page.evaluate(() => document.querySelector<HTMLMediaElement>("#player")!.pause());
+    await pause(page);
   });
 
   test("a click on a word seeks the player to when it was said", async () => {
@@ -183,7 +87,7 @@ describe("the transcript workspace at a desk", () => {
     await page.mouse.click(box.x, box.y);
     const said = start + (2 * (end - start)) / 4;
     await page.waitForFunction((s) => Math.abs(document.querySelector<HTMLMediaElement>("#player")!.currentTime - s) < 0.5, said);
-    await page.evaluate(() => document.querySelector<HTMLMediaElement>("#player")!.pause());
+    await pause(page);
   });
 
   test("the playing line is followed, following stops when the person scrolls, and the button brings it back", async () => {
@@ -221,7 +125,7 @@ describe("the transcript workspace at a desk", () => {
       return rect && rect.bottom > 0 && rect.top < innerHeight;
     });
     expect(await page.getByRole("button", { name: "Back to the playing line" }).isHidden()).toBe(true);
-    await page.evaluate(() => document.querySelector<HTMLMediaElement>("#player")!.pause());
+    await pause(page);
   });
 
   test("a speaker renamed while playing: no reload, playback goes on, every name on the page changes", async () => {
@@ -236,15 +140,15 @@ describe("the transcript workspace at a desk", () => {
     expect(names.length).toBeGreaterThan(2);
     expect(new Set(names)).toEqual(new Set(["Dr Amélie Roux"]));
     expect(await page.locator('svg.timeline a[data-spk="SPEAKER_00"]').first().getAttribute("aria-label")).toBe("Dr Amélie Roux, 00:00 to 00:07");
-    await page.evaluate(() => document.querySelector<HTMLMediaElement>("#player")!.pause());
-    const participants = (await (await server.api(`/api/v1/meetings/${audioMeeting}`, { key })).json()) as Json;
+    await pause(page);
+    const participants = (await (await ws.server.api(`/api/v1/meetings/${ws.meetings.audio}`, { key: ws.key })).json()) as Json;
     expect(participants.participants.map((p: Json) => p.name)).toContain("Dr Amélie Roux");
-    const transcript = (await (await server.api(`/api/v1/meetings/${audioMeeting}/transcript`, { key })).json()) as Json;
+    const transcript = (await (await ws.server.api(`/api/v1/meetings/${ws.meetings.audio}/transcript`, { key: ws.key })).json()) as Json;
     expect(transcript.segments[0].speaker_name).toBe("Dr Amélie Roux");
   });
 
   test("a corrected line shows its history, and undo puts its words back (the API agrees)", async () => {
-    const original = ((await (await server.api(`/api/v1/meetings/${audioMeeting}/transcript`, { key })).json()) as Json).segments[2].text;
+    const original = ((await (await ws.server.api(`/api/v1/meetings/${ws.meetings.audio}/transcript`, { key: ws.key })).json()) as Json).segments[2].text;
     const line = page.locator("#seg-2");
     await line.getByRole("link", { name: /Correct/ }).click();
     await line.locator("textarea").fill("segment number two, heard right");
@@ -265,22 +169,22 @@ describe("the transcript workspace at a desk", () => {
     await page.waitForURL(/notice=undone#seg-2$/);
     expect(await page.getByText("The last correction of the line was undone.").count()).toBe(1);
     expect(await line.locator("p").first().textContent()).toBe("segment number two, heard right");
-    let api = (await (await server.api(`/api/v1/meetings/${audioMeeting}/transcript`, { key })).json()) as Json;
+    let api = (await (await ws.server.api(`/api/v1/meetings/${ws.meetings.audio}/transcript`, { key: ws.key })).json()) as Json;
     expect(api.segments[2].text).toBe("segment number two, heard right");
     await line.getByText("History (1)").click();
     await line.getByRole("button", { name: "Undo the last correction" }).click();
     await page.waitForURL(/notice=undone#seg-2$/);
-    api = (await (await server.api(`/api/v1/meetings/${audioMeeting}/transcript`, { key })).json()) as Json;
+    api = (await (await ws.server.api(`/api/v1/meetings/${ws.meetings.audio}/transcript`, { key: ws.key })).json()) as Json;
     expect(api.segments[2].text).toBe(original);
     expect(await line.locator("details.history").count()).toBe(0);
     // The line reads as first transcribed again: its words seek once more.
     expect(await line.locator("p[data-w]").count()).toBe(1);
-    const history = (await (await server.api(`/api/v1/meetings/${audioMeeting}/transcript/corrections`, { key })).json()) as Json;
+    const history = (await (await ws.server.api(`/api/v1/meetings/${ws.meetings.audio}/transcript/corrections`, { key: ws.key })).json()) as Json;
     expect(JSON.stringify(history)).not.toContain("at last");
   });
 
   test("the workspace's parts pass axe's WCAG A and AA checks, in both themes", async () => {
-    await page.goto(`${server.url}/meetings/${audioMeeting}`);
+    await page.goto(`${ws.server.url}/meetings/${ws.meetings.audio}`);
     await page.evaluate(readFileSync(join(ROOT, "node_modules", "axe-core", "axe.min.js"), "utf8"));
     for (const colorScheme of ["light", "dark"] as const) {
       await page.emulateMedia({ colorScheme });
@@ -296,100 +200,5 @@ describe("the transcript workspace at a desk", () => {
     await page.emulateMedia({ colorScheme: "light" });
   });
 
-  test("a two-hour transcript: search marks every match, accents aside, and steps through them", async () => {
-    const imported = new FormData();
-    imported.append("title", "Two-hour board");
-    imported.append("transcript", new Blob([longTranscript()]), "board.vtt");
-    longMeeting = ((await (await server.api("/api/v1/meetings", { method: "POST", key, body: imported })).json()) as Json).id;
-    expect((await settledMeeting(server, key, longMeeting, 60_000)).status).toBe("completed");
-    await page.goto(`${server.url}/meetings/${longMeeting}`);
-    expect(await page.locator("ol.transcript > li").count()).toBe(1800);
-    const search = page.getByRole("searchbox", { name: "Search the transcript" });
-    await search.fill("REUNION");
-    await page.locator(".tsearch output").filter({ hasText: "1 of 180" }).waitFor();
-    expect(await page.locator("ol.transcript mark").count()).toBe(180);
-    await search.press("Shift+Enter");
-    expect(await page.locator(".tsearch output").textContent()).toBe("180 of 180");
-    expect(await page.locator("#seg-1790 mark.current").textContent()).toBe("réunion");
-    // The last match is on screen.
-    expect(await page.locator("#seg-1790").isVisible()).toBe(true);
-    await search.fill("line 1799 of");
-    await page.locator(".tsearch output").filter({ hasText: "1 of 1" }).waitFor();
-    expect(await page.locator("ol.transcript mark").count()).toBe(1);
-  });
-
-  test("a video meeting plays as video", async () => {
-    await page.goto(`${server.url}/meetings/${videoMeeting}`);
-    expect(await page.locator("audio#player").count()).toBe(0);
-    await playFrom(page, 1);
-    await page.waitForFunction(() => {
-      const video = document.querySelector<HTMLVideoElement>("video#player")!;
-      return video.videoWidth === 160 && video.currentTime > 1.5;
-    });
-    expect((await media(page)).tag).toBe("VIDEO");
-    await page.evaluate(() => document.querySelector<HTMLMediaElement>("#player")!.pause());
-  });
-
-  test("a failed meeting says why in words, with no player and no documents form", async () => {
-    await page.goto(`${server.url}/meetings/${failedMeeting}`);
-    expect(await page.getByRole("alert").textContent()).toContain("This file holds no sound");
-    expect(await page.locator("#player").count()).toBe(0);
-    expect(await page.locator(`form[action$="/documents"]`).count()).toBe(0);
-  });
 });
 
-describe("the transcript workspace on a phone", () => {
-  let context: BrowserContext;
-  let page: Page;
-  beforeAll(async () => {
-    ({ context, page } = await newPage(true));
-    await page.goto(`${server.url}/meetings/${audioMeeting}`);
-  });
-  afterAll(() => context.close());
-
-  test("the player stays on screen while the page scrolls, with no Alt-key hints", async () => {
-    await page.evaluate(() => scrollTo(0, document.body.scrollHeight));
-    await page.waitForFunction(() => scrollY > 500);
-    const box = await page.locator("#player").boundingBox();
-    const height = page.viewportSize()!.height;
-    expect(box!.y).toBeGreaterThanOrEqual(0);
-    expect(box!.y + box!.height).toBeLessThanOrEqual(height);
-    expect(await page.locator(".shortcuts").isHidden()).toBe(true);
-    await page.screenshot({ path: join(SHOTS, "ws-phone.png") });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(page.viewportSize()!.width);
-  });
-
-  test("search, a tapped word, and the timeline work by touch", async () => {
-    await page.evaluate(() => scrollTo(0, 0));
-    await page.getByRole("searchbox", { name: "Search the transcript" }).fill("number3");
-    await page.locator(".tsearch output").filter({ hasText: "1 of 1" }).waitFor();
-    const line = page.locator("#seg-3");
-    const start = Number(await line.getAttribute("data-start"));
-    const box = await line.locator("p").evaluate((p) => {
-      const range = document.createRange();
-      const mark = p.querySelector("mark")!;
-      range.selectNodeContents(mark.firstChild!);
-      const rect = range.getBoundingClientRect();
-      return { x: rect.x + 4, y: rect.y + rect.height / 2 };
-    });
-    await page.touchscreen.tap(box.x, box.y);
-    const said = start + (3.5 / 4) * 1;
-    await page.waitForFunction((s) => Math.abs(document.querySelector<HTMLMediaElement>("#player")!.currentTime - s) < 0.5, said);
-    await page.evaluate(() => document.querySelector<HTMLMediaElement>("#player")!.pause());
-    await page.locator("svg.timeline a").nth(1).tap();
-    const turn = Number(await page.locator("svg.timeline a").nth(1).getAttribute("data-start"));
-    await page.waitForFunction((s) => Math.abs(document.querySelector<HTMLMediaElement>("#player")!.currentTime - s) < 1, turn);
-  });
-
-  test("a failed meeting on a phone, in French", async () => {
-    // The same session in a French browser (no language saved: the browser's is used).
-    const french = await browser.newContext({ ...devices["Pixel 7"], locale: "fr-FR" });
-    french.on("request", (request) => requested.push(request.url()));
-    await french.addCookies(await context.cookies());
-    const frPage = await french.newPage();
-    await frPage.goto(`${server.url}/meetings/${failedMeeting}`);
-    expect(await frPage.getByRole("alert").textContent()).toContain("Ce fichier ne contient aucun son");
-    expect(await frPage.locator("#player").count()).toBe(0);
-    await french.close();
-  });
-});
