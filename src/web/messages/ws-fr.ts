@@ -1,0 +1,32 @@
+import type { wsEn } from "./ws-en.ts";
+
+/** Les textes de l'espace de transcription (issue 25, tranche ws), en français (repris dans messages/fr.ts). */
+export const wsFr: Record<keyof typeof wsEn, string> = {
+  "ws.search": "Chercher dans la transcription",
+  "ws.searchPrev": "Occurrence précédente",
+  "ws.searchNext": "Occurrence suivante",
+  "ws.searchCount": "{n} sur {m}",
+  "ws.searchNone": "Aucune occurrence",
+  "ws.follow": "Revenir à la ligne en cours",
+  "ws.timeline": "Qui parle quand",
+  "ws.turn": "{name}, de {from} à {to}",
+  "ws.speakerColour": "Couleur de {name}",
+  "ws.namesSaved": "Noms des intervenants mis à jour.",
+  "ws.history": "Historique ({count})",
+  "ws.historyWas": "Avant : « {text} »",
+  "ws.historyBy": "{author}, le {date}",
+  "ws.historyGlossary": "le glossaire",
+  "ws.undo": "Annuler la dernière correction",
+  "ws.video": "Vidéo de la réunion",
+  "notice.undone": "La dernière correction de la ligne a été annulée.",
+  "ws.failed.unsupported_media": "Ce fichier n'est pas un enregistrement que Verbatim sait lire (un PDF ou un document, par exemple). Envoyez plutôt un fichier audio ou vidéo : MP3, M4A, WAV, WebM, MP4…",
+  "ws.failed.no_audio": "Ce fichier ne contient aucun son : il n'a pas de piste audio, ou elle est vide.",
+  "ws.failed.recording_too_long": "L'enregistrement dépasse la durée acceptée par ce serveur. Découpez-le en morceaux plus courts et envoyez-les un par un.",
+  "ws.failed.insufficient_storage": "Le serveur a manqué d'espace disque pendant le traitement. Réessayez plus tard, ou prévenez votre administrateur.",
+  "ws.failed.download": "Impossible de récupérer l'enregistrement à son adresse.",
+  "ws.failed.unsupported_language": "Le modèle de reconnaissance vocale de ce serveur ne connaît pas la langue choisie pour cette réunion.",
+  "ws.failed.quota": "Le crédit de votre formule était épuisé avant le traitement de cet enregistrement. Consultez la page Utilisation.",
+  "ws.failed.timeout": "Le traitement a pris plus de temps que le serveur ne l'autorise. Essayez un enregistrement plus court, ou contactez votre administrateur.",
+  "ws.failed.canceled": "Le traitement a été annulé.",
+  "ws.failed.server": "Un incident s'est produit sur le serveur pendant la transcription. L'enregistrement est conservé ; demandez à votre administrateur de consulter le journal du serveur.",
+};
