@@ -66,7 +66,7 @@ describe("the transcript workspace at a desk: long, video, failed", () => {
 
   test("a failed meeting says why in words, with no player and no documents form", async () => {
     await page.goto(`${ws.server.url}/meetings/${ws.meetings.failed}`);
-    expect(await page.getByRole("alert").textContent()).toContain("This file holds no sound");
+    expect(await page.getByRole("alert").textContent()).toContain("The recording has no sound in it.");
     expect(await page.locator("#player").count()).toBe(0);
     expect(await page.locator(`form[action$="/documents"]`).count()).toBe(0);
   });

@@ -1,6 +1,6 @@
 import type { MeetingWorkspace } from "../../meetings/app.ts";
 import type { TranscriptDocument } from "../../transcripts/app.ts";
-import type { MessageKey, Translate } from "../i18n.ts";
+import type { Translate } from "../i18n.ts";
 import { CsrfField, type PageFrame } from "../layout.tsx";
 import { playerTime } from "../pages/meeting.tsx";
 
@@ -33,18 +33,6 @@ export interface WorkspaceProps extends MeetingWorkspace {
 export function speakerColours(labels: readonly string[]): (label: string) => string {
   const order = new Map([...labels].sort().map((label, i) => [label, i]));
   return (label) => `spk-${(order.get(label) ?? 0) % PALETTE}`;
-}
-
-/** Why a meeting failed, in words, from its job's code (errors/job-codes.ts): a sentence per kind of failure. */
-export function failureKey(code: string | null): MessageKey {
-  if (code === null) return "meeting.failed";
-  const own = ["unsupported_media", "no_audio", "recording_too_long", "insufficient_storage", "unsupported_language"];
-  if (own.includes(code)) return `ws.failed.${code}` as MessageKey;
-  if (/^(url_|download_)|^(address_not_allowed|host_unresolvable|too_many_redirects)$/.test(code)) return "ws.failed.download";
-  if (["insufficient_balance", "spend_cap_reached", "webapp_quota_reached"].includes(code)) return "ws.failed.quota";
-  if (code === "stage_timeout") return "ws.failed.timeout";
-  if (code === "canceled") return "ws.failed.canceled";
-  return "ws.failed.server";
 }
 
 /** The recording's player: a video when it has a picture, else audio. */

@@ -8,7 +8,8 @@ import type { FormState } from "../form-state.ts";
 import { MeetingDocuments, type DocumentPreview, type TemplateGroup } from "./meeting-documents.tsx";
 import { MeetingRetention } from "./meeting-retention.tsx";
 import { RedactionSummary } from "./redaction-field.tsx";
-import { failureKey, FollowButton, LineHistory, PlayerMedia, SpeakerTimeline, speakerColours, TranscriptSearch, wordTimes, type WorkspaceProps } from "../meeting/workspace.tsx";
+import { failureReason } from "../meeting/failure.ts";
+import { FollowButton, LineHistory, PlayerMedia, SpeakerTimeline, speakerColours, TranscriptSearch, wordTimes, type WorkspaceProps } from "../meeting/workspace.tsx";
 
 /** A time on the transcript as a player shows it: m:ss, or h:mm:ss from the first hour. */
 export function playerTime(seconds: number): string {
@@ -111,7 +112,7 @@ export function MeetingPage(props: MeetingPageProps) {
       )}
       {meeting.status === "failed" && (
         <p class="error" role="alert">
-          {t(failureKey(ws?.failureCode ?? null))}
+          {t(failureReason(ws?.failureCode ?? null))}
         </p>
       )}
       <div class="meeting">
