@@ -76,7 +76,10 @@ export function meetingPageKit(kit: WebKit) {
     // "Being written" only while a document is: after the page reloads on its completion, no notice.
     const documentDone = page.pendingDocuments === 0 && new URL(request.url).searchParams.get("notice") === "document";
     const notice = refusal ? { text: refusal, error: true } : documentDone ? undefined : kit.noticeOf(request, frame.t, NOTICES);
-    const documents = { ...(await documentsOfPage(kit, actor, frame, meeting.id)), formState: takeFormState(request) };
+    // Read once: the refused form's state is spent by its first reading (form-state.ts), and the
+    // documents form and the share panel each show their own fields of it.
+    const formState = takeFormState(request);
+    const documents = { ...(await documentsOfPage(kit, actor, frame, meeting.id)), formState };
     const workspace = await workspaceOf(kit, actor, meeting.id, page);
     return html(
       <MeetingPage
@@ -94,7 +97,7 @@ export function meetingPageKit(kit: WebKit) {
         notice={notice}
         access={access}
         sharedBy={sharedBy}
-        sharePanel={access === "owner" ? <SharePanel frame={frame} meetingId={meeting.id} shares={await kit.deps.apps.sharing.shares(actor, meeting.id)} state={takeFormState(request)} /> : undefined}
+        sharePanel={access === "owner" ? <SharePanel frame={frame} meetingId={meeting.id} shares={await kit.deps.apps.sharing.shares(actor, meeting.id)} state={formState} /> : undefined}
         workspace={workspace}
       />,
       status,
