@@ -1,6 +1,7 @@
 import type { Elysia } from "elysia";
+import { ApiError } from "../../errors/api-error.ts";
 import { UploadRequired } from "../../meetings/app.ts";
-import { html, redirect } from "../http.ts";
+import { html, redirect, respond } from "../http.ts";
 import type { WebKit } from "../kit.ts";
 import { PageRefusal } from "../kit.ts";
 import { UploadPage } from "../pages/upload.tsx";
@@ -13,7 +14,8 @@ export function uploadRoutes(app: Elysia, kit: WebKit): void {
       const session = kit.requireSession(request);
       const frame = kit.frameFor(request, session, (t) => t("upload.title"));
       const redaction = await deps.apps.meetings.redactionDefaults(kit.actor(session));
-      return html(<UploadPage frame={frame} maxBytes={deps.maxUploadBytes} redaction={redaction} />);
+      const refused = new URL(request.url).searchParams.get("refused") === "not_recording";
+      return html(<UploadPage frame={frame} maxBytes={deps.maxUploadBytes} redaction={redaction} fileError={refused ? frame.t("upload.notRecording") : undefined} />);
     })
     .post("/meetings/new", async ({ request }) => {
       // A multipart body: the CSRF token comes in the query string (not logged) or a header.
@@ -26,6 +28,8 @@ export function uploadRoutes(app: Elysia, kit: WebKit): void {
         return redirect(`/meetings/${meetingId}`);
       } catch (error) {
         if (error instanceof UploadRequired) throw new PageRefusal(400, kit.frameFor(request, session, (t) => t("upload.title")).t("upload.fileRequired"));
+        // Not a recording (a PDF, say; its first bytes tell): back to the form, the reason at the file field.
+        if (error instanceof ApiError && error.code === "unsupported_media") return respond(null, 303, { location: "/meetings/new?refused=not_recording", ...error.headers });
         throw error;
       }
     });

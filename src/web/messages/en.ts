@@ -1,12 +1,14 @@
 import { adminEn } from "./admin-en.ts";
 import { oauthEn } from "./oauth-en.ts";
 import { privacyEn } from "./privacy-en.ts";
+import { recEn } from "./rec-en.ts";
 
 /** Every string the web app shows, in English: the keys every other language must give (messages/fr.ts). */
 export const en = {
   ...adminEn,
   ...oauthEn,
   ...privacyEn,
+  ...recEn,
   "app.name": "Verbatim",
   "nav.meetings": "Meetings",
   "nav.record": "Record",

@@ -1,6 +1,7 @@
 import { adminFr } from "./admin-fr.ts";
 import { oauthFr } from "./oauth-fr.ts";
 import { privacyFr } from "./privacy-fr.ts";
+import { recFr } from "./rec-fr.ts";
 import type { MessageKey } from "./en.ts";
 
 /** The web app's strings in French. A missing key is a type error. */
@@ -8,6 +9,7 @@ export const fr: Record<MessageKey, string> = {
   ...adminFr,
   ...oauthFr,
   ...privacyFr,
+  ...recFr,
   "app.name": "Verbatim",
   "nav.meetings": "Réunions",
   "nav.record": "Enregistrer",
