@@ -272,7 +272,7 @@ describe("uploads explain themselves", () => {
     expect(post.status()).toBe(303);
     await page.waitForURL(/\/meetings\/new\?refused=not_recording$/);
     expect(await page.locator("#file-error").textContent()).toContain("This file is not an audio or video recording");
-    expect(await page.locator("input[type=file]").getAttribute("aria-invalid")).toBe("true");
+    expect(await page.locator("input[name=file]").getAttribute("aria-invalid")).toBe("true");
 
     // The uploader: a PDF named .mp3 passes the browser's look at its name, and the server's reason is shown.
     const scripted = await signedIn(DESK);
@@ -300,25 +300,32 @@ describe("uploads explain themselves", () => {
     // The first try of the part is cut: the status says the connection was lost and it tries again.
     let cut = 0;
     await page.route(/\/parts\/0$/, (route) => (cut++ === 0 ? route.abort("connectionreset") : route.continue()));
+    // What the page shows, each time the status changes (kept here: the page goes on to the meeting).
+    const seen: { value: number; now: string | null; text: string }[] = [];
+    await page.exposeFunction("progressSeen", (entry: { value: number; now: string | null; text: string }) => seen.push(entry));
     await page.evaluate(() => {
-      const seen: { value: number; now: string | null; text: string }[] = [];
-      Object.assign(window, { seen });
+      const report = (window as unknown as { progressSeen(entry: object): void }).progressSeen;
       const bar = document.querySelector("form#upload progress") as HTMLProgressElement;
-      const status = document.querySelector("[data-upload-status]")!;
-      new MutationObserver(() => seen.push({ value: bar.value, now: bar.getAttribute("aria-valuenow"), text: status.textContent ?? "" })).observe(status, { childList: true, characterData: true, subtree: true });
+      for (const shown of document.querySelectorAll("[data-upload-status], [data-upload-bytes]")) {
+        new MutationObserver(() => report({ value: bar.value, now: bar.getAttribute("aria-valuenow"), text: shown.textContent ?? "" })).observe(shown, { childList: true, characterData: true, subtree: true });
+      }
     });
     await page.getByLabel("Recording (audio or video, up to 2 GB: 2,000,000,000 bytes)").setInputFiles(wav);
-    await page.getByLabel("Title").fill("Throttled");
+    await page.locator("form#upload").getByLabel("Title").fill("Throttled");
     await page.getByRole("button", { name: "Upload" }).click();
     await page.waitForURL(/\/meetings\/[0-9a-f-]{36}$/, { timeout: 60_000 });
-    const seen = (await page.evaluate(() => (window as unknown as { seen: { value: number; now: string | null; text: string }[] }).seen)) as { value: number; now: string | null; text: string }[];
     expect(seen.some((entry) => entry.text.startsWith("Connection lost: trying again in"))).toBe(true);
     const between = [...new Set(seen.filter((entry) => entry.value > 0 && entry.value < 100).map((entry) => entry.value))];
     expect(between.length).toBeGreaterThanOrEqual(3);
-    for (const entry of seen.filter((entry) => entry.text.startsWith("Uploading"))) {
+    const bytes = seen.filter((entry) => entry.text.includes(" MB of "));
+    expect(bytes.length).toBeGreaterThanOrEqual(3);
+    for (const entry of bytes) {
       expect(entry.now).toBe(String(entry.value));
-      expect(entry.text).toMatch(/^Uploading… \d+ % \([\d.]+ MB of 4\.0 MB\)$/);
+      expect(entry.text).toMatch(/^\d+ % · [\d.]+ MB of 4\.0 MB$/);
     }
+    // The live status speaks in sentences (not every byte): uploading, the cut, uploading again, then done.
+    const sentences = seen.filter((entry) => !entry.text.includes(" MB of ")).map((entry) => entry.text.replace(/\d+/g, "N"));
+    expect(sentences).toEqual(["Uploading… N%", "Connection lost: trying again in N s…", "Uploading… N%", "Uploaded. Opening the meeting…"]);
     await page.close();
   });
 });

@@ -14,6 +14,8 @@ export function enhanceUploader(): void {
   if (!form) return;
   const bar = form.querySelector("progress")!;
   const status = form.querySelector<HTMLElement>("[data-upload-status]")!;
+  // The bytes sent, as often as the browser tells: not a live region (the status says the sentences).
+  const sent = form.querySelector<HTMLElement>("[data-upload-bytes]")!;
   const button = form.querySelector<HTMLButtonElement>("button[type=submit]")!;
   const input = form.querySelector<HTMLInputElement>("input[type=file]")!;
   const fileError = form.querySelector<HTMLElement>("[data-file-error]")!;
@@ -64,20 +66,28 @@ export function enhanceUploader(): void {
     }
     const parts = Math.ceil(file.size / partBytes);
     let done = [...received].reduce((sum, index) => sum + Math.min(partBytes, file.size - index * partBytes), 0);
+    let retrying = false;
     const show = (sending = 0) => {
+      // Bytes flow again after a cut: the status stops saying it is retrying.
+      if (retrying && sending > 0) status.textContent = text("sending", { percent: bar.value });
+      retrying &&= sending === 0;
       const bytes = Math.min(file.size, done + sending);
       const percent = Math.floor((bytes / file.size) * 100);
       bar.value = percent;
       bar.setAttribute("aria-valuenow", String(percent));
-      status.textContent = text("bytes", { percent, done: megabytes(bytes), total: megabytes(file.size) });
+      sent.textContent = text("bytes", { percent, done: megabytes(bytes), total: megabytes(file.size) });
     };
     show();
+    status.textContent = text("sending", { percent: bar.value });
     for (let index = 0; index < parts; index++) {
       if (received.has(index)) continue;
       const slice = file.slice(index * partBytes, Math.min(file.size, (index + 1) * partBytes));
       await withRetry(
         () => sendPartTracked(csrf, draftId, index, slice, show),
-        (seconds) => (status.textContent = text("retrying", { seconds })),
+        (seconds) => {
+          retrying = true;
+          status.textContent = text("retrying", { seconds });
+        },
       );
       done += slice.size;
       show();
@@ -102,6 +112,7 @@ export function enhanceUploader(): void {
       status.textContent = text(error instanceof Refused ? "refused" : "failed", { reason });
       status.classList.add("error");
       bar.hidden = true;
+      sent.textContent = "";
       button.disabled = false;
     });
   });

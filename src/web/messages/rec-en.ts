@@ -20,6 +20,6 @@ export const recEn = {
   "rec.discardNeedsConfirm": "Tick “Yes, delete this recording” to discard it.",
   "rec.discarded": "The unfinished recording was deleted.",
   "upload.notRecording": "This file is not an audio or video recording (a PDF or a document, say). Choose a recording: MP3, WAV, M4A, WebM, MP4…",
-  "upload.bytes": "Uploading… {percent} % ({done} MB of {total} MB)",
+  "upload.bytes": "{percent} % · {done} MB of {total} MB",
   "upload.refused": "The server refused the file: {reason}",
 } as const;

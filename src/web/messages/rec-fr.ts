@@ -22,6 +22,6 @@ export const recFr: Record<keyof typeof recEn, string> = {
   "rec.discardNeedsConfirm": "Cochez « Oui, supprimer cet enregistrement » pour le supprimer.",
   "rec.discarded": "L'enregistrement inachevé a été supprimé.",
   "upload.notRecording": "Ce fichier n'est pas un enregistrement audio ou vidéo (un PDF ou un document, par exemple). Choisissez un enregistrement : MP3, WAV, M4A, WebM, MP4…",
-  "upload.bytes": "Envoi… {percent} % ({done} Mo sur {total} Mo)",
+  "upload.bytes": "{percent} % · {done} Mo sur {total} Mo",
   "upload.refused": "Le serveur a refusé le fichier : {reason}",
 };

@@ -45,6 +45,7 @@ export function UploadPage({ frame, maxBytes, redaction, fileError }: { frame: P
         <VocabularyField frame={frame} />
         <RedactionField frame={frame} defaults={redaction} />
         <progress max={100} value={0} hidden aria-label={t("upload.progress")} aria-valuemin={0} aria-valuemax={100} aria-valuenow={0} />
+        <p class="muted" data-upload-bytes />
         <p class="muted" data-upload-status role="status" aria-live="polite" />
         <button type="submit">{t("upload.submit")}</button>
       </form>
