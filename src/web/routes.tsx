@@ -7,6 +7,7 @@ import { sameSecret } from "../lib/same-secret.ts";
 import { listMeetingsQuery } from "../meetings/app.ts";
 import stylesheet from "./assets/app.css" with { type: "text" };
 import { readFormBody } from "./form-body.ts";
+import { formStateCleared } from "./form-state.ts";
 import { cookie, html, redirect, respond, sameOrigin, setCookie } from "./http.ts";
 import { translator } from "./i18n.ts";
 import { bundleIsland } from "./islands/bundle.ts" with { type: "macro" };
@@ -91,6 +92,10 @@ export function createWebApp(deps: WebDeps) {
     // Who is signed in is read once, before any page (pages then ask kit.sessionOf synchronously).
     .onRequest(async ({ request }) => {
       await kit.loadSession(request);
+    })
+    // A page that took a refused form's state (form-state.ts) clears its cookie: shown once.
+    .onAfterHandle(({ request, response }) => {
+      if (response instanceof Response) for (const cleared of formStateCleared(request)) response.headers.append("set-cookie", cleared);
     })
     // Registered before the routes: Elysia applies a hook to the routes that follow it. A page for
     // a signed-out browser sends it to sign in; a refusal (CSRF, a meeting that is not the user's)

@@ -2,6 +2,7 @@ import { adminEn } from "./admin-en.ts";
 import { oauthEn } from "./oauth-en.ts";
 import { privacyEn } from "./privacy-en.ts";
 import { recEn } from "./rec-en.ts";
+import { errEn } from "./err-en.ts";
 
 /** Every string the web app shows, in English: the keys every other language must give (messages/fr.ts). */
 export const en = {
@@ -9,6 +10,7 @@ export const en = {
   ...oauthEn,
   ...privacyEn,
   ...recEn,
+  ...errEn,
   "app.name": "Verbatim",
   "nav.meetings": "Meetings",
   "nav.record": "Record",

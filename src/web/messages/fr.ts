@@ -2,6 +2,7 @@ import { adminFr } from "./admin-fr.ts";
 import { oauthFr } from "./oauth-fr.ts";
 import { privacyFr } from "./privacy-fr.ts";
 import { recFr } from "./rec-fr.ts";
+import { errFr } from "./err-fr.ts";
 import type { MessageKey } from "./en.ts";
 
 /** The web app's strings in French. A missing key is a type error. */
@@ -10,6 +11,7 @@ export const fr: Record<MessageKey, string> = {
   ...oauthFr,
   ...privacyFr,
   ...recFr,
+  ...errFr,
   "app.name": "Verbatim",
   "nav.meetings": "Réunions",
   "nav.record": "Enregistrer",
