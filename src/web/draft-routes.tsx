@@ -1,6 +1,7 @@
 import type { Elysia } from "elysia";
 import { readBounded } from "../http/body.ts";
 import { listMeetingsQuery, MAX_PART_BYTES, MIN_PART_BYTES, redactPiiFromField, vocabularyList } from "../meetings/app.ts";
+import { redirectWithFormError, takeFormState } from "./form-state.ts";
 import { html, json, redirect, respond } from "./http.ts";
 import { PageRefusal, type WebKit } from "./kit.ts";
 import { RecordPage, type UnfinishedRecording } from "./pages/record.tsx";
@@ -36,9 +37,9 @@ export function draftRoutes(app: Elysia, kit: WebKit): void {
       const actor = kit.actor(session);
       const redaction = await meetings.redactionDefaults(actor);
       const frame = kit.frameFor(request, session, (t) => t("record.title"));
-      const notice = kit.noticeOf(request, frame.t, ["discarded", "discardNeedsConfirm"], "rec.");
-      if (notice && new URL(request.url).searchParams.get("notice") === "discardNeedsConfirm") notice.error = true;
-      return html(<RecordPage frame={frame} redaction={redaction} unfinished={await unfinishedRecordings(actor)} notice={notice} />);
+      const notice = kit.noticeOf(request, frame.t, ["discarded"], "rec.");
+      const unfinished = await unfinishedRecordings(actor);
+      return html(<RecordPage frame={frame} redaction={redaction} unfinished={unfinished} notice={notice} refused={takeFormState(request)} />);
     })
     // An unfinished recording discarded from /record: deleted as a meeting is, once its box is ticked.
     .post("/record/drafts/:id/discard", async ({ request, params }) => {
@@ -46,8 +47,8 @@ export function draftRoutes(app: Elysia, kit: WebKit): void {
       const actor = kit.actor(session);
       const row = await meetings.row(actor, params.id);
       if (row.status !== "draft") throw new PageRefusal(404, "");
-      // Post/redirect/get either way: the page says what is missing, a reload sends nothing again.
-      if (form.get("confirm") !== "yes") return redirect("/record?notice=discardNeedsConfirm");
+      // Post/redirect/get either way: the page says what is missing at that recording's box.
+      if (form.get("confirm") !== "yes") return redirectWithFormError(request, "/record", { fields: { confirm: "rec.discardNeedsConfirm" }, values: { draft: row.id } });
       await meetings.delete(actor, row.id);
       return redirect("/record?notice=discarded");
     })

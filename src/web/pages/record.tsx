@@ -1,6 +1,7 @@
 import { CsrfField, Layout, Notice, type PageFrame, type PageNotice } from "../layout.tsx";
 import type { RedactionDefaults } from "../../meetings/app.ts";
-import { TitleAndLanguage, VocabularyField } from "./fields.tsx";
+import { fieldAttrs, type FormState } from "../form-state.ts";
+import { FieldError, TitleAndLanguage, VocabularyField } from "./fields.tsx";
 import { RedactionField } from "./redaction-field.tsx";
 
 /** A recording started in the browser and never finished (a draft of source live_recording). */
@@ -17,7 +18,8 @@ export interface UnfinishedRecording {
  * give only to a secure context (https, or this computer): the page says so instead of failing.
  * Unfinished recordings are offered first (process what arrived, or discard), without script.
  */
-export function RecordPage({ frame, redaction, unfinished, notice }: { frame: PageFrame; redaction: RedactionDefaults; unfinished: UnfinishedRecording[]; notice?: PageNotice }) {
+export function RecordPage(props: { frame: PageFrame; redaction: RedactionDefaults; unfinished: UnfinishedRecording[]; notice?: PageNotice; refused: FormState | null }) {
+  const { frame, redaction, unfinished, notice } = props;
   const { t } = frame;
   const date = new Intl.DateTimeFormat(frame.locale, { dateStyle: "medium", timeStyle: "short" });
   return (
@@ -38,6 +40,8 @@ export function RecordPage({ frame, redaction, unfinished, notice }: { frame: Pa
           <ul class="unfinished-list">
             {unfinished.map((draft) => {
               const started = date.format(new Date(draft.createdAt));
+              // A discard without its box ticked comes back with the message at this recording's box.
+              const refused = props.refused?.values.draft === draft.id ? props.refused : null;
               return (
                 <li data-draft={draft.id}>
                   <a href={`/meetings/${draft.id}`}>{draft.title ?? t("rec.untitled")}</a>
@@ -56,9 +60,10 @@ export function RecordPage({ frame, redaction, unfinished, notice }: { frame: Pa
                     <form method="post" action={`/record/drafts/${draft.id}/discard`}>
                       <CsrfField frame={frame} />
                       <label class="inline">
-                        <input type="checkbox" name="confirm" value="yes" required />
+                        <input type="checkbox" name="confirm" value="yes" required {...fieldAttrs("confirm", refused)} />
                         {t("rec.discardConfirm")}
                       </label>
+                      <FieldError name="confirm" state={refused} t={t} />
                       <button type="submit" class="danger">
                         {t("rec.discard")}
                       </button>

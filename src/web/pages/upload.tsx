@@ -3,6 +3,7 @@ import type { RedactionDefaults } from "../../meetings/app.ts";
 import { TitleAndLanguage, VocabularyField } from "./fields.tsx";
 import { RedactionField } from "./redaction-field.tsx";
 import { RECORDING_ACCEPT } from "../media/recording-types.ts";
+import { fieldErrorId } from "../form-state.ts";
 
 /**
  * Upload a recording. Without JavaScript the form posts as it is; with it, the uploader island
@@ -32,9 +33,10 @@ export function UploadPage({ frame, maxBytes, redaction, fileError }: { frame: P
       >
         <label>
           {t("upload.file")}
-          <input type="file" name="file" required accept={RECORDING_ACCEPT} aria-describedby="file-error" aria-invalid={fileError ? "true" : undefined} />
+          <input type="file" name="file" required accept={RECORDING_ACCEPT} aria-describedby={fieldErrorId("file")} aria-invalid={fileError ? "true" : undefined} />
         </label>
-        <p class="error field-error" id="file-error" role="alert" data-file-error hidden={!fileError}>
+        {/* FieldError's place, always there: the uploader island writes into it before anything is sent. */}
+        <p class="field-error" id={fieldErrorId("file")} role="alert" data-file-error hidden={!fileError}>
           {fileError}
         </p>
         <TitleAndLanguage frame={frame} />
