@@ -3,7 +3,7 @@
 // unfinished recording offered again) and uploads explain themselves (a PDF refused in the browser
 // and by the server, progress by bytes, a cut or a refusal said in words).
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, devices, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
@@ -12,12 +12,25 @@ import { expectProblem, ROOT, startServer, type TestServer } from "../helpers/se
 setDefaultTimeout(90_000);
 
 const FIXTURE = join(ROOT, "..", "shared", "fixtures", "meeting-en-3spk.wav");
+const SHOTS = join(ROOT, "test-artifacts", "web");
 const PASSWORD = "correct horse battery";
 const EMAIL = "recorder@firm.example";
 const DESK: BrowserContextOptions = { locale: "en-GB", viewport: { width: 1280, height: 900 } };
 const PHONE: BrowserContextOptions = { ...devices["Pixel 7"], locale: "en-GB" };
 // A small PDF: what people upload by mistake.
 const PDF = Buffer.from("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n".repeat(40));
+
+const AXE = readFileSync(join(ROOT, "node_modules", "axe-core", "axe.min.js"), "utf8");
+
+/** axe-core's serious and critical findings on the page as it is now (evaluated through the debugger: the page's CSP does not apply). */
+async function accessibilityProblems(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const found = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    return (await axe.run(document, { resultTypes: ["violations"] })).violations;
+  });
+  return found.filter((violation) => violation.impact === "serious" || violation.impact === "critical").map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`);
+}
 
 let server: TestServer;
 let browser: Browser;
@@ -53,6 +66,7 @@ async function meeting(id: string) {
 }
 
 beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
   server = await startServer({
     args: ["--engines", "test/doubles/engines.ts", "--rate-limits", "pro=100000,anonymous=100000", "--parallel-slots", "pro=10"],
   });
@@ -83,13 +97,14 @@ afterAll(async () => {
 describe("recording: nothing is lost by a click", () => {
   test("desk: microphone picker, REC with elapsed time, pause and resume, leaving asks, the screen kept awake; the meeting has the audio", async () => {
     const page = await signedIn(DESK);
-    // Headless chromium's Wake Lock may refuse: a stand-in records what the page asks of it.
+    // Headless chromium's Wake Lock may refuse: a stand-in tells the test what the page asks of it.
+    const wake: string[] = [];
+    await page.exposeFunction("wakeSeen", (call: string) => wake.push(call));
     await page.addInitScript(() => {
-      const calls: string[] = [];
-      Object.assign(window, { wakeCalls: calls });
+      const seen = (call: string) => (window as unknown as { wakeSeen(call: string): void }).wakeSeen(call);
       Object.defineProperty(navigator, "wakeLock", {
         configurable: true,
-        value: { request: async () => (calls.push("request"), { release: async () => void calls.push("release") }) },
+        value: { request: async () => (seen("request"), { release: async () => seen("release") }) },
       });
     });
     await page.goto(`${server.url}/record`);
@@ -100,6 +115,7 @@ describe("recording: nothing is lost by a click", () => {
       void dialog.dismiss();
     });
     await page.getByLabel("Title").fill("Paused and resumed");
+    expect(await page.locator("[data-rec]").isHidden()).toBe(true);
     await page.getByRole("button", { name: "Start recording" }).click();
     await reached(page, "00:03");
     // The picker lists chromium's fake microphone once permission was given.
@@ -115,7 +131,9 @@ describe("recording: nothing is lost by a click", () => {
     expect(await indicator.getAttribute("role")).toBe("status");
     expect(await indicator.locator("[data-rec-label]").textContent()).toBe("REC");
     expect(await elapsed(page)).toMatch(/^\d\d:\d\d$/);
-    expect(await page.evaluate(() => (window as unknown as { wakeCalls: string[] }).wakeCalls)).toEqual(["request"]);
+    expect(wake).toEqual(["request"]);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await page.screenshot({ path: join(SHOTS, "v2-rec-recording.png") });
 
     // Leaving asks: a nav link gets a confirm (dismissed: the page stays), closing gets beforeunload.
     await page.getByRole("link", { name: "Meetings", exact: true }).click();
@@ -143,6 +161,7 @@ describe("recording: nothing is lost by a click", () => {
     await page.waitForURL(/\/meetings\/[0-9a-f-]{36}$/, { timeout: 30_000 });
     // Stopping let go of the screen, and the way to the meeting page asked nothing.
     expect(dialogs).toEqual([]);
+    expect(wake).toEqual(["request", "release"]);
     const id = page.url().split("/").pop()!;
     await page.locator("ol.transcript li").first().waitFor({ timeout: 60_000 });
     const done = await meeting(id);
@@ -171,6 +190,7 @@ describe("recording: nothing is lost by a click", () => {
       await reached(recorder, "00:06");
       // On a phone the REC indicator stays in view, and nothing is wider than the screen.
       expect(await recorder.locator("[data-rec]").isVisible()).toBe(true);
+      await recorder.screenshot({ path: join(SHOTS, "v2-rec-recording-phone.png") });
       expect(await recorder.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(412);
       // The tab is closed without Stop (the battery died): what was recorded is in IndexedDB.
       await recorder.close();
@@ -184,7 +204,9 @@ describe("recording: nothing is lost by a click", () => {
     await page.locator("[data-resumed]").waitFor({ state: "visible", timeout: 30_000 });
     await page.reload();
     const item = page.locator("li", { hasText: "Ward round" });
-    expect(await item.textContent()).toMatch(/\d+ parts?, [\d.]+ MB/);
+    expect(await item.textContent()).toMatch(/[\d.]+ MB received/);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await page.screenshot({ path: join(SHOTS, "v2-rec-unfinished-phone.png"), fullPage: true });
     await item.getByRole("button", { name: "Process what was recorded" }).click();
     await page.waitForURL(/\/meetings\/[0-9a-f-]{36}$/);
     const id = page.url().split("/").pop()!;
@@ -240,6 +262,8 @@ describe("uploads explain themselves", () => {
       await error.waitFor({ state: "visible" });
       expect(await error.textContent()).toContain("This file is not an audio or video recording");
       expect(await input.getAttribute("aria-invalid")).toBe("true");
+      expect(await accessibilityProblems(page)).toEqual([]);
+      await page.screenshot({ path: join(SHOTS, `v2-rec-pdf-refused-${size}.png`) });
       await page.getByRole("button", { name: "Upload" }).click();
       await page.waitForTimeout(500);
       expect(sent).toEqual([]);

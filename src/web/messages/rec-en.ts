@@ -12,7 +12,7 @@ export const recEn = {
   "rec.unfinished": "Unfinished recordings",
   "rec.unfinishedHelp": "These recordings were not finished. Process what was recorded, or discard it.",
   "rec.untitled": "Untitled recording",
-  "rec.draftSize": "Started {date} · {parts} parts, {megabytes} MB",
+  "rec.draftSize": "Started {date} · {megabytes} MB received",
   "rec.draftEmpty": "Started {date} · nothing arrived",
   "rec.finish": "Process what was recorded",
   "rec.discard": "Discard",

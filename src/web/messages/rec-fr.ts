@@ -14,7 +14,7 @@ export const recFr: Record<keyof typeof recEn, string> = {
   "rec.unfinished": "Enregistrements inachevés",
   "rec.unfinishedHelp": "Ces enregistrements n'ont pas été terminés. Faites traiter ce qui a été capté, ou supprimez-le.",
   "rec.untitled": "Enregistrement sans titre",
-  "rec.draftSize": "Commencé le {date} · {parts} parties, {megabytes} Mo",
+  "rec.draftSize": "Commencé le {date} · {megabytes} Mo reçus",
   "rec.draftEmpty": "Commencé le {date} · rien n'est arrivé",
   "rec.finish": "Traiter ce qui a été capté",
   "rec.discard": "Supprimer",

@@ -47,7 +47,7 @@ export function RecordPage(props: { frame: PageFrame; redaction: RedactionDefaul
                   <a href={`/meetings/${draft.id}`}>{draft.title ?? t("rec.untitled")}</a>
                   <small class="muted">
                     {draft.parts > 0
-                      ? t("rec.draftSize", { date: started, parts: draft.parts, megabytes: (draft.bytes / 1e6).toFixed(1) })
+                      ? t("rec.draftSize", { date: started, megabytes: (draft.bytes / 1e6).toFixed(1) })
                       : t("rec.draftEmpty", { date: started })}
                   </small>
                   <div class="unfinished-actions">
