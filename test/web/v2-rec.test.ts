@@ -50,9 +50,10 @@ async function openContext(options: BrowserContextOptions): Promise<BrowserConte
 async function signedIn(options: BrowserContextOptions): Promise<Page> {
   const page = await (await openContext(options)).newPage();
   await page.goto(`${server.url}/login`);
-  await page.getByLabel("Email").fill(EMAIL);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  // By name: the labels are in the browser's language.
+  await page.locator("input[name=email]").fill(EMAIL);
+  await page.locator("input[name=password]").fill(PASSWORD);
+  await page.locator("main button[type=submit]").click();
   await page.waitForURL(/\/meetings$/);
   return page;
 }
@@ -276,6 +277,17 @@ describe("uploads explain themselves", () => {
     });
   }
 
+  test("in French: the refusal at the field, and the recorder's new controls", async () => {
+    const page = await signedIn({ ...PHONE, locale: "fr-FR" });
+    await page.goto(`${server.url}/meetings/new`);
+    await page.locator("input[name=file]").setInputFiles({ name: "compte-rendu.pdf", mimeType: "application/pdf", buffer: PDF });
+    expect(await page.locator("#error-file").textContent()).toStartWith("Ce fichier n'est pas un enregistrement audio ou vidéo");
+    await page.goto(`${server.url}/record`);
+    expect(await page.getByRole("button", { name: "Mettre en pause" }).isDisabled()).toBe(true);
+    expect(await page.locator("form#recorder").getAttribute("data-leave")).toStartWith("Un enregistrement est en cours. Quitter la page ?");
+    await page.close();
+  });
+
   test("the server refuses a PDF too: the API with a problem, the form without script back at its field, the uploader with the server's reason", async () => {
     // The API: 415 unsupported_media, a problem that says what was wrong.
     const body = new FormData();
@@ -311,7 +323,7 @@ describe("uploads explain themselves", () => {
     await scripted.getByRole("button", { name: "Upload" }).click();
     const status = scripted.locator("[data-upload-status]");
     await scripted.waitForFunction(() => document.querySelector("[data-upload-status]")?.classList.contains("error"));
-    expect(await status.textContent()).toContain("The server refused the file: The file is not an audio or video recording");
+    expect(await status.textContent()).toContain("The server refused the file: This file is not an audio or video recording");
     expect(await scripted.locator("#error-file").isVisible()).toBe(true);
     expect(await scripted.getByRole("button", { name: "Upload" }).isEnabled()).toBe(true);
     await scripted.close();

@@ -107,8 +107,9 @@ export function enhanceUploader(): void {
     status.classList.remove("error");
     upload(file).catch((error: unknown) => {
       // A refusal is final: the server's reason (not a recording, the month's quota…), at the file field when it is the file's.
-      const reason = error instanceof Refused ? error.message : String(error);
-      if (error instanceof Refused && error.status === 415) fieldError(text("notRecording"));
+      const notRecording = error instanceof Refused && error.status === 415;
+      const reason = notRecording ? text("notRecording") : error instanceof Refused ? error.message : String(error);
+      if (notRecording) fieldError(reason);
       status.textContent = text(error instanceof Refused ? "refused" : "failed", { reason });
       status.classList.add("error");
       bar.hidden = true;
