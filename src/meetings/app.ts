@@ -20,18 +20,21 @@ import type { TranscriptDocument, TranscriptMeta } from "../transcripts/types.ts
 import type { UploadsInFlight } from "../uploads/in-flight.ts";
 import { checkBeforeUpload } from "../usage/admission-store.ts";
 import type { BillingSettings } from "../usage/settings.ts";
-import { correctionsOf, correctionText, segmentsCorrected, storeSegmentCorrection, type SegmentCorrection } from "./corrections-store.ts";
+import { correctionsOf, correctionText, segmentsCorrected, storeSegmentCorrection, undoSegmentCorrection, type SegmentCorrection } from "./corrections-store.ts";
 import { createMeeting, storeDraftMeeting, type Recording } from "./create.ts";
 import { deleteMeeting } from "./delete.ts";
 import { assertDiskAdmitsRecordings } from "./disk-admission.ts";
 import { draftDeletionTime } from "./draft-upkeep.ts";
 import { assertDraftAdmitted, draftPartsCount, draftPartsOf } from "./draft-store.ts";
 import { queueFinishedDraft, receiveDraftPart } from "./drafts.ts";
+import { endLiveTranscript, hearGatheringPart, hearNewPart, liveTranscriptOf, type LiveTranscript } from "./live-transcript.ts";
 import type { DraftLimits } from "./draft-limits.ts";
 import { ownedExportInput } from "./export-input.ts";
 import { storeMeetingPatch } from "./patch-store.ts";
 import { meetingProgress, type MeetingProgress } from "./progress-store.ts";
-import { meetingsPage } from "./list-store.ts";
+import { meetingsPage, type MeetingOrder } from "./list-store.ts";
+import { failureCodes, searchSnippets } from "./list-extras-store.ts";
+import { bulkMeetingsApp } from "./bulk-app.ts";
 import { discardReceived, receiveMeeting, type KnownTemplates, type ReceivedMeeting } from "./receive.ts";
 import { queueReportOnly } from "./queue-store.ts";
 import { loadReportSource, transcriptChars, writeSummarizeInput } from "./regenerate-report.ts";
@@ -45,13 +48,20 @@ import { storeTextMeeting, textMeeting } from "./text-source.ts";
 import type { ParsedTextTranscript } from "./text-transcript.ts";
 import { parseTranscriptFile } from "./transcript-import.ts";
 import { meetingTranscript, ownedTranscript } from "./transcript.ts";
+import { hasVideoStream, transcriptionWords, wordsOfLines, type MeetingWorkspace } from "./workspace.ts";
+import { failedJobCode } from "./workspace-store.ts";
 
 /** What the routes and pages need beside the use cases: the request schemas, the bounds, the domain types. */
 export { MAX_PART_BYTES, MIN_PART_BYTES, type DraftLimits } from "./draft-limits.ts";
+export { MEETING_ORDERS, type MeetingOrder } from "./list-store.ts";
+export { MATCH_END, MATCH_START } from "./list-extras-store.ts";
+export { MAX_BULK_MEETINGS, type BulkOutcome } from "./bulk-app.ts";
+export type { LiveTranscript } from "./live-transcript.ts";
 /** A meeting as its use cases answer it: one view for the API's JSON and the web app's pages alike. */
 export type { RenderedMeeting as MeetingView } from "./render.ts";
 export { createMeetingUpload, listMeetingsQuery, patchMeetingBody, redactPiiFromField, vocabularyList } from "./schema.ts";
 export type { MeetingRow, ParticipantRow } from "./store.ts";
+export type { MeetingWorkspace } from "./workspace.ts";
 export type { StoredFile } from "../storage/storage.ts";
 export { MAX_TEXT_TRANSCRIPT_BYTES } from "./text-transcript.ts";
 export { MAX_CASE_NUMBER_PATTERN, renderRedactionDefaults, type RedactionDefaults } from "./redaction.ts";
@@ -203,6 +213,15 @@ export function meetingsApp(deps: MeetingsAppDeps) {
     return render(row);
   };
 
+  /**
+   * Deletes one of the actor's meetings and everything holding its content (meetings/delete.ts):
+   * its unfinished jobs canceled first, rows in one transaction, the WAL truncated, then its files.
+   */
+  const deleteOne = async (actor: Actor, meetingId: string): Promise<void> => {
+    await deleteMeeting({ ...deps, cancelJobs: (ids) => deps.scheduler.cancel(ids) }, actor.account.userId, meetingId);
+    await audited(actor, AUDIT_ACTIONS.meetingDeleted, meetingId.toLowerCase());
+  };
+
   return {
     create,
 
@@ -313,12 +332,32 @@ export function meetingsApp(deps: MeetingsAppDeps) {
       } finally {
         release();
       }
+      // The live transcript hears it (a recording's part); a failure there never refuses the part.
+      await hearNewPart(deps, await owned(actor, meetingId)).catch(() => {});
+    },
+
+    /**
+     * The part one of the actor's recordings is still gathering (under the minimum part size), for
+     * its live transcript alone (meetings/live-transcript.ts); never part of the recording.
+     */
+    async storeGatheringPart(actor: Actor, meetingId: string, index: number, read: () => Promise<Uint8Array>): Promise<void> {
+      const row = await owned(actor, meetingId);
+      if (row.status !== "draft") return;
+      assertDiskAdmitsRecordings(deps.storage, deps.minFreeDisk);
+      await hearGatheringPart(deps, row, index, await read());
+    },
+
+    /** The provisional text of one of the actor's recordings still being made, from segment `after` on (another's: 404). */
+    async liveTranscript(actor: Actor, meetingId: string, after: number): Promise<LiveTranscript> {
+      return liveTranscriptOf(deps.storage, await owned(actor, meetingId), after);
     },
 
     /** Joins a draft's parts into its recording and queues its processing; the job's id. */
     async finishDraft(actor: Actor, meetingId: string, expectedBytes?: number): Promise<string> {
       const jobId = await queueFinishedDraft(deps, actor.account, meetingId, expectedBytes);
       deps.scheduler.wake();
+      // Its whole transcript will replace the provisional one.
+      await endLiveTranscript(deps, meetingId);
       return jobId;
     },
 
@@ -341,7 +380,24 @@ export function meetingsApp(deps: MeetingsAppDeps) {
       return page;
     },
 
+    /**
+     * The web app's list (issue 25): a page in `order`, each failed meeting's error code, and when
+     * searching, the words around each meeting's match (recorded as a read of its transcript).
+     */
+    async browse(actor: Actor, query: z.output<typeof listMeetingsQuery>, order: MeetingOrder) {
+      const page = await meetingsPage(conn, actor.account.userId, query, deps.publicApiUrl(), order);
+      const failures = await failureCodes(
+        conn,
+        page.data.filter((m) => m.status === "failed").map((m) => m.id),
+      );
+      const snippets = query.q ? await searchSnippets(conn, page.data.map((m) => m.id), query.q) : new Map<string, string>();
+      for (const id of snippets.keys()) await audited(actor, AUDIT_ACTIONS.transcriptRead, id, { via: "search" });
+      return { ...page, failures, snippets };
+    },
+
     patch,
+
+    ...bulkMeetingsApp(deps, { row: owned, patch, delete: deleteOne }),
 
     /** A new title (the title source becomes the user's); the meeting after. */
     rename: (actor: Actor, meetingId: string, title: string): Promise<RenderedMeeting> => patch(actor, meetingId, { title }),
@@ -369,6 +425,13 @@ export function meetingsApp(deps: MeetingsAppDeps) {
       return corrected;
     },
 
+    /** Takes back the last correction of one segment: its words as before it, and the versions left. */
+    async undoCorrection(actor: Actor, meetingId: string, segmentIndex: number): Promise<SegmentCorrection> {
+      const undone = await undoSegmentCorrection(conn, actor.account.userId, meetingId, segmentIndex, deps.clock.now());
+      await audited(actor, AUDIT_ACTIONS.transcriptCorrected, meetingId.toLowerCase(), { segment: segmentIndex, version: undone.version, undone: true });
+      return undone;
+    },
+
     /** Every correction of one of the actor's meetings, oldest first. */
     async corrections(actor: Actor, meetingId: string) {
       return correctionsOf(conn, actor.account.userId, meetingId);
@@ -387,14 +450,8 @@ export function meetingsApp(deps: MeetingsAppDeps) {
       return jobId;
     },
 
-    /**
-     * Deletes one of the actor's meetings and everything holding its content (meetings/delete.ts):
-     * its unfinished jobs canceled first, rows in one transaction, the WAL truncated, then its files.
-     */
-    async delete(actor: Actor, meetingId: string): Promise<void> {
-      await deleteMeeting({ ...deps, cancelJobs: (ids) => deps.scheduler.cancel(ids) }, actor.account.userId, meetingId);
-      await audited(actor, AUDIT_ACTIONS.meetingDeleted, meetingId.toLowerCase());
-    },
+    /** Deletes one of the actor's meetings (deleteOne above). */
+    delete: deleteOne,
 
     /** The transcript (speakers named) with the title and date its text formats show. */
     async transcript(actor: Actor, meetingId: string): Promise<{ transcript: TranscriptDocument; meta: TranscriptMeta }> {
@@ -450,6 +507,19 @@ export function meetingsApp(deps: MeetingsAppDeps) {
         rewritingReport: progress.rewritingReport,
         corrected: await segmentsCorrected(conn, row.id),
         draft: row.status === "draft" ? { ...(await draftPartsCount(conn, row.id)), deletesAt: draftDeletionTime(row.updatedAt, deps.drafts) } : undefined,
+      };
+    },
+
+    /**
+     * The transcript workspace's extras for a meeting page (web app): why it failed, whether its
+     * recording is a video, and the word timings of its lines (`lines`: the page's transcript).
+     */
+    async workspace(actor: Actor, meetingId: string, lines: TranscriptDocument["segments"]): Promise<MeetingWorkspace> {
+      const row = await owned(actor, meetingId);
+      return {
+        failureCode: row.status === "failed" ? await failedJobCode(conn, row.id) : null,
+        video: await hasVideoStream(deps.storage, row.id),
+        words: lines.length ? wordsOfLines(lines, await transcriptionWords(deps.storage, row.id)) : [],
       };
     },
 

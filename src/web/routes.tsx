@@ -4,7 +4,6 @@ import { ApiError } from "../errors/api-error.ts";
 import { contextOf } from "../http/request-context.ts";
 import { randomBase62 } from "../lib/ids.ts";
 import { sameSecret } from "../lib/same-secret.ts";
-import { listMeetingsQuery } from "../meetings/app.ts";
 import stylesheet from "./assets/app.css" with { type: "text" };
 import { readFormBody } from "./form-body.ts";
 import { formStateCleared } from "./form-state.ts";
@@ -14,10 +13,11 @@ import { bundleIsland } from "./islands/bundle.ts" with { type: "macro" };
 import { pathOf } from "../http/pipeline.ts";
 import { attemptRefusal, BROWSER_COOKIE, BROWSER_COOKIE_MAX_AGE_S, createWebKit, PageRefusal, SESSION_COOKIE, SignInRequired, type WebDeps } from "./kit.ts";
 import { clientPages } from "./client-routes.tsx";
+import { listPages } from "./list-routes.tsx";
 import { draftRoutes } from "./draft-routes.tsx";
+import { liveRoutes } from "./live-routes.tsx";
 import { meetingPages } from "./meeting-routes.tsx";
 import { LoginPage } from "./pages/login.tsx";
-import { MeetingsPage, type MeetingFilters } from "./pages/meetings.tsx";
 import { NotFoundPage } from "./pages/not-found.tsx";
 import { settingsPages } from "./settings-routes.tsx";
 import { usagePages } from "./usage-routes.tsx";
@@ -28,6 +28,7 @@ import { redactionSettingsPages } from "./redaction-routes.tsx";
 import { adminPages } from "./admin-routes.tsx";
 import { AUTHORIZE_PATH, MAX_AUTHORIZE_REQUEST_CHARS, oauthPages } from "./oauth-routes.tsx";
 import { webhookPages } from "./webhook-routes.tsx";
+import { sharePages } from "./share-routes.tsx";
 
 export { SESSION_COOKIE } from "./kit.ts";
 export type { WebDeps } from "./kit.ts";
@@ -42,7 +43,7 @@ export const APP_SCRIPT: string = bundleIsland("./app.ts");
 
 // "/oauth/authorize" (the consent page, issue 24) is the web app's; the rest of /oauth/ (token,
 // registration, revocation) is the API's.
-const WEB_ROOTS = ["/meetings", "/record", "/settings", "/clients", "/assets", "/login", "/admin", AUTHORIZE_PATH];
+const WEB_ROOTS = ["/meetings", "/shared", "/record", "/settings", "/clients", "/assets", "/login", "/admin", AUTHORIZE_PATH];
 
 /**
  * The paths the web app answers; everything else is the API's. Asked for every request, so an
@@ -191,40 +192,9 @@ export function createWebApp(deps: WebDeps) {
       const { session } = await kit.readForm(request);
       await kit.auth.signOut(session);
       return redirect("/login", [setCookie(request, deps.publicUrl(), SESSION_COOKIE, "", 0, "lax")]);
-    })
-    .get("/meetings", async ({ request }) => {
-      const session = kit.requireSession(request);
-      const frame = kit.frameFor(request, session, (t) => t("meetings.title"));
-      const params = new URL(request.url).searchParams;
-      const filters: MeetingFilters = {};
-      for (const name of ["q", "client", "tag", "status", "recorded_after", "recorded_before", "on_hold"] as const) {
-        const value = params.get(name)?.trim();
-        if (value) filters[name] = value;
-      }
-      const day = (value: string | undefined) => (value && /^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
-      const parsed = listMeetingsQuery.safeParse({
-        ...filters,
-        tag: filters.tag ? [filters.tag] : undefined,
-        recorded_after: day(filters.recorded_after),
-        recorded_before: day(filters.recorded_before),
-        cursor: params.get("cursor") ?? undefined,
-      });
-      const notice = kit.noticeOf(request, frame.t, ["deleted"]);
-      if (!parsed.success) {
-        const detail = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
-        return html(<MeetingsPage frame={frame} rows={[]} filters={filters} nextHref={null} error={frame.t("meetings.badFilter", { detail })} />, 400);
-      }
-      const page = await deps.apps.meetings.list(kit.actor(session), parsed.data);
-      let nextHref: string | null = null;
-      if (page.has_more && page.next_cursor) {
-        const next = new URLSearchParams(params);
-        next.set("cursor", page.next_cursor);
-        nextHref = `/meetings?${next}`;
-      }
-      return html(<MeetingsPage frame={frame} rows={page.data} filters={filters} nextHref={nextHref} notice={notice} />);
     });
   // Each area's pages, on the same app (typed loosely: the areas take the plain Elysia type).
-  const areas = [draftRoutes, meetingPages, settingsPages, clientPages, webhookPages, usagePages, activityPages, retentionPages, vocabularyPages, redactionSettingsPages, adminPages, oauthPages];
+  const areas = [listPages, draftRoutes, liveRoutes, meetingPages, settingsPages, clientPages, webhookPages, usagePages, activityPages, retentionPages, vocabularyPages, redactionSettingsPages, adminPages, oauthPages, sharePages];
   for (const mount of areas) mount(app as unknown as Elysia, kit);
   app.all("*", ({ request }) => {
     const frame = kit.frameFor(request, kit.sessionOf(request), (t) => t("notFound.title"));

@@ -156,9 +156,11 @@ describe("the web app in chromium", () => {
 
   test("rename a speaker: the page and the API's transcript carry the name", async () => {
     await page.goto(meetingUrl);
-    await page.getByLabel("SPEAKER_00").fill("Alice Martin");
+    // The speaker timeline's turns name the speaker too: the field is the textbox.
+    await page.getByRole("textbox", { name: "SPEAKER_00" }).fill("Alice Martin");
     await page.getByRole("button", { name: "Save the names" }).click();
-    await page.waitForURL(/notice=speakers/);
+    // Saved in place (issue 25): no reload, the page says so.
+    await page.locator("form#speaker-names output").filter({ hasText: "Speaker names saved." }).waitFor();
     expect(await page.locator("ol.transcript .speaker").first().textContent()).toBe("Alice Martin");
     const transcript = (await (await server.api(`/api/v1/meetings/${meetingUrl.split("/").pop()}/transcript`, { key: apiKey })).json()) as {
       segments: { speaker: string; speaker_name: string | null }[];
@@ -188,9 +190,8 @@ describe("the web app in chromium", () => {
 
   test("generate a document from a template and download its PDF", async () => {
     await page.goto(meetingUrl);
-    const template = page.getByLabel("Template");
-    const firstTemplate = await template.locator("option").nth(1).getAttribute("value");
-    await template.selectOption(firstTemplate!);
+    // Templates are radio buttons grouped by persona (issue 25): the first of the first group.
+    await page.locator("input[name=template_id]").first().check();
     await page.getByRole("button", { name: "Write the document" }).click();
     await page.waitForURL(/notice=document/);
     const pdfLink = page.locator("ul.documents a", { hasText: "PDF" }).first();
@@ -198,7 +199,8 @@ describe("the web app in chromium", () => {
     const [download] = await Promise.all([page.waitForEvent("download"), pdfLink.click()]);
     const path = await download.path();
     expect(readFileSync(path).subarray(0, 5).toString()).toBe("%PDF-");
-    expect(download.suggestedFilename()).toMatch(/^doc_\w+\.pdf$/);
+    // Named from the meeting's date and title and the document's (issue 25, item 5).
+    expect(download.suggestedFilename()).toMatch(/^\d{4}-\d{2}-\d{2} .+ – Action plan\.pdf$/);
   });
 
   test("record 20 seconds from the microphone: a draft in parts of at least 256 KiB but the last, then a completed meeting", async () => {
@@ -209,7 +211,8 @@ describe("the web app in chromium", () => {
     await page.addInitScript(() => {
       const send = window.fetch.bind(window);
       window.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
-        if (init?.method === "PUT" && init.body instanceof Blob) (window as unknown as { partSent(url: string, bytes: number): void }).partSent(String(input), init.body.size);
+        // The recording's parts only (the live transcript's part still gathering goes to /live/).
+        if (init?.method === "PUT" && init.body instanceof Blob && /\/parts\/\d+$/.test(String(input))) (window as unknown as { partSent(url: string, bytes: number): void }).partSent(String(input), init.body.size);
         return send(input, init);
       }) as typeof fetch;
     });

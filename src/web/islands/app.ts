@@ -4,10 +4,13 @@
  */
 import { enhanceCopyButtons } from "./copy.ts";
 import { enhanceCorrector } from "./corrector.ts";
+import { enhanceListSelect } from "./list-select.ts";
+import { enhanceLiveTranscript } from "./live-transcript.ts";
 import { enhancePlayer } from "./player.ts";
 import { enhanceProgress } from "./progress.ts";
 import { enhanceRecorder } from "./recorder.ts";
 import { enhanceUploader } from "./uploader.ts";
+import { enhanceWorkspace } from "./ws-workspace.ts";
 
 enhancePlayer();
 enhanceCorrector();
@@ -15,3 +18,6 @@ enhanceProgress();
 enhanceCopyButtons();
 enhanceUploader();
 enhanceRecorder();
+enhanceListSelect();
+enhanceLiveTranscript();
+enhanceWorkspace();

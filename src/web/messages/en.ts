@@ -1,8 +1,13 @@
 import { adminEn } from "./admin-en.ts";
+import { docsEn } from "./docs-en.ts";
 import { oauthEn } from "./oauth-en.ts";
 import { privacyEn } from "./privacy-en.ts";
 import { recEn } from "./rec-en.ts";
+import { listEn } from "./list-en.ts";
 import { errEn } from "./err-en.ts";
+import { liveEn } from "./live-en.ts";
+import { shareEn } from "./share-en.ts";
+import { wsEn } from "./ws-en.ts";
 
 /** Every string the web app shows, in English: the keys every other language must give (messages/fr.ts). */
 export const en = {
@@ -10,7 +15,12 @@ export const en = {
   ...oauthEn,
   ...privacyEn,
   ...recEn,
+  ...listEn,
+  ...docsEn,
   ...errEn,
+  ...liveEn,
+  ...shareEn,
+  ...wsEn,
   "app.name": "Verbatim",
   "nav.meetings": "Meetings",
   "nav.record": "Record",

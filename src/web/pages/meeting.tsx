@@ -1,10 +1,15 @@
+import type { ComponentChildren } from "preact";
 import type { MeetingView } from "../../meetings/app.ts";
 import { TRANSCRIPT_FORMATS, type TranscriptDocument } from "../../transcripts/app.ts";
 import type { MessageKey } from "../i18n.ts";
 import { CsrfField, Layout, Notice, PostButton, type PageFrame, type PageNotice } from "../layout.tsx";
 import { formatDuration } from "./meetings.tsx";
+import type { FormState } from "../form-state.ts";
+import { MeetingDocuments, type DocumentPreview, type TemplateGroup } from "./meeting-documents.tsx";
 import { MeetingRetention } from "./meeting-retention.tsx";
 import { RedactionSummary } from "./redaction-field.tsx";
+import { failureReason } from "../meeting/failure.ts";
+import { FollowButton, LineHistory, PlayerMedia, SpeakerTimeline, speakerColours, TranscriptSearch, wordTimes, type WorkspaceProps } from "../meeting/workspace.tsx";
 
 /** A time on the transcript as a player shows it: m:ss, or h:mm:ss from the first hour. */
 export function playerTime(seconds: number): string {
@@ -21,7 +26,8 @@ export interface MeetingPageProps {
   transcript: TranscriptDocument | null;
   /** Every speaker label of the transcript with the name it shows now ("" when unattributed). */
   speakers: { label: string; name: string }[];
-  templates: { id: string; name: string }[];
+  /** The documents part: the form's templates by persona, and the documents written with their previews. */
+  documents: { groups: TemplateGroup[]; defaultTemplate: string | null; documents: DocumentPreview[]; formState?: FormState | null };
   /** The AI report as safe HTML (web/markdown.ts), or null. */
   reportHtml: string | null;
   hasRecording: boolean;
@@ -35,6 +41,14 @@ export interface MeetingPageProps {
   draft?: { parts: number; bytes: number; deletesAt: number };
   /** A sentence after a change ("Saved."), or a refusal of the last form. */
   notice?: PageNotice;
+  /** What the signed-in user may do here (issue 25 item 7): the owner everything; a colleague reads, or reads and corrects. */
+  access?: "owner" | "view" | "correct";
+  /** For a colleague: the owner's email. */
+  sharedBy?: string;
+  /** The owner's share panel (pages/share-panel.tsx). */
+  sharePanel?: ComponentChildren;
+  /** The transcript workspace's extras (meeting/workspace.tsx): failure reason, video, word timings, history. */
+  workspace?: WorkspaceProps;
 }
 
 function Csrf({ frame }: { frame: PageFrame }) {
@@ -46,7 +60,14 @@ export function MeetingPage(props: MeetingPageProps) {
   const { t } = frame;
   const base = `/meetings/${meeting.id}`;
   const date = new Intl.DateTimeFormat(frame.locale, { dateStyle: "long", timeStyle: "short", timeZone: "UTC" });
+  const owner = (props.access ?? "owner") === "owner";
+  const canCorrect = owner || props.access === "correct";
+  const ws = props.workspace;
+  const failed = meeting.status === "failed";
+  const colour = speakerColours(transcript?.speakers ?? props.speakers.map((s) => s.label));
   const busy = meeting.status === "queued" || meeting.status === "processing" || props.pendingDocuments > 0 || props.rewritingReport;
+  // Documents being written for a completed meeting: their stage, never the meeting's "Completed".
+  const writingDocuments = props.pendingDocuments > 0 && !props.rewritingReport && meeting.status === "completed";
   return (
     <Layout frame={frame}>
       <h1>{meeting.title}</h1>
@@ -56,14 +77,19 @@ export function MeetingPage(props: MeetingPageProps) {
         {meeting.client && ` · ${(meeting.client as { name?: string }).name ?? ""}`}
         {meeting.tags.length > 0 && ` · ${meeting.tags.map((tag) => `#${tag}`).join(" ")}`}
       </p>
+      {!owner && (
+        <p class="notice shared-by" role="note">
+          {t(canCorrect ? "shared.bannerCorrect" : "shared.bannerView", { owner: props.sharedBy ?? "" })}
+        </p>
+      )}
       <RedactionSummary frame={frame} redaction={meeting.redaction} />
       <Notice notice={props.notice} />
       {busy && (
         <section id="progress" data-progress-url={`${base}/progress`} aria-live="polite">
-          <h2>{t(props.pendingDocuments > 0 && !props.rewritingReport && meeting.status === "completed" ? "meeting.writing" : "meeting.processing")}</h2>
+          <h2>{t(writingDocuments ? "meeting.writing" : "meeting.processing")}</h2>
           <progress max={100} value={0} aria-label={t("meeting.processing")} />
           <p class="muted" data-stage>
-            {t(`status.${meeting.status}` as MessageKey)}
+            {writingDocuments ? t("docs.stage.queued") : t(`status.${meeting.status}` as MessageKey)}
           </p>
           <noscript>
             <p>
@@ -79,21 +105,22 @@ export function MeetingPage(props: MeetingPageProps) {
           <p>
             <strong>{t("draft.deletion", { date: date.format(new Date(props.draft.deletesAt)) })}</strong>
           </p>
-          {props.draft.parts > 0 && (
+          {owner && props.draft.parts > 0 && (
             <PostButton frame={frame} action={`${base}/finish`} label={t("draft.finish")} />
           )}
         </section>
       )}
       {meeting.status === "failed" && (
         <p class="error" role="alert">
-          {t("meeting.failed")}
+          {t(failureReason(ws?.failureCode ?? null))}
         </p>
       )}
       <div class="meeting">
         <div class="main-column">
-          {props.hasRecording && (
+          {props.hasRecording && !failed && (
             <section class="player" aria-label={t("meeting.player")}>
-              <audio id="player" controls preload="metadata" src={`${base}/audio`} />
+              <PlayerMedia base={base} video={ws?.video ?? false} t={t} />
+              {transcript && <SpeakerTimeline transcript={transcript} colour={colour} t={t} />}
               <div class="player-tools">
                 <label class="inline">
                   {t("meeting.speed")}
@@ -112,10 +139,12 @@ export function MeetingPage(props: MeetingPageProps) {
           )}
           <section aria-labelledby="transcript-title">
             <h2 id="transcript-title">{t("meeting.transcript")}</h2>
+            {transcript && <TranscriptSearch t={t} />}
+            {transcript && props.hasRecording && <FollowButton t={t} />}
             {transcript ? (
-              <ol class="transcript" data-csrf={frame.csrfToken} data-save={t("meeting.saveLine")} data-cancel={t("meeting.cancel")} data-corrected={t("meeting.corrected")}>
+              <ol class="transcript" data-csrf={canCorrect ? frame.csrfToken : undefined} data-save={t("meeting.saveLine")} data-cancel={t("meeting.cancel")} data-corrected={t("meeting.corrected")}>
                 {transcript.segments.map((segment, index) => (
-                  <li id={`seg-${index}`} data-start={segment.start} data-end={segment.end} data-index={index} class={props.corrected.has(index) ? "corrected" : undefined}>
+                  <li id={`seg-${index}`} data-start={segment.start} data-end={segment.end} data-index={index} class={`${colour(segment.speaker)}${props.corrected.has(index) ? " corrected" : ""}`}>
                     {props.hasRecording ? (
                       <a class="ts" href={`${base}/audio#t=${segment.start}`} data-start={segment.start} aria-label={t("meeting.playFrom", { time: playerTime(segment.start) })}>
                         {playerTime(segment.start)}
@@ -123,12 +152,15 @@ export function MeetingPage(props: MeetingPageProps) {
                     ) : (
                       <span class="ts">{playerTime(segment.start)}</span>
                     )}{" "}
-                    <span class="speaker">{segment.speaker_name ?? segment.speaker}</span>{" "}
-                    <a class="edit" href={`${base}/segments/${index}/edit`} aria-label={t("meeting.correctLine", { time: playerTime(segment.start) })}>
-                      {t("meeting.correct")}
-                    </a>
+                    <span class="speaker" data-spk={segment.speaker}>{segment.speaker_name ?? segment.speaker}</span>{" "}
+                    {canCorrect && (
+                      <a class="edit" href={`${base}/segments/${index}/edit`} aria-label={t("meeting.correctLine", { time: playerTime(segment.start) })}>
+                        {t("meeting.correct")}
+                      </a>
+                    )}
                     {props.corrected.has(index) && <span class="muted small"> · {t("meeting.corrected")}</span>}
-                    <p>{segment.text}</p>
+                    <p data-w={props.hasRecording ? wordTimes(ws?.words[index]) : undefined}>{segment.text}</p>
+                    {ws?.history.get(index) && <LineHistory frame={frame} base={base} index={index} entries={ws.history.get(index)!} date={date} canUndo={canCorrect} />}
                   </li>
                 ))}
               </ol>
@@ -138,21 +170,25 @@ export function MeetingPage(props: MeetingPageProps) {
           </section>
         </div>
         <div class="side-column">
-          {props.speakers.length > 0 && (
+          {canCorrect && props.speakers.length > 0 && (
             <section aria-labelledby="speakers-title">
               <h2 id="speakers-title">{t("meeting.speakers")}</h2>
-              <form class="stack" method="post" action={`${base}/speakers`}>
+              <form class="stack" id="speaker-names" method="post" action={`${base}/speakers`} data-saved={t("ws.namesSaved")}>
                 <CsrfField frame={frame} />
                 {props.speakers.map((speaker) => (
                   <label>
-                    {speaker.label}
+                    <span>
+                      <span class={`swatch ${colour(speaker.label)}`} aria-hidden="true" /> {speaker.label}
+                    </span>
                     <input name={`speaker.${speaker.label}`} value={speaker.name} maxLength={200} placeholder={t("meeting.speakerUnnamed")} />
                   </label>
                 ))}
                 <button type="submit">{t("meeting.saveSpeakers")}</button>
+                <output class="muted" aria-live="polite" />
               </form>
             </section>
           )}
+          {owner && (
           <section aria-labelledby="details-title">
             <h2 id="details-title">{t("meeting.details")}</h2>
             <form class="stack" method="post" action={`${base}/details`}>
@@ -175,7 +211,9 @@ export function MeetingPage(props: MeetingPageProps) {
               <button type="submit">{t("meeting.save")}</button>
             </form>
           </section>
-          <MeetingRetention frame={frame} meeting={meeting} />
+          )}
+          {owner && <MeetingRetention frame={frame} meeting={meeting} />}
+          {props.sharePanel}
           <section aria-labelledby="downloads-title">
             <h2 id="downloads-title">{t("meeting.downloads")}</h2>
             {transcript && (
@@ -189,6 +227,13 @@ export function MeetingPage(props: MeetingPageProps) {
                     </a>
                   </>
                 ))}
+              </p>
+            )}
+            {props.hasRecording && (
+              <p>
+                <a href={`${base}/audio`} download>
+                  {t("docs.recording")}
+                </a>
               </p>
             )}
             {meeting.summary && (
@@ -212,7 +257,7 @@ export function MeetingPage(props: MeetingPageProps) {
       <section aria-labelledby="report-title">
         <h2 id="report-title">{t("meeting.report")}</h2>
         {props.reportHtml ? <article class="report" dangerouslySetInnerHTML={{ __html: props.reportHtml }} /> : <p class="muted">{t("meeting.noReport")}</p>}
-        {meeting.status === "completed" && transcript && (
+        {owner && meeting.status === "completed" && transcript && (
           <form method="post" action={`${base}/report/regenerate`}>
             <CsrfField frame={frame} />
             <p class="muted">{t("meeting.regenerateHelp")}</p>
@@ -222,55 +267,8 @@ export function MeetingPage(props: MeetingPageProps) {
           </form>
         )}
       </section>
-      <section aria-labelledby="documents-title">
-        <h2 id="documents-title">{t("meeting.documents")}</h2>
-        {meeting.documents.length > 0 && (
-          <ul class="documents">
-            {meeting.documents.map((doc) => (
-              <li>
-                <strong>{doc.title}</strong>
-                {(["md", "pdf", "docx"] as const).map((format) => (
-                  <>
-                    {" "}
-                    <a href={`${base}/documents/${doc.id}/${format}`} download>
-                      {format.toUpperCase()}
-                    </a>
-                  </>
-                ))}
-              </li>
-            ))}
-          </ul>
-        )}
-        {props.pendingDocuments > 0 && (
-          <p class="muted" role="status">
-            {t("meeting.documentsPending", { count: props.pendingDocuments })}
-          </p>
-        )}
-        {meeting.summary ? (
-          <form class="stack wide" method="post" action={`${base}/documents`}>
-            <CsrfField frame={frame} />
-            <label>
-              {t("meeting.template")}
-              <select name="template_id">
-                <option value="">{t("meeting.customPrompt")}</option>
-                {props.templates.map((template) => (
-                  <option value={template.id}>{template.name}</option>
-                ))}
-              </select>
-            </label>
-            <label>
-              {t("meeting.prompt")}
-              <textarea name="prompt" rows={3} maxLength={20000} />
-            </label>
-            <label class="inline">
-              <input type="checkbox" name="include_transcript" value="true" /> {t("meeting.includeTranscript")}
-            </label>
-            <button type="submit">{t("meeting.generate")}</button>
-          </form>
-        ) : (
-          <p class="muted">{t("meeting.documentsWait")}</p>
-        )}
-      </section>
+      {!failed && <MeetingDocuments frame={frame} meetingId={meeting.id} {...props.documents} pendingDocuments={props.pendingDocuments} canWrite={meeting.summary !== null} owner={owner} />}
+      {owner && (
       <section aria-labelledby="delete-title" class="danger">
         <h2 id="delete-title">{t("meeting.delete")}</h2>
         <form class="stack" method="post" action={`${base}/delete`}>
@@ -283,6 +281,7 @@ export function MeetingPage(props: MeetingPageProps) {
           </button>
         </form>
       </section>
+      )}
     </Layout>
   );
 }

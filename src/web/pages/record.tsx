@@ -2,6 +2,7 @@ import { CsrfField, Layout, Notice, type PageFrame, type PageNotice } from "../l
 import type { RedactionDefaults } from "../../meetings/app.ts";
 import { fieldAttrs, type FormState } from "../form-state.ts";
 import { FieldError, TitleAndLanguage, VocabularyField } from "./fields.tsx";
+import { LiveTranscript } from "./live-transcript.tsx";
 import { RedactionField } from "./redaction-field.tsx";
 
 /** A recording started in the browser and never finished (a draft of source live_recording). */
@@ -126,7 +127,7 @@ export function RecordPage(props: { frame: PageFrame; redaction: RedactionDefaul
         </div>
         <p class="muted" role="status" aria-live="polite" data-status />
       </form>
-      <section id="live-transcript" />
+      <LiveTranscript frame={frame} />
     </Layout>
   );
 }
