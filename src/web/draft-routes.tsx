@@ -1,9 +1,10 @@
 import type { Elysia } from "elysia";
 import { readBounded } from "../http/body.ts";
-import { MAX_PART_BYTES, MIN_PART_BYTES, redactPiiFromField, vocabularyList } from "../meetings/app.ts";
+import { listMeetingsQuery, MAX_PART_BYTES, MIN_PART_BYTES, redactPiiFromField, vocabularyList } from "../meetings/app.ts";
+import { redirectWithFormError, takeFormState } from "./form-state.ts";
 import { html, json, redirect, respond } from "./http.ts";
-import type { WebKit } from "./kit.ts";
-import { RecordPage } from "./pages/record.tsx";
+import { PageRefusal, type WebKit } from "./kit.ts";
+import { RecordPage, type UnfinishedRecording } from "./pages/record.tsx";
 
 /** The part size the browser sends: half the server's bound, so a part never meets it. */
 export const PART_BYTES = MAX_PART_BYTES / 2;
@@ -18,11 +19,38 @@ export const PART_BYTES = MAX_PART_BYTES / 2;
 export function draftRoutes(app: Elysia, kit: WebKit): void {
   const { meetings } = kit.deps.apps;
 
+  /** The actor's recordings started in the browser and never finished (the newest few drafts), with what arrived of each. */
+  const unfinishedRecordings = async (actor: ReturnType<WebKit["actor"]>): Promise<UnfinishedRecording[]> => {
+    const drafts = await meetings.list(actor, listMeetingsQuery.parse({ status: "draft", limit: 10 }));
+    const recordings = drafts.data.filter((meeting) => meeting.source === "live_recording");
+    return Promise.all(
+      recordings.map(async (meeting) => {
+        const { received, bytes } = await meetings.draftParts(actor, meeting.id);
+        return { id: meeting.id, title: meeting.title ?? null, createdAt: meeting.created_at, parts: received.length, bytes };
+      }),
+    );
+  };
+
   app
     .get("/record", async ({ request }) => {
       const session = kit.requireSession(request);
-      const redaction = await meetings.redactionDefaults(kit.actor(session));
-      return html(<RecordPage frame={kit.frameFor(request, session, (t) => t("record.title"))} redaction={redaction} />);
+      const actor = kit.actor(session);
+      const redaction = await meetings.redactionDefaults(actor);
+      const frame = kit.frameFor(request, session, (t) => t("record.title"));
+      const notice = kit.noticeOf(request, frame.t, ["discarded"], "rec.");
+      const unfinished = await unfinishedRecordings(actor);
+      return html(<RecordPage frame={frame} redaction={redaction} unfinished={unfinished} notice={notice} refused={takeFormState(request)} />);
+    })
+    // An unfinished recording discarded from /record: deleted as a meeting is, once its box is ticked.
+    .post("/record/drafts/:id/discard", async ({ request, params }) => {
+      const { session, form } = await kit.readForm(request);
+      const actor = kit.actor(session);
+      const row = await meetings.row(actor, params.id);
+      if (row.status !== "draft") throw new PageRefusal(404, "");
+      // Post/redirect/get either way: the page says what is missing at that recording's box.
+      if (form.get("confirm") !== "yes") return redirectWithFormError(request, "/record", { fields: { confirm: "rec.discardNeedsConfirm" }, values: { draft: row.id } });
+      await meetings.delete(actor, row.id);
+      return redirect("/record?notice=discarded");
     })
     .post("/meetings/drafts", async ({ request }) => {
       const { session, form } = await kit.readForm(request);

@@ -13,10 +13,11 @@ export class Refused extends Error {
 }
 
 /** The sentence of the server's error page, for the user. */
-async function refusal(response: Response): Promise<Refused> {
-  const page = new DOMParser().parseFromString(await response.text(), "text/html");
-  return new Refused(response.status, page.querySelector("main p")?.textContent ?? String(response.status));
+function refusalOf(status: number, text: string): Refused {
+  const page = new DOMParser().parseFromString(text, "text/html");
+  return new Refused(status, page.querySelector("main p")?.textContent ?? String(status));
 }
+const refusal = async (response: Response) => refusalOf(response.status, await response.text());
 
 const retryable = (status: number) => status === 408 || status === 429 || status >= 500;
 
@@ -47,6 +48,23 @@ export async function createDraft(csrf: string, fields: Record<string, string>):
 
 export async function sendPart(csrf: string, draftId: string, index: number, part: Blob): Promise<void> {
   await call(`/meetings/${draftId}/parts/${index}`, { method: "PUT", headers: { "x-csrf-token": csrf, "content-type": "application/octet-stream" }, body: part });
+}
+
+/**
+ * sendPart through XMLHttpRequest, whose upload events tell how many of the part's bytes left so
+ * far (fetch cannot): `onBytes` hears them as they go. A cut is an Error (retried), a refusal a Refused.
+ */
+export function sendPartTracked(csrf: string, draftId: string, index: number, part: Blob, onBytes: (sent: number) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const request = new XMLHttpRequest();
+    request.open("PUT", `/meetings/${draftId}/parts/${index}`);
+    request.setRequestHeader("x-csrf-token", csrf);
+    request.setRequestHeader("content-type", "application/octet-stream");
+    request.upload.onprogress = (event) => onBytes(event.loaded);
+    request.onload = () => (request.status < 300 ? resolve() : reject(refusalOf(request.status, request.responseText)));
+    request.onerror = request.onabort = request.ontimeout = () => reject(new Error("network"));
+    request.send(part);
+  });
 }
 
 export async function receivedParts(draftId: string): Promise<{ status: string; received: number[]; bytes: number }> {

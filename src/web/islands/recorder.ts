@@ -1,5 +1,6 @@
 import { createDraft, finishDraft, Refused, sendPart, withRetry } from "./drafts.ts";
 import { openPartStore, type StoredPart } from "./part-store.ts";
+import { clock, guardLeaving, keepAwake, listMicrophones, MIC_KEY } from "./rec-safety.ts";
 
 /** How often MediaRecorder hands over a chunk: a cut loses at most this much that is not yet stored. */
 const CHUNK_MS = 4000;
@@ -9,7 +10,9 @@ const CHUNK_MS = 4000;
  * kept in IndexedDB until the server has it; chunks are gathered into one part until it holds the
  * server's minimum part size (a quiet room at a low bitrate gives small chunks), so only the last
  * part is ever smaller; a level meter and the elapsed time; Stop sends
- * what is left and finishes the draft, which queues the meeting. Parts of an earlier recording
+ * what is left and finishes the draft, which queues the meeting. Pause and resume (the elapsed
+ * time stops), a microphone picker, a REC indicator, the screen kept awake and a question before
+ * leaving while recording (rec-safety.ts). Parts of an earlier recording
  * that never reached the server (tab closed, network cut) are sent when the page opens again,
  * and its draft is then finished from its meeting page.
  */
@@ -26,9 +29,18 @@ export function enhanceRecorder(): void {
   const controls = form.querySelector<HTMLElement>("[data-controls]")!;
   const startButton = form.querySelector<HTMLButtonElement>("[data-start]")!;
   const stopButton = form.querySelector<HTMLButtonElement>("[data-stop]")!;
+  const pauseButton = form.querySelector<HTMLButtonElement>("[data-pause]")!;
   const level = form.querySelector<HTMLMeterElement>("[data-level]")!;
   const elapsed = form.querySelector<HTMLOutputElement>("[data-elapsed]")!;
+  const indicator = form.querySelector<HTMLElement>("[data-rec]")!;
+  const indicatorLabel = form.querySelector<HTMLElement>("[data-rec-label]")!;
+  const spoken = form.querySelector<HTMLElement>("[data-rec-spoken]")!;
+  const microphone = form.querySelector<HTMLSelectElement>("[data-mic]")!;
   controls.hidden = false;
+  microphone.addEventListener("change", () => localStorage.setItem(MIC_KEY, microphone.value));
+  void listMicrophones(microphone);
+  let recording = false;
+  guardLeaving(say("leave"), () => recording);
 
   const storePromise = openPartStore();
   // Parts are sent one at a time, in order; a failure waits and tries again.
@@ -64,7 +76,13 @@ export function enhanceRecorder(): void {
     status.textContent = say("starting");
     let stream: MediaStream;
     try {
-      stream = await navigator.mediaDevices.getUserMedia({ audio: { echoCancellation: false, noiseSuppression: false } });
+      const audio = { echoCancellation: false, noiseSuppression: false };
+      const deviceId = microphone.value;
+      // The chosen microphone, or the default one when it is gone.
+      stream = await navigator.mediaDevices
+        .getUserMedia({ audio: deviceId ? { ...audio, deviceId: { exact: deviceId } } : audio })
+        .catch((error: unknown) => (deviceId ? navigator.mediaDevices.getUserMedia({ audio }) : Promise.reject(error)));
+      void listMicrophones(microphone);
     } catch {
       status.textContent = say("denied");
       startButton.disabled = false;
@@ -110,27 +128,60 @@ export function enhanceRecorder(): void {
     analyser.fftSize = 1024;
     audio.createMediaStreamSource(stream).connect(analyser);
     const samples = new Float32Array(analyser.fftSize);
-    const began = Date.now();
+    // The time recorded: what earlier stretches held, plus the running one's (none while paused).
+    let before = 0;
+    let since: number | null = Date.now();
+    let spokenMinutes = 0;
     let running = true;
     const tick = () => {
       if (!running) return;
       analyser.getFloatTimeDomainData(samples);
       let sum = 0;
       for (const sample of samples) sum += sample * sample;
-      level.value = Math.min(1, Math.sqrt(sum / samples.length) * 4);
-      const seconds = Math.floor((Date.now() - began) / 1000);
-      elapsed.value = `${String(Math.floor(seconds / 60)).padStart(2, "0")}:${String(seconds % 60).padStart(2, "0")}`;
+      level.value = since === null ? 0 : Math.min(1, Math.sqrt(sum / samples.length) * 4);
+      const seconds = Math.floor((before + (since === null ? 0 : Date.now() - since)) / 1000);
+      elapsed.value = clock(seconds);
+      // Screen readers hear the time once a minute, not every second.
+      if (Math.floor(seconds / 60) > spokenMinutes) spoken.textContent = say("minutes").replace("{minutes}", String((spokenMinutes = Math.floor(seconds / 60))));
       requestAnimationFrame(tick);
     };
     recorder.start(CHUNK_MS);
     tick();
+    recording = true;
+    const release = keepAwake();
+    microphone.disabled = true;
+    indicator.hidden = false;
     status.textContent = say("recording");
     stopButton.disabled = false;
+    pauseButton.disabled = false;
+    const showState = (paused: boolean) => {
+      pauseButton.textContent = say(paused ? "resume" : "pause");
+      indicator.classList.toggle("paused", paused);
+      indicatorLabel.textContent = say(paused ? "pausedLabel" : "live");
+      status.textContent = say(paused ? "paused" : "recording");
+    };
+    const togglePause = () => {
+      if (recorder.state === "recording") {
+        recorder.pause();
+        before += Date.now() - since!;
+        since = null;
+      } else if (recorder.state === "paused") {
+        recorder.resume();
+        since = Date.now();
+      }
+      showState(since === null);
+    };
+    pauseButton.addEventListener("click", togglePause);
 
     stopButton.addEventListener(
       "click",
       async () => {
         stopButton.disabled = true;
+        pauseButton.disabled = true;
+        pauseButton.removeEventListener("click", togglePause);
+        recording = false;
+        release();
+        indicator.hidden = true;
         status.textContent = say("saving");
         const stopped = new Promise((resolve) => recorder.addEventListener("stop", resolve, { once: true }));
         recorder.stop();

@@ -1,5 +1,7 @@
 import type { Elysia } from "elysia";
+import { ApiError } from "../../errors/api-error.ts";
 import { UploadRequired } from "../../meetings/app.ts";
+import { redirectWithFormError, takeFormState } from "../form-state.ts";
 import { html, redirect } from "../http.ts";
 import type { WebKit } from "../kit.ts";
 import { PageRefusal } from "../kit.ts";
@@ -13,7 +15,8 @@ export function uploadRoutes(app: Elysia, kit: WebKit): void {
       const session = kit.requireSession(request);
       const frame = kit.frameFor(request, session, (t) => t("upload.title"));
       const redaction = await deps.apps.meetings.redactionDefaults(kit.actor(session));
-      return html(<UploadPage frame={frame} maxBytes={deps.maxUploadBytes} redaction={redaction} />);
+      const state = takeFormState(request);
+      return html(<UploadPage frame={frame} maxBytes={deps.maxUploadBytes} redaction={redaction} fileError={state?.fields.file && frame.t(state.fields.file)} />);
     })
     .post("/meetings/new", async ({ request }) => {
       // A multipart body: the CSRF token comes in the query string (not logged) or a header.
@@ -26,6 +29,13 @@ export function uploadRoutes(app: Elysia, kit: WebKit): void {
         return redirect(`/meetings/${meetingId}`);
       } catch (error) {
         if (error instanceof UploadRequired) throw new PageRefusal(400, kit.frameFor(request, session, (t) => t("upload.title")).t("upload.fileRequired"));
+        // Not a recording (a PDF, say; its first bytes tell): back to the form, the reason at the file
+        // field. The other fields follow the file in the body, unread: they cannot be kept.
+        if (error instanceof ApiError && error.code === "unsupported_media") {
+          const refused = redirectWithFormError(request, "/meetings/new", { fields: { file: "upload.notRecording" } });
+          for (const [name, value] of Object.entries(error.headers ?? {})) refused.headers.set(name, value);
+          return refused;
+        }
         throw error;
       }
     });

@@ -2,6 +2,7 @@ import { adminEn } from "./admin-en.ts";
 import { docsEn } from "./docs-en.ts";
 import { oauthEn } from "./oauth-en.ts";
 import { privacyEn } from "./privacy-en.ts";
+import { recEn } from "./rec-en.ts";
 import { listEn } from "./list-en.ts";
 import { errEn } from "./err-en.ts";
 import { liveEn } from "./live-en.ts";
@@ -13,6 +14,7 @@ export const en = {
   ...adminEn,
   ...oauthEn,
   ...privacyEn,
+  ...recEn,
   ...listEn,
   ...docsEn,
   ...errEn,

@@ -2,6 +2,7 @@ import { adminFr } from "./admin-fr.ts";
 import { docsFr } from "./docs-fr.ts";
 import { oauthFr } from "./oauth-fr.ts";
 import { privacyFr } from "./privacy-fr.ts";
+import { recFr } from "./rec-fr.ts";
 import { listFr } from "./list-fr.ts";
 import { errFr } from "./err-fr.ts";
 import { liveFr } from "./live-fr.ts";
@@ -14,6 +15,7 @@ export const fr: Record<MessageKey, string> = {
   ...adminFr,
   ...oauthFr,
   ...privacyFr,
+  ...recFr,
   ...listFr,
   ...docsFr,
   ...errFr,

@@ -2,14 +2,15 @@ import { CsrfField, Layout, type PageFrame } from "../layout.tsx";
 import type { RedactionDefaults } from "../../meetings/app.ts";
 import { TitleAndLanguage, VocabularyField } from "./fields.tsx";
 import { RedactionField } from "./redaction-field.tsx";
-
+import { RECORDING_ACCEPT } from "../media/recording-types.ts";
+import { fieldErrorId } from "../form-state.ts";
 
 /**
  * Upload a recording. Without JavaScript the form posts as it is; with it, the uploader island
  * sends the file in parts that survive a dropped connection, with a progress bar. The CSRF token rides in the action's query string: a
  * multipart body is the API's own upload format, which has no place for it.
  */
-export function UploadPage({ frame, maxBytes, redaction }: { frame: PageFrame; maxBytes: number; redaction: RedactionDefaults }) {
+export function UploadPage({ frame, maxBytes, redaction, fileError }: { frame: PageFrame; maxBytes: number; redaction: RedactionDefaults; fileError?: string }) {
   const { t } = frame;
   return (
     <Layout frame={frame}>
@@ -25,12 +26,19 @@ export function UploadPage({ frame, maxBytes, redaction }: { frame: PageFrame; m
         data-failed={t("upload.failed")}
         data-too-large={t("upload.tooLarge")}
         data-retrying={t("upload.retrying")}
+        data-not-recording={t("upload.notRecording")}
+        data-bytes={t("upload.bytes")}
+        data-refused={t("upload.refused")}
         data-csrf={frame.csrfToken}
       >
         <label>
           {t("upload.file")}
-          <input type="file" name="file" required accept="audio/*,video/*" />
+          <input type="file" name="file" required accept={RECORDING_ACCEPT} aria-describedby={fieldErrorId("file")} aria-invalid={fileError ? "true" : undefined} />
         </label>
+        {/* FieldError's place, always there: the uploader island writes into it before anything is sent. */}
+        <p class="field-error" id={fieldErrorId("file")} role="alert" data-file-error hidden={!fileError}>
+          {fileError}
+        </p>
         <TitleAndLanguage frame={frame} />
         <label>
           {t("meeting.field.tags")}
@@ -38,7 +46,8 @@ export function UploadPage({ frame, maxBytes, redaction }: { frame: PageFrame; m
         </label>
         <VocabularyField frame={frame} />
         <RedactionField frame={frame} defaults={redaction} />
-        <progress max={100} value={0} hidden aria-label={t("upload.progress")} />
+        <progress max={100} value={0} hidden aria-label={t("upload.progress")} aria-valuemin={0} aria-valuemax={100} aria-valuenow={0} />
+        <p class="muted" data-upload-bytes />
         <p class="muted" data-upload-status role="status" aria-live="polite" />
         <button type="submit">{t("upload.submit")}</button>
       </form>
