@@ -122,7 +122,7 @@ describe("the transcript workspace on a phone", () => {
     await french.addCookies(await context.cookies());
     const frPage = await french.newPage();
     await frPage.goto(`${ws.server.url}/meetings/${ws.meetings.failed}`);
-    expect(await frPage.getByRole("alert").textContent()).toContain("Ce fichier ne contient aucun son");
+    expect(await frPage.getByRole("alert").textContent()).toContain("L’enregistrement ne contient aucun son.");
     expect(await frPage.locator("#player").count()).toBe(0);
     await french.close();
   });
