@@ -14,6 +14,7 @@ import { pathOf } from "../http/pipeline.ts";
 import { attemptRefusal, BROWSER_COOKIE, BROWSER_COOKIE_MAX_AGE_S, createWebKit, PageRefusal, SESSION_COOKIE, SignInRequired, type WebDeps } from "./kit.ts";
 import { clientPages } from "./client-routes.tsx";
 import { draftRoutes } from "./draft-routes.tsx";
+import { faviconRoute } from "./favicon.ts";
 import { meetingPages } from "./meeting-routes.tsx";
 import { LoginPage } from "./pages/login.tsx";
 import { MeetingsPage, type MeetingFilters } from "./pages/meetings.tsx";
@@ -219,7 +220,7 @@ export function createWebApp(deps: WebDeps) {
       return html(<MeetingsPage frame={frame} rows={page.data} filters={filters} nextHref={nextHref} notice={notice} />);
     });
   // Each area's pages, on the same app (typed loosely: the areas take the plain Elysia type).
-  const areas = [draftRoutes, meetingPages, settingsPages, clientPages, webhookPages, usagePages, activityPages, retentionPages, vocabularyPages, redactionSettingsPages, adminPages, oauthPages];
+  const areas = [faviconRoute, draftRoutes, meetingPages, settingsPages, clientPages, webhookPages, usagePages, activityPages, retentionPages, vocabularyPages, redactionSettingsPages, adminPages, oauthPages];
   for (const mount of areas) mount(app as unknown as Elysia, kit);
   app.all("*", ({ request }) => {
     const frame = kit.frameFor(request, kit.sessionOf(request), (t) => t("notFound.title"));

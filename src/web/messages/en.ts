@@ -1,9 +1,11 @@
+import { a11yEn } from "./a11y-en.ts";
 import { adminEn } from "./admin-en.ts";
 import { oauthEn } from "./oauth-en.ts";
 import { privacyEn } from "./privacy-en.ts";
 
 /** Every string the web app shows, in English: the keys every other language must give (messages/fr.ts). */
 export const en = {
+  ...a11yEn,
   ...adminEn,
   ...oauthEn,
   ...privacyEn,

@@ -1,3 +1,4 @@
+import { a11yFr } from "./a11y-fr.ts";
 import { adminFr } from "./admin-fr.ts";
 import { oauthFr } from "./oauth-fr.ts";
 import { privacyFr } from "./privacy-fr.ts";
@@ -5,6 +6,7 @@ import type { MessageKey } from "./en.ts";
 
 /** The web app's strings in French. A missing key is a type error. */
 export const fr: Record<MessageKey, string> = {
+  ...a11yFr,
   ...adminFr,
   ...oauthFr,
   ...privacyFr,
