@@ -5,7 +5,7 @@
 // stays hidden. The desk half is v2-a11y.test.ts.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { devices, type Browser, type BrowserContext } from "playwright-core";
-import { axeRow, contextsFor, foreign, launch, PAGES, setUp, type Fixture, type Viewer } from "./v2-a11y-pages.ts";
+import { axeRow, contextsFor, foreign, launch, LONG_TITLE, PAGES, setUp, type Fixture, type Viewer } from "./v2-a11y-pages.ts";
 
 setDefaultTimeout(90_000);
 /** The setup starts a server and runs the admin CLI several times: minutes on a busy machine. */
@@ -54,7 +54,8 @@ describe("on a phone", () => {
 
   test("the skip link takes no room until focused, whatever the title", async () => {
     const page = await contexts.owner.newPage();
-    await page.goto(`${fixture.server.url}/meetings/${fixture.completed}`);
+    await page.goto(`${fixture.server.url}/meetings/${fixture.processing}`);
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe(LONG_TITLE);
     const box = (await page.locator("a.skip").boundingBox())!;
     expect(box.width * box.height).toBeLessThanOrEqual(1);
     // The logo is where it was, with nothing drawn over it.
