@@ -39,6 +39,14 @@ describe("at the desk", () => {
     });
   }
 
+  test("the pages' CSP refuses an inline script, axe's addScriptTag({ content }) included: the pass evaluates axe through DevTools", async () => {
+    const page = await contexts["signed-out"].newPage();
+    await page.goto(`${fixture.server.url}/login`, { waitUntil: "networkidle" });
+    await expect(page.addScriptTag({ content: "window.inlineRan = true" })).rejects.toThrow("Content Security Policy");
+    expect(await page.evaluate(() => "inlineRan" in window)).toBe(false);
+    await page.close();
+  });
+
   test("the skip link reads 'Skip to content', shows only when focused, and leads to the main content", async () => {
     const page = await contexts.owner.newPage();
     // The meeting with a long title: the old skip link (the title, 999 px to the left) showed over the logo.
