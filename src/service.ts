@@ -131,7 +131,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   if (loosened) io.say(`warning: ${loosened} file(s) or folder(s) of the data dir were readable by other users; made owner-only`);
   // The database as stores take it (db/conn.ts): the only handle on it the service holds.
   const conn = openServiceConn(config.dataDir, config.database);
-  const clients = clientsApp({ conn });
+  const clients = clientsApp({ conn, now: () => clock.now() });
   const retention = retentionApp({ conn, clock });
   const usage = usageApp({ conn, clock, billing: config.billing });
   await migrateConn(conn);

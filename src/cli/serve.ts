@@ -1,6 +1,6 @@
 import { SERVE_OPTIONS } from "../config-options.ts";
 import { serviceConfig } from "../config.ts";
-import { startService } from "../service.ts";
+import type { startService } from "../service.ts";
 import { DataDirInUse } from "../db/data-dir-lock.ts";
 import type { Command } from "./admin.ts";
 import { CommandFailed } from "./options.ts";
@@ -22,6 +22,9 @@ export const serveCommand: Command = {
     });
     let service: Awaited<ReturnType<typeof startService>>;
     try {
+      // The service's modules are loaded here, not when the executable starts: an admin command
+      // (a process each) then parses only its own (see src/main.ts).
+      const { startService } = await import("../service.ts");
       service = await startService(config, {
         say: out,
         logWarning: (message, requestId) =>

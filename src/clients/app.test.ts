@@ -39,3 +39,27 @@ test("setArchived: archives and brings back by cli_ id; another account's, a mis
   expect(await app.setArchived(actor, "nope", true)).toBeUndefined();
   expect((await app.list(actor, { includeArchived: false })).map((c) => c.name)).toEqual(["Acme"]);
 });
+
+test("create and rename (issue 25): a name is trimmed and bounded, unique in the account without case (beyond ASCII), another account's folder is not found", async () => {
+  const app = clientsApp({ conn: database.conn, now: () => 5 });
+  const created = await app.create(actor, "  Éclair   SA ");
+  if (created.kind !== "named") throw new Error(created.kind);
+  expect(created.client).toMatchObject({ name: "Éclair SA", createdAt: 5, isArchived: false });
+  const id = `cli_${created.client.id}`;
+  expect(await app.create(actor, "éCLAIR sa")).toEqual({ kind: "name_taken" });
+  expect(await app.create(actor, "   ")).toEqual({ kind: "invalid_name" });
+  expect(await app.create(actor, "x".repeat(201))).toEqual({ kind: "invalid_name" });
+  // The same name is free in another account.
+  expect((await app.create(other, "Éclair SA")).kind).toBe("named");
+  const second = await app.create(actor, "Zeta");
+  if (second.kind !== "named") throw new Error(second.kind);
+  expect(await app.rename(actor, `cli_${second.client.id}`, "ÉCLAIR SA")).toEqual({ kind: "name_taken" });
+  // Its own name in another case is a rename, not a clash.
+  const renamed = await app.rename(actor, id, "ÉCLAIR SA");
+  expect(renamed.kind === "named" && renamed.client.name).toBe("ÉCLAIR SA");
+  expect(await app.rename(other, id, "Mine now")).toEqual({ kind: "not_found" });
+  expect(await app.rename(actor, "nope", "Anything")).toEqual({ kind: "not_found" });
+  expect((await app.get(actor, id))?.name).toBe("ÉCLAIR SA");
+  expect(await app.get(other, id)).toBeUndefined();
+  expect((await app.list(actor, { includeArchived: true })).map((c) => c.name)).toEqual(["ÉCLAIR SA", "Zeta"]);
+});

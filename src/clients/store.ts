@@ -128,3 +128,27 @@ export async function findClientByIdOrName(db: Queryable, userId: string, idOrNa
     .limit(1);
   return found;
 }
+
+/** What naming a client folder came to: the folder, or another of the account's folders already has the name (compared without case). */
+export type NamingOutcome = { kind: "named"; client: ClientRow } | { kind: "name_taken" } | { kind: "not_found" };
+
+/**
+ * A new client folder, or its new name (`id` given), under the account's lock so that no two of
+ * its folders share a name (compared without case, Unicode-aware, as find-or-create compares).
+ */
+export function nameClient(c: Conn, userId: string, name: string, id: number | null, now: number): Promise<NamingOutcome> {
+  return runTx(c, async (q) => {
+    await lockAccount(q, userId);
+    const wanted = name.toLocaleLowerCase();
+    const mine = await q.select().from(clients).where(eq(clients.userId, userId));
+    if (id !== null && !mine.some((client) => client.id === id)) return { kind: "not_found" };
+    if (mine.some((client) => client.id !== id && client.name.toLocaleLowerCase() === wanted)) return { kind: "name_taken" };
+    if (id === null) return { kind: "named", client: await createClient(q, userId, { name }, now) };
+    const [renamed] = await q
+      .update(clients)
+      .set({ name })
+      .where(and(eq(clients.userId, userId), eq(clients.id, id)))
+      .returning();
+    return { kind: "named", client: renamed! };
+  });
+}

@@ -31,7 +31,9 @@ import type { DraftLimits } from "./draft-limits.ts";
 import { ownedExportInput } from "./export-input.ts";
 import { storeMeetingPatch } from "./patch-store.ts";
 import { meetingProgress, type MeetingProgress } from "./progress-store.ts";
-import { meetingsPage } from "./list-store.ts";
+import { meetingsPage, type MeetingOrder } from "./list-store.ts";
+import { failureCodes, searchSnippets } from "./list-extras-store.ts";
+import { bulkMeetingsApp } from "./bulk-app.ts";
 import { discardReceived, receiveMeeting, type KnownTemplates, type ReceivedMeeting } from "./receive.ts";
 import { queueReportOnly } from "./queue-store.ts";
 import { loadReportSource, transcriptChars, writeSummarizeInput } from "./regenerate-report.ts";
@@ -48,6 +50,9 @@ import { meetingTranscript, ownedTranscript } from "./transcript.ts";
 
 /** What the routes and pages need beside the use cases: the request schemas, the bounds, the domain types. */
 export { MAX_PART_BYTES, MIN_PART_BYTES, type DraftLimits } from "./draft-limits.ts";
+export { MEETING_ORDERS, type MeetingOrder } from "./list-store.ts";
+export { MATCH_END, MATCH_START } from "./list-extras-store.ts";
+export { MAX_BULK_MEETINGS, type BulkOutcome } from "./bulk-app.ts";
 /** A meeting as its use cases answer it: one view for the API's JSON and the web app's pages alike. */
 export type { RenderedMeeting as MeetingView } from "./render.ts";
 export { createMeetingUpload, listMeetingsQuery, patchMeetingBody, redactPiiFromField, vocabularyList } from "./schema.ts";
@@ -203,6 +208,15 @@ export function meetingsApp(deps: MeetingsAppDeps) {
     return render(row);
   };
 
+  /**
+   * Deletes one of the actor's meetings and everything holding its content (meetings/delete.ts):
+   * its unfinished jobs canceled first, rows in one transaction, the WAL truncated, then its files.
+   */
+  const deleteOne = async (actor: Actor, meetingId: string): Promise<void> => {
+    await deleteMeeting({ ...deps, cancelJobs: (ids) => deps.scheduler.cancel(ids) }, actor.account.userId, meetingId);
+    await audited(actor, AUDIT_ACTIONS.meetingDeleted, meetingId.toLowerCase());
+  };
+
   return {
     create,
 
@@ -341,7 +355,24 @@ export function meetingsApp(deps: MeetingsAppDeps) {
       return page;
     },
 
+    /**
+     * The web app's list (issue 25): a page in `order`, each failed meeting's error code, and when
+     * searching, the words around each meeting's match (recorded as a read of its transcript).
+     */
+    async browse(actor: Actor, query: z.output<typeof listMeetingsQuery>, order: MeetingOrder) {
+      const page = await meetingsPage(conn, actor.account.userId, query, deps.publicApiUrl(), order);
+      const failures = await failureCodes(
+        conn,
+        page.data.filter((m) => m.status === "failed").map((m) => m.id),
+      );
+      const snippets = query.q ? await searchSnippets(conn, page.data.map((m) => m.id), query.q) : new Map<string, string>();
+      for (const id of snippets.keys()) await audited(actor, AUDIT_ACTIONS.transcriptRead, id, { via: "search" });
+      return { ...page, failures, snippets };
+    },
+
     patch,
+
+    ...bulkMeetingsApp(deps, { row: owned, patch, delete: deleteOne }),
 
     /** A new title (the title source becomes the user's); the meeting after. */
     rename: (actor: Actor, meetingId: string, title: string): Promise<RenderedMeeting> => patch(actor, meetingId, { title }),
@@ -387,14 +418,8 @@ export function meetingsApp(deps: MeetingsAppDeps) {
       return jobId;
     },
 
-    /**
-     * Deletes one of the actor's meetings and everything holding its content (meetings/delete.ts):
-     * its unfinished jobs canceled first, rows in one transaction, the WAL truncated, then its files.
-     */
-    async delete(actor: Actor, meetingId: string): Promise<void> {
-      await deleteMeeting({ ...deps, cancelJobs: (ids) => deps.scheduler.cancel(ids) }, actor.account.userId, meetingId);
-      await audited(actor, AUDIT_ACTIONS.meetingDeleted, meetingId.toLowerCase());
-    },
+    /** Deletes one of the actor's meetings (deleteOne above). */
+    delete: deleteOne,
 
     /** The transcript (speakers named) with the title and date its text formats show. */
     async transcript(actor: Actor, meetingId: string): Promise<{ transcript: TranscriptDocument; meta: TranscriptMeta }> {

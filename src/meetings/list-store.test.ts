@@ -87,3 +87,37 @@ describe("GET /v1/meetings rendering", () => {
     await temp.remove();
   });
 });
+
+describe("the web list's orders (issue 25)", () => {
+  test("newest and oldest recorded, and title without case: page after page, no meeting twice or missed; a cursor of another order is refused", async () => {
+    const temp = tempDatabase("list-orders");
+    const conn = temp.conn;
+    const user = await addUser(conn, { email: "orders@example.com", name: null, plan: "pro" });
+    const made: [string, number][] = [["beta", 3], ["Alpha", 5], ["delta", 1], ["Charlie", 4], ["echo", 2]];
+    await run(conn, async (db) => {
+      for (const [title, recorded] of made) {
+        const at = 1_800_000_000_000 + recorded;
+        await db.insert(meetings).values({ id: crypto.randomUUID(), userId: user.id, title, titleSource: "user", status: "completed", createdAt: 1_800_000_000_000 - recorded, updatedAt: at, recordedAt: at, transcribeOnly: false, requestedLanguage: "en", language: "en", source: "upload", recordingType: "meeting" });
+      }
+    });
+    const walk = async (order: "newest" | "oldest" | "title") => {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await meetingsPage(conn, user.id, { limit: 2, cursor } as never, "http://x/api", order);
+        seen.push(...page.data.map((m) => m.title));
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor);
+      return seen;
+    };
+    expect(await walk("newest")).toEqual(["Alpha", "Charlie", "beta", "echo", "delta"]);
+    expect(await walk("oldest")).toEqual(["delta", "echo", "beta", "Charlie", "Alpha"]);
+    expect(await walk("title")).toEqual(["Alpha", "beta", "Charlie", "delta", "echo"]);
+    // The API's order (created, newest first) is unchanged.
+    expect((await meetingsPage(conn, user.id, { limit: 10 } as never, "http://x/api")).data.map((m) => m.title)).toEqual(["delta", "echo", "beta", "Charlie", "Alpha"]);
+    const titleCursor = (await meetingsPage(conn, user.id, { limit: 2 } as never, "http://x/api", "title")).next_cursor!;
+    await expect(meetingsPage(conn, user.id, { limit: 2, cursor: titleCursor } as never, "http://x/api", "newest")).rejects.toMatchObject({ code: "validation_error" });
+    await expect(meetingsPage(conn, user.id, { limit: 2, cursor: "bm9wZQ" } as never, "http://x/api", "oldest")).rejects.toMatchObject({ code: "validation_error" });
+    await temp.remove();
+  });
+});

@@ -4,20 +4,20 @@ import { ApiError } from "../errors/api-error.ts";
 import { contextOf } from "../http/request-context.ts";
 import { randomBase62 } from "../lib/ids.ts";
 import { sameSecret } from "../lib/same-secret.ts";
-import { listMeetingsQuery } from "../meetings/app.ts";
 import stylesheet from "./assets/app.css" with { type: "text" };
 import { readFormBody } from "./form-body.ts";
+import { formStateCleared } from "./form-state.ts";
 import { cookie, html, redirect, respond, sameOrigin, setCookie } from "./http.ts";
 import { translator } from "./i18n.ts";
 import { bundleIsland } from "./islands/bundle.ts" with { type: "macro" };
 import { pathOf } from "../http/pipeline.ts";
 import { attemptRefusal, BROWSER_COOKIE, BROWSER_COOKIE_MAX_AGE_S, createWebKit, PageRefusal, SESSION_COOKIE, SignInRequired, type WebDeps } from "./kit.ts";
 import { clientPages } from "./client-routes.tsx";
+import { listPages } from "./list-routes.tsx";
 import { draftRoutes } from "./draft-routes.tsx";
 import { faviconRoute } from "./favicon.ts";
 import { meetingPages } from "./meeting-routes.tsx";
 import { LoginPage } from "./pages/login.tsx";
-import { MeetingsPage, type MeetingFilters } from "./pages/meetings.tsx";
 import { NotFoundPage } from "./pages/not-found.tsx";
 import { settingsPages } from "./settings-routes.tsx";
 import { usagePages } from "./usage-routes.tsx";
@@ -92,6 +92,10 @@ export function createWebApp(deps: WebDeps) {
     // Who is signed in is read once, before any page (pages then ask kit.sessionOf synchronously).
     .onRequest(async ({ request }) => {
       await kit.loadSession(request);
+    })
+    // A page that took a refused form's state (form-state.ts) clears its cookie: shown once.
+    .onAfterHandle(({ request, response }) => {
+      if (response instanceof Response) for (const cleared of formStateCleared(request)) response.headers.append("set-cookie", cleared);
     })
     // Registered before the routes: Elysia applies a hook to the routes that follow it. A page for
     // a signed-out browser sends it to sign in; a refusal (CSRF, a meeting that is not the user's)
@@ -187,40 +191,9 @@ export function createWebApp(deps: WebDeps) {
       const { session } = await kit.readForm(request);
       await kit.auth.signOut(session);
       return redirect("/login", [setCookie(request, deps.publicUrl(), SESSION_COOKIE, "", 0, "lax")]);
-    })
-    .get("/meetings", async ({ request }) => {
-      const session = kit.requireSession(request);
-      const frame = kit.frameFor(request, session, (t) => t("meetings.title"));
-      const params = new URL(request.url).searchParams;
-      const filters: MeetingFilters = {};
-      for (const name of ["q", "client", "tag", "status", "recorded_after", "recorded_before", "on_hold"] as const) {
-        const value = params.get(name)?.trim();
-        if (value) filters[name] = value;
-      }
-      const day = (value: string | undefined) => (value && /^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
-      const parsed = listMeetingsQuery.safeParse({
-        ...filters,
-        tag: filters.tag ? [filters.tag] : undefined,
-        recorded_after: day(filters.recorded_after),
-        recorded_before: day(filters.recorded_before),
-        cursor: params.get("cursor") ?? undefined,
-      });
-      const notice = kit.noticeOf(request, frame.t, ["deleted"]);
-      if (!parsed.success) {
-        const detail = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
-        return html(<MeetingsPage frame={frame} rows={[]} filters={filters} nextHref={null} error={frame.t("meetings.badFilter", { detail })} />, 400);
-      }
-      const page = await deps.apps.meetings.list(kit.actor(session), parsed.data);
-      let nextHref: string | null = null;
-      if (page.has_more && page.next_cursor) {
-        const next = new URLSearchParams(params);
-        next.set("cursor", page.next_cursor);
-        nextHref = `/meetings?${next}`;
-      }
-      return html(<MeetingsPage frame={frame} rows={page.data} filters={filters} nextHref={nextHref} notice={notice} />);
     });
   // Each area's pages, on the same app (typed loosely: the areas take the plain Elysia type).
-  const areas = [faviconRoute, draftRoutes, meetingPages, settingsPages, clientPages, webhookPages, usagePages, activityPages, retentionPages, vocabularyPages, redactionSettingsPages, adminPages, oauthPages];
+  const areas = [faviconRoute, listPages, draftRoutes, meetingPages, settingsPages, clientPages, webhookPages, usagePages, activityPages, retentionPages, vocabularyPages, redactionSettingsPages, adminPages, oauthPages];
   for (const mount of areas) mount(app as unknown as Elysia, kit);
   app.all("*", ({ request }) => {
     const frame = kit.frameFor(request, kit.sessionOf(request), (t) => t("notFound.title"));

@@ -4,6 +4,7 @@
  */
 import { enhanceCopyButtons } from "./copy.ts";
 import { enhanceCorrector } from "./corrector.ts";
+import { enhanceListSelect } from "./list-select.ts";
 import { enhancePlayer } from "./player.ts";
 import { enhanceProgress } from "./progress.ts";
 import { enhanceRecorder } from "./recorder.ts";
@@ -15,3 +16,4 @@ enhanceProgress();
 enhanceCopyButtons();
 enhanceUploader();
 enhanceRecorder();
+enhanceListSelect();

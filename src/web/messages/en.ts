@@ -2,6 +2,8 @@ import { a11yEn } from "./a11y-en.ts";
 import { adminEn } from "./admin-en.ts";
 import { oauthEn } from "./oauth-en.ts";
 import { privacyEn } from "./privacy-en.ts";
+import { listEn } from "./list-en.ts";
+import { errEn } from "./err-en.ts";
 
 /** Every string the web app shows, in English: the keys every other language must give (messages/fr.ts). */
 export const en = {
@@ -9,6 +11,8 @@ export const en = {
   ...adminEn,
   ...oauthEn,
   ...privacyEn,
+  ...listEn,
+  ...errEn,
   "app.name": "Verbatim",
   "nav.meetings": "Meetings",
   "nav.record": "Record",

@@ -2,6 +2,8 @@ import { a11yFr } from "./a11y-fr.ts";
 import { adminFr } from "./admin-fr.ts";
 import { oauthFr } from "./oauth-fr.ts";
 import { privacyFr } from "./privacy-fr.ts";
+import { listFr } from "./list-fr.ts";
+import { errFr } from "./err-fr.ts";
 import type { MessageKey } from "./en.ts";
 
 /** The web app's strings in French. A missing key is a type error. */
@@ -10,6 +12,8 @@ export const fr: Record<MessageKey, string> = {
   ...adminFr,
   ...oauthFr,
   ...privacyFr,
+  ...listFr,
+  ...errFr,
   "app.name": "Verbatim",
   "nav.meetings": "Réunions",
   "nav.record": "Enregistrer",

@@ -1,4 +1,6 @@
 import type { PageFrame } from "../layout.tsx";
+import { fieldErrorId, type FormState } from "../form-state.ts";
+import type { Translate } from "../i18n.ts";
 import { MAX_MEETING_TERMS, MAX_TERM_CHARS } from "../../vocabulary/app.ts";
 
 export const LANGUAGES = ["auto", "en", "fr", "de", "es", "it", "nl", "pt"] as const;
@@ -33,5 +35,30 @@ export function VocabularyField({ frame }: { frame: PageFrame }) {
       <textarea name="vocabulary" rows={2} maxLength={(MAX_TERM_CHARS * 2 + 1) * MAX_MEETING_TERMS} />
       <small class="muted">{t("vocab.meetingHelp", { max: MAX_MEETING_TERMS })}</small>
     </label>
+  );
+}
+
+/**
+ * A refused field's message (form-state.ts), placed next to the field; the field itself carries
+ * `{...fieldAttrs(name, state)}` (aria-invalid, aria-describedby naming this element). Renders
+ * nothing when the field was not refused.
+ */
+export function FieldError({ name, state, t }: { name: string; state: FormState | null | undefined; t: Translate }) {
+  const key = state?.fields[name];
+  if (!key) return null;
+  return (
+    <p class="field-error" id={fieldErrorId(name)}>
+      {t(key)}
+    </p>
+  );
+}
+
+/** A refused form's message for the form as a whole (FormState.form), above the form; nothing otherwise. */
+export function FormError({ state, t }: { state: FormState | null | undefined; t: Translate }) {
+  if (!state?.form) return null;
+  return (
+    <p class="error" role="alert" id="form-error">
+      {t(state.form)}
+    </p>
   );
 }
