@@ -28,6 +28,7 @@ export interface Fixture {
   failed: string;
   ownerId: string;
   endpoint: string;
+  client: string;
   signInLink: string;
   consent: string;
 }
@@ -43,6 +44,8 @@ export const PAGES: { name: string; as: Viewer; path: (f: Fixture) => string; st
   { name: "sign-in link", as: "signed-out", path: (f) => new URL(f.signInLink).pathname },
   { name: "meetings (empty)", as: "empty", path: () => "/meetings" },
   { name: "meetings", as: "owner", path: () => "/meetings" },
+  { name: "meetings, searched (snippets)", as: "owner", path: () => "/meetings?q=spoken" },
+  { name: "meetings, bulk deletion confirmed first", as: "owner", path: (f) => `/meetings/delete?ids=${f.completed}&ids=${f.failed}` },
   { name: "meeting, completed", as: "owner", path: (f) => `/meetings/${f.completed}` },
   { name: "meeting, processing", as: "owner", path: (f) => `/meetings/${f.processing}` },
   { name: "meeting, failed", as: "owner", path: (f) => `/meetings/${f.failed}` },
@@ -61,6 +64,7 @@ export const PAGES: { name: string; as: Viewer; path: (f: Fixture) => string; st
   { name: "settings: redaction", as: "owner", path: () => "/settings/redaction" },
   { name: "settings: connected apps", as: "owner", path: () => "/settings/connected-apps" },
   { name: "clients", as: "owner", path: () => "/clients" },
+  { name: "a client folder", as: "owner", path: (f) => `/clients/${f.client}` },
   { name: "OAuth consent", as: "owner", path: (f) => f.consent },
   { name: "admin: users", as: "admin", path: () => "/admin/users" },
   { name: "admin: a user", as: "admin", path: (f) => `/admin/users/${f.ownerId}` },
@@ -127,7 +131,8 @@ export async function setUp(): Promise<Fixture> {
   const [completed, processing, failed] = await Promise.all(["Incident review – Ward 4", LONG_TITLE, "Board call"].map((title) => uploadMeeting(server, key, title)));
   await Promise.all([completed, processing, failed].map((id) => settled(server, key, id!)));
   // A client and tags on the completed meeting, and a document written from it.
-  await server.api(`/api/v1/meetings/${completed}`, { method: "PATCH", key, json: { client: { name: "Acme Health" }, tags: ["ward-4", "incident"] } });
+  const patched = (await (await server.api(`/api/v1/meetings/${completed}`, { method: "PATCH", key, json: { client: { name: "Acme Health" }, tags: ["ward-4", "incident"] } })).json()) as Json;
+  if (!patched.client?.id) throw new Error(`no client: ${JSON.stringify(patched)}`);
   const queued = (await (await server.api(`/api/v1/meetings/${completed}/documents`, { method: "POST", key, json: { template_id: "tpl_minutes" } })).json()) as Json;
   for (let i = 0; i < 600; i++) {
     const job = (await (await server.api(`/api/v1/jobs/${queued.id}`, { key })).json()) as Json;
@@ -158,7 +163,7 @@ export async function setUp(): Promise<Fixture> {
     code_challenge_method: "S256",
     resource,
   })}`;
-  return { server, completed: completed!, processing: processing!, failed: failed!, ownerId, endpoint: endpoint.id, signInLink, consent };
+  return { server, completed: completed!, processing: processing!, failed: failed!, ownerId, endpoint: endpoint.id, client: patched.client.id, signInLink, consent };
 }
 
 export async function launch(): Promise<Browser> {
