@@ -191,7 +191,7 @@ describe("documents.list, get and file", () => {
   });
 
   test("file: Markdown as stored; a PDF rendered once, then served from the cache", async () => {
-    expect(await app.file(alice, "doc_a1", "md")).toEqual({ fileName: "doc_a1.md", contentType: "text/markdown; charset=utf-8", body: "# doc_a1", cached: null });
+    expect(await app.file(alice, "doc_a1", "md")).toEqual({ fileName: "doc_a1.md", title: "Doc doc_a1", templateId: null, contentType: "text/markdown; charset=utf-8", body: "# doc_a1", cached: null });
     const first = await app.file(alice, "doc_a1", "pdf");
     expect(first).toMatchObject({ fileName: "doc_a1.pdf", contentType: "application/pdf", cached: false });
     const second = await app.file(alice, "doc_a1", "pdf");
@@ -199,6 +199,19 @@ describe("documents.list, get and file", () => {
     expect(new TextDecoder().decode(second.body as Uint8Array)).toBe("%pdf render");
     expect(renders).toBe(1);
     expect(await refusal(app.file(alice, "doc_b1", "docx"))).toBe("not_found");
+  });
+
+  test("delete: the document, its request and its renders go; the meeting's other documents stay; another account's is not found", async () => {
+    await app.file(alice, "doc_a1", "pdf");
+    await app.file(alice, "doc_a2", "pdf");
+    await app.delete(alice, "doc_a1");
+    expect(await refusal(app.get(alice, "doc_a1"))).toBe("not_found");
+    expect((await app.list(alice, { limit: 10 })).data.map((d) => d.id)).toEqual(["doc_a2"]);
+    const left = await localDiskStorage(dataDir).list(MEETING, "documents");
+    expect(left.some((name) => name.includes("doc_a1"))).toBe(false);
+    expect(left.some((name) => name.includes("doc_a2"))).toBe(true);
+    expect(await refusal(app.delete(alice, "doc_b1"))).toBe("not_found");
+    expect((await app.get(bob, "doc_b1")).id).toBe("doc_b1");
   });
 
   test("isDocumentFileFormat names the three file formats only", () => {

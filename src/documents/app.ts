@@ -11,7 +11,8 @@ import { requestDocument, type RequestDocumentDeps } from "./request.ts";
 import { DOCUMENT_FILE_TYPES, renderDocument, type DocumentFileFormat } from "./resource.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { DocumentRequestBody } from "./schema.ts";
-import { findOwnedDocument, listDocuments } from "./store.ts";
+import { DOCUMENT_RENDERS } from "../storage/paths.ts";
+import { deleteDocument, findOwnedDocument, listDocuments, meetingDocumentsWithText } from "./store.ts";
 
 export interface DocumentsDeps extends RequestDocumentDeps {
   /** Where the PDF and DOCX renders are kept (with the meeting's files). */
@@ -23,9 +24,12 @@ export interface DocumentsDeps extends RequestDocumentDeps {
   audit?: AuditTrail;
 }
 
-/** A document as a file: its name (ids and a format, never the client's), type and bytes. */
+/** A document as a file: its name (ids and a format, never the client's), title, type and bytes. */
 export interface DocumentFile {
   fileName: string;
+  /** The document's title and template, for a name the web app gives its download. */
+  title: string;
+  templateId: string | null;
   contentType: string;
   body: string | Uint8Array;
   /** For PDF and DOCX, whether the render came from the cache; null for Markdown. */
@@ -34,7 +38,7 @@ export interface DocumentFile {
 
 /**
  * The documents' use cases, for the API's routes and the web app alike: ask for a document of a
- * meeting (a document_generation job), list them, read one as its resource or as a file.
+ * meeting (a document_generation job), list them, read one as its resource or as a file, delete one.
  */
 export function documentsApp(deps: DocumentsDeps) {
   const owned = async (actor: Actor, documentId: string) => {
@@ -44,7 +48,7 @@ export function documentsApp(deps: DocumentsDeps) {
   };
   const audit = deps.audit ?? NO_AUDIT_TRAIL;
   /** Records a read of a document's text (its id and the meeting's, the format): never the text. */
-  const downloaded = (actor: Actor, row: { id: string; meetingId: string }, format: DocumentFileFormat | "json") =>
+  const downloaded = (actor: Actor, row: { id: string; meetingId: string }, format: DocumentFileFormat | "json" | "page") =>
     audit.record(actorEntry(actor, AUDIT_ACTIONS.documentDownloaded, { type: "document", id: row.id }, { meeting: row.meetingId, format }));
   const requested = (actor: Actor, meetingId: string, jobId: string) =>
     audit.record(actorEntry(actor, AUDIT_ACTIONS.documentGenerated, { type: "meeting", id: meetingId }, { job: jobId }));
@@ -100,13 +104,23 @@ export function documentsApp(deps: DocumentsDeps) {
     },
 
     /**
+     * One meeting's documents with their Markdown, oldest first, for the web app's page, which shows
+     * each in preview: every one shown is recorded as read (format "page"). Not the actor's meeting: none.
+     */
+    async ofMeeting(actor: Actor, meetingId: string) {
+      const rows = await meetingDocumentsWithText(deps.conn, actor.account.userId, meetingId.toLowerCase());
+      for (const row of rows) await downloaded(actor, row, "page");
+      return rows.map((row) => ({ id: row.id, title: row.title, templateId: row.templateId, createdAt: row.createdAt, markdown: row.markdown }));
+    },
+
+    /**
      * One of the actor's documents as a file: the Markdown as stored, or a PDF or DOCX rendered on
      * first request and then served from the meeting's render cache. Another account's is not found.
      */
     async file(actor: Actor, documentId: string, format: DocumentFileFormat): Promise<DocumentFile> {
       const row = await owned(actor, documentId);
       await downloaded(actor, row, format);
-      const file = { fileName: `${row.id}.${format}`, contentType: DOCUMENT_FILE_TYPES[format] };
+      const file = { fileName: `${row.id}.${format}`, title: row.title, templateId: row.templateId, contentType: DOCUMENT_FILE_TYPES[format] };
       if (format === "md") return { ...file, body: xmlSafeText(row.markdown), cached: null };
       const material = await readMeetingMaterial(deps.conn, deps.loadMaterial, row.meetingId, false);
       const header = {
@@ -118,6 +132,21 @@ export function documentsApp(deps: DocumentsDeps) {
       };
       const { bytes, cached } = await cachedRender(deps.storage, row, format, header, deps.render);
       return { ...file, body: bytes, cached };
+    },
+
+    /**
+     * Deletes one of the actor's documents: its text, its request and its PDF and DOCX renders; the
+     * meeting and its other documents stay. The usage it consumed stays in the ledger. Another
+     * account's is not found.
+     */
+    async delete(actor: Actor, documentId: string): Promise<void> {
+      const row = await owned(actor, documentId);
+      await deleteDocument(deps.conn, row);
+      const renders = `${DOCUMENT_RENDERS}/${row.id}-`;
+      for (const name of await deps.storage.list(row.meetingId, DOCUMENT_RENDERS)) {
+        if (name.startsWith(renders)) await deps.storage.delete(row.meetingId, name);
+      }
+      await audit.record(actorEntry(actor, AUDIT_ACTIONS.documentDeleted, { type: "document", id: row.id }, { meeting: row.meetingId }));
     },
   };
 }

@@ -51,6 +51,25 @@ export function findOwnedDocument(c: Conn, userId: string, documentId: string): 
   );
 }
 
+/** Removes one document and what it was asked with (its request's task, instructions and title). */
+export function deleteDocument(c: Conn, row: { id: string; jobId: string }): Promise<void> {
+  return run(c, async (q) => {
+    await q.delete(documents).where(eq(documents.id, row.id));
+    await q.delete(documentRequests).where(eq(documentRequests.jobId, row.jobId));
+  });
+}
+
+/** One meeting's documents of the account with their Markdown, oldest first, for the web app's meeting page. */
+export function meetingDocumentsWithText(c: Conn, userId: string, meetingId: string): Promise<DocumentRow[]> {
+  return run(c, (q) =>
+    q
+      .select()
+      .from(documents)
+      .where(and(eq(documents.userId, userId), eq(documents.meetingId, meetingId)))
+      .orderBy(documents.createdAt, documents.id),
+  );
+}
+
 /** What a document_generation job was asked to write, stored with the job. */
 export function insertDocumentRequest(c: Conn, request: typeof documentRequests.$inferInsert): Promise<void> {
   return run(c, async (q) => {

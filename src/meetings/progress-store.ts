@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import { run, type Conn } from "../db/conn.ts";
 import { jobs } from "../jobs/table.ts";
@@ -10,6 +10,17 @@ async function pendingDocumentCount(db: Queryable, meetingId: string): Promise<n
     .from(jobs)
     .where(and(eq(jobs.meetingId, meetingId), eq(jobs.kind, "document_generation"), inArray(jobs.status, ["queued", "processing"])));
   return row?.n ?? 0;
+}
+
+/** Where the meeting's oldest unfinished document stands (its document_generation job), or undefined when none is. */
+async function documentState(db: Queryable, meetingId: string): Promise<{ stage: string | null; progress: number | null } | undefined> {
+  const [row] = await db
+    .select({ stage: jobs.stage, progress: jobs.progress })
+    .from(jobs)
+    .where(and(eq(jobs.meetingId, meetingId), eq(jobs.kind, "document_generation"), inArray(jobs.status, ["queued", "processing"])))
+    .orderBy(asc(jobs.createdAt))
+    .limit(1);
+  return row;
 }
 
 /** Where a meeting's processing stands (its latest processing job), whichever channel created it. */
@@ -42,6 +53,9 @@ export interface MeetingProgress {
   progress: number | null;
   /** Documents asked for and not yet written. */
   pendingDocuments: number;
+  /** Where the oldest of them stands (its job's stage: queued, generating), null when none is pending. */
+  documentStage: string | null;
+  documentProgress: number | null;
   /** A report being written again. */
   rewritingReport: boolean;
 }
@@ -49,7 +63,10 @@ export interface MeetingProgress {
 export function meetingProgress(c: Conn, meetingId: string): Promise<MeetingProgress> {
   return run(c, async (q) => {
     const job = await processingState(q, meetingId);
+    const document = await documentState(q, meetingId);
     return {
+      documentStage: document?.stage ?? null,
+      documentProgress: document?.progress ?? null,
       stage: job?.stage ?? null,
       progress: job?.progress ?? null,
       pendingDocuments: await pendingDocumentCount(q, meetingId),

@@ -30,13 +30,16 @@ describe("the shipped catalogue", () => {
       expect(t.id).toMatch(/^tpl_[a-z0-9_]+$/);
       expect(t.prompt.length).toBeGreaterThan(100);
       expect(t.description).not.toBeNull();
+      // The web app in French shows them in French (issue 25, item 10).
+      expect(t.translations?.fr?.name).toBeTruthy();
+      expect(t.translations?.fr?.description).toBeTruthy();
     }
   });
 });
 
 describe("a firm's own templates", () => {
   const write = (name: string, text: string) => writeFileSync(join(dir, name), text);
-  write("board-pack.md", "---\nid: tpl_board_pack\nname: Board pack\npersona: board\nicon: briefcase\n---\nWrite the board pack section for this meeting.\n");
+  write("board-pack.md", "---\nid: tpl_board_pack\nname: Board pack\nname_fr: Dossier du conseil\npersona: board\nicon: briefcase\n---\nWrite the board pack section for this meeting.\n");
   write("minutes.md", "---\nid: tpl_minutes\nname: Minutes (house style)\npersona: general\n---\nOur own minutes format.\n");
   write("no-front-matter.md", "Just a prompt without fields.\n");
   write("bad-yaml.md", "---\nid: [unclosed\n---\nPrompt.\n");
@@ -49,7 +52,7 @@ describe("a firm's own templates", () => {
   const catalogue = loadTemplateCatalogue({ builtin: BUILTIN_TEMPLATES, customDir: dir, log: (l) => log.push(l) });
 
   test("are added; one with a shipped id replaces it; a new persona appears", () => {
-    expect(catalogue.get("tpl_board_pack")).toMatchObject({ name: "Board pack", persona: "board", icon: "briefcase" });
+    expect(catalogue.get("tpl_board_pack")).toMatchObject({ name: "Board pack", persona: "board", icon: "briefcase", translations: { fr: { name: "Dossier du conseil", description: null } } });
     expect(catalogue.get("tpl_minutes")).toMatchObject({ name: "Minutes (house style)", source: "minutes.md" });
     expect(catalogue.personas.find((p) => p.id === "board")).toEqual({ id: "board", name: "board", description: null, templates: 1 });
     expect(log).toContain("template minutes.md replaces the shipped template tpl_minutes");

@@ -1,5 +1,5 @@
 import { parse as parseYaml } from "yaml";
-import type { Template } from "./types.ts";
+import { TEMPLATE_LANGUAGES, type Template } from "./types.ts";
 
 export const MAX_PROMPT_CHARS = 20_000;
 const ID = /^tpl_[a-z0-9_]{1,60}$/;
@@ -9,7 +9,7 @@ export class TemplateFileInvalid extends Error {}
 
 /**
  * A template file: YAML front matter between two `---` lines (id, name, description, icon,
- * persona), then the prompt. The YAML is read by the `yaml` package; this only finds where it is.
+ * persona, and name_fr, description_fr for the web app in French), then the prompt. The YAML is read by the `yaml` package; this only finds where it is.
  */
 export function parseTemplateFile(text: string, source: string): Template {
   const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n([\s\S]*)$/.exec(text.replace(/^\uFEFF/, ""));
@@ -38,5 +38,10 @@ export function parseTemplateFile(text: string, source: string): Template {
   const prompt = match[2]!.trim();
   if (!prompt) throw new TemplateFileInvalid("the prompt (after the front matter) is empty");
   if (prompt.length > MAX_PROMPT_CHARS) throw new TemplateFileInvalid(`the prompt is longer than ${MAX_PROMPT_CHARS} characters`);
-  return { id, name: text_("name", true)!, description: text_("description", false), icon: text_("icon", false), persona, prompt, source };
+  const translations: Template["translations"] = {};
+  for (const language of TEMPLATE_LANGUAGES) {
+    const name = text_(`name_${language}`, false);
+    if (name !== null) translations[language] = { name, description: text_(`description_${language}`, false) };
+  }
+  return { id, name: text_("name", true)!, description: text_("description", false), icon: text_("icon", false), persona, translations, prompt, source };
 }

@@ -1,6 +1,7 @@
 import { render } from "preact-render-to-string";
 import type { VNode } from "preact";
 import { xmlSafeText } from "../lib/xml-text.ts";
+import { contentDisposition } from "./file-names.ts";
 import { securityHeaders } from "./security-headers.ts";
 
 /** A web app response: the security headers on every one, and any cookies to set. */
@@ -25,11 +26,12 @@ export function redirect(location: string, cookies: string[] = []): Response {
 }
 
 /**
- * A file to save, never shown in place: its name is ours (ids and a format), never the client's.
+ * A file to save, never shown in place: its name is the meeting's date and title (file-names.ts),
+ * cleaned, never the client's upload name.
  * A text file (transcript, report, export) holds no character XML forbids (lib/xml-text.ts).
  */
 export function download(body: BodyInit, contentType: string, fileName: string, disposition: "attachment" | "inline" = "attachment"): Response {
-  return respond(typeof body === "string" ? xmlSafeText(body) : body, 200, { "content-type": contentType, "content-disposition": `${disposition}; filename="${fileName}"`, "cache-control": "private, no-store" });
+  return respond(typeof body === "string" ? xmlSafeText(body) : body, 200, { "content-type": contentType, "content-disposition": contentDisposition(disposition, fileName), "cache-control": "private, no-store" });
 }
 
 export function cookie(request: Request, name: string): string | undefined {

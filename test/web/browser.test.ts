@@ -188,9 +188,8 @@ describe("the web app in chromium", () => {
 
   test("generate a document from a template and download its PDF", async () => {
     await page.goto(meetingUrl);
-    const template = page.getByLabel("Template");
-    const firstTemplate = await template.locator("option").nth(1).getAttribute("value");
-    await template.selectOption(firstTemplate!);
+    // Templates are radio buttons grouped by persona (issue 25): the first of the first group.
+    await page.locator("input[name=template_id]").first().check();
     await page.getByRole("button", { name: "Write the document" }).click();
     await page.waitForURL(/notice=document/);
     const pdfLink = page.locator("ul.documents a", { hasText: "PDF" }).first();
@@ -198,7 +197,8 @@ describe("the web app in chromium", () => {
     const [download] = await Promise.all([page.waitForEvent("download"), pdfLink.click()]);
     const path = await download.path();
     expect(readFileSync(path).subarray(0, 5).toString()).toBe("%PDF-");
-    expect(download.suggestedFilename()).toMatch(/^doc_\w+\.pdf$/);
+    // Named from the meeting's date and title and the document's (issue 25, item 5).
+    expect(download.suggestedFilename()).toMatch(/^\d{4}-\d{2}-\d{2} .+ – Action plan\.pdf$/);
   });
 
   test("record 20 seconds from the microphone: a draft in parts of at least 256 KiB but the last, then a completed meeting", async () => {

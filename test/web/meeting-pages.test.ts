@@ -75,7 +75,9 @@ describe("the meeting page", () => {
     expect(page).toMatch(/<a class="ts" href="[^"]+#t=4" data-start="4"[^>]*>00:04<\/a>/);
     for (const format of ["json", "md", "txt", "srt", "vtt"]) expect(page).toContain(`/meetings/${meetingId}/transcript/${format}`);
     const srt = await browser.get(`/meetings/${meetingId}/transcript/srt`);
-    expect(srt.headers.get("content-disposition")).toBe(`attachment; filename="transcript-${meetingId}.srt"`);
+    // Named from the meeting's date and title (issue 25, item 5), in ASCII and in UTF-8.
+    const date = meeting.recorded_at.slice(0, 10);
+    expect(srt.headers.get("content-disposition")).toBe(`attachment; filename="${date} Board meeting - Transcript.srt"; filename*=UTF-8''${date}%20Board%20meeting%20%E2%80%93%20Transcript.srt`);
     expect(await srt.text()).toContain("00:00:04,000 --> ");
     const exported = await browser.get(`/meetings/${meetingId}/export/md`);
     expect(exported.status).toBe(200);

@@ -106,8 +106,9 @@ describe("usage in Settings", () => {
     while (((await (await server.api(`/api/v1/meetings/${created.id}`, { key })).json()) as Json).status !== "completed" && Date.now() < deadline) await Bun.sleep(100);
     const { client } = await signedIn();
     const page = await (await client.get("/settings/usage")).text();
-    expect(page).toContain(`href="/meetings/${created.id}">transcription</a>`);
-    expect(page).toContain(`href="/meetings/${created.id}">report</a>`);
+    // The operations in the person's words (issue 25, item 10).
+    expect(page).toContain(`href="/meetings/${created.id}">Transcription</a>`);
+    expect(page).toContain(`href="/meetings/${created.id}">AI report</a>`);
     expect(page).toContain("<td>API</td>");
     const nosy = await signedIn("nosy@firm.example");
     expect(await (await nosy.client.get("/settings/usage")).text()).not.toContain(created.id);

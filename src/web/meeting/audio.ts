@@ -1,11 +1,24 @@
 import type { Elysia } from "elysia";
 import type { StoredFile } from "../../meetings/app.ts";
+import { contentDisposition, meetingFileName } from "../file-names.ts";
 import { respond } from "../http.ts";
 import type { WebKit } from "../kit.ts";
 import { PageRefusal } from "../kit.ts";
 import { sniffAudioType } from "../media/audio-type.ts";
 import { parseByteRange } from "../media/byte-range.ts";
 import type { MeetingPageKit } from "./page.tsx";
+
+/** A recording's extension by the type its first bytes tell (media/audio-type.ts). */
+const RECORDING_EXTENSIONS: Record<string, string> = {
+  "audio/wav": "wav",
+  "audio/flac": "flac",
+  "audio/ogg": "ogg",
+  "audio/mp4": "m4a",
+  "audio/webm": "webm",
+  "audio/mpeg": "mp3",
+  "video/mp4": "mp4",
+  "video/webm": "webm",
+};
 
 /** The meeting's recording for the player. */
 export function audioRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKit): void {
@@ -16,7 +29,12 @@ export function audioRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKit): vo
     if (row.recordingDeletedAt !== null) throw new PageRefusal(410, kit.frameFor(request, session, () => "").t("hold.recordingGone"));
     const file = await kit.deps.apps.meetings.recording(kit.actor(session), row.id);
     if (file === null) throw new PageRefusal(404, "");
-    return audioResponse(request, file);
+    const response = await audioResponse(request, file);
+    // Saved (the Downloads link), it is named from the meeting like every other download.
+    const extension = RECORDING_EXTENSIONS[response.headers.get("content-type") ?? ""] ?? "bin";
+    const words = kit.frameFor(request, session, () => "").t;
+    response.headers.set("content-disposition", contentDisposition("inline", meetingFileName(row, extension, words("docs.file.recording"))));
+    return response;
   });
 }
 

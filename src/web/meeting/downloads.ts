@@ -1,27 +1,34 @@
 import type { Elysia } from "elysia";
 import { isDocumentFileFormat } from "../../documents/app.ts";
 import { isTranscriptFormat } from "../../transcripts/app.ts";
+import { meetingFileName } from "../file-names.ts";
 import { download } from "../http.ts";
 import type { WebKit } from "../kit.ts";
 import { PageRefusal } from "../kit.ts";
+import { localTemplate } from "./documents.ts";
 import type { MeetingPageKit } from "./page.tsx";
 
-/** What a meeting page offers to save: the transcript in each format, the report, the export, the documents. */
+/**
+ * What a meeting page offers to save: the transcript in each format, the report, the export, the
+ * documents. Each is named from the meeting's date and title and what it is, in the person's
+ * language ("2026-11-25 Board meeting – AI report.md"; file-names.ts).
+ */
 export function downloadRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKit): void {
   const { apps } = kit.deps;
+  const words = (request: Request, session: ReturnType<WebKit["requireSession"]>) => kit.frameFor(request, session, () => "").t;
   app
     .get("/meetings/:id/transcript/:format", async ({ request, params }) => {
       const session = kit.requireSession(request);
       const row = await pages.ownedMeeting(session, params.id);
       if (!isTranscriptFormat(params.format)) throw new PageRefusal(404, "");
       const file = await apps.transcripts.file(kit.actor(session), row.id, params.format);
-      return download(file.body, file.contentType, file.fileName);
+      return download(file.body, file.contentType, meetingFileName(row, params.format, words(request, session)("docs.file.transcript")));
     })
     .get("/meetings/:id/report/md", async ({ request, params }) => {
       const session = kit.requireSession(request);
       const row = await pages.ownedMeeting(session, params.id);
       const file = await apps.reports.markdownFile(kit.actor(session), row.id);
-      return download(file.body, file.contentType, file.fileName);
+      return download(file.body, file.contentType, meetingFileName(row, "md", words(request, session)("docs.file.report")));
     })
     .get("/meetings/:id/export/md", async ({ request, params }) => {
       const session = kit.requireSession(request);
@@ -30,13 +37,17 @@ export function downloadRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKit):
         language: kit.frameFor(request, session, () => "").locale,
         maxTokens: 200_000,
       });
-      return download(file.body, file.contentType, file.fileName, "inline");
+      return download(file.body, file.contentType, meetingFileName(row, "md", words(request, session)("docs.file.export")), "inline");
     })
     .get("/meetings/:id/documents/:documentId/:format", async ({ request, params }) => {
       const session = kit.requireSession(request);
-      await pages.ownedMeeting(session, params.id);
+      const row = await pages.ownedMeeting(session, params.id);
       if (!isDocumentFileFormat(params.format)) throw new PageRefusal(404, "");
       const file = await apps.documents.file(kit.actor(session), params.documentId, params.format);
-      return download(file.body as BodyInit, file.contentType, file.fileName);
+      // Written from a template under its name: the name in the person's language, as the page shows it.
+      const template = file.templateId ? await apps.templates.get(file.templateId).catch(() => null) : null;
+      const locale = kit.frameFor(request, session, () => "").locale;
+      const title = template && template.name === file.title ? localTemplate(template, locale).name : file.title;
+      return download(file.body as BodyInit, file.contentType, meetingFileName(row, params.format, title));
     });
 }

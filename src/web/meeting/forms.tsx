@@ -2,6 +2,7 @@ import type { Elysia } from "elysia";
 import { documentRequestBody } from "../../documents/app.ts";
 import { parseOrThrow } from "../../http/validation.ts";
 import { patchMeetingBody } from "../../meetings/app.ts";
+import { redirectWithFormError } from "../form-state.ts";
 import { html, json, redirect } from "../http.ts";
 import type { WebKit } from "../kit.ts";
 import { PageRefusal } from "../kit.ts";
@@ -13,8 +14,8 @@ import type { MeetingPageKit } from "./page.tsx";
 const lineIndex = (value: string) => (/^\d{1,7}$/.test(value) ? Number(value) : -1);
 
 /**
- * The meeting page's forms: details, speaker names, a document, a corrected line, the report
- * written again, and deletion. A refusal of the services is shown on the meeting page.
+ * The meeting page's forms: details, speaker names, a document asked for or deleted, a corrected
+ * line, the report written again, and deletion. A refusal of the services is shown on the meeting page.
  */
 export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKit): void {
   const { apps } = kit.deps;
@@ -58,6 +59,11 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
       const row = await pages.ownedMeeting(session, params.id);
       const templateId = form.get("template_id") || undefined;
       const prompt = form.get("prompt")?.trim() || undefined;
+      // Neither a template nor a prompt: back to the form, with the message at the prompt.
+      if (!templateId && !prompt) {
+        const values = { template_id: "custom", include_transcript: form.get("include_transcript") ?? "" };
+        return redirectWithFormError(request, `/meetings/${row.id}#documents-title`, { fields: { prompt: "docs.promptMissing" }, values });
+      }
       return changed(request, row.id, "document", () => {
         const asked = parseOrThrow(documentRequestBody, {
           ...(templateId ? { template_id: templateId } : { prompt }),
@@ -65,6 +71,11 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
         });
         return apps.documents.request(kit.actor(session), row.id, asked);
       });
+    })
+    .post("/meetings/:id/documents/:documentId/delete", async ({ request, params }) => {
+      const { session } = await kit.readForm(request);
+      const row = await pages.ownedMeeting(session, params.id);
+      return changed(request, row.id, "documentDeleted", () => apps.documents.delete(kit.actor(session), params.documentId));
     })
     .get("/meetings/:id/segments/:index/edit", async ({ request, params }) => {
       const session = kit.requireSession(request);

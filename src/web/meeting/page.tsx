@@ -2,14 +2,16 @@ import type { Elysia } from "elysia";
 import { ApiError } from "../../errors/api-error.ts";
 import { isUuid } from "../../lib/ids.ts";
 import type { MeetingRow } from "../../meetings/app.ts";
+import { takeFormState } from "../form-state.ts";
 import { html, json } from "../http.ts";
 import type { WebKit } from "../kit.ts";
 import { PageRefusal } from "../kit.ts";
 import { markdownToSafeHtml } from "../markdown.ts";
 import { MeetingPage } from "../pages/meeting.tsx";
+import { documentsOfPage, documentStageKey } from "./documents.ts";
 
 /** Flash notices after a form, carried in the redirect's query string as a known key, never as text. */
-const NOTICES = ["saved", "speakers", "document", "uploaded", "corrected", "regenerating", "held", "released"];
+const NOTICES = ["saved", "speakers", "document", "documentDeleted", "uploaded", "corrected", "regenerating", "held", "released"];
 
 export type MeetingPageKit = ReturnType<typeof meetingPageKit>;
 
@@ -41,15 +43,17 @@ export function meetingPageKit(kit: WebKit) {
     const page = await meetings.page(kit.actor(session), id.toLowerCase()).catch(asPageRefusal);
     const { meeting } = page;
     const frame = kit.frameFor(request, session, () => meeting.title);
-    const notice = refusal ? { text: refusal, error: true } : kit.noticeOf(request, frame.t, NOTICES);
-    const templates = await kit.deps.apps.templates.list();
+    // "Being written" only while a document is: after the page reloads on its completion, no notice.
+    const documentDone = page.pendingDocuments === 0 && new URL(request.url).searchParams.get("notice") === "document";
+    const notice = refusal ? { text: refusal, error: true } : documentDone ? undefined : kit.noticeOf(request, frame.t, NOTICES);
+    const documents = { ...(await documentsOfPage(kit, kit.actor(session), frame, meeting.id)), formState: takeFormState(request) };
     return html(
       <MeetingPage
         frame={frame}
         meeting={meeting}
         transcript={page.transcript}
         speakers={page.speakers}
-        templates={templates.map((t) => ({ id: t.id, name: t.name }))}
+        documents={documents}
         reportHtml={meeting.summary ? markdownToSafeHtml(meeting.summary.markdown) : null}
         hasRecording={page.hasRecording}
         pendingDocuments={page.pendingDocuments}
@@ -82,12 +86,15 @@ export function meetingPageRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
       const row = await pages.ownedMeeting(session, params.id);
       const progress = await meetings.progress(kit.actor(session), row.id);
       const frame = kit.frameFor(request, session, () => "");
+      // A completed meeting whose documents are being written shows the documents' stage, not its own "Done".
+      const documents = progress.status === "completed" && !progress.rewritingReport && progress.pendingDocuments > 0;
+      const stage = documents ? progress.documentStage : progress.stage;
       const body = {
         status: progress.status,
         status_text: frame.t(`status.${progress.status}`),
-        stage: progress.stage,
-        stage_text: progress.stage ? frame.t(`stage.${progress.stage}` as never) : null,
-        progress: progress.progress,
+        stage,
+        stage_text: documents ? frame.t(documentStageKey(stage)) : stage ? frame.t(`stage.${stage}` as never) : null,
+        progress: documents ? progress.documentProgress : progress.progress,
         pending_documents: progress.pendingDocuments,
         rewriting_report: progress.rewritingReport,
       };

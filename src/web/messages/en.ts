@@ -1,5 +1,6 @@
 import { a11yEn } from "./a11y-en.ts";
 import { adminEn } from "./admin-en.ts";
+import { docsEn } from "./docs-en.ts";
 import { oauthEn } from "./oauth-en.ts";
 import { privacyEn } from "./privacy-en.ts";
 import { listEn } from "./list-en.ts";
@@ -12,6 +13,7 @@ export const en = {
   ...oauthEn,
   ...privacyEn,
   ...listEn,
+  ...docsEn,
   ...errEn,
   "app.name": "Verbatim",
   "nav.meetings": "Meetings",

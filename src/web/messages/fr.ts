@@ -1,5 +1,6 @@
 import { a11yFr } from "./a11y-fr.ts";
 import { adminFr } from "./admin-fr.ts";
+import { docsFr } from "./docs-fr.ts";
 import { oauthFr } from "./oauth-fr.ts";
 import { privacyFr } from "./privacy-fr.ts";
 import { listFr } from "./list-fr.ts";
@@ -13,6 +14,7 @@ export const fr: Record<MessageKey, string> = {
   ...oauthFr,
   ...privacyFr,
   ...listFr,
+  ...docsFr,
   ...errFr,
   "app.name": "Verbatim",
   "nav.meetings": "Réunions",
@@ -117,8 +119,8 @@ export const fr: Record<MessageKey, string> = {
   "meeting.refresh": "Actualiser la page",
   "meeting.report": "Compte rendu IA",
   "meeting.reportMd": "Compte rendu IA (Markdown)",
-  "meeting.save": "Enregistrer",
-  "meeting.saveSpeakers": "Enregistrer les noms",
+  "meeting.save": "Sauvegarder",
+  "meeting.saveSpeakers": "Sauvegarder les noms",
   "meeting.speakerUnnamed": "Nommer cet intervenant",
   "meeting.speakers": "Intervenants",
   "meeting.speed": "Vitesse",
@@ -127,10 +129,10 @@ export const fr: Record<MessageKey, string> = {
   "meeting.transcript": "Transcription",
   "notice.deleted": "La réunion a été supprimée.",
   "notice.document": "Le document est en cours de rédaction. Il apparaîtra ci-dessous.",
-  "notice.language": "Langue enregistrée.",
+  "notice.language": "Langue mise à jour.",
   "notice.revoked": "La clé a été révoquée : elle n'ouvre plus l'API.",
-  "notice.saved": "Enregistré.",
-  "notice.speakers": "Noms des intervenants enregistrés.",
+  "notice.saved": "Modifications sauvegardées.",
+  "notice.speakers": "Noms des intervenants sauvegardés.",
   "notice.uploaded": "Envoyé. Le traitement a commencé.",
   "notice.password": "Mot de passe modifié. Toutes les autres sessions ont été fermées.",
   "settings.browserLanguage": "La langue du navigateur",
@@ -189,7 +191,7 @@ export const fr: Record<MessageKey, string> = {
   "meeting.corrected": "corrigée",
   "meeting.regenerate": "Réécrire le compte rendu",
   "meeting.regenerateHelp": "Après avoir corrigé des mots ou nommé les intervenants, le compte rendu peut être réécrit à partir de la transcription telle qu'elle est.",
-  "meeting.saveLine": "Enregistrer les mots",
+  "meeting.saveLine": "Valider la correction",
   "notice.corrected": "La ligne a été corrigée. Les exports, documents et la recherche utilisent les nouveaux mots.",
   "notice.regenerating": "Le compte rendu est en cours de réécriture.",
   "hooks.add": "Ajouter le point d'accès",
@@ -251,7 +253,7 @@ export const fr: Record<MessageKey, string> = {
   "usage.reserved": "Réservé par les traitements en cours",
   "usage.inProgress": "{count} en cours",
   // Retention and legal hold (issue 23).
-  "notice.retentionSaved": "Politique de conservation enregistrée.",
+  "notice.retentionSaved": "Politique de conservation sauvegardée.",
   "hold.title": "Conservation et gel juridique",
   "hold.onMeeting": "Cette réunion est sous gel juridique : elle ne peut pas être supprimée, et la politique de conservation ne touche ni à elle ni à son enregistrement, tant que le gel n'est pas levé.",
   "hold.onClient": "Son dossier client est sous gel juridique : la réunion ne peut pas être supprimée tant que le gel du dossier n'est pas levé (Clients).",
@@ -275,7 +277,7 @@ export const fr: Record<MessageKey, string> = {
   "clients.holdNamed": "Placer sous gel juridique : {name}",
   "clients.releaseNamed": "Lever le gel juridique : {name}",
   "notice.vocab.added": "Le terme a été ajouté.",
-  "notice.vocab.saved": "Le terme a été enregistré.",
+  "notice.vocab.saved": "Le terme a été mis à jour.",
   "notice.vocab.deleted": "Le terme a été supprimé.",
-  "notice.redaction": "Les réglages d'anonymisation ont été enregistrés.",
+  "notice.redaction": "Les réglages d'anonymisation ont été sauvegardés.",
 };

@@ -1,6 +1,13 @@
 import type { ServiceStatus } from "../../admin/app.ts";
 import { Layout, type PageFrame } from "../layout.tsx";
+import type { MessageKey } from "../i18n.ts";
 import { AdminNav } from "./admin-users.tsx";
+
+/** The job kinds' words; a kind without (a newer one) shows its name. */
+const JOB_KINDS: Record<string, MessageKey> = {
+  meeting_processing: "admin.jobKind.meeting_processing",
+  document_generation: "admin.jobKind.document_generation",
+};
 
 /** Models (stand-ins called out), disk space, the queue, nodes and workers, disabled webhook endpoints. */
 export function AdminStatusPage(props: { frame: PageFrame; status: ServiceStatus }) {
@@ -66,8 +73,8 @@ export function AdminStatusPage(props: { frame: PageFrame; status: ServiceStatus
             <tbody>
               {status.queue.map((q) => (
                 <tr>
-                  <td>{q.kind}</td>
-                  <td>{q.status}</td>
+                  <td>{Object.hasOwn(JOB_KINDS, q.kind) ? t(JOB_KINDS[q.kind]!) : q.kind}</td>
+                  <td>{q.status === "queued" || q.status === "processing" ? t(`status.${q.status}`) : q.status}</td>
                   <td>{q.n}</td>
                 </tr>
               ))}

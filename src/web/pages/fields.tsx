@@ -5,9 +5,22 @@ import { MAX_MEETING_TERMS, MAX_TERM_CHARS } from "../../vocabulary/app.ts";
 
 export const LANGUAGES = ["auto", "en", "fr", "de", "es", "it", "nl", "pt"] as const;
 
+/** A language's name in the person's language ("français", "English"), from its code; the code when unknown. */
+export function languageNames(locale: string): (code: string) => string {
+  const names = new Intl.DisplayNames([locale], { type: "language", fallback: "code" });
+  return (code) => {
+    try {
+      return names.of(code) ?? code;
+    } catch {
+      return code;
+    }
+  };
+}
+
 /** A new meeting's title and spoken language: the upload, text and record forms all ask them. */
 export function TitleAndLanguage({ frame }: { frame: PageFrame }) {
   const { t } = frame;
+  const names = languageNames(frame.locale);
   return (
     <>
       <label>
@@ -18,7 +31,7 @@ export function TitleAndLanguage({ frame }: { frame: PageFrame }) {
         {t("upload.language")}
         <select name="language">
           {LANGUAGES.map((code) => (
-            <option value={code}>{code === "auto" ? t("upload.languageAuto") : code}</option>
+            <option value={code}>{code === "auto" ? t("upload.languageAuto") : names(code)}</option>
           ))}
         </select>
       </label>

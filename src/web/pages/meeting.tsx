@@ -3,6 +3,8 @@ import { TRANSCRIPT_FORMATS, type TranscriptDocument } from "../../transcripts/a
 import type { MessageKey } from "../i18n.ts";
 import { CsrfField, Layout, Notice, PostButton, type PageFrame, type PageNotice } from "../layout.tsx";
 import { formatDuration } from "./meetings.tsx";
+import type { FormState } from "../form-state.ts";
+import { MeetingDocuments, type DocumentPreview, type TemplateGroup } from "./meeting-documents.tsx";
 import { MeetingRetention } from "./meeting-retention.tsx";
 import { RedactionSummary } from "./redaction-field.tsx";
 
@@ -21,7 +23,8 @@ export interface MeetingPageProps {
   transcript: TranscriptDocument | null;
   /** Every speaker label of the transcript with the name it shows now ("" when unattributed). */
   speakers: { label: string; name: string }[];
-  templates: { id: string; name: string }[];
+  /** The documents part: the form's templates by persona, and the documents written with their previews. */
+  documents: { groups: TemplateGroup[]; defaultTemplate: string | null; documents: DocumentPreview[]; formState?: FormState | null };
   /** The AI report as safe HTML (web/markdown.ts), or null. */
   reportHtml: string | null;
   hasRecording: boolean;
@@ -47,6 +50,8 @@ export function MeetingPage(props: MeetingPageProps) {
   const base = `/meetings/${meeting.id}`;
   const date = new Intl.DateTimeFormat(frame.locale, { dateStyle: "long", timeStyle: "short", timeZone: "UTC" });
   const busy = meeting.status === "queued" || meeting.status === "processing" || props.pendingDocuments > 0 || props.rewritingReport;
+  // Documents being written for a completed meeting: their stage, never the meeting's "Completed".
+  const writingDocuments = props.pendingDocuments > 0 && !props.rewritingReport && meeting.status === "completed";
   return (
     <Layout frame={frame}>
       <h1>{meeting.title}</h1>
@@ -60,10 +65,10 @@ export function MeetingPage(props: MeetingPageProps) {
       <Notice notice={props.notice} />
       {busy && (
         <section id="progress" data-progress-url={`${base}/progress`} aria-live="polite">
-          <h2>{t(props.pendingDocuments > 0 && !props.rewritingReport && meeting.status === "completed" ? "meeting.writing" : "meeting.processing")}</h2>
+          <h2>{t(writingDocuments ? "meeting.writing" : "meeting.processing")}</h2>
           <progress max={100} value={0} aria-label={t("meeting.processing")} />
           <p class="muted" data-stage>
-            {t(`status.${meeting.status}` as MessageKey)}
+            {writingDocuments ? t("docs.stage.queued") : t(`status.${meeting.status}` as MessageKey)}
           </p>
           <noscript>
             <p>
@@ -191,6 +196,13 @@ export function MeetingPage(props: MeetingPageProps) {
                 ))}
               </p>
             )}
+            {props.hasRecording && (
+              <p>
+                <a href={`${base}/audio`} download>
+                  {t("docs.recording")}
+                </a>
+              </p>
+            )}
             {meeting.summary && (
               <p>
                 <a href={`${base}/report/md`} download>
@@ -222,55 +234,7 @@ export function MeetingPage(props: MeetingPageProps) {
           </form>
         )}
       </section>
-      <section aria-labelledby="documents-title">
-        <h2 id="documents-title">{t("meeting.documents")}</h2>
-        {meeting.documents.length > 0 && (
-          <ul class="documents">
-            {meeting.documents.map((doc) => (
-              <li>
-                <strong>{doc.title}</strong>
-                {(["md", "pdf", "docx"] as const).map((format) => (
-                  <>
-                    {" "}
-                    <a href={`${base}/documents/${doc.id}/${format}`} download>
-                      {format.toUpperCase()}
-                    </a>
-                  </>
-                ))}
-              </li>
-            ))}
-          </ul>
-        )}
-        {props.pendingDocuments > 0 && (
-          <p class="muted" role="status">
-            {t("meeting.documentsPending", { count: props.pendingDocuments })}
-          </p>
-        )}
-        {meeting.summary ? (
-          <form class="stack wide" method="post" action={`${base}/documents`}>
-            <CsrfField frame={frame} />
-            <label>
-              {t("meeting.template")}
-              <select name="template_id">
-                <option value="">{t("meeting.customPrompt")}</option>
-                {props.templates.map((template) => (
-                  <option value={template.id}>{template.name}</option>
-                ))}
-              </select>
-            </label>
-            <label>
-              {t("meeting.prompt")}
-              <textarea name="prompt" rows={3} maxLength={20000} />
-            </label>
-            <label class="inline">
-              <input type="checkbox" name="include_transcript" value="true" /> {t("meeting.includeTranscript")}
-            </label>
-            <button type="submit">{t("meeting.generate")}</button>
-          </form>
-        ) : (
-          <p class="muted">{t("meeting.documentsWait")}</p>
-        )}
-      </section>
+      <MeetingDocuments frame={frame} meetingId={meeting.id} {...props.documents} pendingDocuments={props.pendingDocuments} canWrite={meeting.summary !== null} />
       <section aria-labelledby="delete-title" class="danger">
         <h2 id="delete-title">{t("meeting.delete")}</h2>
         <form class="stack" method="post" action={`${base}/delete`}>

@@ -1,5 +1,6 @@
 import type { renderLedgerLineWithChannel, Usage } from "../../usage/app.ts";
 import type { WebappUsage } from "../../usage/app.ts";
+import type { MessageKey } from "../i18n.ts";
 import { Layout, NextPageLink, type PageFrame } from "../layout.tsx";
 import { SettingsNav } from "./settings.tsx";
 
@@ -12,10 +13,13 @@ export function UsagePage(props: { frame: PageFrame; usage: Usage; webapp: Webap
   const money = new Intl.NumberFormat(frame.locale, { style: "currency", currency: usage.currency });
   const amount = (minor: number | null) => (minor === null ? "—" : money.format(minor / 100));
   const date = new Intl.DateTimeFormat(frame.locale, { dateStyle: "short", timeStyle: "short", timeZone: "UTC" });
+  const number = new Intl.NumberFormat(frame.locale);
   const quantity = (line: Line) =>
     line.operation === "transcription"
-      ? `${Math.round(line.quantities.audio_seconds / 60)} min`
-      : `${line.quantities.prompt_tokens + line.quantities.completion_tokens} tokens`;
+      ? t("usage.unit.minutes", { count: number.format(Math.round(line.quantities.audio_seconds / 60)) })
+      : t("usage.unit.tokens", { count: number.format(line.quantities.prompt_tokens + line.quantities.completion_tokens) });
+  // The ledger's operation in the person's language.
+  const operation = (line: Line) => t(`usage.op.${line.operation}` as MessageKey);
   return (
     <Layout frame={frame}>
       <h1>{t("nav.settings")}</h1>
@@ -72,7 +76,7 @@ export function UsagePage(props: { frame: PageFrame; usage: Usage; webapp: Webap
               {props.lines.map((line) => (
                 <tr>
                   <td>{date.format(new Date(line.created_at))}</td>
-                  <td>{line.meeting_id ? <a href={`/meetings/${line.meeting_id}`}>{line.operation}</a> : line.operation}</td>
+                  <td>{line.meeting_id ? <a href={`/meetings/${line.meeting_id}`}>{operation(line)}</a> : operation(line)}</td>
                   <td>{line.channel === "api" ? "API" : t("usage.webapp")}</td>
                   <td class="optional">{quantity(line)}</td>
                   <td>{amount(line.cost)}</td>

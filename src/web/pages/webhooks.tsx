@@ -108,7 +108,7 @@ export function DeliveriesPage(props: { frame: PageFrame; endpoint: Endpoint; de
                 <td>
                   <code>{delivery.event_type}</code>
                 </td>
-                <td>{delivery.status}</td>
+                <td>{t(`hooks.status.${delivery.status}`)}</td>
                 <td class="optional">{delivery.attempts}</td>
                 <td class="optional">{delivery.response_status ?? delivery.error ?? ""}</td>
               </tr>
