@@ -29,6 +29,7 @@ import { documentGenerationJob } from "./documents/generation-job.ts";
 import { WorkerPool } from "./jobs/worker-pool.ts";
 import { IdempotencyStore } from "./idempotency/service.ts";
 import { meetingProcessing } from "./meetings/processing.ts";
+import { liveTranscription, liveTranscriptionJob } from "./meetings/live-transcript.ts";
 import { loadMeetingMaterial } from "./meetings/document-material-store.ts";
 import { documentGeneration } from "./documents/generation.ts";
 import { documentRenderer } from "./documents/renderer.ts";
@@ -76,6 +77,7 @@ import { localDiskStorage } from "./storage/local-disk.ts";
 import { recordUntrackedDraftParts, sweepIdleDrafts } from "./meetings/draft-upkeep.ts";
 import { sweepRetention, type RetentionCutEvent } from "./meetings/retention-sweep.ts";
 import { retentionApp } from "./retention/app.ts";
+import { sharingApp } from "./sharing/app.ts";
 import { exclusively } from "./db/sql.ts";
 import { workerCommand } from "./worker/command.ts";
 import { WORKER_CONFIG_ENV, type WorkerConfig } from "./worker/config.ts";
@@ -235,7 +237,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   const boss = config.database
     ? new PgBossQueue({ url: config.database.url, supervise: runsJobs, log: (line) => io.logError(new Error(line), "job-queue") })
     : undefined;
-  await boss?.start([meetingProcessingJob.kind, documentGenerationJob.kind]);
+  await boss?.start([meetingProcessingJob.kind, documentGenerationJob.kind, liveTranscriptionJob.kind]);
   const jobQueue: JobQueue = boss ?? JOBS_TABLE_QUEUE;
   const pool = new WorkerPool({
     size: config.workers,
@@ -256,6 +258,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     kinds: [
       meetingProcessing({ storage, publicApiUrl: () => urls.api, templates, meter, billing: config.billing, jobQueue }),
       documentGeneration({ storage, loadMaterial: loadMeetingMaterial, meter }),
+      liveTranscription({ storage, jobQueue }),
     ],
     owner: node.id,
     previousOwner: node.previousId,
@@ -374,7 +377,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
     clock,
     billing: config.billing,
     maxUploadBytes: MAX_UPLOAD_BYTES,
-    apps: { ...apps, auth, clients, usage, audit: auditing, retention, admin, oauth },
+    // Sharing a meeting with colleagues is the web app's alone: the API's and MCP's meetings stay the owner's (SPEC).
+    apps: { ...apps, auth, clients, usage, audit: auditing, retention, admin, oauth, sharing: sharingApp({ conn, clock, audit }) },
     sso,
     maxApiKeys: config.maxApiKeys,
     publicApiUrl: () => urls.api,

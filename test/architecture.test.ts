@@ -11,7 +11,7 @@ import { importGraph } from "./architecture/imports.ts";
 // Folder names, or files and globs relative to src/ when they have a slash ("worker/protocol.ts").
 
 /** Domain folders: each owns its tables, service and routes. */
-const DOMAINS = ["admin", "meetings", "transcripts", "reports", "exports", "templates", "documents", "webhooks", "usage", "auth", "clients", "feedback", "account", "idempotency", "events", "audit", "retention", "vocabulary", "mcp", "oauth"];
+const DOMAINS = ["admin", "meetings", "transcripts", "reports", "exports", "templates", "documents", "webhooks", "usage", "auth", "clients", "feedback", "account", "idempotency", "events", "audit", "retention", "vocabulary", "mcp", "oauth", "sharing"];
 
 /**
  * jobs/ knows queues, claims, leases, slots, retries and the worker pool; job kinds plug in from their

@@ -6,6 +6,7 @@ import { exec, isPostgres, lockAccount, rows } from "../db/sql.ts";
 import { jobs } from "../jobs/table.ts";
 import { deleteMeetingRows } from "../meetings/delete-store.ts";
 import { meetings } from "../meetings/table.ts";
+import { deleteSharesTo } from "../sharing/store.ts";
 import { ledgerLines } from "../usage/table.ts";
 
 /** The account still has jobs that a running server may be processing: nothing was deleted. */
@@ -58,6 +59,8 @@ export function deleteAccountRows(
       await deleteMeetingRows(tx, id);
       meetingIds.push(id);
     }
+    // Meetings colleagues shared with this account (its own shares go with its meetings and user_id).
+    await deleteSharesTo(tx, userId);
     for (const table of await tablesWithUserId(tx)) {
       if (!KEPT_TABLES.has(table)) await exec(tx, sql`DELETE FROM ${sql.identifier(table)} WHERE user_id = ${userId}`);
     }

@@ -17,6 +17,7 @@ export const AUDIT_ACTIONS = {
   speakersRenamed: "meeting.speakers_renamed",
   reportRegenerated: "report.regenerated",
   meetingShared: "meeting.shared",
+  meetingShareRevoked: "meeting.share_revoked",
   redactionSettingsChanged: "redaction.settings_changed",
   documentGenerated: "document.requested",
   documentDeleted: "document.deleted",

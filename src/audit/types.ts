@@ -60,13 +60,18 @@ export interface AuditedActor {
   credential: { type: "api_key" | "oauth" | "web_session"; id: string };
   /** The request's client address (through the trusted proxy), looked up when an entry is made. */
   clientAddress?: () => string | null;
+  /**
+   * A colleague acting on a meeting shared with them (sharing/, issue 25): `account` is the
+   * meeting owner's, whose data it is; this is who acted.
+   */
+  actingUserId?: string;
 }
 
-/** An entry of what `actor` did to a resource of its own account. */
+/** An entry of what `actor` did to a resource of its own account (or of a meeting shared with it: `actingUserId`). */
 export function actorEntry(actor: AuditedActor, action: string, resource: { type: string; id: string } | null, detail?: AuditDetail): AuditEntry {
   return {
     accountId: actor.account.userId,
-    actorUserId: actor.account.userId,
+    actorUserId: actor.actingUserId ?? actor.account.userId,
     credentialType: actor.credential.type,
     credentialId: actor.credential.id,
     channel: actor.auditChannel ?? actor.channel,

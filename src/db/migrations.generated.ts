@@ -25,6 +25,7 @@ import m22 from "../../migrations/0022_redaction.sql" with { type: "text" };
 import m23 from "../../migrations/0023_users_admin_role.sql" with { type: "text" };
 import m24 from "../../migrations/0024_first_user_admin.sql" with { type: "text" };
 import m25 from "../../migrations/0025_oauth.sql" with { type: "text" };
+import m26 from "../../migrations/0026_famous_vision.sql" with { type: "text" };
 import pg0 from "../../migrations/postgres/0000_init.sql" with { type: "text" };
 import pg1 from "../../migrations/postgres/0001_rules.sql" with { type: "text" };
 import pg2 from "../../migrations/postgres/0002_webhook_delivery_lease.sql" with { type: "text" };
@@ -37,6 +38,7 @@ import pg8 from "../../migrations/postgres/0008_redaction.sql" with { type: "tex
 import pg9 from "../../migrations/postgres/0009_users_admin_role.sql" with { type: "text" };
 import pg10 from "../../migrations/postgres/0010_first_user_admin.sql" with { type: "text" };
 import pg11 from "../../migrations/postgres/0011_oauth.sql" with { type: "text" };
+import pg12 from "../../migrations/postgres/0012_glossy_impossible_man.sql" with { type: "text" };
 
 /** The SQLite migrations, in order. */
 export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
@@ -66,6 +68,7 @@ export const EMBEDDED_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0023_users_admin_role", sql: m23 },
   { tag: "0024_first_user_admin", sql: m24 },
   { tag: "0025_oauth", sql: m25 },
+  { tag: "0026_famous_vision", sql: m26 },
 ];
 
 /** The PostgreSQL migrations, in order. */
@@ -82,4 +85,5 @@ export const EMBEDDED_PG_MIGRATIONS: { tag: string; sql: string }[] = [
   { tag: "0009_users_admin_role", sql: pg9 },
   { tag: "0010_first_user_admin", sql: pg10 },
   { tag: "0011_oauth", sql: pg11 },
+  { tag: "0012_glossy_impossible_man", sql: pg12 },
 ];

@@ -105,6 +105,25 @@ export async function remuxJoinedWebm(
 }
 
 /**
+ * Decodes a recording from `startSeconds` to its end (16 kHz mono WAV at `output`): the newest
+ * audio of a recording still being made, for its live transcript (worker/live.ts). The start is
+ * an input seek, so what comes before it is only demuxed, not decoded. Answers the seconds written.
+ */
+export async function decodeTail(
+  ffmpegPath: string,
+  inputPath: string,
+  output: string,
+  startSeconds: number,
+  context: StepContext,
+  log: (line: string) => void = () => {},
+): Promise<number> {
+  const probe = await probeMedia(ffmpegPath, inputPath, log);
+  const args = ["-ss", startSeconds.toFixed(3), "-f", probe.demuxer, "-i", inputPath, "-vn", "-map", "0:a:0", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", "-f", "wav"];
+  await ffmpegToFile(ffmpegPath, args, output, context, (line) => log(`ffmpeg tail ${line}`));
+  return Math.max(0, statSync(output).size - WAV_HEADER_BYTES) / BYTES_PER_SECOND;
+}
+
+/**
  * Runs ffmpeg over restricted inputs with `args` (input and output options), writing
  * `<output>.part`, then renames it to `output`: the file is whole or absent. Killed when the step
  * is aborted (canceled); a failure is unsupported_media, ffmpeg's own words going to `log` only.

@@ -21,15 +21,32 @@ export interface JobKindDeclaration<P extends JobPayload = JobPayload> {
   readonly stages: readonly string[];
   /** Validates the payload: a job queued with another shape is refused, one read back is typed. */
   readonly payload: z.ZodType<P>;
+  /**
+   * True for a kind of the service's own (a live transcript while recording): its jobs hold no
+   * processing slot of the account (SPEC 8, rule 2) and the API never shows it (its job schemas
+   * leave it out; such jobs are the web app's channel). Default false.
+   */
+  readonly internal?: boolean;
 }
 
-/** Types a kind's declaration (nothing is registered until its `JobKind` is: `registerJobKinds`). */
+const slotless = new Set<string>();
+
+/**
+ * Types a kind's declaration (nothing is registered until its `JobKind` is: `registerJobKinds`);
+ * a kind that holds no slot is known as such from here, on every node that imports it.
+ */
 export function declareJobKind<P extends JobPayload>(declaration: JobKindDeclaration<P>): JobKindDeclaration<P> {
+  if (declaration.internal) slotless.add(declaration.kind);
   return declaration;
 }
 
+/** The kinds declared to hold no processing slot (`busySlotsIn` leaves their jobs out). */
+export function slotlessJobKinds(): string[] {
+  return [...slotless];
+}
+
 /** What the queue and the API need of a declaration: the kind's name and stages. */
-export type JobKindName = Pick<JobKindDeclaration, "kind" | "stages">;
+export type JobKindName = Pick<JobKindDeclaration, "kind" | "stages" | "internal">;
 
 const registered = new Map<string, JobKindName>();
 

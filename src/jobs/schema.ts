@@ -5,7 +5,7 @@ import { JOB_STATUSES } from "./table.ts";
 
 /** The job kinds' names and the stages of SPEC 3, from the kinds registered (jobs/kind.ts). */
 function kindsAndStages(): { kinds: [string, ...string[]]; stages: [string, ...string[]] } {
-  const declared = registeredJobKinds();
+  const declared = registeredJobKinds().filter((k) => !k.internal);
   if (!declared.length) throw new Error("no job kind is registered yet: build the job schemas after the scheduler is (service.ts)");
   const kinds = declared.map((k) => k.kind) as [string, ...string[]];
   const stages = ["queued", ...new Set(declared.flatMap((k) => k.stages)), "done"] as [string, ...string[]];

@@ -1,10 +1,11 @@
-import { and, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, count, desc, eq, inArray, isNull, notInArray, sql } from "drizzle-orm";
 import type { Queryable } from "../db/client.ts";
 import { run, runTx, type Conn } from "../db/conn.ts";
 import { newestFirstAfter } from "../db/keyset.ts";
 import { greatest } from "../db/sql.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { paginateAsync } from "../http/pagination.ts";
+import { slotlessJobKinds } from "./kind.ts";
 import { renderJob, type JobListFilter, type JobRow } from "./query.ts";
 import { jobs, type JobPayload } from "./table.ts";
 
@@ -116,11 +117,18 @@ export function getJob(c: Conn, userId: string, jobId: string) {
   });
 }
 
-/** Queued and running jobs of the account that hold a processing slot (none queued by another job). */
+/** Queued and running jobs of the account that hold a processing slot (none queued by another job, none of a slotless kind). */
 export async function busySlotsIn(q: Queryable, userId: string): Promise<number> {
   const [row] = await q
     .select({ n: count() })
     .from(jobs)
-    .where(and(eq(jobs.userId, userId), inArray(jobs.status, ["queued", "processing"]), isNull(jobs.parentJobId)));
+    .where(
+      and(
+        eq(jobs.userId, userId),
+        inArray(jobs.status, ["queued", "processing"]),
+        isNull(jobs.parentJobId),
+        slotlessJobKinds().length ? notInArray(jobs.kind, slotlessJobKinds()) : undefined,
+      ),
+    );
   return row?.n ?? 0;
 }

@@ -27,6 +27,7 @@ import { assertDiskAdmitsRecordings } from "./disk-admission.ts";
 import { draftDeletionTime } from "./draft-upkeep.ts";
 import { assertDraftAdmitted, draftPartsCount, draftPartsOf } from "./draft-store.ts";
 import { queueFinishedDraft, receiveDraftPart } from "./drafts.ts";
+import { endLiveTranscript, hearGatheringPart, hearNewPart, liveTranscriptOf, type LiveTranscript } from "./live-transcript.ts";
 import type { DraftLimits } from "./draft-limits.ts";
 import { ownedExportInput } from "./export-input.ts";
 import { storeMeetingPatch } from "./patch-store.ts";
@@ -53,6 +54,7 @@ export { MAX_PART_BYTES, MIN_PART_BYTES, type DraftLimits } from "./draft-limits
 export { MEETING_ORDERS, type MeetingOrder } from "./list-store.ts";
 export { MATCH_END, MATCH_START } from "./list-extras-store.ts";
 export { MAX_BULK_MEETINGS, type BulkOutcome } from "./bulk-app.ts";
+export type { LiveTranscript } from "./live-transcript.ts";
 /** A meeting as its use cases answer it: one view for the API's JSON and the web app's pages alike. */
 export type { RenderedMeeting as MeetingView } from "./render.ts";
 export { createMeetingUpload, listMeetingsQuery, patchMeetingBody, redactPiiFromField, vocabularyList } from "./schema.ts";
@@ -327,12 +329,32 @@ export function meetingsApp(deps: MeetingsAppDeps) {
       } finally {
         release();
       }
+      // The live transcript hears it (a recording's part); a failure there never refuses the part.
+      await hearNewPart(deps, await owned(actor, meetingId)).catch(() => {});
+    },
+
+    /**
+     * The part one of the actor's recordings is still gathering (under the minimum part size), for
+     * its live transcript alone (meetings/live-transcript.ts); never part of the recording.
+     */
+    async storeGatheringPart(actor: Actor, meetingId: string, index: number, read: () => Promise<Uint8Array>): Promise<void> {
+      const row = await owned(actor, meetingId);
+      if (row.status !== "draft") return;
+      assertDiskAdmitsRecordings(deps.storage, deps.minFreeDisk);
+      await hearGatheringPart(deps, row, index, await read());
+    },
+
+    /** The provisional text of one of the actor's recordings still being made, from segment `after` on (another's: 404). */
+    async liveTranscript(actor: Actor, meetingId: string, after: number): Promise<LiveTranscript> {
+      return liveTranscriptOf(deps.storage, await owned(actor, meetingId), after);
     },
 
     /** Joins a draft's parts into its recording and queues its processing; the job's id. */
     async finishDraft(actor: Actor, meetingId: string, expectedBytes?: number): Promise<string> {
       const jobId = await queueFinishedDraft(deps, actor.account, meetingId, expectedBytes);
       deps.scheduler.wake();
+      // Its whole transcript will replace the provisional one.
+      await endLiveTranscript(deps, meetingId);
       return jobId;
     },
 

@@ -23,6 +23,22 @@ export function draftPartName(index: number): string {
   return `${DRAFT_PARTS}/${String(index).padStart(6, "0")}`;
 }
 
+/**
+ * A draft's provisional transcript while it is being recorded (worker/live.ts writes it, the web
+ * app reads it); removed when the draft is finished or deleted with the meeting's folder.
+ */
+export const LIVE_TRANSCRIPT = "live.json";
+
+/**
+ * The part a live recording is still gathering (under the minimum part size, so not yet sent as a
+ * part), sent by the recorder page for the live transcript alone; never joined into the recording.
+ */
+export const LIVE_TAIL = "live-tail";
+
+export function liveTailName(index: number): string {
+  return `${LIVE_TAIL}/${String(index).padStart(6, "0")}`;
+}
+
 /** Rendered PDF and DOCX files of the meeting's documents (documents/render-cache.ts). */
 export const DOCUMENT_RENDERS = "documents";
 

@@ -4,6 +4,7 @@ import type { AuthApp, OidcSignIn, PasswordAttemptOutcome, WebSession } from "..
 import type { AdminApp } from "../admin/app.ts";
 import type { ClientsApp } from "../clients/app.ts";
 import type { RetentionApp } from "../retention/app.ts";
+import type { SharingApp } from "../sharing/app.ts";
 import type { UsageApp } from "../usage/app.ts";
 import type { DocumentsApp } from "../documents/app.ts";
 import type { ExportsApp } from "../exports/app.ts";
@@ -48,6 +49,8 @@ export interface WebApps {
   admin: AdminApp;
   /** The authorization server (issue 24): the consent page and Settings → Connected apps. */
   oauth: OAuthApp;
+  /** Meetings shared with colleagues (issue 25 item 7): the web app's alone. */
+  sharing: SharingApp;
 }
 
 /** What the web app's pages use: the same services as the API, handed over by the composition root. */

@@ -50,6 +50,7 @@ export function Layout({ frame, children }: { frame: PageFrame; children: Compon
           {frame.csrfToken && (
             <nav aria-label={t("app.name")}>
               <NavLink frame={frame} href="/meetings" label={t("nav.meetings")} />
+              <NavLink frame={frame} href="/shared" label={t("nav.shared")} />
               <NavLink frame={frame} href="/record" label={t("nav.record")} />
               <NavLink frame={frame} href="/meetings/new" label={t("nav.upload")} />
               <NavLink frame={frame} href="/settings" label={t("nav.settings")} />

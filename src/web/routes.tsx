@@ -16,6 +16,7 @@ import { clientPages } from "./client-routes.tsx";
 import { listPages } from "./list-routes.tsx";
 import { draftRoutes } from "./draft-routes.tsx";
 import { faviconRoute } from "./favicon.ts";
+import { liveRoutes } from "./live-routes.tsx";
 import { meetingPages } from "./meeting-routes.tsx";
 import { LoginPage } from "./pages/login.tsx";
 import { NotFoundPage } from "./pages/not-found.tsx";
@@ -28,6 +29,7 @@ import { redactionSettingsPages } from "./redaction-routes.tsx";
 import { adminPages } from "./admin-routes.tsx";
 import { AUTHORIZE_PATH, MAX_AUTHORIZE_REQUEST_CHARS, oauthPages } from "./oauth-routes.tsx";
 import { webhookPages } from "./webhook-routes.tsx";
+import { sharePages } from "./share-routes.tsx";
 
 export { SESSION_COOKIE } from "./kit.ts";
 export type { WebDeps } from "./kit.ts";
@@ -42,7 +44,7 @@ export const APP_SCRIPT: string = bundleIsland("./app.ts");
 
 // "/oauth/authorize" (the consent page, issue 24) is the web app's; the rest of /oauth/ (token,
 // registration, revocation) is the API's.
-const WEB_ROOTS = ["/meetings", "/record", "/settings", "/clients", "/assets", "/login", "/admin", AUTHORIZE_PATH];
+const WEB_ROOTS = ["/meetings", "/shared", "/record", "/settings", "/clients", "/assets", "/login", "/admin", AUTHORIZE_PATH];
 
 /**
  * The paths the web app answers; everything else is the API's. Asked for every request, so an
@@ -193,7 +195,7 @@ export function createWebApp(deps: WebDeps) {
       return redirect("/login", [setCookie(request, deps.publicUrl(), SESSION_COOKIE, "", 0, "lax")]);
     });
   // Each area's pages, on the same app (typed loosely: the areas take the plain Elysia type).
-  const areas = [faviconRoute, listPages, draftRoutes, meetingPages, settingsPages, clientPages, webhookPages, usagePages, activityPages, retentionPages, vocabularyPages, redactionSettingsPages, adminPages, oauthPages];
+  const areas = [faviconRoute, listPages, draftRoutes, liveRoutes, meetingPages, settingsPages, clientPages, webhookPages, usagePages, activityPages, retentionPages, vocabularyPages, redactionSettingsPages, adminPages, oauthPages, sharePages];
   for (const mount of areas) mount(app as unknown as Elysia, kit);
   app.all("*", ({ request }) => {
     const frame = kit.frameFor(request, kit.sessionOf(request), (t) => t("notFound.title"));

@@ -63,8 +63,54 @@ export interface DocumentStepInput {
   document: DocumentInput;
 }
 
+/** live_transcription has one step, run again while a recording goes on (meetings/live-transcript.ts). */
+export const LIVE_STEPS = ["live"] as const;
+export type LiveStep = (typeof LIVE_STEPS)[number];
+
+/**
+ * What the worker needs to transcribe the newest audio of a recording still being made: the
+ * draft's parts received so far (0 to `parts - 1`, without a gap) in the storage folder. The
+ * provisional text so far, and how far it reached, are in the draft's folder (storage/paths.ts's
+ * LIVE_TRANSCRIPT), which the step reads and writes back.
+ */
+export interface LiveStepInput {
+  kind: "live_transcription";
+  runId: string;
+  step: LiveStep;
+  jobId: string;
+  meetingId: string;
+  storageDir: string;
+  /**
+   * Parts received so far, from 0 without a gap; the part still gathering, if sent, is
+   * storage/paths.ts's liveTailName(parts). -1: nothing to hear (the draft was finished meanwhile).
+   */
+  parts: number;
+  language: string | null;
+  prompt: string | null;
+}
+
+/** One stretch of provisional text, times in seconds from the start of the recording. */
+export interface LiveSegment {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** The draft's provisional transcript file (storage/paths.ts's LIVE_TRANSCRIPT), as the live step writes it. */
+export interface LiveTranscriptFile {
+  /** Bytes of the joined parts (and part still gathering) heard so far: more arrived when the draft holds more. */
+  heardBytes: number;
+  /** The end of the audio transcribed so far. */
+  heardUntil: number;
+  /** The end of the last word kept: a later window keeps only words after it. */
+  committedEnd: number;
+  /** Seconds of audio never transcribed because the steps fell behind. */
+  skippedSeconds: number;
+  segments: LiveSegment[];
+}
+
 /** Every kind's step input; the worker pool needs only runId and step. */
-export type StepInput = MeetingStepInput | DocumentStepInput;
+export type StepInput = MeetingStepInput | DocumentStepInput | LiveStepInput;
 
 export type StepResult =
   | { step: "download"; bytes: number }
@@ -78,7 +124,9 @@ export type StepResult =
       step: "summarize";
       report: { title: string; markdown: string; structured: Record<string, unknown>; language: string | null; model: string; usage: TokenUsage };
     }
-  | { step: "generate"; document: DocumentResult };
+  | { step: "generate"; document: DocumentResult }
+  /** The provisional text now covers `heardBytes` of the recording, `segments` in all. */
+  | { step: "live"; heardBytes: number; segments: number; skippedSeconds: number };
 
 export type ToWorker = { type: "run"; input: StepInput };
 

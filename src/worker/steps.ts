@@ -9,6 +9,7 @@ import { DECODED_AUDIO, RECORDING, stepOutputName } from "../storage/paths.ts";
 import type { Storage } from "../storage/storage.ts";
 import type { StoredTranscript } from "../transcripts/types.ts";
 import { attributeSpeakers } from "./attribute.ts";
+import { runLiveStep } from "./live.ts";
 import { redactReport, withoutWords } from "./redact.ts";
 import { redactTranscript, withWords } from "../redaction/redact.ts";
 import type { WorkerConfig } from "./config.ts";
@@ -94,6 +95,7 @@ export async function runStep(input: StepInput, engines: Engines, config: Worker
   if (input.kind === "document_generation") {
     return { step: "generate", document: await engines.writer.write(input.document, context) };
   }
+  if (input.kind === "live_transcription") return runLiveStep(input, engines, config, context);
   return runMeetingStep(input, engines, config, context);
 }
 

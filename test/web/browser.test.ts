@@ -209,7 +209,8 @@ describe("the web app in chromium", () => {
     await page.addInitScript(() => {
       const send = window.fetch.bind(window);
       window.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
-        if (init?.method === "PUT" && init.body instanceof Blob) (window as unknown as { partSent(url: string, bytes: number): void }).partSent(String(input), init.body.size);
+        // The recording's parts only (the live transcript's part still gathering goes to /live/).
+        if (init?.method === "PUT" && init.body instanceof Blob && /\/parts\/\d+$/.test(String(input))) (window as unknown as { partSent(url: string, bytes: number): void }).partSent(String(input), init.body.size);
         return send(input, init);
       }) as typeof fetch;
     });

@@ -5,6 +5,7 @@
 import { enhanceCopyButtons } from "./copy.ts";
 import { enhanceCorrector } from "./corrector.ts";
 import { enhanceListSelect } from "./list-select.ts";
+import { enhanceLiveTranscript } from "./live-transcript.ts";
 import { enhancePlayer } from "./player.ts";
 import { enhanceProgress } from "./progress.ts";
 import { enhanceRecorder } from "./recorder.ts";
@@ -17,3 +18,4 @@ enhanceCopyButtons();
 enhanceUploader();
 enhanceRecorder();
 enhanceListSelect();
+enhanceLiveTranscript();

@@ -101,6 +101,8 @@ export function enhanceRecorder(): void {
         gathering = undefined;
       } else gathering = part;
       storing = storing.then(() => store.put(part)).then(() => void (whole && send(part)));
+      // Hook for the live transcript (islands/live-transcript.ts): every part as it grows.
+      form.dispatchEvent(new CustomEvent("recorder:part", { detail: { ...part, whole } }));
     });
 
     const audio = new AudioContext();

@@ -24,10 +24,10 @@ const RECORDING_EXTENSIONS: Record<string, string> = {
 export function audioRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKit): void {
   app.get("/meetings/:id/audio", async ({ request, params }) => {
     const session = kit.requireSession(request);
-    const row = await pages.ownedMeeting(session, params.id);
+    const { row, actor } = await pages.meetingFor(session, params.id);
     // Deleted by the account's retention policy: gone for good, and said so.
     if (row.recordingDeletedAt !== null) throw new PageRefusal(410, kit.frameFor(request, session, () => "").t("hold.recordingGone"));
-    const file = await kit.deps.apps.meetings.recording(kit.actor(session), row.id);
+    const file = await kit.deps.apps.meetings.recording(actor, row.id);
     if (file === null) throw new PageRefusal(404, "");
     const response = await audioResponse(request, file);
     // Saved (the Downloads link), it is named from the meeting like every other download.

@@ -19,21 +19,21 @@ export function downloadRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKit):
   app
     .get("/meetings/:id/transcript/:format", async ({ request, params }) => {
       const session = kit.requireSession(request);
-      const row = await pages.ownedMeeting(session, params.id);
+      const { row, actor } = await pages.meetingFor(session, params.id);
       if (!isTranscriptFormat(params.format)) throw new PageRefusal(404, "");
-      const file = await apps.transcripts.file(kit.actor(session), row.id, params.format);
+      const file = await apps.transcripts.file(actor, row.id, params.format);
       return download(file.body, file.contentType, meetingFileName(row, params.format, words(request, session)("docs.file.transcript")));
     })
     .get("/meetings/:id/report/md", async ({ request, params }) => {
       const session = kit.requireSession(request);
-      const row = await pages.ownedMeeting(session, params.id);
-      const file = await apps.reports.markdownFile(kit.actor(session), row.id);
+      const { row, actor } = await pages.meetingFor(session, params.id);
+      const file = await apps.reports.markdownFile(actor, row.id);
       return download(file.body, file.contentType, meetingFileName(row, "md", words(request, session)("docs.file.report")));
     })
     .get("/meetings/:id/export/md", async ({ request, params }) => {
       const session = kit.requireSession(request);
-      const row = await pages.ownedMeeting(session, params.id);
-      const file = await apps.exports.markdownFile(kit.actor(session), row.id, {
+      const { row, actor } = await pages.meetingFor(session, params.id);
+      const file = await apps.exports.markdownFile(actor, row.id, {
         language: kit.frameFor(request, session, () => "").locale,
         maxTokens: 200_000,
       });
@@ -41,9 +41,14 @@ export function downloadRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKit):
     })
     .get("/meetings/:id/documents/:documentId/:format", async ({ request, params }) => {
       const session = kit.requireSession(request);
-      const row = await pages.ownedMeeting(session, params.id);
+      const { row, actor, access } = await pages.meetingFor(session, params.id);
       if (!isDocumentFileFormat(params.format)) throw new PageRefusal(404, "");
-      const file = await apps.documents.file(kit.actor(session), params.documentId, params.format);
+      // A colleague reads the documents of the meeting shared with them, never another of the owner's.
+      if (access !== "owner") {
+        const { data } = await apps.documents.list(actor, { limit: 100, meeting_id: row.id });
+        if (!data.some((doc) => doc.id === params.documentId)) throw new PageRefusal(404, "");
+      }
+      const file = await apps.documents.file(actor, params.documentId, params.format);
       // Written from a template under its name: the name in the person's language, as the page shows it.
       const template = file.templateId ? await apps.templates.get(file.templateId).catch(() => null) : null;
       const locale = kit.frameFor(request, session, () => "").locale;

@@ -46,13 +46,13 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
     })
     .post("/meetings/:id/speakers", async ({ request, params }) => {
       const { session, form } = await kit.readForm(request);
-      const row = await pages.ownedMeeting(session, params.id);
+      const { row, actor } = await pages.meetingFor(session, params.id, "correct");
       const names = new Map<string, string>();
       for (const [field, value] of form) {
         const label = /^speaker\.(SPEAKER_\d{2,3})$/.exec(field)?.[1];
         if (label) names.set(label, value.slice(0, 200));
       }
-      return changed(request, row.id, "speakers", () => apps.meetings.nameSpeakers(kit.actor(session), row.id, names));
+      return changed(request, row.id, "speakers", () => apps.meetings.nameSpeakers(actor, row.id, names));
     })
     .post("/meetings/:id/documents", async ({ request, params }) => {
       const { session, form } = await kit.readForm(request);
@@ -79,8 +79,8 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
     })
     .get("/meetings/:id/segments/:index/edit", async ({ request, params }) => {
       const session = kit.requireSession(request);
-      const row = await pages.ownedMeeting(session, params.id);
-      const { transcript } = await apps.transcripts.get(kit.actor(session), row.id);
+      const { row, actor } = await pages.meetingFor(session, params.id, "correct");
+      const { transcript } = await apps.transcripts.get(actor, row.id);
       const index = lineIndex(params.index);
       const segment = transcript.segments[index];
       if (!segment) throw new PageRefusal(404, "");
@@ -89,9 +89,9 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
     })
     .post("/meetings/:id/segments/:index", async ({ request, params }) => {
       const { session, form } = await kit.readForm(request);
-      const row = await pages.ownedMeeting(session, params.id);
+      const { row, actor } = await pages.meetingFor(session, params.id, "correct");
       const index = lineIndex(params.index);
-      const { text, version } = await apps.transcripts.correctSegment(kit.actor(session), row.id, index, form.get("text") ?? "");
+      const { text, version } = await apps.transcripts.correctSegment(actor, row.id, index, form.get("text") ?? "");
       // The inline editor asks for JSON; a form without JavaScript goes back to the line.
       if ((request.headers.get("accept") ?? "").includes("application/json")) {
         return json({ text, version });

@@ -6,17 +6,33 @@ import { takeFormState } from "../form-state.ts";
 import { html, json } from "../http.ts";
 import type { WebKit } from "../kit.ts";
 import { PageRefusal } from "../kit.ts";
+import { translator } from "../i18n.ts";
 import { markdownToSafeHtml } from "../markdown.ts";
 import { MeetingPage } from "../pages/meeting.tsx";
 import { documentsOfPage, documentStageKey } from "./documents.ts";
+import { SharePanel } from "../pages/share-panel.tsx";
+import type { Actor } from "../../auth/actor.ts";
+import type { MeetingAccess } from "../../sharing/app.ts";
 
 /** Flash notices after a form, carried in the redirect's query string as a known key, never as text. */
-const NOTICES = ["saved", "speakers", "document", "documentDeleted", "uploaded", "corrected", "regenerating", "held", "released"];
+const NOTICES = ["saved", "speakers", "document", "documentDeleted", "uploaded", "corrected", "regenerating", "held", "released", "shared", "unshared"];
 
 export type MeetingPageKit = ReturnType<typeof meetingPageKit>;
 
 /** A signed-in user's session, as the kit reads it. */
 type Session = ReturnType<WebKit["requireSession"]>;
+
+/** What a route needs of a meeting: to read it, to correct it (lines, speaker names), or to be its owner. */
+type Need = "view" | "correct" | "owner";
+const ALLOWS: Record<MeetingAccess, Need[]> = { owner: ["view", "correct", "owner"], correct: ["view", "correct"], view: ["view"], none: [] };
+
+/** A meeting the user may open: its row, the actor its use cases take, the access, and (shared) whose it is. */
+export interface MeetingAccessOf {
+  row: MeetingRow;
+  actor: Actor;
+  access: Exclude<MeetingAccess, "none">;
+  sharedBy?: string;
+}
 
 /** Any other account's meeting, or none, is the 404 page (not the API's refusal). */
 const asPageRefusal = (error: unknown): never => {
@@ -31,22 +47,34 @@ const asPageRefusal = (error: unknown): never => {
 export function meetingPageKit(kit: WebKit) {
   const { meetings } = kit.deps.apps;
 
-  /** One of the signed-in user's meetings; any other id (another account's, or none) is the 404 page. */
-  const ownedMeeting = async (session: Session, id: string): Promise<MeetingRow> => {
+  /**
+   * A meeting the signed-in user may open, for what `need`s (sharing/, issue 25 item 7): their own
+   * (everything), or one a colleague shared with them (view; correct: lines and speaker names).
+   * `actor` is the one to hand the meetings' use cases. No access is the 404 page; a colleague
+   * asking for more than the share gives is refused (403).
+   */
+  const meetingFor = async (session: Session, id: string, need: Need = "view"): Promise<MeetingAccessOf> => {
     if (!isUuid(id)) throw new PageRefusal(404, "");
-    return meetings.row(kit.actor(session), id.toLowerCase()).catch(asPageRefusal);
+    const grant = await kit.deps.apps.sharing.grantFor(kit.actor(session), id.toLowerCase());
+    if (!grant) throw new PageRefusal(404, "");
+    if (!ALLOWS[grant.access].includes(need)) throw new PageRefusal(403, translator(session.locale ?? "en")("share.ownerOnly"));
+    const row = await meetings.row(grant.actor, id.toLowerCase()).catch(asPageRefusal);
+    return { row, actor: grant.actor, access: grant.access, sharedBy: grant.sharedBy };
   };
+
+  /** One of the signed-in user's own meetings; a colleague's shared one is refused (403), any other id is the 404 page. */
+  const ownedMeeting = async (session: Session, id: string): Promise<MeetingRow> => (await meetingFor(session, id, "owner")).row;
 
   const meetingPage = async (request: Request, id: string, status = 200, refusal?: string) => {
     const session = kit.requireSession(request);
-    if (!isUuid(id)) throw new PageRefusal(404, "");
-    const page = await meetings.page(kit.actor(session), id.toLowerCase()).catch(asPageRefusal);
+    const { actor, access, sharedBy } = await meetingFor(session, id);
+    const page = await meetings.page(actor, id.toLowerCase()).catch(asPageRefusal);
     const { meeting } = page;
     const frame = kit.frameFor(request, session, () => meeting.title);
     // "Being written" only while a document is: after the page reloads on its completion, no notice.
     const documentDone = page.pendingDocuments === 0 && new URL(request.url).searchParams.get("notice") === "document";
     const notice = refusal ? { text: refusal, error: true } : documentDone ? undefined : kit.noticeOf(request, frame.t, NOTICES);
-    const documents = { ...(await documentsOfPage(kit, kit.actor(session), frame, meeting.id)), formState: takeFormState(request) };
+    const documents = { ...(await documentsOfPage(kit, actor, frame, meeting.id)), formState: takeFormState(request) };
     return html(
       <MeetingPage
         frame={frame}
@@ -61,6 +89,9 @@ export function meetingPageKit(kit: WebKit) {
         corrected={page.corrected}
         draft={page.draft}
         notice={notice}
+        access={access}
+        sharedBy={sharedBy}
+        sharePanel={access === "owner" ? <SharePanel frame={frame} meetingId={meeting.id} shares={await kit.deps.apps.sharing.shares(actor, meeting.id)} state={takeFormState(request)} /> : undefined}
       />,
       status,
     );
@@ -73,7 +104,7 @@ export function meetingPageKit(kit: WebKit) {
     return meetingPage(request, id, error.status, fields ? `${error.message} ${fields}` : error.message);
   };
 
-  return { ownedMeeting, meetingPage, refusedOnPage };
+  return { meetingFor, ownedMeeting, meetingPage, refusedOnPage };
 }
 
 /** The meeting page and the progress its script polls while the meeting is processed. */
@@ -83,8 +114,8 @@ export function meetingPageRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
     .get("/meetings/:id", ({ request, params }) => pages.meetingPage(request, params.id))
     .get("/meetings/:id/progress", async ({ request, params }) => {
       const session = kit.requireSession(request);
-      const row = await pages.ownedMeeting(session, params.id);
-      const progress = await meetings.progress(kit.actor(session), row.id);
+      const { row, actor } = await pages.meetingFor(session, params.id);
+      const progress = await meetings.progress(actor, row.id);
       const frame = kit.frameFor(request, session, () => "");
       // A completed meeting whose documents are being written shows the documents' stage, not its own "Done".
       const documents = progress.status === "completed" && !progress.rewritingReport && progress.pendingDocuments > 0;

@@ -5,6 +5,8 @@ import { oauthEn } from "./oauth-en.ts";
 import { privacyEn } from "./privacy-en.ts";
 import { listEn } from "./list-en.ts";
 import { errEn } from "./err-en.ts";
+import { liveEn } from "./live-en.ts";
+import { shareEn } from "./share-en.ts";
 
 /** Every string the web app shows, in English: the keys every other language must give (messages/fr.ts). */
 export const en = {
@@ -15,6 +17,8 @@ export const en = {
   ...listEn,
   ...docsEn,
   ...errEn,
+  ...liveEn,
+  ...shareEn,
   "app.name": "Verbatim",
   "nav.meetings": "Meetings",
   "nav.record": "Record",

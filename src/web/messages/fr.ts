@@ -5,6 +5,8 @@ import { oauthFr } from "./oauth-fr.ts";
 import { privacyFr } from "./privacy-fr.ts";
 import { listFr } from "./list-fr.ts";
 import { errFr } from "./err-fr.ts";
+import { liveFr } from "./live-fr.ts";
+import { shareFr } from "./share-fr.ts";
 import type { MessageKey } from "./en.ts";
 
 /** The web app's strings in French. A missing key is a type error. */
@@ -16,6 +18,8 @@ export const fr: Record<MessageKey, string> = {
   ...listFr,
   ...docsFr,
   ...errFr,
+  ...liveFr,
+  ...shareFr,
   "app.name": "Verbatim",
   "nav.meetings": "Réunions",
   "nav.record": "Enregistrer",

@@ -36,6 +36,11 @@ export interface MeetingDocumentsProps {
   pendingDocuments: number;
   /** Documents can be asked for: the AI report is there. */
   canWrite: boolean;
+  /**
+   * The meeting's owner (sharing/): a colleague it is shared with reads and downloads the documents,
+   * and neither asks for one (billed to the owner) nor deletes one.
+   */
+  owner: boolean;
   /** A refused request for a document, back with its input and the message at its field (form-state.ts). */
   formState?: FormState | null;
 }
@@ -77,6 +82,7 @@ export function MeetingDocuments(props: MeetingDocumentsProps) {
                 <summary>{t("docs.preview")}</summary>
                 <article class="report" dangerouslySetInnerHTML={{ __html: doc.html }} />
               </details>
+              {props.owner && (
               <details class="confirm">
                 <summary aria-label={t("docs.deleteNamed", { title: doc.title })}>{t("docs.delete")}</summary>
                 <form method="post" action={`${base}/documents/${doc.id}/delete`}>
@@ -87,6 +93,7 @@ export function MeetingDocuments(props: MeetingDocumentsProps) {
                   </button>
                 </form>
               </details>
+              )}
             </li>
           ))}
         </ul>
@@ -96,7 +103,13 @@ export function MeetingDocuments(props: MeetingDocumentsProps) {
           {t("meeting.documentsPending", { count: props.pendingDocuments })}
         </p>
       )}
-      {props.canWrite ? <DocumentForm {...props} base={base} /> : <p class="muted">{t("meeting.documentsWait")}</p>}
+      {!props.owner ? (
+        props.documents.length === 0 && props.pendingDocuments === 0 && <p class="muted">{t("shared.noDocuments")}</p>
+      ) : props.canWrite ? (
+        <DocumentForm {...props} base={base} />
+      ) : (
+        <p class="muted">{t("meeting.documentsWait")}</p>
+      )}
     </section>
   );
 }

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from "preact";
 import type { MeetingView } from "../../meetings/app.ts";
 import { TRANSCRIPT_FORMATS, type TranscriptDocument } from "../../transcripts/app.ts";
 import type { MessageKey } from "../i18n.ts";
@@ -38,6 +39,12 @@ export interface MeetingPageProps {
   draft?: { parts: number; bytes: number; deletesAt: number };
   /** A sentence after a change ("Saved."), or a refusal of the last form. */
   notice?: PageNotice;
+  /** What the signed-in user may do here (issue 25 item 7): the owner everything; a colleague reads, or reads and corrects. */
+  access?: "owner" | "view" | "correct";
+  /** For a colleague: the owner's email. */
+  sharedBy?: string;
+  /** The owner's share panel (pages/share-panel.tsx). */
+  sharePanel?: ComponentChildren;
 }
 
 function Csrf({ frame }: { frame: PageFrame }) {
@@ -49,6 +56,8 @@ export function MeetingPage(props: MeetingPageProps) {
   const { t } = frame;
   const base = `/meetings/${meeting.id}`;
   const date = new Intl.DateTimeFormat(frame.locale, { dateStyle: "long", timeStyle: "short", timeZone: "UTC" });
+  const owner = (props.access ?? "owner") === "owner";
+  const canCorrect = owner || props.access === "correct";
   const busy = meeting.status === "queued" || meeting.status === "processing" || props.pendingDocuments > 0 || props.rewritingReport;
   // Documents being written for a completed meeting: their stage, never the meeting's "Completed".
   const writingDocuments = props.pendingDocuments > 0 && !props.rewritingReport && meeting.status === "completed";
@@ -61,6 +70,11 @@ export function MeetingPage(props: MeetingPageProps) {
         {meeting.client && ` · ${(meeting.client as { name?: string }).name ?? ""}`}
         {meeting.tags.length > 0 && ` · ${meeting.tags.map((tag) => `#${tag}`).join(" ")}`}
       </p>
+      {!owner && (
+        <p class="notice shared-by" role="note">
+          {t(canCorrect ? "shared.bannerCorrect" : "shared.bannerView", { owner: props.sharedBy ?? "" })}
+        </p>
+      )}
       <RedactionSummary frame={frame} redaction={meeting.redaction} />
       <Notice notice={props.notice} />
       {busy && (
@@ -84,7 +98,7 @@ export function MeetingPage(props: MeetingPageProps) {
           <p>
             <strong>{t("draft.deletion", { date: date.format(new Date(props.draft.deletesAt)) })}</strong>
           </p>
-          {props.draft.parts > 0 && (
+          {owner && props.draft.parts > 0 && (
             <PostButton frame={frame} action={`${base}/finish`} label={t("draft.finish")} />
           )}
         </section>
@@ -118,7 +132,7 @@ export function MeetingPage(props: MeetingPageProps) {
           <section aria-labelledby="transcript-title">
             <h2 id="transcript-title">{t("meeting.transcript")}</h2>
             {transcript ? (
-              <ol class="transcript" data-csrf={frame.csrfToken} data-save={t("meeting.saveLine")} data-cancel={t("meeting.cancel")} data-corrected={t("meeting.corrected")}>
+              <ol class="transcript" data-csrf={canCorrect ? frame.csrfToken : undefined} data-save={t("meeting.saveLine")} data-cancel={t("meeting.cancel")} data-corrected={t("meeting.corrected")}>
                 {transcript.segments.map((segment, index) => (
                   <li id={`seg-${index}`} data-start={segment.start} data-end={segment.end} data-index={index} class={props.corrected.has(index) ? "corrected" : undefined}>
                     {props.hasRecording ? (
@@ -129,9 +143,11 @@ export function MeetingPage(props: MeetingPageProps) {
                       <span class="ts">{playerTime(segment.start)}</span>
                     )}{" "}
                     <span class="speaker">{segment.speaker_name ?? segment.speaker}</span>{" "}
-                    <a class="edit" href={`${base}/segments/${index}/edit`} aria-label={t("meeting.correctLine", { time: playerTime(segment.start) })}>
-                      {t("meeting.correct")}
-                    </a>
+                    {canCorrect && (
+                      <a class="edit" href={`${base}/segments/${index}/edit`} aria-label={t("meeting.correctLine", { time: playerTime(segment.start) })}>
+                        {t("meeting.correct")}
+                      </a>
+                    )}
                     {props.corrected.has(index) && <span class="muted small"> · {t("meeting.corrected")}</span>}
                     <p>{segment.text}</p>
                   </li>
@@ -143,7 +159,7 @@ export function MeetingPage(props: MeetingPageProps) {
           </section>
         </div>
         <div class="side-column">
-          {props.speakers.length > 0 && (
+          {canCorrect && props.speakers.length > 0 && (
             <section aria-labelledby="speakers-title">
               <h2 id="speakers-title">{t("meeting.speakers")}</h2>
               <form class="stack" method="post" action={`${base}/speakers`}>
@@ -158,6 +174,7 @@ export function MeetingPage(props: MeetingPageProps) {
               </form>
             </section>
           )}
+          {owner && (
           <section aria-labelledby="details-title">
             <h2 id="details-title">{t("meeting.details")}</h2>
             <form class="stack" method="post" action={`${base}/details`}>
@@ -180,7 +197,9 @@ export function MeetingPage(props: MeetingPageProps) {
               <button type="submit">{t("meeting.save")}</button>
             </form>
           </section>
-          <MeetingRetention frame={frame} meeting={meeting} />
+          )}
+          {owner && <MeetingRetention frame={frame} meeting={meeting} />}
+          {props.sharePanel}
           <section aria-labelledby="downloads-title">
             <h2 id="downloads-title">{t("meeting.downloads")}</h2>
             {transcript && (
@@ -224,7 +243,7 @@ export function MeetingPage(props: MeetingPageProps) {
       <section aria-labelledby="report-title">
         <h2 id="report-title">{t("meeting.report")}</h2>
         {props.reportHtml ? <article class="report" dangerouslySetInnerHTML={{ __html: props.reportHtml }} /> : <p class="muted">{t("meeting.noReport")}</p>}
-        {meeting.status === "completed" && transcript && (
+        {owner && meeting.status === "completed" && transcript && (
           <form method="post" action={`${base}/report/regenerate`}>
             <CsrfField frame={frame} />
             <p class="muted">{t("meeting.regenerateHelp")}</p>
@@ -234,7 +253,8 @@ export function MeetingPage(props: MeetingPageProps) {
           </form>
         )}
       </section>
-      <MeetingDocuments frame={frame} meetingId={meeting.id} {...props.documents} pendingDocuments={props.pendingDocuments} canWrite={meeting.summary !== null} />
+      <MeetingDocuments frame={frame} meetingId={meeting.id} {...props.documents} pendingDocuments={props.pendingDocuments} canWrite={meeting.summary !== null} owner={owner} />
+      {owner && (
       <section aria-labelledby="delete-title" class="danger">
         <h2 id="delete-title">{t("meeting.delete")}</h2>
         <form class="stack" method="post" action={`${base}/delete`}>
@@ -247,6 +267,7 @@ export function MeetingPage(props: MeetingPageProps) {
           </button>
         </form>
       </section>
+      )}
     </Layout>
   );
 }

@@ -1,6 +1,7 @@
 import { Layout, type PageFrame } from "../layout.tsx";
 import type { RedactionDefaults } from "../../meetings/app.ts";
 import { TitleAndLanguage, VocabularyField } from "./fields.tsx";
+import { LiveTranscript } from "./live-transcript.tsx";
 import { RedactionField } from "./redaction-field.tsx";
 
 /**
@@ -49,6 +50,7 @@ export function RecordPage({ frame, redaction }: { frame: PageFrame; redaction: 
         </div>
         <p class="muted" role="status" aria-live="polite" data-status />
       </form>
+      <LiveTranscript frame={frame} />
     </Layout>
   );
 }

@@ -26,6 +26,7 @@ const ACTION_LABELS: Record<AuditAction, MessageKey> = {
   "meeting.speakers_renamed": "activity.action.speakersRenamed",
   "report.regenerated": "activity.action.reportRegenerated",
   "meeting.shared": "activity.action.meetingShared",
+  "meeting.share_revoked": "activity.action.meetingShareRevoked",
   "redaction.settings_changed": "activity.action.redactionSettingsChanged",
   "document.requested": "activity.action.documentRequested",
   "document.deleted": "activity.action.documentDeleted",
