@@ -9,6 +9,7 @@ import { eq } from "drizzle-orm";
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
 import { run } from "../../src/db/conn.ts";
 import { meetings } from "../../src/meetings/table.ts";
+import { CookieClient } from "../helpers/web-client.ts";
 import { ROOT, SHARED_FIXTURES, startServer, type TestServer } from "../helpers/server.ts";
 
 type Json = any;
@@ -63,6 +64,8 @@ export const PAGES: { name: string; as: Viewer; path: (f: Fixture) => string; st
   { name: "settings: vocabulary", as: "owner", path: () => "/settings/vocabulary" },
   { name: "settings: redaction", as: "owner", path: () => "/settings/redaction" },
   { name: "settings: connected apps", as: "owner", path: () => "/settings/connected-apps" },
+  { name: "shared with me", as: "empty", path: () => "/shared" },
+  { name: "a meeting shared with me", as: "empty", path: (f) => `/meetings/${f.completed}` },
   { name: "clients", as: "owner", path: () => "/clients" },
   { name: "a client folder", as: "owner", path: (f) => `/clients/${f.client}` },
   { name: "OAuth consent", as: "owner", path: (f) => f.consent },
@@ -139,6 +142,11 @@ export async function setUp(): Promise<Fixture> {
     if (job.status === "completed" || job.status === "failed") break;
     await Bun.sleep(100);
   }
+  // The completed meeting shared with the account that has none of its own.
+  const browserOfOwner = new CookieClient(server.url);
+  await browserOfOwner.signIn(EMAILS.owner, PASSWORD);
+  const shared = await browserOfOwner.post(`/meetings/${completed}/shares`, { _csrf: await browserOfOwner.csrfToken(`/meetings/${completed}`), email: EMAILS.empty, permission: "view" });
+  if (shared.status !== 303 || !shared.headers.get("location")?.includes("notice=shared")) throw new Error(`share refused: ${shared.status} ${shared.headers.get("location")}`);
   // The other two are shown as still processing and as failed: their pages are what is under test, not the engines.
   const conn = server.conn();
   await run(conn, (q) => q.update(meetings).set({ status: "processing" }).where(eq(meetings.id, processing!)));
