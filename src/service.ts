@@ -318,7 +318,7 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
       audit,
     }),
     // The transcript, report and export rows are the meeting's: their use cases load them through meetings'.
-    transcripts: transcriptsApp({ loadOwnedTranscript: meetings.transcript, correctSegment: meetings.correctSegment, listCorrections: meetings.corrections, audit }),
+    transcripts: transcriptsApp({ loadOwnedTranscript: meetings.transcript, correctSegment: meetings.correctSegment, undoCorrection: meetings.undoCorrection, listCorrections: meetings.corrections, audit }),
     reports: reportsApp({ loadOwnedReport: meetings.report, audit }),
     exports: exportsApp({ loadOwnedExportInput: meetings.exportInput, audit }),
     templates: templatesApp(templates),

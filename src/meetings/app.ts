@@ -20,7 +20,7 @@ import type { TranscriptDocument, TranscriptMeta } from "../transcripts/types.ts
 import type { UploadsInFlight } from "../uploads/in-flight.ts";
 import { checkBeforeUpload } from "../usage/admission-store.ts";
 import type { BillingSettings } from "../usage/settings.ts";
-import { correctionsOf, correctionText, segmentsCorrected, storeSegmentCorrection, type SegmentCorrection } from "./corrections-store.ts";
+import { correctionsOf, correctionText, segmentsCorrected, storeSegmentCorrection, undoSegmentCorrection, type SegmentCorrection } from "./corrections-store.ts";
 import { createMeeting, storeDraftMeeting, type Recording } from "./create.ts";
 import { deleteMeeting } from "./delete.ts";
 import { assertDiskAdmitsRecordings } from "./disk-admission.ts";
@@ -48,6 +48,8 @@ import { storeTextMeeting, textMeeting } from "./text-source.ts";
 import type { ParsedTextTranscript } from "./text-transcript.ts";
 import { parseTranscriptFile } from "./transcript-import.ts";
 import { meetingTranscript, ownedTranscript } from "./transcript.ts";
+import { hasVideoStream, transcriptionWords, wordsOfLines, type MeetingWorkspace } from "./workspace.ts";
+import { failedJobCode } from "./workspace-store.ts";
 
 /** What the routes and pages need beside the use cases: the request schemas, the bounds, the domain types. */
 export { MAX_PART_BYTES, MIN_PART_BYTES, type DraftLimits } from "./draft-limits.ts";
@@ -59,6 +61,7 @@ export type { LiveTranscript } from "./live-transcript.ts";
 export type { RenderedMeeting as MeetingView } from "./render.ts";
 export { createMeetingUpload, listMeetingsQuery, patchMeetingBody, redactPiiFromField, vocabularyList } from "./schema.ts";
 export type { MeetingRow, ParticipantRow } from "./store.ts";
+export type { MeetingWorkspace } from "./workspace.ts";
 export type { StoredFile } from "../storage/storage.ts";
 export { MAX_TEXT_TRANSCRIPT_BYTES } from "./text-transcript.ts";
 export { MAX_CASE_NUMBER_PATTERN, renderRedactionDefaults, type RedactionDefaults } from "./redaction.ts";
@@ -422,6 +425,13 @@ export function meetingsApp(deps: MeetingsAppDeps) {
       return corrected;
     },
 
+    /** Takes back the last correction of one segment: its words as before it, and the versions left. */
+    async undoCorrection(actor: Actor, meetingId: string, segmentIndex: number): Promise<SegmentCorrection> {
+      const undone = await undoSegmentCorrection(conn, actor.account.userId, meetingId, segmentIndex, deps.clock.now());
+      await audited(actor, AUDIT_ACTIONS.transcriptCorrected, meetingId.toLowerCase(), { segment: segmentIndex, version: undone.version, undone: true });
+      return undone;
+    },
+
     /** Every correction of one of the actor's meetings, oldest first. */
     async corrections(actor: Actor, meetingId: string) {
       return correctionsOf(conn, actor.account.userId, meetingId);
@@ -497,6 +507,19 @@ export function meetingsApp(deps: MeetingsAppDeps) {
         rewritingReport: progress.rewritingReport,
         corrected: await segmentsCorrected(conn, row.id),
         draft: row.status === "draft" ? { ...(await draftPartsCount(conn, row.id)), deletesAt: draftDeletionTime(row.updatedAt, deps.drafts) } : undefined,
+      };
+    },
+
+    /**
+     * The transcript workspace's extras for a meeting page (web app): why it failed, whether its
+     * recording is a video, and the word timings of its lines (`lines`: the page's transcript).
+     */
+    async workspace(actor: Actor, meetingId: string, lines: TranscriptDocument["segments"]): Promise<MeetingWorkspace> {
+      const row = await owned(actor, meetingId);
+      return {
+        failureCode: row.status === "failed" ? await failedJobCode(conn, row.id) : null,
+        video: await hasVideoStream(deps.storage, row.id),
+        words: lines.length ? wordsOfLines(lines, await transcriptionWords(deps.storage, row.id)) : [],
       };
     },
 

@@ -1,4 +1,4 @@
-import { and, asc, count, eq } from "drizzle-orm";
+import { and, asc, count, desc, eq } from "drizzle-orm";
 import { users } from "../auth/table.ts";
 import type { Queryable } from "../db/client.ts";
 import { run, runTx, type Conn } from "../db/conn.ts";
@@ -56,6 +56,37 @@ async function correctSegmentRows(tx: Queryable, userId: string, meetingId: stri
   await tx.update(meetings).set({ updatedAt: now }).where(eq(meetings.id, meeting.id));
   await reindexMeeting(tx, meeting.id);
   return { text, version: versions + 1 };
+}
+
+/**
+ * Takes back the last correction of one segment (issue 25, the web app's history): the segment
+ * reads again as before it, and the correction leaves the history. 404 when the segment has none;
+ * 400 when its words no longer are the correction's. Answers the words and
+ * the versions left. In a transaction of its own over a `Conn`.
+ */
+export function undoSegmentCorrection(c: Conn, userId: string, meetingId: string, segmentIndex: number, now: number): Promise<SegmentCorrection> {
+  return runTx(c, async (tx) => {
+    await lockAccount(tx, userId);
+    const meeting = await ownedMeetingRow(tx, userId, meetingId);
+    if (!meeting) throw ApiError.notFound(`Meeting ${meetingId}`);
+    const [row] = await tx.select({ segments: transcripts.segments }).from(transcripts).where(eq(transcripts.meetingId, meeting.id)).limit(1);
+    const segment = row && Number.isInteger(segmentIndex) ? row.segments[segmentIndex] : undefined;
+    if (!row || !segment) throw ApiError.notFound(`Segment ${segmentIndex} of the transcript`);
+    const [last] = await tx
+      .select()
+      .from(transcriptCorrections)
+      .where(and(eq(transcriptCorrections.meetingId, meeting.id), eq(transcriptCorrections.segmentIndex, segmentIndex)))
+      .orderBy(desc(transcriptCorrections.id))
+      .limit(1);
+    if (!last) throw ApiError.notFound(`A correction of segment ${segmentIndex}`);
+    if (last.text !== segment.text) throw ApiError.validation([{ field: "segment", code: "changed", message: "The segment's words changed since its last correction." }]);
+    await tx.delete(transcriptCorrections).where(eq(transcriptCorrections.id, last.id));
+    const segments = row.segments.map((s, i) => (i === segmentIndex ? { ...s, text: last.previousText } : s));
+    await tx.update(transcripts).set({ segments }).where(eq(transcripts.meetingId, meeting.id));
+    await tx.update(meetings).set({ updatedAt: now }).where(eq(meetings.id, meeting.id));
+    await reindexMeeting(tx, meeting.id);
+    return { text: last.previousText, version: await versionCount(tx, meeting.id, segmentIndex) };
+  });
 }
 
 async function versionCount(db: Queryable, meetingId: string, segmentIndex: number): Promise<number> {

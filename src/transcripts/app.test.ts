@@ -24,6 +24,7 @@ function app() {
       transcript = { ...transcript, segments: transcript.segments.map((s, i) => (i === index ? { ...s, text } : s)) };
       return { text, version: 2 };
     },
+    undoCorrection: async () => ({ text: "", version: 0 }),
     listCorrections: async ({ account: { userId } }, meetingId) => [{ userId, meetingId }],
   });
   return { transcripts, calls };

@@ -27,6 +27,8 @@ export interface TranscriptsDeps {
   loadOwnedTranscript(actor: Actor, meetingId: string): Promise<OwnedTranscript>;
   /** Replaces one segment's words, keeping the version and its author. */
   correctSegment(actor: Actor, meetingId: string, segmentIndex: number, text: string): Promise<{ text: string; version: number }>;
+  /** Takes back the last correction of one segment: its words as before it, and the versions left. */
+  undoCorrection(actor: Actor, meetingId: string, segmentIndex: number): Promise<{ text: string; version: number }>;
   /** Every correction of one of the actor's meetings, oldest first. */
   listCorrections(actor: Actor, meetingId: string): Promise<unknown[]>;
   /** Where each read of a transcript is recorded (audit/trail.ts). */
@@ -60,6 +62,9 @@ export function transcriptsApp(deps: TranscriptsDeps) {
       const { transcript } = await owned(actor, meetingId);
       return { ...saved, segment: transcript.segments[segmentIndex]! };
     },
+
+    /** Takes back a segment's last correction (the web app's history): the words it reads again, and the versions left. */
+    undoCorrection: (actor: Actor, meetingId: string, segmentIndex: number) => deps.undoCorrection(actor, meetingId, segmentIndex),
 
     /** Every correction of the transcript's words, oldest first. */
     corrections: async (actor: Actor, meetingId: string) => deps.listCorrections(actor, meetingId),

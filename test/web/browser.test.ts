@@ -156,9 +156,11 @@ describe("the web app in chromium", () => {
 
   test("rename a speaker: the page and the API's transcript carry the name", async () => {
     await page.goto(meetingUrl);
-    await page.getByLabel("SPEAKER_00").fill("Alice Martin");
+    // The speaker timeline's turns name the speaker too: the field is the textbox.
+    await page.getByRole("textbox", { name: "SPEAKER_00" }).fill("Alice Martin");
     await page.getByRole("button", { name: "Save the names" }).click();
-    await page.waitForURL(/notice=speakers/);
+    // Saved in place (issue 25): no reload, the page says so.
+    await page.locator("form#speaker-names output").filter({ hasText: "Speaker names saved." }).waitFor();
     expect(await page.locator("ol.transcript .speaker").first().textContent()).toBe("Alice Martin");
     const transcript = (await (await server.api(`/api/v1/meetings/${meetingUrl.split("/").pop()}/transcript`, { key: apiKey })).json()) as {
       segments: { speaker: string; speaker_name: string | null }[];

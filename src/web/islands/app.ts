@@ -10,6 +10,7 @@ import { enhancePlayer } from "./player.ts";
 import { enhanceProgress } from "./progress.ts";
 import { enhanceRecorder } from "./recorder.ts";
 import { enhanceUploader } from "./uploader.ts";
+import { enhanceWorkspace } from "./ws-workspace.ts";
 
 enhancePlayer();
 enhanceCorrector();
@@ -19,3 +20,4 @@ enhanceUploader();
 enhanceRecorder();
 enhanceListSelect();
 enhanceLiveTranscript();
+enhanceWorkspace();

@@ -50,6 +50,8 @@ export function enhanceCorrector(): void {
           return;
         }
         words.textContent = ((await response.json()) as { text: string }).text;
+        // The words the person typed have no timings of their own.
+        words.removeAttribute("data-w");
         if (!line.classList.contains("corrected")) {
           line.classList.add("corrected");
           link.after(Object.assign(document.createElement("span"), { className: "muted small", textContent: ` · ${corrected ?? ""}` }));

@@ -1,5 +1,6 @@
 import type { Elysia } from "elysia";
 import { documentRequestBody } from "../../documents/app.ts";
+import { ApiError } from "../../errors/api-error.ts";
 import { parseOrThrow } from "../../http/validation.ts";
 import { patchMeetingBody } from "../../meetings/app.ts";
 import { redirectWithFormError } from "../form-state.ts";
@@ -9,6 +10,9 @@ import { PageRefusal } from "../kit.ts";
 import { playerTime } from "../pages/meeting.tsx";
 import { SegmentEditPage } from "../pages/segment-edit.tsx";
 import type { MeetingPageKit } from "./page.tsx";
+
+/** The page's script asks for JSON; a form without JavaScript gets the page back. */
+const wantsJson = (request: Request) => (request.headers.get("accept") ?? "").includes("application/json");
 
 /** A line's index in a path: digits, else -1 (no such line). */
 const lineIndex = (value: string) => (/^\d{1,7}$/.test(value) ? Number(value) : -1);
@@ -21,13 +25,13 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
   const { apps } = kit.deps;
 
   /** Runs a form's change, then back to the meeting with its notice; a refusal is shown on the page. */
-  const changed = async (request: Request, meetingId: string, notice: string, change: () => unknown) => {
+  const changed = async (request: Request, meetingId: string, notice: string, change: () => unknown, fragment = "") => {
     try {
       await change();
     } catch (error) {
       return pages.refusedOnPage(request, meetingId, error);
     }
-    return redirect(`/meetings/${meetingId}?notice=${notice}`);
+    return redirect(`/meetings/${meetingId}?notice=${notice}${fragment}`);
   };
 
   app
@@ -51,6 +55,17 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
       for (const [field, value] of form) {
         const label = /^speaker\.(SPEAKER_\d{2,3})$/.exec(field)?.[1];
         if (label) names.set(label, value.slice(0, 200));
+      }
+      // The page's script renames in place (playback goes on): it asks for the names as now held.
+      if (wantsJson(request)) {
+        try {
+          await apps.meetings.nameSpeakers(actor, row.id, names);
+        } catch (error) {
+          if (error instanceof ApiError && error.status < 500 && error.status !== 404) return json({ error: error.message }, error.status);
+          throw error;
+        }
+        // Each label renamed now holds the name typed for it (speaker-names.ts), or none when left empty.
+        return json({ speakers: [...names].map(([label, name]) => ({ label, name: name.trim() })) });
       }
       return changed(request, row.id, "speakers", () => apps.meetings.nameSpeakers(actor, row.id, names));
     })
@@ -93,10 +108,16 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
       const index = lineIndex(params.index);
       const { text, version } = await apps.transcripts.correctSegment(actor, row.id, index, form.get("text") ?? "");
       // The inline editor asks for JSON; a form without JavaScript goes back to the line.
-      if ((request.headers.get("accept") ?? "").includes("application/json")) {
+      if (wantsJson(request)) {
         return json({ text, version });
       }
       return redirect(`/meetings/${row.id}?notice=corrected#seg-${index}`);
+    })
+    .post("/meetings/:id/segments/:index/undo", async ({ request, params }) => {
+      const { session } = await kit.readForm(request);
+      const { row, actor } = await pages.meetingFor(session, params.id, "correct");
+      const index = lineIndex(params.index);
+      return changed(request, row.id, "undone", () => apps.transcripts.undoCorrection(actor, row.id, index), `#seg-${index}`);
     })
     .post("/meetings/:id/report/regenerate", async ({ request, params }) => {
       const { session } = await kit.readForm(request);

@@ -13,9 +13,11 @@ import { documentsOfPage, documentStageKey } from "./documents.ts";
 import { SharePanel } from "../pages/share-panel.tsx";
 import type { Actor } from "../../auth/actor.ts";
 import type { MeetingAccess } from "../../sharing/app.ts";
+import type { TranscriptSegment } from "../../transcripts/app.ts";
+import type { LineCorrection, WorkspaceProps } from "./workspace.tsx";
 
 /** Flash notices after a form, carried in the redirect's query string as a known key, never as text. */
-const NOTICES = ["saved", "speakers", "document", "documentDeleted", "uploaded", "corrected", "regenerating", "held", "released", "shared", "unshared"];
+const NOTICES = ["saved", "speakers", "document", "documentDeleted", "uploaded", "corrected", "regenerating", "held", "released", "shared", "unshared", "undone"];
 
 export type MeetingPageKit = ReturnType<typeof meetingPageKit>;
 
@@ -75,6 +77,7 @@ export function meetingPageKit(kit: WebKit) {
     const documentDone = page.pendingDocuments === 0 && new URL(request.url).searchParams.get("notice") === "document";
     const notice = refusal ? { text: refusal, error: true } : documentDone ? undefined : kit.noticeOf(request, frame.t, NOTICES);
     const documents = { ...(await documentsOfPage(kit, actor, frame, meeting.id)), formState: takeFormState(request) };
+    const workspace = await workspaceOf(kit, actor, meeting.id, page);
     return html(
       <MeetingPage
         frame={frame}
@@ -92,6 +95,7 @@ export function meetingPageKit(kit: WebKit) {
         access={access}
         sharedBy={sharedBy}
         sharePanel={access === "owner" ? <SharePanel frame={frame} meetingId={meeting.id} shares={await kit.deps.apps.sharing.shares(actor, meeting.id)} state={takeFormState(request)} /> : undefined}
+        workspace={workspace}
       />,
       status,
     );
@@ -105,6 +109,21 @@ export function meetingPageKit(kit: WebKit) {
   };
 
   return { meetingFor, ownedMeeting, meetingPage, refusedOnPage };
+}
+
+/** The transcript workspace's extras: failure reason, video, word timings, and each corrected line's history (newest first). */
+async function workspaceOf(kit: WebKit, actor: Actor, meetingId: string, page: { transcript: { segments: TranscriptSegment[] } | null; corrected: ReadonlySet<number> }): Promise<WorkspaceProps> {
+  const { meetings } = kit.deps.apps;
+  const extras = await meetings.workspace(actor, meetingId, page.transcript?.segments ?? []);
+  const history = new Map<number, LineCorrection[]>();
+  if (page.corrected.size > 0) {
+    for (const c of await meetings.corrections(actor, meetingId)) {
+      const entries = history.get(c.segment_index) ?? [];
+      entries.unshift({ previousText: c.previous_text, author: c.author.email, system: c.author.id === "system", createdAt: c.created_at });
+      history.set(c.segment_index, entries);
+    }
+  }
+  return { ...extras, history };
 }
 
 /** The meeting page and the progress its script polls while the meeting is processed. */

@@ -7,6 +7,7 @@ import { listEn } from "./list-en.ts";
 import { errEn } from "./err-en.ts";
 import { liveEn } from "./live-en.ts";
 import { shareEn } from "./share-en.ts";
+import { wsEn } from "./ws-en.ts";
 
 /** Every string the web app shows, in English: the keys every other language must give (messages/fr.ts). */
 export const en = {
@@ -19,6 +20,7 @@ export const en = {
   ...errEn,
   ...liveEn,
   ...shareEn,
+  ...wsEn,
   "app.name": "Verbatim",
   "nav.meetings": "Meetings",
   "nav.record": "Record",

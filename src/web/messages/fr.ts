@@ -7,6 +7,7 @@ import { listFr } from "./list-fr.ts";
 import { errFr } from "./err-fr.ts";
 import { liveFr } from "./live-fr.ts";
 import { shareFr } from "./share-fr.ts";
+import { wsFr } from "./ws-fr.ts";
 import type { MessageKey } from "./en.ts";
 
 /** The web app's strings in French. A missing key is a type error. */
@@ -20,6 +21,7 @@ export const fr: Record<MessageKey, string> = {
   ...errFr,
   ...liveFr,
   ...shareFr,
+  ...wsFr,
   "app.name": "Verbatim",
   "nav.meetings": "Réunions",
   "nav.record": "Enregistrer",

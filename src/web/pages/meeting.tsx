@@ -8,6 +8,8 @@ import type { FormState } from "../form-state.ts";
 import { MeetingDocuments, type DocumentPreview, type TemplateGroup } from "./meeting-documents.tsx";
 import { MeetingRetention } from "./meeting-retention.tsx";
 import { RedactionSummary } from "./redaction-field.tsx";
+import { failureReason } from "../meeting/failure.ts";
+import { FollowButton, LineHistory, PlayerMedia, SpeakerTimeline, speakerColours, TranscriptSearch, wordTimes, type WorkspaceProps } from "../meeting/workspace.tsx";
 
 /** A time on the transcript as a player shows it: m:ss, or h:mm:ss from the first hour. */
 export function playerTime(seconds: number): string {
@@ -45,6 +47,8 @@ export interface MeetingPageProps {
   sharedBy?: string;
   /** The owner's share panel (pages/share-panel.tsx). */
   sharePanel?: ComponentChildren;
+  /** The transcript workspace's extras (meeting/workspace.tsx): failure reason, video, word timings, history. */
+  workspace?: WorkspaceProps;
 }
 
 function Csrf({ frame }: { frame: PageFrame }) {
@@ -58,6 +62,9 @@ export function MeetingPage(props: MeetingPageProps) {
   const date = new Intl.DateTimeFormat(frame.locale, { dateStyle: "long", timeStyle: "short", timeZone: "UTC" });
   const owner = (props.access ?? "owner") === "owner";
   const canCorrect = owner || props.access === "correct";
+  const ws = props.workspace;
+  const failed = meeting.status === "failed";
+  const colour = speakerColours(transcript?.speakers ?? props.speakers.map((s) => s.label));
   const busy = meeting.status === "queued" || meeting.status === "processing" || props.pendingDocuments > 0 || props.rewritingReport;
   // Documents being written for a completed meeting: their stage, never the meeting's "Completed".
   const writingDocuments = props.pendingDocuments > 0 && !props.rewritingReport && meeting.status === "completed";
@@ -105,14 +112,15 @@ export function MeetingPage(props: MeetingPageProps) {
       )}
       {meeting.status === "failed" && (
         <p class="error" role="alert">
-          {t("meeting.failed")}
+          {t(failureReason(ws?.failureCode ?? null))}
         </p>
       )}
       <div class="meeting">
         <div class="main-column">
-          {props.hasRecording && (
+          {props.hasRecording && !failed && (
             <section class="player" aria-label={t("meeting.player")}>
-              <audio id="player" controls preload="metadata" src={`${base}/audio`} />
+              <PlayerMedia base={base} video={ws?.video ?? false} t={t} />
+              {transcript && <SpeakerTimeline transcript={transcript} colour={colour} t={t} />}
               <div class="player-tools">
                 <label class="inline">
                   {t("meeting.speed")}
@@ -131,10 +139,12 @@ export function MeetingPage(props: MeetingPageProps) {
           )}
           <section aria-labelledby="transcript-title">
             <h2 id="transcript-title">{t("meeting.transcript")}</h2>
+            {transcript && <TranscriptSearch t={t} />}
+            {transcript && props.hasRecording && <FollowButton t={t} />}
             {transcript ? (
               <ol class="transcript" data-csrf={canCorrect ? frame.csrfToken : undefined} data-save={t("meeting.saveLine")} data-cancel={t("meeting.cancel")} data-corrected={t("meeting.corrected")}>
                 {transcript.segments.map((segment, index) => (
-                  <li id={`seg-${index}`} data-start={segment.start} data-end={segment.end} data-index={index} class={props.corrected.has(index) ? "corrected" : undefined}>
+                  <li id={`seg-${index}`} data-start={segment.start} data-end={segment.end} data-index={index} class={`${colour(segment.speaker)}${props.corrected.has(index) ? " corrected" : ""}`}>
                     {props.hasRecording ? (
                       <a class="ts" href={`${base}/audio#t=${segment.start}`} data-start={segment.start} aria-label={t("meeting.playFrom", { time: playerTime(segment.start) })}>
                         {playerTime(segment.start)}
@@ -142,14 +152,15 @@ export function MeetingPage(props: MeetingPageProps) {
                     ) : (
                       <span class="ts">{playerTime(segment.start)}</span>
                     )}{" "}
-                    <span class="speaker">{segment.speaker_name ?? segment.speaker}</span>{" "}
+                    <span class="speaker" data-spk={segment.speaker}>{segment.speaker_name ?? segment.speaker}</span>{" "}
                     {canCorrect && (
                       <a class="edit" href={`${base}/segments/${index}/edit`} aria-label={t("meeting.correctLine", { time: playerTime(segment.start) })}>
                         {t("meeting.correct")}
                       </a>
                     )}
                     {props.corrected.has(index) && <span class="muted small"> · {t("meeting.corrected")}</span>}
-                    <p>{segment.text}</p>
+                    <p data-w={props.hasRecording ? wordTimes(ws?.words[index]) : undefined}>{segment.text}</p>
+                    {ws?.history.get(index) && <LineHistory frame={frame} base={base} index={index} entries={ws.history.get(index)!} date={date} canUndo={canCorrect} />}
                   </li>
                 ))}
               </ol>
@@ -162,15 +173,18 @@ export function MeetingPage(props: MeetingPageProps) {
           {canCorrect && props.speakers.length > 0 && (
             <section aria-labelledby="speakers-title">
               <h2 id="speakers-title">{t("meeting.speakers")}</h2>
-              <form class="stack" method="post" action={`${base}/speakers`}>
+              <form class="stack" id="speaker-names" method="post" action={`${base}/speakers`} data-saved={t("ws.namesSaved")}>
                 <CsrfField frame={frame} />
                 {props.speakers.map((speaker) => (
                   <label>
-                    {speaker.label}
+                    <span>
+                      <span class={`swatch ${colour(speaker.label)}`} aria-hidden="true" /> {speaker.label}
+                    </span>
                     <input name={`speaker.${speaker.label}`} value={speaker.name} maxLength={200} placeholder={t("meeting.speakerUnnamed")} />
                   </label>
                 ))}
                 <button type="submit">{t("meeting.saveSpeakers")}</button>
+                <output class="muted" aria-live="polite" />
               </form>
             </section>
           )}
@@ -253,7 +267,7 @@ export function MeetingPage(props: MeetingPageProps) {
           </form>
         )}
       </section>
-      <MeetingDocuments frame={frame} meetingId={meeting.id} {...props.documents} pendingDocuments={props.pendingDocuments} canWrite={meeting.summary !== null} owner={owner} />
+      {!failed && <MeetingDocuments frame={frame} meetingId={meeting.id} {...props.documents} pendingDocuments={props.pendingDocuments} canWrite={meeting.summary !== null} owner={owner} />}
       {owner && (
       <section aria-labelledby="delete-title" class="danger">
         <h2 id="delete-title">{t("meeting.delete")}</h2>

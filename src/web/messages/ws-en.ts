@@ -1,0 +1,20 @@
+/** The transcript workspace's strings (issue 25, slice ws), in English (spread into messages/en.ts). */
+export const wsEn = {
+  "ws.search": "Search the transcript",
+  "ws.searchPrev": "Previous match",
+  "ws.searchNext": "Next match",
+  "ws.searchCount": "{n} of {m}",
+  "ws.searchNone": "No match",
+  "ws.follow": "Back to the playing line",
+  "ws.timeline": "Who speaks when",
+  "ws.turn": "{name}, {from} to {to}",
+  "ws.speakerColour": "Colour of {name}",
+  "ws.namesSaved": "Speaker names saved.",
+  "ws.history": "History ({count})",
+  "ws.historyWas": "Was: “{text}”",
+  "ws.historyBy": "{author}, {date}",
+  "ws.historyGlossary": "the glossary",
+  "ws.undo": "Undo the last correction",
+  "ws.video": "Recording (video)",
+  "notice.undone": "The last correction of the line was undone.",
+} as const;
