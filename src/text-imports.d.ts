@@ -20,3 +20,9 @@ declare module "*.css" {
   const text: string;
   export default text;
 }
+
+// The web app's icon, imported `with { type: "text" }` so the executable serves it.
+declare module "*.svg" {
+  const text: string;
+  export default text;
+}

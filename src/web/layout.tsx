@@ -1,5 +1,6 @@
 import type { ComponentChildren } from "preact";
 import type { Locale } from "../auth/app.ts";
+import { FAVICON_PATH } from "./favicon.ts";
 import type { Translate } from "./i18n.ts";
 
 export interface PageFrame {
@@ -25,7 +26,7 @@ function NavLink({ frame, href, label }: { frame: PageFrame; href: string; label
   );
 }
 
-/** The HTML document around every page: one stylesheet from this origin, a skip link, the navigation when signed in. */
+/** The HTML document around every page: one stylesheet and one icon from this origin, a skip link, the navigation when signed in. */
 export function Layout({ frame, children }: { frame: PageFrame; children: ComponentChildren }) {
   const { t } = frame;
   return (
@@ -34,12 +35,13 @@ export function Layout({ frame, children }: { frame: PageFrame; children: Compon
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${frame.title} · ${t("app.name")}`}</title>
+        <link rel="icon" href={FAVICON_PATH} type="image/svg+xml" />
         <link rel="stylesheet" href="/assets/app.css" />
         <script type="module" src="/assets/app.js" />
       </head>
       <body>
         <a class="skip" href="#main">
-          {frame.title}
+          {t("a11y.skip")}
         </a>
         <header>
           <a class="brand" href="/meetings">

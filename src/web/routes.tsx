@@ -15,6 +15,7 @@ import { attemptRefusal, BROWSER_COOKIE, BROWSER_COOKIE_MAX_AGE_S, createWebKit,
 import { clientPages } from "./client-routes.tsx";
 import { listPages } from "./list-routes.tsx";
 import { draftRoutes } from "./draft-routes.tsx";
+import { faviconRoute } from "./favicon.ts";
 import { liveRoutes } from "./live-routes.tsx";
 import { meetingPages } from "./meeting-routes.tsx";
 import { LoginPage } from "./pages/login.tsx";
@@ -194,7 +195,7 @@ export function createWebApp(deps: WebDeps) {
       return redirect("/login", [setCookie(request, deps.publicUrl(), SESSION_COOKIE, "", 0, "lax")]);
     });
   // Each area's pages, on the same app (typed loosely: the areas take the plain Elysia type).
-  const areas = [listPages, draftRoutes, liveRoutes, meetingPages, settingsPages, clientPages, webhookPages, usagePages, activityPages, retentionPages, vocabularyPages, redactionSettingsPages, adminPages, oauthPages, sharePages];
+  const areas = [faviconRoute, listPages, draftRoutes, liveRoutes, meetingPages, settingsPages, clientPages, webhookPages, usagePages, activityPages, retentionPages, vocabularyPages, redactionSettingsPages, adminPages, oauthPages, sharePages];
   for (const mount of areas) mount(app as unknown as Elysia, kit);
   app.all("*", ({ request }) => {
     const frame = kit.frameFor(request, kit.sessionOf(request), (t) => t("notFound.title"));

@@ -1,3 +1,4 @@
+import { a11yEn } from "./a11y-en.ts";
 import { adminEn } from "./admin-en.ts";
 import { docsEn } from "./docs-en.ts";
 import { oauthEn } from "./oauth-en.ts";
@@ -11,6 +12,7 @@ import { wsEn } from "./ws-en.ts";
 
 /** Every string the web app shows, in English: the keys every other language must give (messages/fr.ts). */
 export const en = {
+  ...a11yEn,
   ...adminEn,
   ...oauthEn,
   ...privacyEn,
@@ -279,8 +281,8 @@ export const en = {
   "clients.hold": "Legal hold",
   "clients.held": "On hold",
   "clients.notHeld": "—",
-  "clients.holdNamed": "Place {name} under legal hold",
-  "clients.releaseNamed": "Lift the legal hold on {name}",
+  "clients.holdNamed": "Place under legal hold: {name}",
+  "clients.releaseNamed": "Lift the legal hold: {name}",
   "notice.vocab.added": "The term was added.",
   "notice.vocab.saved": "The term was saved.",
   "notice.vocab.deleted": "The term was deleted.",

@@ -1,3 +1,4 @@
+import { a11yFr } from "./a11y-fr.ts";
 import { adminFr } from "./admin-fr.ts";
 import { docsFr } from "./docs-fr.ts";
 import { oauthFr } from "./oauth-fr.ts";
@@ -12,6 +13,7 @@ import type { MessageKey } from "./en.ts";
 
 /** The web app's strings in French. A missing key is a type error. */
 export const fr: Record<MessageKey, string> = {
+  ...a11yFr,
   ...adminFr,
   ...oauthFr,
   ...privacyFr,
@@ -280,8 +282,8 @@ export const fr: Record<MessageKey, string> = {
   "clients.hold": "Gel juridique",
   "clients.held": "Sous gel",
   "clients.notHeld": "—",
-  "clients.holdNamed": "Placer {name} sous gel juridique",
-  "clients.releaseNamed": "Lever le gel juridique de {name}",
+  "clients.holdNamed": "Placer sous gel juridique : {name}",
+  "clients.releaseNamed": "Lever le gel juridique : {name}",
   "notice.vocab.added": "Le terme a été ajouté.",
   "notice.vocab.saved": "Le terme a été mis à jour.",
   "notice.vocab.deleted": "Le terme a été supprimé.",
