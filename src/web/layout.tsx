@@ -1,6 +1,8 @@
 import type { ComponentChildren } from "preact";
 import type { Locale } from "../auth/app.ts";
 import type { Translate } from "./i18n.ts";
+import type { FormState } from "./form-state.ts";
+import { FormError } from "./pages/fields.tsx";
 
 export interface PageFrame {
   locale: Locale;
@@ -12,6 +14,8 @@ export interface PageFrame {
   path?: string;
   /** The signed-in user is an administrator: the navigation links the console (which checks again). */
   admin?: boolean;
+  /** What a refused form left for this page (form-state.ts): its own message is shown above the page, its fields' by the page. */
+  formState?: FormState | null;
 }
 
 /** A navigation link, marked as the current page (aria-current) when the user is in its part of the app. */
@@ -61,7 +65,10 @@ export function Layout({ frame, children }: { frame: PageFrame; children: Compon
             </nav>
           )}
         </header>
-        <main id="main">{children}</main>
+        <main id="main">
+          <FormError state={frame.formState} t={t} />
+          {children}
+        </main>
       </body>
     </html>
   );

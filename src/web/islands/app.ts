@@ -4,6 +4,7 @@
  */
 import { enhanceCopyButtons } from "./copy.ts";
 import { enhanceCorrector } from "./corrector.ts";
+import { enhanceConfirmations } from "./err-confirm.ts";
 import { enhancePlayer } from "./player.ts";
 import { enhanceProgress } from "./progress.ts";
 import { enhanceRecorder } from "./recorder.ts";
@@ -15,3 +16,4 @@ enhanceProgress();
 enhanceCopyButtons();
 enhanceUploader();
 enhanceRecorder();
+enhanceConfirmations();

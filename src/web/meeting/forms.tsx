@@ -2,6 +2,7 @@ import type { Elysia } from "elysia";
 import { documentRequestBody } from "../../documents/app.ts";
 import { parseOrThrow } from "../../http/validation.ts";
 import { patchMeetingBody } from "../../meetings/app.ts";
+import { redirectWithFormError } from "../form-state.ts";
 import { html, json, redirect } from "../http.ts";
 import type { WebKit } from "../kit.ts";
 import { PageRefusal } from "../kit.ts";
@@ -19,12 +20,12 @@ const lineIndex = (value: string) => (/^\d{1,7}$/.test(value) ? Number(value) : 
 export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKit): void {
   const { apps } = kit.deps;
 
-  /** Runs a form's change, then back to the meeting with its notice; a refusal is shown on the page. */
-  const changed = async (request: Request, meetingId: string, notice: string, change: () => unknown) => {
+  /** Runs a form's change, then back to the meeting with its notice; a refusal comes back to the page, `values` kept. */
+  const changed = async (request: Request, meetingId: string, notice: string, change: () => unknown, values?: Record<string, string | null | undefined>) => {
     try {
       await change();
     } catch (error) {
-      return pages.refusedOnPage(request, meetingId, error);
+      return pages.refusedOnPage(request, meetingId, error, values);
     }
     return redirect(`/meetings/${meetingId}?notice=${notice}`);
   };
@@ -41,7 +42,7 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
       return changed(request, row.id, "saved", () => {
         const patch = parseOrThrow(patchMeetingBody, { title: form.get("title") ?? undefined, tags, client: client ? { name: client } : null });
         return apps.meetings.patch(kit.actor(session), row.id, patch);
-      });
+      }, { for: "details", title: form.get("title"), client, tags: form.get("tags") });
     })
     .post("/meetings/:id/speakers", async ({ request, params }) => {
       const { session, form } = await kit.readForm(request);
@@ -64,7 +65,7 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
           include_transcript: form.get("include_transcript") === "true",
         });
         return apps.documents.request(kit.actor(session), row.id, asked);
-      });
+      }, { for: "documents", template_id: templateId, prompt });
     })
     .get("/meetings/:id/segments/:index/edit", async ({ request, params }) => {
       const session = kit.requireSession(request);
@@ -101,7 +102,7 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
     .post("/meetings/:id/delete", async ({ request, params }) => {
       const { session, form } = await kit.readForm(request);
       const row = await pages.ownedMeeting(session, params.id);
-      if (form.get("confirm") !== "yes") return pages.meetingPage(request, row.id, 400, kit.frameFor(request, session, () => "").t("meeting.deleteConfirmMissing"));
+      if (form.get("confirm") !== "yes") return redirectWithFormError(request, `/meetings/${row.id}`, { fields: {}, form: "meeting.deleteConfirmMissing" });
       try {
         await apps.meetings.delete(kit.actor(session), row.id);
       } catch (error) {

@@ -2,6 +2,8 @@ import type { Elysia } from "elysia";
 import { ApiError } from "../../errors/api-error.ts";
 import { isUuid } from "../../lib/ids.ts";
 import type { MeetingRow } from "../../meetings/app.ts";
+import { fieldsOf } from "../error-pages.tsx";
+import { redirectWithFormError, type FormRefusal } from "../form-state.ts";
 import { html, json } from "../http.ts";
 import type { WebKit } from "../kit.ts";
 import { PageRefusal } from "../kit.ts";
@@ -35,13 +37,13 @@ export function meetingPageKit(kit: WebKit) {
     return meetings.row(kit.actor(session), id.toLowerCase()).catch(asPageRefusal);
   };
 
-  const meetingPage = async (request: Request, id: string, status = 200, refusal?: string) => {
+  const meetingPage = async (request: Request, id: string) => {
     const session = kit.requireSession(request);
     if (!isUuid(id)) throw new PageRefusal(404, "");
     const page = await meetings.page(kit.actor(session), id.toLowerCase()).catch(asPageRefusal);
     const { meeting } = page;
     const frame = kit.frameFor(request, session, () => meeting.title);
-    const notice = refusal ? { text: refusal, error: true } : kit.noticeOf(request, frame.t, NOTICES);
+    const notice = kit.noticeOf(request, frame.t, NOTICES);
     const templates = await kit.deps.apps.templates.list();
     return html(
       <MeetingPage
@@ -58,15 +60,22 @@ export function meetingPageKit(kit: WebKit) {
         draft={page.draft}
         notice={notice}
       />,
-      status,
     );
   };
 
-  /** A form's refusal (a field the services reject) shown on the meeting page, with what was wrong. */
-  const refusedOnPage = (request: Request, id: string, error: unknown) => {
+  /**
+   * A form's refusal (a field the services reject, a legal hold) back on the meeting page
+   * (post/redirect/get): the message at the field, or the service's sentence above the page;
+   * `values`: what the form sent, kept.
+   */
+  const refusedOnPage = (request: Request, id: string, error: unknown, values: Record<string, string | null | undefined> = {}) => {
     if (!(error instanceof ApiError) || error.status >= 500 || error.status === 404) throw error;
-    const fields = error.errors?.map((f) => `${f.field}: ${f.message}`).join("; ");
-    return meetingPage(request, id, error.status, fields ? `${error.message} ${fields}` : error.message);
+    const state: FormRefusal =
+      error.code === "validation_error"
+        ? // Neither a template nor a prompt: said at the prompt, the field to fill in.
+          { fields: fieldsOf(error, { "client.name": "client", template_id: "prompt" }, { "prompt:template_or_prompt": "err.field.templateOrPrompt" }), values }
+        : { fields: {}, formText: error.message, values };
+    return redirectWithFormError(request, `/meetings/${id}`, state);
   };
 
   return { ownedMeeting, meetingPage, refusedOnPage };

@@ -2,7 +2,7 @@ import type { Elysia } from "elysia";
 import { UploadRequired } from "../../meetings/app.ts";
 import { html, redirect } from "../http.ts";
 import type { WebKit } from "../kit.ts";
-import { PageRefusal } from "../kit.ts";
+import { redirectWithFormError } from "../form-state.ts";
 import { UploadPage } from "../pages/upload.tsx";
 
 /** The upload form and its multipart POST: a recording to transcribe, streamed to disk. */
@@ -25,7 +25,9 @@ export function uploadRoutes(app: Elysia, kit: WebKit): void {
         const { meetingId } = await deps.apps.meetings.receiveUpload(kit.actor(session), request, { idempotencyKey: null });
         return redirect(`/meetings/${meetingId}`);
       } catch (error) {
-        if (error instanceof UploadRequired) throw new PageRefusal(400, kit.frameFor(request, session, (t) => t("upload.title")).t("upload.fileRequired"));
+        // No file: back to the form, the message at the file field; any other refusal (too large,
+        // not audio, the month's quota) is the error layer's, back to this form with its sentence.
+        if (error instanceof UploadRequired) return redirectWithFormError(request, "/meetings/new", { fields: { file: "upload.fileRequired" } });
         throw error;
       }
     });

@@ -5,6 +5,9 @@ import { CsrfField, Layout, Notice, PostButton, type PageFrame, type PageNotice 
 import { formatDuration } from "./meetings.tsx";
 import { MeetingRetention } from "./meeting-retention.tsx";
 import { RedactionSummary } from "./redaction-field.tsx";
+import { fieldAttrs } from "../form-state.ts";
+import { ConfirmBox } from "./confirm.tsx";
+import { FieldError } from "./fields.tsx";
 
 /** A time on the transcript as a player shows it: m:ss, or h:mm:ss from the first hour. */
 export function playerTime(seconds: number): string {
@@ -47,6 +50,9 @@ export function MeetingPage(props: MeetingPageProps) {
   const base = `/meetings/${meeting.id}`;
   const date = new Intl.DateTimeFormat(frame.locale, { dateStyle: "long", timeStyle: "short", timeZone: "UTC" });
   const busy = meeting.status === "queued" || meeting.status === "processing" || props.pendingDocuments > 0 || props.rewritingReport;
+  // A refused form of this page (form-state.ts), for the form it came from.
+  const details = frame.formState?.values.for === "details" ? frame.formState : null;
+  const documents = frame.formState?.values.for === "documents" ? frame.formState : null;
   return (
     <Layout frame={frame}>
       <h1>{meeting.title}</h1>
@@ -159,15 +165,18 @@ export function MeetingPage(props: MeetingPageProps) {
               <CsrfField frame={frame} />
               <label>
                 {t("meeting.field.title")}
-                <input name="title" value={meeting.title} required maxLength={300} />
+                <input name="title" value={details ? details.values.title : meeting.title} required maxLength={300} {...fieldAttrs("title", details)} />
+                <FieldError name="title" state={details} t={t} />
               </label>
               <label>
                 {t("meetings.client")}
-                <input name="client" value={(meeting.client as { name?: string } | null)?.name ?? ""} maxLength={200} />
+                <input name="client" value={details ? details.values.client : ((meeting.client as { name?: string } | null)?.name ?? "")} maxLength={200} {...fieldAttrs("client", details)} />
+                <FieldError name="client" state={details} t={t} />
               </label>
               <label>
                 {t("meeting.field.tags")}
-                <input name="tags" value={meeting.tags.join(", ")} maxLength={1100} aria-describedby="tags-help" />
+                <input name="tags" value={details ? details.values.tags : meeting.tags.join(", ")} maxLength={1100} {...fieldAttrs("tags", details, "tags-help")} />
+                <FieldError name="tags" state={details} t={t} />
               </label>
               <small id="tags-help" class="muted">
                 {t("meeting.tagsHelp")}
@@ -260,7 +269,10 @@ export function MeetingPage(props: MeetingPageProps) {
             </label>
             <label>
               {t("meeting.prompt")}
-              <textarea name="prompt" rows={3} maxLength={20000} />
+              <textarea name="prompt" rows={3} maxLength={20000} {...fieldAttrs("prompt", documents)}>
+                {documents?.values.prompt}
+              </textarea>
+              <FieldError name="prompt" state={documents} t={t} />
             </label>
             <label class="inline">
               <input type="checkbox" name="include_transcript" value="true" /> {t("meeting.includeTranscript")}
@@ -273,11 +285,9 @@ export function MeetingPage(props: MeetingPageProps) {
       </section>
       <section aria-labelledby="delete-title" class="danger">
         <h2 id="delete-title">{t("meeting.delete")}</h2>
-        <form class="stack" method="post" action={`${base}/delete`}>
+        <form class="stack" method="post" action={`${base}/delete`} data-confirm={t("err.confirm.deleteMeetingAsk")}>
           <CsrfField frame={frame} />
-          <label class="inline">
-            <input type="checkbox" name="confirm" value="yes" required /> {t("meeting.deleteConfirm")}
-          </label>
+          <ConfirmBox label={t("meeting.deleteConfirm")} />
           <button type="submit" class="danger">
             {t("meeting.deleteButton")}
           </button>
