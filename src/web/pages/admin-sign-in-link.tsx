@@ -28,8 +28,8 @@ export function SignInLinkPage(props: { frame: PageFrame; formToken: string; tok
             <label>
               {t("link.password", { min: MIN_PASSWORD_LENGTH, max: MAX_PASSWORD_LENGTH })}
               <input type="password" name="password" autocomplete="new-password" required minLength={MIN_PASSWORD_LENGTH} maxLength={MAX_PASSWORD_LENGTH} {...fieldAttrs("password", frame.formState)} />
-              <FieldError name="password" state={frame.formState} t={t} />
             </label>
+            <FieldError name="password" state={frame.formState} t={t} />
             <button type="submit">{t("link.submit")}</button>
           </form>
         </>

@@ -97,8 +97,8 @@ export function AdminUsersPage(props: { frame: PageFrame; users: ManagedUser[]; 
           <label>
             {t("admin.email")}
             <input name="email" type="email" required maxLength={320} value={state?.values.email} {...fieldAttrs("email", state)} />
-            <FieldError name="email" state={state} t={t} />
           </label>
+          <FieldError name="email" state={state} t={t} />
           <label>
             {t("admin.name")}
             <input name="name" maxLength={200} value={state?.values.name} />

@@ -84,8 +84,8 @@ export function DevelopersPage(props: {
           <label>
             {t("keys.name")}
             <input name="name" required maxLength={100} value={state?.values.name} {...fieldAttrs("name", state)} />
-            <FieldError name="name" state={state} t={t} />
           </label>
+          <FieldError name="name" state={state} t={t} />
           <fieldset {...fieldAttrs("scope", state)}>
             <legend>{t("keys.scopes")}</legend>
             {SCOPES.map((scope) => (

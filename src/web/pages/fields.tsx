@@ -13,8 +13,8 @@ export function TitleAndLanguage({ frame, state }: { frame: PageFrame; state?: F
       <label>
         {t("meeting.field.title")}
         <input name="title" maxLength={300} value={state?.values.title} {...fieldAttrs("title", state)} />
-        <FieldError name="title" state={state} t={t} />
       </label>
+      <FieldError name="title" state={state} t={t} />
       <label>
         {t("upload.language")}
         <select name="language" {...fieldAttrs("language", state)}>
@@ -24,8 +24,8 @@ export function TitleAndLanguage({ frame, state }: { frame: PageFrame; state?: F
             </option>
           ))}
         </select>
-        <FieldError name="language" state={state} t={t} />
       </label>
+      <FieldError name="language" state={state} t={t} />
     </>
   );
 }
@@ -34,14 +34,16 @@ export function TitleAndLanguage({ frame, state }: { frame: PageFrame; state?: F
 export function VocabularyField({ frame, state }: { frame: PageFrame; state?: FormState | null }) {
   const { t } = frame;
   return (
-    <label>
-      {t("vocab.meetingField")}
-      <textarea name="vocabulary" rows={2} maxLength={(MAX_TERM_CHARS * 2 + 1) * MAX_MEETING_TERMS} {...fieldAttrs("vocabulary", state)}>
-        {state?.values.vocabulary}
-      </textarea>
-      <small class="muted">{t("vocab.meetingHelp", { max: MAX_MEETING_TERMS })}</small>
+    <>
+      <label>
+        {t("vocab.meetingField")}
+        <textarea name="vocabulary" rows={2} maxLength={(MAX_TERM_CHARS * 2 + 1) * MAX_MEETING_TERMS} {...fieldAttrs("vocabulary", state)}>
+          {state?.values.vocabulary}
+        </textarea>
+        <small class="muted">{t("vocab.meetingHelp", { max: MAX_MEETING_TERMS })}</small>
+      </label>
       <FieldError name="vocabulary" state={state} t={t} />
-    </label>
+    </>
   );
 }
 

@@ -166,18 +166,18 @@ export function MeetingPage(props: MeetingPageProps) {
               <label>
                 {t("meeting.field.title")}
                 <input name="title" value={details ? details.values.title : meeting.title} required maxLength={300} {...fieldAttrs("title", details)} />
-                <FieldError name="title" state={details} t={t} />
               </label>
+              <FieldError name="title" state={details} t={t} />
               <label>
                 {t("meetings.client")}
                 <input name="client" value={details ? details.values.client : ((meeting.client as { name?: string } | null)?.name ?? "")} maxLength={200} {...fieldAttrs("client", details)} />
-                <FieldError name="client" state={details} t={t} />
               </label>
+              <FieldError name="client" state={details} t={t} />
               <label>
                 {t("meeting.field.tags")}
                 <input name="tags" value={details ? details.values.tags : meeting.tags.join(", ")} maxLength={1100} {...fieldAttrs("tags", details, "tags-help")} />
-                <FieldError name="tags" state={details} t={t} />
               </label>
+              <FieldError name="tags" state={details} t={t} />
               <small id="tags-help" class="muted">
                 {t("meeting.tagsHelp")}
               </small>
@@ -272,8 +272,8 @@ export function MeetingPage(props: MeetingPageProps) {
               <textarea name="prompt" rows={3} maxLength={20000} {...fieldAttrs("prompt", documents)}>
                 {documents?.values.prompt}
               </textarea>
-              <FieldError name="prompt" state={documents} t={t} />
             </label>
+            <FieldError name="prompt" state={documents} t={t} />
             <label class="inline">
               <input type="checkbox" name="include_transcript" value="true" /> {t("meeting.includeTranscript")}
             </label>

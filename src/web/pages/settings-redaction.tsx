@@ -45,8 +45,8 @@ export function RedactionSettingsPage({ frame, defaults: saved, notice }: { fram
             {t("redaction.casePattern")}
             <input name="case_number_pattern" value={defaults.caseNumberPattern ?? ""} maxLength={MAX_CASE_NUMBER_PATTERN * 2} placeholder="CASE-\d{4}-\d{3}" spellcheck={false} {...fieldAttrs("case_number_pattern", state)} />
             <small class="muted">{t("redaction.casePatternHelp", { max: MAX_CASE_NUMBER_PATTERN })}</small>
-            <FieldError name="case_number_pattern" state={state} t={t} />
           </label>
+          <FieldError name="case_number_pattern" state={state} t={t} />
           <p class="muted">{t("redaction.irreversible")}</p>
           <button type="submit">{t("meeting.save")}</button>
         </form>

@@ -17,8 +17,8 @@ export function RetentionSettingsPage(props: { frame: PageFrame; policy: Pick<Re
       <label>
         {label}
         <input type="number" name={name} value={state ? (state.values[name] ?? "") : value === null ? "" : String(value)} min={1} max={MAX_RETENTION_DAYS} step={1} inputMode="numeric" {...fieldAttrs(name, state, `${name}-help`)} />
-        <FieldError name={name} state={state} t={t} />
       </label>
+      <FieldError name={name} state={state} t={t} />
       <small id={`${name}-help`} class="muted">
         {help}
       </small>

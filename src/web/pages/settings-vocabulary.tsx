@@ -18,16 +18,16 @@ function TermFields({ frame, term }: { frame: PageFrame; term?: RenderedTerm }) 
       <label>
         {t("vocab.term")}
         <input name="term" required maxLength={MAX_TERM_CHARS * 2} value={state ? (state.values.term ?? "") : (term?.term ?? "")} {...fieldAttrs("term", state)} />
-        <FieldError name="term" state={state} t={t} />
       </label>
+      <FieldError name="term" state={state} t={t} />
       <label>
         {t("vocab.variants")}
         <textarea name="variants" rows={3} maxLength={(MAX_TERM_CHARS * 2 + 1) * MAX_VARIANTS} {...fieldAttrs("variants", state)}>
           {state ? (state.values.variants ?? "") : variantLines(term?.variants ?? [])}
         </textarea>
         <small class="muted">{t("vocab.variantsHelp", { max: MAX_VARIANTS })}</small>
-        <FieldError name="variants" state={state} t={t} />
       </label>
+      <FieldError name="variants" state={state} t={t} />
     </>
   );
 }

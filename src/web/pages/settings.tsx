@@ -79,13 +79,13 @@ export function SettingsPage(props: { frame: PageFrame; email: string; name: str
           <label>
             {t("settings.currentPassword")}
             <input type="password" name="current" required autocomplete="current-password" maxLength={MAX_PASSWORD_LENGTH} {...fieldAttrs("current", frame.formState)} />
-            <FieldError name="current" state={frame.formState} t={t} />
           </label>
+          <FieldError name="current" state={frame.formState} t={t} />
           <label>
             {t("settings.newPassword")}
             <input type="password" name="password" required autocomplete="new-password" minLength={MIN_PASSWORD_LENGTH} maxLength={MAX_PASSWORD_LENGTH} {...fieldAttrs("password", frame.formState)} />
-            <FieldError name="password" state={frame.formState} t={t} />
           </label>
+          <FieldError name="password" state={frame.formState} t={t} />
           <button type="submit">{t("settings.changePassword")}</button>
         </form>
       </section>

@@ -35,8 +35,8 @@ export function UploadPage({ frame, maxBytes, redaction }: { frame: PageFrame; m
         <label>
           {t("upload.file")}
           <input type="file" name="file" required accept="audio/*,video/*" {...fieldAttrs("file", uploadState)} />
-          <FieldError name="file" state={uploadState} t={t} />
         </label>
+        <FieldError name="file" state={uploadState} t={t} />
         <TitleAndLanguage frame={frame} state={uploadState} />
         <label>
           {t("meeting.field.tags")}
@@ -61,13 +61,13 @@ export function UploadPage({ frame, maxBytes, redaction }: { frame: PageFrame; m
             <textarea name="text" rows={8} placeholder={"[00:00:05] Alice: …\nBob: …"} {...fieldAttrs("text", textState)}>
               {textState?.values.text}
             </textarea>
-            <FieldError name="text" state={textState} t={t} />
           </label>
+          <FieldError name="text" state={textState} t={t} />
           <label>
             {t("text.file")}
             <input type="file" name="text_file" accept=".txt,.vtt,.srt,.sbv,text/plain,text/vtt,application/x-subrip" {...fieldAttrs("text_file", textState)} />
-            <FieldError name="text_file" state={textState} t={t} />
           </label>
+          <FieldError name="text_file" state={textState} t={t} />
           <button type="submit">{t("text.submit")}</button>
         </form>
       </section>

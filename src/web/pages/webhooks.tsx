@@ -74,13 +74,13 @@ export function WebhooksPage(props: { frame: PageFrame; endpoints: Endpoint[]; s
           <label>
             {t("hooks.url")}
             <input name="url" type="url" required maxLength={2048} placeholder="https://" value={state?.values.url} {...fieldAttrs("url", state)} />
-            <FieldError name="url" state={state} t={t} />
           </label>
+          <FieldError name="url" state={state} t={t} />
           <label>
             {t("hooks.description")}
             <input name="description" maxLength={500} value={state?.values.description} {...fieldAttrs("description", state)} />
-            <FieldError name="description" state={state} t={t} />
           </label>
+          <FieldError name="description" state={state} t={t} />
           <fieldset {...fieldAttrs("events", state)}>
             <legend>{t("hooks.events")}</legend>
             <label class="inline">
