@@ -367,7 +367,9 @@ describe("the consent page in chromium", () => {
     expect(await page.getByRole("heading", { name: "Connected apps" }).isVisible()).toBe(true);
     await page.screenshot({ path: join(SHOTS, "connected-apps.png"), fullPage: true });
     const last = page.locator("article", { hasText: "Claude" });
-    await last.getByRole("checkbox").check();
+    // Issue 25: with the script the "I understand" box is hidden and the browser asks instead.
+    expect(await last.getByRole("checkbox").isHidden()).toBe(true);
+    page.once("dialog", (dialog) => dialog.accept());
     await last.getByRole("button", { name: "Revoke the access of Claude" }).click();
     await page.waitForURL((url) => url.search === "?notice=revoked");
     expect(await page.getByRole("status").textContent()).toBe("The app's access was revoked.");

@@ -70,7 +70,7 @@ test("a malformed SubRip file comes back to the form naming its line; nothing is
   const refused = browser.keep(await postText(browser, "bad-timing.srt"));
   expect(refused.status).toBe(303);
   const page = await (await browser.follow(refused)).text();
-  expect(page).toContain("line 6: SubRip: expected a cue timing such as 00:00:01,000 --&gt; 00:00:04,000");
+  expect(page).toContain("line 6: SubRip: expected a cue timing such as 00:00:01,000 --> 00:00:04,000");
   expect(page).toContain("This transcript could not be read");
   expect(((await (await server.api("/api/v1/meetings", { key })).json()) as Json).data.length).toBe(before);
 });
