@@ -6,7 +6,9 @@ import { sameSecret } from "../lib/same-secret.ts";
 import { readFormBody } from "./form-body.ts";
 import { cookie, html, redirect, sameOrigin, setCookie } from "./http.ts";
 import { PageRefusal, SESSION_COOKIE, type WebKit } from "./kit.ts";
-import type { PageNotice } from "./layout.tsx";
+import { redirectWithFormError } from "./form-state.ts";
+import type { MessageKey } from "./i18n.ts";
+import { redirectShowingOnce, takeShownOnce } from "./shown-once.ts";
 import { AdminAuditPage, type AuditFilters } from "./pages/admin-audit.tsx";
 import { SignInLinkPage } from "./pages/admin-sign-in-link.tsx";
 import { AdminStatusPage } from "./pages/admin-status.tsx";
@@ -42,32 +44,39 @@ export function adminPages(app: Elysia, kit: WebKit): void {
     return { ...found, form };
   };
   const frame = (request: Request, session: WebSession) => kit.frameFor(request, session, (t) => t("admin.title"));
-  /** A refusal of a use case as a sentence on the page, in the user's language. */
-  const refusalText = (request: Request, session: WebSession, error: AdminRefusal | LastAdmin) =>
-    error instanceof LastAdmin ? frame(request, session).t("admin.lastAdmin") : error.message;
 
-  const usersPage = async (request: Request, session: WebSession, by: AdminCaller, extra: { status?: number; notice?: PageNotice; link?: ShownLink; form?: { email: string; name: string } } = {}) => {
-    const f = frame(request, session);
-    const notice = extra.notice ?? kit.noticeOf(request, f.t, NOTICES, "admin.notice.");
-    // A page holding a sign-in link is never kept by a cache or shown again by the back button.
-    return html(<AdminUsersPage frame={f} users={await admin.users(by)} notice={notice} link={extra.link} form={extra.form} />, extra.status ?? 200, [], { "cache-control": "no-store" });
+  /** A sign-in link just made (a new user, a reset sign-in), shown this once (shown-once.ts), or why it cannot be any more. */
+  const linkOf = (request: Request): { link?: ShownLink; gone: boolean } => {
+    const shown = takeShownOnce(request);
+    const { email, url } = shown.value ?? {};
+    return { link: email !== undefined && url !== undefined ? { email, url } : undefined, gone: shown.gone };
   };
-  const userPage = async (request: Request, session: WebSession, by: AdminCaller, userId: string, extra: { status?: number; notice?: PageNotice; link?: ShownLink } = {}) => {
+  const usersPage = async (request: Request, session: WebSession, by: AdminCaller) => {
+    const f = frame(request, session);
+    const { link, gone } = linkOf(request);
+    const notice = gone ? { text: f.t("err.shownOnceGone"), error: true } : kit.noticeOf(request, f.t, NOTICES, "admin.notice.");
+    // A page holding a sign-in link is never kept by a cache or shown again by the back button.
+    return html(<AdminUsersPage frame={f} users={await admin.users(by)} notice={notice} link={link} />, 200, [], { "cache-control": "no-store" });
+  };
+  const userPage = async (request: Request, session: WebSession, by: AdminCaller, userId: string) => {
     const user: ManagedUser = await admin.user(by, userId);
     const f = kit.frameFor(request, session, () => user.email);
-    const notice = extra.notice ?? kit.noticeOf(request, f.t, NOTICES, "admin.notice.");
-    return html(<AdminUserPage frame={f} user={user} notice={notice} link={extra.link} />, extra.status ?? 200, [], { "cache-control": "no-store" });
+    const { link, gone } = linkOf(request);
+    const notice = gone ? { text: f.t("err.shownOnceGone"), error: true } : kit.noticeOf(request, f.t, NOTICES, "admin.notice.");
+    return html(<AdminUserPage frame={f} user={user} notice={notice} link={link} />, 200, [], { "cache-control": "no-store" });
   };
 
-  /** A console action on one user: done, then post/redirect/get to the user's page with its notice; a refusal is shown there (409 for the last admin, else 400). */
+  /** A console action on one user: done, then post/redirect/get to the user's page with its notice; a refusal comes back to that page with its sentence. */
   const userAction = (name: string, act: (by: AdminCaller, userId: string, form: URLSearchParams) => Promise<unknown>) =>
     app.post(`/admin/users/:userId/${name}`, async ({ request, params }) => {
-      const { session, by, form } = await adminForm(request);
+      const { by, form } = await adminForm(request);
       try {
         await act(by, params.userId, form);
       } catch (error) {
         if (!(error instanceof AdminRefusal || error instanceof LastAdmin)) throw error;
-        return userPage(request, session, by, params.userId, { status: error instanceof LastAdmin ? 409 : 400, notice: { text: refusalText(request, session, error), error: true } });
+        const back = `/admin/users/${encodeURIComponent(params.userId)}`;
+        if (error instanceof LastAdmin) return redirectWithFormError(request, back, { fields: {}, form: "admin.lastAdmin" });
+        return redirectWithFormError(request, back, { fields: {}, formText: error.message, values: { amount: form.get("amount"), note: form.get("note"), cap: form.get("cap") } });
       }
       return redirect(`/admin/users/${params.userId}?notice=${name}`);
     });
@@ -82,18 +91,19 @@ export function adminPages(app: Elysia, kit: WebKit): void {
       return usersPage(request, session, by);
     })
     .post("/admin/users", async ({ request }) => {
-      const { session, by, form } = await adminForm(request);
+      const { by, form } = await adminForm(request);
       const email = (form.get("email") ?? "").slice(0, 400);
       const name = (form.get("name") ?? "").slice(0, 400);
       const plan = form.get("plan") ?? "free";
       const role = form.get("role") === "admin" ? "admin" : "user";
       try {
         const created = await admin.createUser(by, { email, name, plan, role, link: true });
-        // The link is shown this once, on the page that answers the form (like a new API key).
-        return usersPage(request, session, by, { status: 201, notice: { text: frame(request, session).t("admin.createdUser", { email: created.user.email }) }, link: { email: created.user.email, url: created.link! } });
+        // The link is shown this once, on the page this redirects to (like a new API key).
+        return redirectShowingOnce(request, "/admin/users?notice=created", { email: created.user.email, url: created.link! });
       } catch (error) {
         if (!(error instanceof AdminRefusal)) throw error;
-        return usersPage(request, session, by, { status: 400, notice: { text: error.message, error: true }, form: { email, name } });
+        const fields: Record<string, MessageKey> = error.reason === "email_taken" ? { email: "err.field.emailTaken" } : error.reason === "bad_email" ? { email: "err.field.email" } : {};
+        return redirectWithFormError(request, "/admin/users", { fields, ...(Object.keys(fields).length ? {} : { formText: error.message }), values: { email, name, plan, role } });
       }
     })
     .get("/admin/users/:userId", async ({ request, params }) => {
@@ -101,10 +111,10 @@ export function adminPages(app: Elysia, kit: WebKit): void {
       return userPage(request, session, by, params.userId);
     })
     .post("/admin/users/:userId/reset-sign-in", async ({ request, params }) => {
-      const { session, by } = await adminForm(request);
+      const { by } = await adminForm(request);
       const user = await admin.user(by, params.userId);
       const url = await admin.resetSignIn(by, user.id);
-      return userPage(request, session, by, user.id, { link: { email: user.email, url } });
+      return redirectShowingOnce(request, `/admin/users/${encodeURIComponent(user.id)}`, { email: user.email, url });
     });
   userAction("disable", (by, userId) => admin.disable(by, userId));
   userAction("enable", (by, userId) => admin.enable(by, userId));
@@ -174,33 +184,35 @@ export function adminPages(app: Elysia, kit: WebKit): void {
 
   /**
    * The page a one-time sign-in link opens, for anyone holding the link, signed in or not: its
-   * account's email and the password form while the link is live (`status`, with `error` when a
-   * try was refused), else only why it is not (404 when opened, or the refusal's status).
+   * account's email and the password form while the link is live (a refused try's message, from
+   * form-state.ts, at its field or above the page), else only why it is not (404).
    */
-  const linkPage = async (request: Request, token: string, status: number, error?: string) => {
+  const linkPage = async (request: Request, token: string) => {
     const formToken = cookie(request, LINK_FORM_COOKIE) ?? randomBase62(32);
     const f = kit.frameFor(request, undefined, (t) => t("link.title"));
     const found = await kit.auth.signInLink.peek(token);
     // The token is in the path: the page is never cached, and sends no Referer with it.
     return html(
-      <SignInLinkPage frame={f} formToken={formToken} token={token} email={found?.email} error={error ?? (found ? undefined : f.t("link.invalid"))} />,
-      found || status !== 200 ? status : 404,
+      <SignInLinkPage frame={f} formToken={formToken} token={token} email={found?.email} error={found ? undefined : f.t("link.invalid")} />,
+      found ? 200 : 404,
       [setCookie(request, deps.publicUrl(), LINK_FORM_COOKIE, formToken, 3600, "strict")],
       { "cache-control": "no-store", "referrer-policy": "no-referrer" },
     );
   };
   app
-    .get("/login/link/:token", ({ request, params }) => linkPage(request, params.token, 200))
+    .get("/login/link/:token", ({ request, params }) => linkPage(request, params.token))
     .post("/login/link/:token", async ({ request, params }) => {
       const form = await readFormBody(request);
-      const t = kit.frameFor(request, undefined, () => "").t;
+      // A refusal comes back to the link's page (post/redirect/get: a reload sends no password again).
+      const back = `/login/link/${encodeURIComponent(params.token)}`;
       if (!sameOrigin(request, deps.publicUrl()) || !sameSecret(form.get("_csrf") ?? undefined, cookie(request, LINK_FORM_COOKIE))) {
-        return linkPage(request, params.token, 403, t("login.expired"));
+        return redirectWithFormError(request, back, { fields: {}, form: "login.expired" });
       }
       const outcome = await kit.auth.signInLink.use({ token: params.token, password: form.get("password") ?? "", replacing: cookie(request, SESSION_COOKIE) });
-      // A weak password leaves the link live: the same form, with the rule it broke.
-      if (outcome.kind === "weak") return linkPage(request, params.token, 400, t("link.weak", { min: MIN_PASSWORD_LENGTH, max: MAX_PASSWORD_LENGTH }));
-      if (outcome.kind === "invalid") return linkPage(request, params.token, 410, t("link.invalid"));
+      // A weak password leaves the link live: the same form, with the rule it broke at the field;
+      // a link no longer valid: its page says so.
+      if (outcome.kind === "weak") return redirectWithFormError(request, back, { fields: { password: "link.weak" }, params: { min: MIN_PASSWORD_LENGTH, max: MAX_PASSWORD_LENGTH } });
+      if (outcome.kind === "invalid") return redirect(back);
       return redirect("/meetings", [
         setCookie(request, deps.publicUrl(), SESSION_COOKIE, outcome.sessionToken, SESSION_MAX_MS / 1000, "lax"),
         setCookie(request, deps.publicUrl(), LINK_FORM_COOKIE, "", 0, "strict"),

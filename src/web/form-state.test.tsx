@@ -100,7 +100,7 @@ test("only a path on this site is a place to return to", () => {
 test("FieldError and fieldAttrs: the message next to the field, named by it, the first refused field focused", () => {
   const t = translator("fr");
   const state: FormState = { values: {}, fields: { text: "err.field.textEmpty", title: "err.field.required" } };
-  expect(render(<FieldError name="text" state={state} t={t} />)).toBe(`<p class="field-error" id="error-text">Collez d'abord du texte</p>`);
+  expect(render(<FieldError name="text" state={state} t={t} />)).toBe(`<span class="field-error" id="error-text">Collez d'abord du texte</span>`);
   expect(render(<FieldError name="title" state={null} t={t} />)).toBe("");
   expect(render(<textarea name="text" {...fieldAttrs("text", state)} />)).toBe('<textarea name="text" aria-invalid="true" aria-describedby="error-text" autofocus></textarea>');
   expect(render(<input name="title" {...fieldAttrs("title", state)} />)).toBe('<input name="title" aria-invalid="true" aria-describedby="error-title"/>');

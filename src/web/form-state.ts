@@ -11,10 +11,11 @@ import { SESSION_COOKIE } from "./kit.ts";
  *   // in the POST handler, instead of answering the page with an error:
  *   return redirectWithFormError(request, "/meetings/new", { fields: { text: "err.field.textEmpty" }, values: { title } });
  *
- *   // in the GET handler of that page:
- *   const state = takeFormState(request);            // { values, fields } | null, once
+ *   // in the GET handler of that page (or frame.formState: kit.frameFor takes it):
+ *   const state = takeFormState(request);            // { values, fields, form? } | null, once
  *   <input name="title" value={state?.values.title} {...fieldAttrs("title", state)} />
  *   <FieldError name="title" state={state} t={t} />  // pages/fields.tsx
+ *   // the form-level message (form / formText) is shown by the Layout, above the page.
  *
  * The state travels in one cookie (FORM_STATE_COOKIE), sealed with AES-256-GCM under a key of
  * this process (so its content is neither readable nor forgeable by anyone, the browser included),
@@ -27,17 +28,24 @@ import { SESSION_COOKIE } from "./kit.ts";
  * instances a redirect that lands on another process finds nothing: the page shows its plain
  * form, as before this helper.
  *
- * `fields` values are message keys (never a sentence built from input); `form` is an optional
- * form-level message key (e.g. "the sign-in failed"), shown by the page above its form.
+ * `fields` values are message keys (never a sentence built from input); `form` (with `params`) is
+ * an optional form-level message key (e.g. "the sign-in failed"), or `formText` a sentence of the
+ * service's own (a refusal's detail), shown above the form by <FormError>.
  */
 export interface FormState {
   /** The person's input, by field name (no secret fields). */
   values: Record<string, string>;
   /** The message key shown at each refused field. */
   fields: Record<string, MessageKey>;
-  /** A message key for the form as a whole, when the refusal is not one field's. */
+  /** A message key for the form as a whole, when the refusal is not one field's (with `params` for its {placeholders}). */
   form?: MessageKey;
+  params?: Record<string, string | number>;
+  /** Or a sentence of the service's own for the form as a whole (a refusal's detail: a legal hold, a full quota). */
+  formText?: string;
 }
+
+/** What a route hands redirectWithFormError: FormState, its values loosely typed (an absent field is left out). */
+export type FormRefusal = Omit<FormState, "values"> & { values?: Record<string, string | null | undefined> };
 
 export const FORM_STATE_COOKIE = "verbatim_form_state";
 export const FORM_STATE_TTL_S = 120;
@@ -49,15 +57,16 @@ const key = randomBytes(32);
 const spent = new Map<string, number>();
 const MAX_SPENT = 10_000;
 const taken = new WeakMap<Request, string>();
+const answered = new WeakMap<Request, FormState | null>();
 
 /** A 303 to `location` carrying `state` for its next GET; `cookies` are set along with it. */
-export function redirectWithFormError(request: Request, location: string, state: { fields: Record<string, MessageKey>; values?: Record<string, string | null | undefined>; form?: MessageKey }, cookies: string[] = []): Response {
+export function redirectWithFormError(request: Request, location: string, state: FormRefusal, cookies: string[] = []): Response {
   const path = pathOf(location);
   const values: Record<string, string> = {};
   for (const [name, value] of Object.entries(state.values ?? {})) {
     if (typeof value === "string" && value !== "" && !SECRET_FIELD.test(name)) values[name] = value;
   }
-  const payload: Payload = { n: randomBytes(12).toString("base64url"), b: bindingOf(request), p: path, e: Date.now() + FORM_STATE_TTL_S * 1000, v: values, f: state.fields, ...(state.form ? { m: state.form } : {}) };
+  const payload: Payload = { n: randomBytes(12).toString("base64url"), b: bindingOf(request), p: path, e: Date.now() + FORM_STATE_TTL_S * 1000, v: values, f: state.fields, ...(state.form ? { m: state.form } : {}), ...(state.params ? { a: state.params } : {}), ...(state.formText ? { x: state.formText.slice(0, 500) } : {}) };
   let sealed = seal(payload);
   // Too large: drop the largest value until it fits (the messages and the smaller values stay).
   while (sealed.length > MAX_FORM_STATE_CHARS && Object.keys(payload.v).length > 0) {
@@ -68,8 +77,19 @@ export function redirectWithFormError(request: Request, location: string, state:
   return redirect(location, sealed.length <= MAX_FORM_STATE_CHARS ? [...cookies, stateCookie(request, sealed, path, FORM_STATE_TTL_S)] : cookies);
 }
 
-/** The state a refused form left for this page, once (a reload shows the plain form); null when none. */
+/**
+ * The state a refused form left for this page (a GET), once: a reload shows the plain form; null
+ * when none. Asked again for the same request, the same answer (kit.frameFor asks first: the
+ * layout shows the form's own message, the page the fields').
+ */
 export function takeFormState(request: Request): FormState | null {
+  if (answered.has(request)) return answered.get(request)!;
+  const state = request.method === "GET" ? readState(request) : null;
+  answered.set(request, state);
+  return state;
+}
+
+function readState(request: Request): FormState | null {
   const sealed = cookie(request, FORM_STATE_COOKIE);
   if (!sealed || sealed.length > MAX_FORM_STATE_CHARS) return null;
   const payload = open(sealed);
@@ -79,7 +99,7 @@ export function takeFormState(request: Request): FormState | null {
   const now = Date.now();
   if (payload.e < now || payload.b !== bindingOf(request) || spent.has(payload.n)) return null;
   spend(payload.n, payload.e, now);
-  return { values: payload.v, fields: payload.f, ...(payload.m ? { form: payload.m } : {}) };
+  return { values: payload.v, fields: payload.f, ...(payload.m ? { form: payload.m } : {}), ...(payload.a ? { params: payload.a } : {}), ...(payload.x ? { formText: payload.x } : {}) };
 }
 
 /** The Set-Cookie that clears the state a page took (none when it took none): added to the page by createWebApp. */
@@ -90,11 +110,13 @@ export function formStateCleared(request: Request): string[] {
 
 /**
  * A field's aria-invalid / aria-describedby when the state refused it, spread on the input; the
- * first refused field also takes the focus (autofocus: no script needed).
+ * first refused field also takes the focus (autofocus: no script needed). `describedBy`: the
+ * field's own help text's id, kept in aria-describedby either way.
  */
-export function fieldAttrs(name: string, state: FormState | null | undefined): { "aria-invalid"?: "true"; "aria-describedby"?: string; autoFocus?: true } {
-  if (!state?.fields[name]) return {};
-  return { "aria-invalid": "true", "aria-describedby": fieldErrorId(name), ...(Object.keys(state.fields)[0] === name ? { autoFocus: true as const } : {}) };
+export function fieldAttrs(name: string, state: FormState | null | undefined, describedBy?: string): { "aria-invalid"?: "true"; "aria-describedby"?: string; autoFocus?: true } {
+  if (!state?.fields[name]) return describedBy ? { "aria-describedby": describedBy } : {};
+  const ids = describedBy ? `${describedBy} ${fieldErrorId(name)}` : fieldErrorId(name);
+  return { "aria-invalid": "true", "aria-describedby": ids, ...(Object.keys(state.fields)[0] === name ? { autoFocus: true as const } : {}) };
 }
 
 /** The id of a field's message element (FieldError), which the field names in aria-describedby. */
@@ -114,6 +136,8 @@ interface Payload {
   v: Record<string, string>;
   f: Record<string, MessageKey>;
   m?: MessageKey;
+  a?: Record<string, string | number>;
+  x?: string;
 }
 
 function pathOf(location: string): string {
@@ -122,8 +146,8 @@ function pathOf(location: string): string {
   return url.pathname;
 }
 
-/** A hash of the session cookie: a state made in one session is not shown in another. */
-function bindingOf(request: Request): string {
+/** A hash of the session cookie: a state made in one session is not shown in another (shown-once.ts's too). */
+export function bindingOf(request: Request): string {
   const session = cookie(request, SESSION_COOKIE);
   return session ? createHash("sha256").update(session).digest("base64url").slice(0, 22) : "-";
 }
@@ -160,8 +184,15 @@ function spend(nonce: string, expires: number, now: number) {
   spent.set(nonce, expires);
 }
 
-/** Secure when the browser reached the site over https (its Origin on the form's POST, or the request itself). */
 function stateCookie(request: Request, value: string, path: string, maxAge: number): string {
+  return pageCookie(request, FORM_STATE_COOKIE, value, path, maxAge, "lax");
+}
+
+/**
+ * A short-lived HttpOnly cookie for one page (form-state.ts, shown-once.ts): Secure when the
+ * browser reached the site over https (its Origin on the form's POST, or the request itself).
+ */
+export function pageCookie(request: Request, name: string, value: string, path: string, maxAge: number, sameSite: "lax" | "strict"): string {
   const secure = new URL(request.url).protocol === "https:" || (request.headers.get("origin") ?? "").startsWith("https:");
-  return new Bun.Cookie(FORM_STATE_COOKIE, value, { path, httpOnly: true, sameSite: "lax", secure, maxAge }).serialize();
+  return new Bun.Cookie(name, value, { path, httpOnly: true, sameSite, secure, maxAge }).serialize();
 }

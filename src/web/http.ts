@@ -54,6 +54,11 @@ export function setCookie(request: Request, publicUrl: string, name: string, val
   return new Bun.Cookie(name, value, { path: "/", httpOnly: true, sameSite, secure, maxAge: maxAgeSeconds }).serialize();
 }
 
+/** `origin` (a URL's origin: a Referer's, an Origin header's) is this site's. */
+export function isSiteOrigin(request: Request, publicUrl: string, origin: string): boolean {
+  return siteOrigins(request, publicUrl).includes(origin);
+}
+
 /** A browser's Origin header, when sent, names this site. */
 export function sameOrigin(request: Request, publicUrl: string): boolean {
   const origin = request.headers.get("origin");

@@ -21,6 +21,7 @@ import type { BillingSettings } from "../usage/app.ts";
 import { clientAddressOf, contextOf } from "../http/request-context.ts";
 import { anonymousClientKey } from "../http/client-key.ts";
 import { readFormBody } from "./form-body.ts";
+import { takeFormState } from "./form-state.ts";
 import { cookie, sameOrigin } from "./http.ts";
 import { pickLocale, translator, type MessageKey, type Translate } from "./i18n.ts";
 import type { PageFrame, PageNotice } from "./layout.tsx";
@@ -112,7 +113,7 @@ export function createWebKit(deps: WebDeps) {
   const frameFor = (request: Request, session: WebSession | undefined, title: (t: Translate) => string): PageFrame => {
     const locale = pickLocale(session?.locale ?? null, request.headers.get("accept-language"));
     const t = translator(locale);
-    return { locale, t, title: title(t), csrfToken: session?.csrfToken, path: new URL(request.url).pathname, admin: session?.role === "admin" };
+    return { locale, t, title: title(t), csrfToken: session?.csrfToken, path: new URL(request.url).pathname, admin: session?.role === "admin", formState: takeFormState(request) };
   };
   const requireSession = (request: Request): WebSession => {
     const session = sessionOf(request);
@@ -152,12 +153,12 @@ export function createWebKit(deps: WebDeps) {
   return { deps, auth, loadSession, sessionOf, frameFor, requireSession, assertCsrf, readForm, actor, clientKey, clientAddress, noticeOf };
 }
 
-/** What a password attempt refused before its check shows: the sentence, and the Retry-After header (seconds). */
-export function attemptRefusal(t: Translate, outcome: Extract<PasswordAttemptOutcome, { kind: "throttled" | "busy" }>): { text: string; headers: Record<string, string> } {
-  if (outcome.kind === "busy") return { text: t("login.busy"), headers: { "retry-after": "1" } };
+/** What a password attempt refused before its check shows: its message (a key, with its values), and the Retry-After header (seconds). */
+export function attemptRefusal(outcome: Extract<PasswordAttemptOutcome, { kind: "throttled" | "busy" }>): { key: MessageKey; params?: Record<string, number>; headers: Record<string, string> } {
+  if (outcome.kind === "busy") return { key: "login.busy", headers: { "retry-after": "1" } };
   const minutes = Math.max(1, Math.ceil(outcome.retryAfterMs / 60_000));
   return {
-    text: minutes === 1 ? t("login.throttledOneMinute") : t("login.throttled", { minutes }),
+    ...(minutes === 1 ? { key: "login.throttledOneMinute" as const } : { key: "login.throttled" as const, params: { minutes } }),
     headers: { "retry-after": String(Math.max(1, Math.ceil(outcome.retryAfterMs / 1000))) },
   };
 }

@@ -2,6 +2,8 @@ import type { ComponentChildren } from "preact";
 import type { Locale } from "../auth/app.ts";
 import { FAVICON_PATH } from "./favicon.ts";
 import type { Translate } from "./i18n.ts";
+import type { FormState } from "./form-state.ts";
+import { FormError } from "./pages/fields.tsx";
 
 export interface PageFrame {
   locale: Locale;
@@ -13,6 +15,8 @@ export interface PageFrame {
   path?: string;
   /** The signed-in user is an administrator: the navigation links the console (which checks again). */
   admin?: boolean;
+  /** What a refused form left for this page (form-state.ts): its own message is shown above the page, its fields' by the page. */
+  formState?: FormState | null;
 }
 
 /** A navigation link, marked as the current page (aria-current) when the user is in its part of the app. */
@@ -64,7 +68,10 @@ export function Layout({ frame, children }: { frame: PageFrame; children: Compon
             </nav>
           )}
         </header>
-        <main id="main">{children}</main>
+        <main id="main">
+          <FormError state={frame.formState} t={t} />
+          {children}
+        </main>
       </body>
     </html>
   );

@@ -3,7 +3,7 @@ import { isScope, type Scope, type WebSession } from "../auth/app.ts";
 import { ClientRefused, type ValidatedRequest } from "../oauth/app.ts";
 import { html, redirect } from "./http.ts";
 import { PageRefusal, SignInRequired, type WebKit } from "./kit.ts";
-import type { PageNotice } from "./layout.tsx";
+import { redirectWithFormError } from "./form-state.ts";
 import { AuthorizationErrorPage, ConsentPage } from "./pages/oauth-consent.tsx";
 import { ConnectedAppsPage, type ConnectedApp } from "./pages/settings-connected-apps.tsx";
 import { consentSecurityHeaders } from "./security-headers.ts";
@@ -49,7 +49,7 @@ export function oauthPages(app: Elysia, kit: WebKit): void {
     return { valid: checked.request };
   };
 
-  const consentPage = (request: Request, session: WebSession, valid: ValidatedRequest, params: URLSearchParams, status = 200, notice?: PageNotice) => {
+  const consentPage = (request: Request, session: WebSession, valid: ValidatedRequest, params: URLSearchParams) => {
     const frame = kit.frameFor(request, session, (t) => t("oauth.title"));
     const shown = [...params].filter(([name]) => !DECISION_FIELDS.has(name));
     const page = (
@@ -62,15 +62,14 @@ export function oauthPages(app: Elysia, kit: WebKit): void {
         scopes={valid.scopes}
         request={shown}
         email={session.user.email}
-        notice={notice}
       />
     );
-    return html(page, status, [], consentSecurityHeaders(valid.redirectUri));
+    return html(page, 200, [], consentSecurityHeaders(valid.redirectUri));
   };
 
-  const appsPage = async (request: Request, session: WebSession, status = 200, notice?: PageNotice) => {
+  const appsPage = async (request: Request, session: WebSession) => {
     const frame = kit.frameFor(request, session, (t) => t("apps.title"));
-    const shown = notice ?? kit.noticeOf(request, frame.t, ["revoked"], "notice.apps.");
+    const shown = kit.noticeOf(request, frame.t, ["revoked"], "notice.apps.");
     const grants = await oauth.listGrants(kit.actor(session));
     const apps: ConnectedApp[] = await Promise.all(
       grants.map(async (grant) => ({
@@ -82,7 +81,7 @@ export function oauthPages(app: Elysia, kit: WebKit): void {
         lastUsedAt: grant.lastUsedAt,
       })),
     );
-    return html(<ConnectedAppsPage frame={frame} apps={apps} notice={shown} />, status);
+    return html(<ConnectedAppsPage frame={frame} apps={apps} notice={shown} />);
   };
 
   /**
@@ -123,14 +122,15 @@ export function oauthPages(app: Elysia, kit: WebKit): void {
       if (decision !== "approve") throw new PageRefusal(400, tOf(request)("oauth.needScope"));
       // Narrowing only: a scope the client did not ask for is never added by the form.
       const approved = [...new Set(form.getAll("approved_scope"))].filter((scope): scope is Scope => isScope(scope) && valid.scopes.includes(scope));
-      if (approved.length === 0) return consentPage(request, session, valid, params, 400, { text: tOf(request)("oauth.needScope"), error: true });
+      // No scope left: back to the consent page (post/redirect/get), saying so.
+      if (approved.length === 0) return redirectWithFormError(request, `${AUTHORIZE_PATH}?${params}`, { fields: {}, form: "oauth.needScope" });
       const { redirectTo } = await oauth.issueCode(kit.actor(session), valid, approved);
       return redirect(redirectTo);
     })
     .get("/settings/connected-apps", ({ request }) => appsPage(request, kit.requireSession(request)))
     .post("/settings/connected-apps/:grantId/revoke", async ({ request, params }) => {
       const { session, form } = await kit.readForm(request);
-      if (form.get("confirm") !== "yes") return appsPage(request, session, 400, { text: tOf(request)("apps.confirmMissing"), error: true });
+      if (form.get("confirm") !== "yes") return redirectWithFormError(request, "/settings/connected-apps", { fields: {}, form: "apps.confirmMissing" });
       // Only the person's own grant: another account's id is not found, and nothing is revoked.
       if (!(await oauth.revokeGrant(kit.actor(session), params.grantId))) throw new PageRefusal(404, "");
       return redirect("/settings/connected-apps?notice=revoked");

@@ -3,6 +3,8 @@ import { webActor } from "../auth/actor.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { parseOrThrow } from "../http/validation.ts";
 import { MAX_RETENTION_DAYS, retentionPolicyBody } from "../retention/app.ts";
+import { redirectWithFormError } from "./form-state.ts";
+import type { MessageKey } from "./i18n.ts";
 import { html, redirect } from "./http.ts";
 import type { WebKit } from "./kit.ts";
 import { RetentionSettingsPage } from "./pages/settings-retention.tsx";
@@ -36,12 +38,12 @@ export function retentionPages(app: Elysia, kit: WebKit): void {
         await retention.set(actor, input);
       } catch (error) {
         if (!(error instanceof ApiError) || error.status !== 400) throw error;
-        const frame = kit.frameFor(request, session, (t) => t("retention.title"));
-        const detail = error.errors?.some((e) => e.field !== "recording_delete_after_days" || e.code !== "too_large")
-          ? frame.t("retention.daysRange", { max: MAX_RETENTION_DAYS })
-          : (error.errors?.[0]?.message ?? error.message);
-        const notice = { text: frame.t("retention.invalid", { detail }), error: true };
-        return html(<RetentionSettingsPage frame={frame} policy={await retention.get(actor)} notice={notice} />, 400);
+        // Back to the form as typed, "a whole number of days from 1 to …" at the field refused, or
+        // (both in range) that the recording must go before the meeting.
+        const fields: Record<string, MessageKey> = {};
+        for (const e of error.errors ?? []) fields[e.field] = e.code === "too_large" && Number(form.get(e.field)) <= MAX_RETENTION_DAYS ? "err.field.recordingBelow" : "err.field.days";
+        const values = { delete_after_days: form.get("delete_after_days"), recording_delete_after_days: form.get("recording_delete_after_days") };
+        return redirectWithFormError(request, "/settings/retention", { fields, params: { max: MAX_RETENTION_DAYS }, values });
       }
       return redirect("/settings/retention?notice=retentionSaved");
     });

@@ -1,17 +1,17 @@
 import { Elysia } from "elysia";
 import { SESSION_MAX_MS, SsoRefused } from "../auth/app.ts";
-import { ApiError } from "../errors/api-error.ts";
-import { contextOf } from "../http/request-context.ts";
 import { randomBase62 } from "../lib/ids.ts";
 import { sameSecret } from "../lib/same-secret.ts";
 import stylesheet from "./assets/app.css" with { type: "text" };
+import { errorResponse, notFoundPage } from "./error-pages.tsx";
 import { readFormBody } from "./form-body.ts";
-import { formStateCleared } from "./form-state.ts";
+import { formStateCleared, redirectWithFormError, type FormRefusal } from "./form-state.ts";
+import { shownOnceCleared } from "./shown-once.ts";
 import { cookie, html, redirect, respond, sameOrigin, setCookie } from "./http.ts";
 import { translator } from "./i18n.ts";
 import { bundleIsland } from "./islands/bundle.ts" with { type: "macro" };
 import { pathOf } from "../http/pipeline.ts";
-import { attemptRefusal, BROWSER_COOKIE, BROWSER_COOKIE_MAX_AGE_S, createWebKit, PageRefusal, SESSION_COOKIE, SignInRequired, type WebDeps } from "./kit.ts";
+import { attemptRefusal, BROWSER_COOKIE, BROWSER_COOKIE_MAX_AGE_S, createWebKit, PageRefusal, SESSION_COOKIE, type WebDeps } from "./kit.ts";
 import { clientPages } from "./client-routes.tsx";
 import { listPages } from "./list-routes.tsx";
 import { draftRoutes } from "./draft-routes.tsx";
@@ -19,7 +19,6 @@ import { faviconRoute } from "./favicon.ts";
 import { liveRoutes } from "./live-routes.tsx";
 import { meetingPages } from "./meeting-routes.tsx";
 import { LoginPage } from "./pages/login.tsx";
-import { NotFoundPage } from "./pages/not-found.tsx";
 import { settingsPages } from "./settings-routes.tsx";
 import { usagePages } from "./usage-routes.tsx";
 import { activityPages } from "./activity-routes.tsx";
@@ -42,21 +41,26 @@ const SSO_COOKIE = "verbatim_sso";
 /** The client script of every page (web/islands/app.ts), bundled into the executable when it is built. */
 export const APP_SCRIPT: string = bundleIsland("./app.ts");
 
+// The API's paths: everything else is the web app's (a path that is no page gets its HTML 404).
 // "/oauth/authorize" (the consent page, issue 24) is the web app's; the rest of /oauth/ (token,
 // registration, revocation) is the API's.
-const WEB_ROOTS = ["/meetings", "/shared", "/record", "/settings", "/clients", "/assets", "/login", "/admin", AUTHORIZE_PATH];
+const API_ROOTS = ["/api", "/healthz", "/readyz", "/metrics", "/docs", "/.well-known", "/oauth", "/mcp"];
+
+/** `pathname` is `root` or below it. */
+function under(pathname: string, root: string): boolean {
+  return pathname.startsWith(root) && (pathname.length === root.length || pathname.charCodeAt(root.length) === 47);
+}
 
 /**
- * The paths the web app answers; everything else is the API's. Asked for every request, so an
- * API path is answered by its first characters and nothing is allocated.
+ * The paths the web app answers: every path but the API's (its own pages, and an HTML 404 for
+ * any other). Asked for every request, so an API path is answered by its first characters and
+ * nothing is allocated.
  */
 export function isWebPath(pathname: string): boolean {
   if (pathname.startsWith("/api/")) return false;
-  if (pathname === "/" || pathname === "/logout") return true;
-  for (const root of WEB_ROOTS) {
-    if (pathname.startsWith(root) && (pathname.length === root.length || pathname.charCodeAt(root.length) === 47)) return true;
-  }
-  return false;
+  if (under(pathname, AUTHORIZE_PATH)) return true;
+  for (const root of API_ROOTS) if (under(pathname, root)) return false;
+  return true;
 }
 
 /**
@@ -76,13 +80,15 @@ export function afterSignIn(next: string | null | undefined): string {
 export function createWebApp(deps: WebDeps) {
   const kit = createWebKit(deps);
 
-  const loginPage = (request: Request, status: number, error?: string, email?: string, next?: string, headers: Record<string, string> = {}) => {
+  const loginPage = (request: Request, status: number, error?: string, next?: string) => {
     const formToken = cookie(request, FORM_COOKIE) ?? randomBase62(32);
     const frame = kit.frameFor(request, undefined, (t) => t("login.title"));
+    // After a refused sign-in (post/redirect/get): the email typed, and the message (shown by the layout).
+    const email = frame.formState?.values.email;
     const returnTo = afterSignIn(next ?? new URL(request.url).searchParams.get("next"));
     return html(<LoginPage frame={frame} formToken={formToken} error={error} email={email} ssoName={deps.sso?.name} next={returnTo} />, status, [
       setCookie(request, deps.publicUrl(), FORM_COOKIE, formToken, 3600, "strict"),
-    ], headers);
+    ]);
   };
 
   /** A browser signed in (its earlier session, if any, ended by the use case): the new session's cookie, then on to `next`. */
@@ -95,48 +101,35 @@ export function createWebApp(deps: WebDeps) {
     .onRequest(async ({ request }) => {
       await kit.loadSession(request);
     })
-    // A page that took a refused form's state (form-state.ts) clears its cookie: shown once.
+    // A page that took a refused form's state (form-state.ts) or a secret (shown-once.ts) clears its cookie: shown once.
     .onAfterHandle(({ request, response }) => {
-      if (response instanceof Response) for (const cleared of formStateCleared(request)) response.headers.append("set-cookie", cleared);
+      if (response instanceof Response) for (const cleared of [...formStateCleared(request), ...shownOnceCleared(request)]) response.headers.append("set-cookie", cleared);
     })
     // Registered before the routes: Elysia applies a hook to the routes that follow it. A page for
     // a signed-out browser sends it to sign in; a refusal (CSRF, a meeting that is not the user's)
     // is its page; a refusal while reading a body (too large, too slow) is the client's, with its
     // status and our own sentence. Anything else is logged and answered with a page that says
     // nothing of it.
-    .onError(({ error, request }) => {
-      // A page asked for while signed out (a meeting's web_url from an email) opens after sign-in.
-      if (error instanceof SignInRequired) {
-        const url = new URL(request.url);
-        return redirect(request.method === "GET" ? `/login?next=${encodeURIComponent(url.pathname + url.search)}` : "/login");
-      }
-      const session = kit.sessionOf(request);
-      if (error instanceof PageRefusal) {
-        const notFound = error.status === 404;
-        const frame = kit.frameFor(request, session, (t) => (notFound ? t("notFound.title") : t("error.refused")));
-        return html(<NotFoundPage frame={frame} message={notFound ? frame.t("notFound.body") : error.message} />, error.status);
-      }
-      if (error instanceof ApiError) {
-        const frame = kit.frameFor(request, session, (t) => (error.status === 404 ? t("notFound.title") : t("error.refused")));
-        const message = error.status === 404 ? frame.t("notFound.body") : error.message;
-        return html(<NotFoundPage frame={frame} message={message} />, error.status, [], error.headers);
-      }
-      deps.onUnexpectedError(error, contextOf(request).requestId);
-      const frame = kit.frameFor(request, undefined, (t) => t("error.title"));
-      return html(<NotFoundPage frame={frame} message={frame.t("error.unexpected")} />, 500);
-    })
+    // Registered before the routes: Elysia applies a hook to the routes that follow it. Every
+    // failure of a page or a form is answered by the one error layer (error-pages.tsx).
+    .onError(({ error, request }) => errorResponse(kit, request, error))
     .get("/", ({ request }) => redirect(kit.sessionOf(request) ? "/meetings" : "/login"))
     .get("/assets/app.css", () => respond(stylesheet, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=3600" }))
     .get("/assets/app.js", () => respond(APP_SCRIPT, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=3600" }))
     .get("/login", ({ request }) => (kit.sessionOf(request) ? redirect(afterSignIn(new URL(request.url).searchParams.get("next"))) : loginPage(request, 200)))
     .post("/login", async ({ request }) => {
       const form = await readFormBody(request);
-      const t = translator(kit.frameFor(request, undefined, () => "").locale);
-      if (!sameOrigin(request, deps.publicUrl()) || !sameSecret(form.get("_csrf") ?? undefined, cookie(request, FORM_COOKIE))) {
-        return loginPage(request, 403, t("login.expired"), undefined, form.get("next") ?? undefined);
-      }
       const next = form.get("next");
       const email = (form.get("email") ?? "").trim().toLowerCase().slice(0, 320);
+      // A refused sign-in comes back to the form (post/redirect/get: a reload sends no password
+      // again), the email kept, never the password; a throttled one says when to try again, and
+      // its redirect carries Retry-After for scripts (a browser follows it at once).
+      const refused = (refusal: Pick<FormRefusal, "form" | "params">, headers: Record<string, string> = {}) => {
+        const back = redirectWithFormError(request, `/login?next=${encodeURIComponent(afterSignIn(next))}`, { fields: {}, values: { email }, ...refusal });
+        for (const [name, value] of Object.entries(headers)) back.headers.set(name, value);
+        return back;
+      };
+      if (!sameOrigin(request, deps.publicUrl()) || !sameSecret(form.get("_csrf") ?? undefined, cookie(request, FORM_COOKIE))) return refused({ form: "login.expired" });
       const outcome = await kit.auth.signInWithPassword({
         email,
         password: form.get("password") ?? "",
@@ -146,10 +139,10 @@ export function createWebApp(deps: WebDeps) {
         clientAddress: kit.clientAddress(request),
       });
       if (outcome.kind === "throttled" || outcome.kind === "busy") {
-        const refusal = attemptRefusal(t, outcome);
-        return loginPage(request, 429, refusal.text, email, next ?? undefined, refusal.headers);
+        const refusal = attemptRefusal(outcome);
+        return refused({ form: refusal.key, params: refusal.params }, refusal.headers);
       }
-      if (outcome.kind !== "signed_in") return loginPage(request, 401, t("login.failed"), email, next ?? undefined);
+      if (outcome.kind !== "signed_in") return refused({ form: "login.failed" });
       return signedIn(request, outcome.sessionToken, afterSignIn(next), [
         setCookie(request, deps.publicUrl(), FORM_COOKIE, "", 0, "strict"),
         setCookie(request, deps.publicUrl(), BROWSER_COOKIE, outcome.browserToken, BROWSER_COOKIE_MAX_AGE_S, "strict"),
@@ -197,10 +190,7 @@ export function createWebApp(deps: WebDeps) {
   // Each area's pages, on the same app (typed loosely: the areas take the plain Elysia type).
   const areas = [faviconRoute, listPages, draftRoutes, liveRoutes, meetingPages, settingsPages, clientPages, webhookPages, usagePages, activityPages, retentionPages, vocabularyPages, redactionSettingsPages, adminPages, oauthPages, sharePages];
   for (const mount of areas) mount(app as unknown as Elysia, kit);
-  app.all("*", ({ request }) => {
-    const frame = kit.frameFor(request, kit.sessionOf(request), (t) => t("notFound.title"));
-    return html(<NotFoundPage frame={frame} message={frame.t("notFound.body")} />, 404);
-  });
+  app.all("*", ({ request }) => notFoundPage(kit, request));
   return {
     app,
     /** The user a request's live session belongs to, or null (the pipeline's rate-limit key; the page reuses the lookup). */

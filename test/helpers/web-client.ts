@@ -22,6 +22,11 @@ export class CookieClient {
     );
   }
 
+  /** The page a redirect leads to (post/redirect/get: a refused form's page, with its message), read with this browser's cookies. */
+  async follow(response: Response, headers: Record<string, string> = {}) {
+    return this.get(response.headers.get("location")!, headers);
+  }
+
   header() {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
   }

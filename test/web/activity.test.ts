@@ -41,10 +41,12 @@ async function activity(client: CookieClient, query = "", headers: Record<string
 test("the account's sign-in, failed sign-in and new key show newest first, with where they came from; another account's never", async () => {
   const ana = browser();
   const csrf = await ana.csrfToken("/login");
-  expect((await ana.post("/login", { _csrf: csrf, email: "ana@firm.example", password: "a wrong password" }, { "x-forwarded-for": "192.0.2.44" })).status).toBe(401);
+  expect((await ana.post("/login", { _csrf: csrf, email: "ana@firm.example", password: "a wrong password" }, { "x-forwarded-for": "192.0.2.44" })).headers.get("location")).toStartWith("/login"); // issue 25: refused, back to the form
   expect((await ana.post("/login", { _csrf: csrf, email: "ana@firm.example", password: PASSWORD }, { "x-forwarded-for": "192.0.2.45" })).status).toBe(303);
   const token = await ana.csrfToken("/settings/developers");
-  expect((await ana.post("/settings/developers/keys", { _csrf: token, name: "ci", scope: "read:meetings" }, { "x-forwarded-for": "192.0.2.46" })).status).toBe(201);
+  const made = await ana.post("/settings/developers/keys", { _csrf: token, name: "ci", scope: "read:meetings" }, { "x-forwarded-for": "192.0.2.46" });
+  expect(made.status).toBe(303); // issue 25: post/redirect/get
+  expect(await (await ana.follow(made)).text()).toContain("Key “ci” created");
   const ben = browser();
   expect((await ben.signIn("ben@firm.example", PASSWORD)).status).toBe(303);
 

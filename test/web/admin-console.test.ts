@@ -85,10 +85,12 @@ describe("who sees the console", () => {
 
 describe("users", () => {
   test("an admin creates a user: the one-time link signs them in once, and not twice", async () => {
+    // Issue 25: post/redirect/get, the link shown once on the page the form redirects to.
     const created = await consolePost(admin, "/admin/users", { email: "New.Person@Firm.example", name: "New Person", plan: "standard", role: "user" });
-    expect(created.status).toBe(201);
-    expect(created.headers.get("cache-control")).toBe("no-store");
-    const page = await created.text();
+    expect(created.status).toBe(303);
+    const shown = await admin.follow(created);
+    expect(shown.headers.get("cache-control")).toBe("no-store");
+    const page = await shown.text();
     const url = shownLink(page);
     expect(url).toStartWith(`${server.url}/login/link/vl_`);
     expect(page).toContain("new.person@firm.example");
@@ -103,7 +105,10 @@ describe("users", () => {
 
     const again = await useLink(url, "another long password");
     expect(again.opened).toBe(404);
-    expect(again.response.status).toBe(410);
+    expect(again.response.status).toBe(303); // issue 25: back to the link's page, which says it is spent
+    const spent = await again.browser.follow(again.response);
+    expect(spent.status).toBe(404);
+    expect(await spent.text()).toContain("This sign-in link is not valid");
     expect(again.browser.cookies.has("verbatim_session")).toBe(false);
     // The console lists the user with the plan and role it was given.
     const list = await (await admin.get("/admin/users")).text();
@@ -113,20 +118,21 @@ describe("users", () => {
 
   test("a link refuses a weak password and stays usable; a reset sign-in ends sessions and the old password", async () => {
     const created = await consolePost(admin, "/admin/users", { email: "reset@firm.example", plan: "free" });
-    const url = shownLink(await created.text());
+    const url = shownLink(await (await admin.follow(created)).text());
     const weak = await useLink(url, "short");
-    expect(weak.response.status).toBe(400);
+    expect(weak.response.status).toBe(303); // issue 25: back to the link's form, the rule at the field
+    expect(await (await weak.browser.follow(weak.response)).text()).toContain("The password must be");
     const { browser } = await useLink(url);
     expect((await browser.get("/meetings")).status).toBe(200);
 
     const id = await userIdOf("reset@firm.example");
     const reset = await consolePost(admin, `/admin/users/${id}/reset-sign-in`);
-    expect(reset.status).toBe(200);
-    const newUrl = shownLink(await reset.text());
+    expect(reset.status).toBe(303);
+    const newUrl = shownLink(await (await admin.follow(reset)).text());
     expect(newUrl).not.toBe(url);
     // Their session ended and the password was cleared.
     expect((await browser.get("/meetings")).status).toBe(303);
-    expect((await new CookieClient(server.url).signIn("reset@firm.example", PASSWORD)).status).toBe(401);
+    expect((await new CookieClient(server.url).signIn("reset@firm.example", PASSWORD)).headers.get("location")).toStartWith("/login");
     expect((await useLink(newUrl, "a brand new password")).response.status).toBe(303);
   });
 
@@ -142,12 +148,12 @@ describe("users", () => {
     expect(disabled.headers.get("location")).toBe(`/admin/users/${id}?notice=disable`);
     expect((await server.api("/api/v1/me", { key })).status).toBe(401);
     expect((await browser.get("/meetings")).status).toBe(303);
-    expect((await new CookieClient(server.url).signIn("leaver@firm.example", PASSWORD)).status).toBe(401);
+    expect((await new CookieClient(server.url).signIn("leaver@firm.example", PASSWORD)).headers.get("location")).toStartWith("/login");
     expect(await (await admin.get(`/admin/users/${id}`)).text()).toContain('data-field="state">Disabled');
 
     expect((await consolePost(admin, `/admin/users/${id}/enable`)).status).toBe(303);
     expect((await server.api("/api/v1/me", { key })).status).toBe(200);
-    expect((await new CookieClient(server.url).signIn("leaver@firm.example", PASSWORD)).status).toBe(303);
+    expect((await new CookieClient(server.url).signIn("leaver@firm.example", PASSWORD)).headers.get("location")).toBe("/meetings");
   });
 
   test("plan, credits and spend cap change; a bad amount is refused with its sentence", async () => {
@@ -159,11 +165,14 @@ describe("users", () => {
     const usage = (await (await server.api("/api/v1/usage", { key })).json()) as any;
     expect(usage).toMatchObject({ plan: "pro", wallet: { credits: 250 }, on_demand: { enabled: true, spend_cap: 1200 } });
 
+    // Issue 25: a refusal comes back to the user's page (303) with its sentence.
     const bad = await consolePost(admin, `/admin/users/${id}/credits`, { amount: "-5" });
-    expect(bad.status).toBe(400);
-    expect(await bad.text()).toContain("whole number of minor units");
+    expect(bad.status).toBe(303);
+    expect(bad.headers.get("location")).toBe(`/admin/users/${id}`);
+    expect(await (await admin.follow(bad)).text()).toContain("whole number of minor units");
     const badPlan = await consolePost(admin, `/admin/users/${id}/plan`, { plan: "platinum" });
-    expect(badPlan.status).toBe(400);
+    expect(badPlan.status).toBe(303);
+    expect(badPlan.headers.get("location")).toBe(`/admin/users/${id}`);
     expect((await consolePost(admin, `/admin/users/${id}/cap`, { cap: "" })).status).toBe(303);
     expect(((await (await server.api("/api/v1/usage", { key })).json()) as any).on_demand.enabled).toBe(false);
     // Another id is not found, as anywhere else.
@@ -173,12 +182,14 @@ describe("users", () => {
   test("the last active administrator cannot be demoted or disabled (409); with a second admin it can", async () => {
     const adminId = await userIdOf("admin@localhost");
     const demote = await consolePost(admin, `/admin/users/${adminId}/role`, { role: "user" });
-    expect(demote.status).toBe(409);
-    expect(await demote.text()).toContain("last active administrator");
-    expect((await consolePost(admin, `/admin/users/${adminId}/disable`)).status).toBe(409);
+    // Issue 25: refused, back to the user's page (303) saying why; nothing changed.
+    expect(demote.status).toBe(303);
+    expect(await (await admin.follow(demote)).text()).toContain("last active administrator");
+    const disable = await consolePost(admin, `/admin/users/${adminId}/disable`);
+    expect(await (await admin.follow(disable)).text()).toContain("last active administrator");
 
     const created = await consolePost(admin, "/admin/users", { email: "second.admin@firm.example", role: "admin" });
-    const { browser: second } = await useLink(shownLink(await created.text()));
+    const { browser: second } = await useLink(shownLink(await (await admin.follow(created)).text()));
     expect((await second.get("/admin/users")).status).toBe(200);
     const secondId = await userIdOf("second.admin@firm.example");
     expect((await consolePost(admin, `/admin/users/${secondId}/role`, { role: "user" })).status).toBe(303);

@@ -136,9 +136,14 @@ describe("the meeting page", () => {
     expect(meeting.tags).toEqual(["board", "finance"]);
     expect(meeting.client.name).toBe("Acme");
     // A refused value is said on the page, with the field, and nothing changes.
+    // Issue 25: back to the meeting page (303), the input kept and a plain message at the field.
     const tooLong = await browser.post(`/meetings/${meetingId}/details`, { title: "t".repeat(301), tags: "", client: "", _csrf: token });
-    expect(tooLong.status).toBe(400);
-    expect(await tooLong.text()).toContain("title");
+    expect(tooLong.status).toBe(303);
+    const refusedPage = await (await browser.follow(tooLong)).text();
+    expect(refusedPage).toContain('aria-describedby="error-title"');
+    expect(refusedPage).toContain("This is too long");
+    expect(refusedPage).toContain(`value="${"t".repeat(301)}"`);
+    expect(refusedPage).not.toContain("Invalid request");
   });
 
   test("speaker names typed on the page become participants, as PATCH would make them", async () => {
@@ -245,7 +250,9 @@ describe("the meeting page", () => {
     const empty = new FormData();
     empty.append("_csrf", token);
     empty.append("text", "  \n ");
-    expect((await post(empty)).status).toBe(400);
+    const refused = browser.keep(await post(empty));
+    expect(refused.status).toBe(303); // issue 25: back to the form, the message at the field
+    expect(await (await browser.follow(refused)).text()).toContain("Paste some text first");
   });
 
   test("delete needs the confirmation box; then the meeting is gone from the API too, and from every file of the data dir", async () => {
@@ -253,7 +260,9 @@ describe("the meeting page", () => {
     expect((await needlesKept(server.dataDir, conn, ["Wolframite"])).length).toBeGreaterThan(0);
     const browser = await owner();
     const token = await browser.csrfToken(`/meetings/${id}`);
-    expect((await browser.post(`/meetings/${id}/delete`, { _csrf: token })).status).toBe(400);
+    const unconfirmed = await browser.post(`/meetings/${id}/delete`, { _csrf: token });
+    expect(unconfirmed.status).toBe(303); // issue 25: back to the page, saying to tick the box
+    expect(await (await browser.follow(unconfirmed)).text()).toContain("Tick the box to confirm the deletion.");
     expect((await server.api(`/api/v1/meetings/${id}`, { key: ownerKey })).status).toBe(200);
     const deleted = await browser.post(`/meetings/${id}/delete`, { confirm: "yes", _csrf: token });
     expect(deleted.status).toBe(303);
@@ -298,9 +307,11 @@ describe("settings", () => {
     const browser = await owner();
     const token = await browser.csrfToken("/settings/developers");
     const created = await browser.post("/settings/developers/keys", new URLSearchParams([["_csrf", token], ["name", "CI"], ["scope", "read:meetings"], ["scope", "bogus"]]));
-    expect(created.status).toBe(201);
-    expect(created.headers.get("cache-control")).toBe("no-store");
-    const apiKey = /id="shown-once"[^>]* value="(vb_live_\w+)"/.exec(await created.text())![1]!;
+    // Issue 25: post/redirect/get, the key shown once on the page the form redirects to.
+    expect(created.status).toBe(303);
+    const shown = await browser.follow(created);
+    expect(shown.headers.get("cache-control")).toBe("no-store");
+    const apiKey = /id="shown-once"[^>]* value="(vb_live_\w+)"/.exec(await shown.text())![1]!;
     expect(apiKey).toStartWith("vb_live_");
     const me = (await (await server.api("/api/v1/me", { key: apiKey })).json()) as Json;
     expect(me.credential.scopes).toEqual(["read:meetings"]); // the unknown scope was dropped
@@ -308,9 +319,9 @@ describe("settings", () => {
     // Another account cannot revoke it.
     const other = new CookieClient(server.url);
     await other.signIn("other@firm.example", PASSWORD);
-    expect((await other.post(`/settings/developers/keys/${keyId}/revoke`, { _csrf: await other.csrfToken("/settings") })).status).toBe(404);
+    expect((await other.post(`/settings/developers/keys/${keyId}/revoke`, { _csrf: await other.csrfToken("/settings"), confirm: "yes" })).status).toBe(404);
     expect((await server.api("/api/v1/me", { key: apiKey })).status).toBe(200);
-    const revoked = await browser.post(`/settings/developers/keys/${keyId}/revoke`, { _csrf: token });
+    const revoked = await browser.post(`/settings/developers/keys/${keyId}/revoke`, { _csrf: token, confirm: "yes" });
     expect(revoked.status).toBe(303);
     expect((await server.api("/api/v1/me", { key: apiKey })).status).toBe(401);
   });
@@ -330,9 +341,12 @@ describe("settings", () => {
     const browser = await owner();
     const token = await browser.csrfToken("/settings");
     const wrong = await browser.post("/settings/password", { current: "not it at all", password: "a brand new passphrase", _csrf: token });
-    expect(wrong.status).toBe(400);
+    // Issue 25: each refusal back to the form (303), the message at its field.
+    expect(wrong.status).toBe(303);
+    expect(await (await browser.follow(wrong)).text()).toContain("The current password is not right.");
     const short = await browser.post("/settings/password", { current: PASSWORD, password: "short", _csrf: token });
-    expect(short.status).toBe(400);
+    expect(short.status).toBe(303);
+    expect(await (await browser.follow(short)).text()).toContain("A password has 10 to 256 characters.");
     const changed = await browser.post("/settings/password", { current: PASSWORD, password: "a brand new passphrase", _csrf: token });
     expect(changed.status).toBe(303);
     expect((await elsewhere.get("/meetings")).status).toBe(303); // sent to sign in

@@ -70,8 +70,12 @@ describe("Settings > Redaction", () => {
     const browser = await signedIn();
     const csrf = await browser.csrfToken("/settings/redaction");
     const refused = await browser.post("/settings/redaction", { _csrf: csrf, enabled: "true", case_number_pattern: "(a+)+b" });
-    expect(refused.status).toBe(400);
-    expect(await refused.text()).toContain("The settings were not saved.");
+    // Issue 25: back to the form (303), the pattern kept and the reason at the field.
+    expect(refused.status).toBe(303);
+    const page = await (await browser.follow(refused)).text();
+    expect(page).toContain("The settings were not saved.");
+    expect(page).toContain("This pattern is not a valid regular expression");
+    expect(page).toContain('value="(a+)+b"');
     expect(((await (await server.api("/api/v1/redaction", { key })).json()) as any).case_number_pattern).toBe("DOS-\\d{5}");
   });
 

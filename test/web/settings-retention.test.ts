@@ -68,15 +68,18 @@ describe("Settings → Retention", () => {
     expect(after).toContain('value="400"');
     expect(after).toContain("Meetings are deleted 400 days after they were recorded; recordings 90 days after they were recorded.");
 
+    // Issue 25: each refusal comes back to the form (303), the values kept, the rule at the field.
     for (const [whole, recording, reason] of [
-      ["0", "", "Give a whole number of days from 1 to 36500"],
-      ["36501", "", "Give a whole number of days from 1 to 36500"],
-      ["ten", "", "Give a whole number of days from 1 to 36500"],
-      ["30", "30", "recording_delete_after_days must be below delete_after_days"],
+      ["0", "", "A whole number of days from 1 to 36500, or empty"],
+      ["36501", "", "A whole number of days from 1 to 36500, or empty"],
+      ["ten", "", "A whole number of days from 1 to 36500, or empty"],
+      ["30", "30", "Fewer days than the whole meeting: the recording goes first"],
     ]) {
       const refused = await client.post("/settings/retention", { _csrf: csrf, delete_after_days: whole!, recording_delete_after_days: recording! });
-      expect({ whole, recording, status: refused.status }).toEqual({ whole, recording, status: 400 });
-      expect(await refused.text()).toContain(reason!);
+      expect({ whole, recording, status: refused.status }).toEqual({ whole, recording, status: 303 });
+      const back = await (await client.follow(refused)).text();
+      expect(back).toContain(reason!);
+      expect(back).toContain(`value="${whole}"`);
     }
     expect(await apiPolicy()).toMatchObject({ delete_after_days: 400, recording_delete_after_days: 90 });
 
@@ -94,9 +97,11 @@ describe("Settings → Retention", () => {
     expect(page).toContain("Conservation");
     expect(page).toContain("Supprimer les réunions entières après (jours)");
     const refused = await client.post("/settings/retention", { _csrf: csrf, delete_after_days: "0", recording_delete_after_days: "" });
-    expect(refused.status).toBe(400);
-    // (The apostrophe is escaped in the page: the words after it.)
-    expect(await refused.text()).toContain("a pas été enregistrée");
+    // Issue 25: back to the form (303), the value kept and the rule at the field, in French.
+    expect(refused.status).toBe(303);
+    const back = await (await client.follow(refused)).text();
+    expect(back).toContain("Un nombre entier de jours, de 1 à 36500, ou rien");
+    expect(back).toContain('aria-invalid="true"');
   });
 });
 
@@ -125,8 +130,8 @@ describe("holds in the web app", () => {
     expect(page).toContain("Lift the legal hold");
 
     const refused = await client.post(`/meetings/${meeting.id}/delete`, { _csrf: csrf, confirm: "yes" });
-    expect(refused.status).toBe(409);
-    expect(await refused.text()).toContain("legal hold");
+    expect(refused.status).toBe(303); // issue 25: back to the meeting page, saying why
+    expect(await (await client.follow(refused)).text()).toContain("legal hold");
     expect((await server.api(`/api/v1/meetings/${meeting.id}`, { key })).status).toBe(200);
 
     // The list's filter: on hold only, then not on hold.
@@ -156,7 +161,9 @@ describe("holds in the web app", () => {
     expect(list).toContain("The client folder is under a legal hold");
     expect(list).toContain(`/clients/${clientId}/release`);
     expect(await (await client.get(`/meetings/${meeting.id}`)).text()).toContain("Its client folder is under a legal hold");
-    expect((await client.post(`/meetings/${meeting.id}/delete`, { _csrf: csrf, confirm: "yes" })).status).toBe(409);
+    const refusedDelete = await client.post(`/meetings/${meeting.id}/delete`, { _csrf: csrf, confirm: "yes" });
+    expect(refusedDelete.headers.get("location")).toBe(`/meetings/${meeting.id}`); // issue 25: back to the page, refused
+    expect((await server.api(`/api/v1/meetings/${meeting.id}`, { key })).status).toBe(200);
     const nosy = await signedIn("nosy@firm.example");
     expect((await nosy.client.post(`/clients/${clientId}/release`, { _csrf: nosy.csrf })).status).toBe(404);
     expect((await client.post(`/clients/${clientId}/release`, { _csrf: csrf })).headers.get("location")).toBe("/clients?notice=clientReleased");

@@ -58,15 +58,20 @@ test("a term is added, changed and deleted from Settings, Vocabulary, each time 
   expect(await terms()).toEqual([]);
 });
 
-test("refusals are shown on the page: a duplicate (409), too many variants (400); nothing is stored", async () => {
+test("refusals come back to the form: a duplicate, too many variants, each said at its field; nothing is stored", async () => {
   const { client, csrf } = await signedIn();
   await client.post("/settings/vocabulary", { _csrf: csrf, term: "Acme" });
+  // Issue 25: each refusal comes back to the form (303), what was typed kept, the message at the field.
   const duplicate = await client.post("/settings/vocabulary", { _csrf: csrf, term: "ACME" });
-  expect(duplicate.status).toBe(409);
-  expect(await duplicate.text()).toContain("already holds");
+  expect(duplicate.status).toBe(303);
+  const duplicatePage = await (await client.follow(duplicate)).text();
+  expect(duplicatePage).toContain("already holds this term");
+  expect(duplicatePage).toContain('value="ACME"');
   const many = await client.post("/settings/vocabulary", { _csrf: csrf, term: "Beta", variants: Array.from({ length: 11 }, (_, i) => `v${i}`).join("\n") });
-  expect(many.status).toBe(400);
-  expect(await many.text()).toContain("variants");
+  expect(many.status).toBe(303);
+  const manyPage = await (await client.follow(many)).text();
+  expect(manyPage).toContain("At most 10 variants, one a line");
+  expect(manyPage).toContain("v10</textarea>");
   expect((await terms()).map((t) => t.term)).toEqual(["Acme"]);
   for (const t of await terms()) await server.api(`/api/v1/vocabulary/${t.id}`, { method: "DELETE", key });
 });

@@ -49,10 +49,15 @@ describe("webhooks in Settings", () => {
   test("add an endpoint (secret shown once), send a signed test ping, rotate the secret, read the delivery log", async () => {
     const { client, csrf } = await signedIn();
     const refused = await client.post("/settings/webhooks", new URLSearchParams([["_csrf", csrf], ["url", "ftp://example.org/x"], ["event", "*"]]));
-    expect(refused.status).toBe(400);
+    // Issue 25: a refusal comes back to the form (303, post/redirect/get), the URL kept and the message at it.
+    expect(refused.status).toBe(303);
+    const again = await (await client.follow(refused)).text();
+    expect(again).toContain('value="ftp://example.org/x"');
+    expect(again).toContain("This address is not reachable from the server: use a public https URL");
     const created = await client.post("/settings/webhooks", new URLSearchParams([["_csrf", csrf], ["url", `${receiver.url}/from-settings`], ["event", "*"], ["description", "CRM"]]));
-    expect(created.status).toBe(201);
-    const secret = shownSecret(await created.text())!;
+    // The secret is shown once, on the page the form redirects to; never again.
+    expect(created.status).toBe(303);
+    const secret = shownSecret(await (await client.follow(created)).text())!;
     expect(secret).toStartWith("whsec_");
     const listed = await (await client.get("/settings/webhooks")).text();
     expect(listed).toContain(`${receiver.url}/from-settings`);
@@ -67,8 +72,13 @@ describe("webhooks in Settings", () => {
     expect(ping!.headers.get("verbatim-event-type")).toBe("ping");
     expect(verifySignature(ping!.body, ping!.headers.get("verbatim-signature")!, [secret])).toBe(true);
 
-    const rotated = await client.post(`/settings/webhooks/${endpoint.id}/rotate`, { _csrf: csrf });
-    const newSecret = shownSecret(await rotated.text())!;
+    // Rotating asks first (issue 25): without the confirmation nothing changes.
+    const unconfirmed = await client.post(`/settings/webhooks/${endpoint.id}/rotate`, { _csrf: csrf });
+    expect(unconfirmed.status).toBe(303);
+    expect(await (await client.follow(unconfirmed)).text()).toContain("Tick the box to confirm first.");
+    const rotated = await client.post(`/settings/webhooks/${endpoint.id}/rotate`, { _csrf: csrf, confirm: "yes" });
+    expect(rotated.status).toBe(303);
+    const newSecret = shownSecret(await (await client.follow(rotated)).text())!;
     expect(newSecret).toStartWith("whsec_");
     expect(newSecret).not.toBe(secret);
     await client.post(`/settings/webhooks/${endpoint.id}/test`, { _csrf: csrf });
@@ -82,13 +92,13 @@ describe("webhooks in Settings", () => {
 
     const nosy = await signedIn("nosy@firm.example");
     expect((await nosy.client.get(`/settings/webhooks/${endpoint.id}`)).status).toBe(404);
-    expect((await nosy.client.post(`/settings/webhooks/${endpoint.id}/delete`, { _csrf: nosy.csrf })).status).toBe(404);
-    expect((await nosy.client.post(`/settings/webhooks/${endpoint.id}/rotate`, { _csrf: nosy.csrf })).status).toBe(404);
+    expect((await nosy.client.post(`/settings/webhooks/${endpoint.id}/delete`, { _csrf: nosy.csrf, confirm: "yes" })).status).toBe(404);
+    expect((await nosy.client.post(`/settings/webhooks/${endpoint.id}/rotate`, { _csrf: nosy.csrf, confirm: "yes" })).status).toBe(404);
     expect(await (await nosy.client.get("/settings/webhooks")).text()).not.toContain("from-settings");
 
     const traces = [secret, newSecret, `${receiver.url}/from-settings`];
     expect((await needlesKept(server.dataDir, conn, traces)).length).toBeGreaterThan(0);
-    expect((await client.post(`/settings/webhooks/${endpoint.id}/delete`, { _csrf: csrf })).status).toBe(303);
+    expect((await client.post(`/settings/webhooks/${endpoint.id}/delete`, { _csrf: csrf, confirm: "yes" })).status).toBe(303);
     expect(((await (await server.api("/api/v1/webhook_endpoints", { key })).json()) as Json).data).toEqual([]);
     // Nor does any file of the data dir keep its secrets or URL (the WAL is truncated after a deletion).
     const deadline = Date.now() + 20_000;

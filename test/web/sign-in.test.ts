@@ -48,9 +48,14 @@ test("the sign-in page: a form with labels, a strict CSP, no external resource, 
 
 test("a right password signs in (HttpOnly, SameSite session cookie) and opens the meetings list; a wrong one is refused", async () => {
   const wrong = new Browser();
+  // Issue 25: a refused sign-in comes back to the form (post/redirect/get), the email kept.
   const refused = await signIn(wrong, "partner@firm.example", "not the password");
-  expect(refused.status).toBe(401);
-  expect(await refused.text()).toContain("Wrong email or password.");
+  expect(refused.status).toBe(303);
+  expect(refused.headers.get("location")).toBe("/login?next=%2Fmeetings");
+  const again = await (await wrong.follow(refused)).text();
+  expect(again).toContain("Wrong email or password.");
+  expect(again).toContain('value="partner@firm.example"');
+  expect(again).not.toContain("not the password");
   expect(wrong.cookies.has("verbatim_session")).toBe(false);
 
   const browser = new Browser();
@@ -74,10 +79,14 @@ test("without a session the meetings page sends the browser to /login", async ()
 test("CSRF: a sign-in or sign-out without the page's token, or from another origin, is refused", async () => {
   const browser = new Browser();
   await formToken(browser);
+  // Issue 25: refused, back to the sign-in form (303, post/redirect/get) saying the form expired, no session.
   const noToken = await browser.post("/login", { email: "partner@firm.example", password: PASSWORD });
-  expect(noToken.status).toBe(403);
+  expect(noToken.status).toBe(303);
+  expect(noToken.headers.get("location")).toStartWith("/login");
+  expect(await (await browser.follow(noToken)).text()).toContain("The form expired.");
   const foreign = await browser.post("/login", { _csrf: await formToken(browser), email: "partner@firm.example", password: PASSWORD }, { origin: "https://evil.example" });
-  expect(foreign.status).toBe(403);
+  expect(foreign.status).toBe(303);
+  expect(foreign.headers.get("location")).toStartWith("/login");
   expect(browser.cookies.has("verbatim_session")).toBe(false);
 
   await signIn(browser);
@@ -131,11 +140,18 @@ test("another account's meetings never show; an API key is no web session", asyn
 test("after repeated failures for one email, even the right password waits its delay (said in minutes)", async () => {
   await server.admin("user", "create", "--email", "target@firm.example", "--password", PASSWORD);
   const browser = new Browser();
-  for (let i = 0; i < 5; i++) expect((await signIn(browser, "target@firm.example", `guess ${i} wrong`)).status).toBe(401);
+  // Issue 25: each refusal is a redirect back to the form (303); the throttled one carries Retry-After.
+  for (let i = 0; i < 5; i++) {
+    const wrong = await signIn(browser, "target@firm.example", `guess ${i} wrong`);
+    expect(wrong.status).toBe(303);
+    expect(wrong.headers.get("retry-after")).toBeNull();
+    expect(await (await browser.follow(wrong)).text()).toContain("Wrong email or password.");
+  }
   const blocked = await signIn(browser, "target@firm.example", PASSWORD);
-  expect(blocked.status).toBe(429);
-  expect(await blocked.text()).toContain("Try again in 1 minute.");
+  expect(blocked.status).toBe(303);
+  expect(blocked.headers.get("location")).toStartWith("/login");
   expect(blocked.headers.get("retry-after")).toMatch(/^\d+$/);
+  expect(await (await browser.follow(blocked)).text()).toContain("Try again in 1 minute.");
   expect(browser.cookies.has("verbatim_session")).toBe(false);
 });
 
@@ -154,7 +170,10 @@ test("behind a TLS-terminating proxy (--public-url https://…): the proxy's ori
         headers: { cookie: `verbatim_form=${token}`, "content-type": "application/x-www-form-urlencoded", origin },
         body: new URLSearchParams({ _csrf: token, email: "partner@firm.example", password: PASSWORD }).toString(),
       });
-    expect((await signIn("https://elsewhere.example")).status).toBe(403);
+    const elsewhere = await signIn("https://elsewhere.example");
+    expect(elsewhere.status).toBe(303); // issue 25: back to the form, no session
+    expect(elsewhere.headers.get("location")).toStartWith("/login");
+    expect(elsewhere.headers.getSetCookie().some((c) => c.startsWith("verbatim_session="))).toBe(false);
     const accepted = await signIn("https://verbatim.firm.example");
     expect(accepted.status).toBe(303);
     expect(accepted.headers.getSetCookie().find((c) => c.startsWith("verbatim_session="))).toContain("Secure");

@@ -63,11 +63,14 @@ test("a Teams WebVTT file becomes a meeting with its speakers as participants an
   expect(page).toContain('<span class="ts">00:01</span>');
 });
 
-test("a malformed SubRip file is a 400 naming its line; nothing is made", async () => {
+test("a malformed SubRip file comes back to the form naming its line; nothing is made", async () => {
   const browser = await signedIn();
   const before = ((await (await server.api("/api/v1/meetings", { key })).json()) as Json).data.length;
-  const refused = await postText(browser, "bad-timing.srt");
-  expect(refused.status).toBe(400);
-  expect(await refused.text()).toContain("line 6: SubRip: expected a cue timing such as 00:00:01,000 --> 00:00:04,000");
+  // Issue 25: back to the form (303), the file field marked and the failing line said above it.
+  const refused = browser.keep(await postText(browser, "bad-timing.srt"));
+  expect(refused.status).toBe(303);
+  const page = await (await browser.follow(refused)).text();
+  expect(page).toContain("line 6: SubRip: expected a cue timing such as 00:00:01,000 --> 00:00:04,000");
+  expect(page).toContain("This transcript could not be read");
   expect(((await (await server.api("/api/v1/meetings", { key })).json()) as Json).data.length).toBe(before);
 });

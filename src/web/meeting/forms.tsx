@@ -24,12 +24,12 @@ const lineIndex = (value: string) => (/^\d{1,7}$/.test(value) ? Number(value) : 
 export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKit): void {
   const { apps } = kit.deps;
 
-  /** Runs a form's change, then back to the meeting with its notice; a refusal is shown on the page. */
-  const changed = async (request: Request, meetingId: string, notice: string, change: () => unknown, fragment = "") => {
+  /** Runs a form's change, then back to the meeting with its notice (and `fragment`); a refusal comes back to the page, `values` kept. */
+  const changed = async (request: Request, meetingId: string, notice: string, change: () => unknown, values?: Record<string, string | null | undefined>, fragment = "") => {
     try {
       await change();
     } catch (error) {
-      return pages.refusedOnPage(request, meetingId, error);
+      return pages.refusedOnPage(request, meetingId, error, values);
     }
     return redirect(`/meetings/${meetingId}?notice=${notice}${fragment}`);
   };
@@ -46,7 +46,7 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
       return changed(request, row.id, "saved", () => {
         const patch = parseOrThrow(patchMeetingBody, { title: form.get("title") ?? undefined, tags, client: client ? { name: client } : null });
         return apps.meetings.patch(kit.actor(session), row.id, patch);
-      });
+      }, { for: "details", title: form.get("title"), client, tags: form.get("tags") });
     })
     .post("/meetings/:id/speakers", async ({ request, params }) => {
       const { session, form } = await kit.readForm(request);
@@ -76,7 +76,7 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
       const prompt = form.get("prompt")?.trim() || undefined;
       // Neither a template nor a prompt: back to the form, with the message at the prompt.
       if (!templateId && !prompt) {
-        const values = { template_id: "custom", include_transcript: form.get("include_transcript") ?? "" };
+        const values = { for: "documents", template_id: "custom", include_transcript: form.get("include_transcript") ?? "" };
         return redirectWithFormError(request, `/meetings/${row.id}#documents-title`, { fields: { prompt: "docs.promptMissing" }, values });
       }
       return changed(request, row.id, "document", () => {
@@ -85,7 +85,7 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
           include_transcript: form.get("include_transcript") === "true",
         });
         return apps.documents.request(kit.actor(session), row.id, asked);
-      });
+      }, { for: "documents", template_id: templateId, prompt });
     })
     .post("/meetings/:id/documents/:documentId/delete", async ({ request, params }) => {
       const { session } = await kit.readForm(request);
@@ -117,7 +117,7 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
       const { session } = await kit.readForm(request);
       const { row, actor } = await pages.meetingFor(session, params.id, "correct");
       const index = lineIndex(params.index);
-      return changed(request, row.id, "undone", () => apps.transcripts.undoCorrection(actor, row.id, index), `#seg-${index}`);
+      return changed(request, row.id, "undone", () => apps.transcripts.undoCorrection(actor, row.id, index), undefined, `#seg-${index}`);
     })
     .post("/meetings/:id/report/regenerate", async ({ request, params }) => {
       const { session } = await kit.readForm(request);
@@ -133,7 +133,7 @@ export function meetingFormRoutes(app: Elysia, kit: WebKit, pages: MeetingPageKi
     .post("/meetings/:id/delete", async ({ request, params }) => {
       const { session, form } = await kit.readForm(request);
       const row = await pages.ownedMeeting(session, params.id);
-      if (form.get("confirm") !== "yes") return pages.meetingPage(request, row.id, 400, kit.frameFor(request, session, () => "").t("meeting.deleteConfirmMissing"));
+      if (form.get("confirm") !== "yes") return redirectWithFormError(request, `/meetings/${row.id}`, { fields: {}, form: "meeting.deleteConfirmMissing" });
       try {
         await apps.meetings.delete(kit.actor(session), row.id);
       } catch (error) {

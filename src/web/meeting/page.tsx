@@ -3,6 +3,8 @@ import { ApiError } from "../../errors/api-error.ts";
 import { isUuid } from "../../lib/ids.ts";
 import type { MeetingRow } from "../../meetings/app.ts";
 import { takeFormState } from "../form-state.ts";
+import { fieldsOf } from "../error-pages.tsx";
+import { redirectWithFormError, type FormRefusal } from "../form-state.ts";
 import { html, json } from "../http.ts";
 import type { WebKit } from "../kit.ts";
 import { PageRefusal } from "../kit.ts";
@@ -67,7 +69,7 @@ export function meetingPageKit(kit: WebKit) {
   /** One of the signed-in user's own meetings; a colleague's shared one is refused (403), any other id is the 404 page. */
   const ownedMeeting = async (session: Session, id: string): Promise<MeetingRow> => (await meetingFor(session, id, "owner")).row;
 
-  const meetingPage = async (request: Request, id: string, status = 200, refusal?: string) => {
+  const meetingPage = async (request: Request, id: string) => {
     const session = kit.requireSession(request);
     const { actor, access, sharedBy } = await meetingFor(session, id);
     const page = await meetings.page(actor, id.toLowerCase()).catch(asPageRefusal);
@@ -75,11 +77,10 @@ export function meetingPageKit(kit: WebKit) {
     const frame = kit.frameFor(request, session, () => meeting.title);
     // "Being written" only while a document is: after the page reloads on its completion, no notice.
     const documentDone = page.pendingDocuments === 0 && new URL(request.url).searchParams.get("notice") === "document";
-    const notice = refusal ? { text: refusal, error: true } : documentDone ? undefined : kit.noticeOf(request, frame.t, NOTICES);
-    // Read once: the refused form's state is spent by its first reading (form-state.ts), and the
-    // documents form and the share panel each show their own fields of it.
+    const notice = documentDone ? undefined : kit.noticeOf(request, frame.t, NOTICES);
+    // The refused form's state (form-state.ts): the documents form and the share panel each show their fields of it.
     const formState = takeFormState(request);
-    const documents = { ...(await documentsOfPage(kit, actor, frame, meeting.id)), formState };
+    const documents = { ...(await documentsOfPage(kit, actor, frame, meeting.id)), formState: formState?.values.for === "documents" ? formState : null };
     const workspace = await workspaceOf(kit, actor, meeting.id, page);
     return html(
       <MeetingPage
@@ -100,15 +101,22 @@ export function meetingPageKit(kit: WebKit) {
         sharePanel={access === "owner" ? <SharePanel frame={frame} meetingId={meeting.id} shares={await kit.deps.apps.sharing.shares(actor, meeting.id)} state={formState} /> : undefined}
         workspace={workspace}
       />,
-      status,
     );
   };
 
-  /** A form's refusal (a field the services reject) shown on the meeting page, with what was wrong. */
-  const refusedOnPage = (request: Request, id: string, error: unknown) => {
+  /**
+   * A form's refusal (a field the services reject, a legal hold) back on the meeting page
+   * (post/redirect/get): the message at the field, or the service's sentence above the page;
+   * `values`: what the form sent, kept.
+   */
+  const refusedOnPage = (request: Request, id: string, error: unknown, values: Record<string, string | null | undefined> = {}) => {
     if (!(error instanceof ApiError) || error.status >= 500 || error.status === 404) throw error;
-    const fields = error.errors?.map((f) => `${f.field}: ${f.message}`).join("; ");
-    return meetingPage(request, id, error.status, fields ? `${error.message} ${fields}` : error.message);
+    const state: FormRefusal =
+      error.code === "validation_error"
+        ? // Neither a template nor a prompt: said at the prompt, the field to fill in.
+          { fields: fieldsOf(error, { "client.name": "client", template_id: "prompt" }, { "prompt:template_or_prompt": "err.field.templateOrPrompt" }), values }
+        : { fields: {}, formText: error.message, values };
+    return redirectWithFormError(request, `/meetings/${id}`, state);
   };
 
   return { meetingFor, ownedMeeting, meetingPage, refusedOnPage };

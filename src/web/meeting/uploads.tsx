@@ -4,7 +4,6 @@ import { UploadRequired } from "../../meetings/app.ts";
 import { redirectWithFormError, takeFormState } from "../form-state.ts";
 import { html, redirect } from "../http.ts";
 import type { WebKit } from "../kit.ts";
-import { PageRefusal } from "../kit.ts";
 import { UploadPage } from "../pages/upload.tsx";
 
 /** The upload form and its multipart POST: a recording to transcribe, streamed to disk. */
@@ -28,9 +27,11 @@ export function uploadRoutes(app: Elysia, kit: WebKit): void {
         const { meetingId } = await deps.apps.meetings.receiveUpload(kit.actor(session), request, { idempotencyKey: null });
         return redirect(`/meetings/${meetingId}`);
       } catch (error) {
-        if (error instanceof UploadRequired) throw new PageRefusal(400, kit.frameFor(request, session, (t) => t("upload.title")).t("upload.fileRequired"));
+        // No file: back to the form, the message at the file field.
+        if (error instanceof UploadRequired) return redirectWithFormError(request, "/meetings/new", { fields: { file: "upload.fileRequired" } });
         // Not a recording (a PDF, say; its first bytes tell): back to the form, the reason at the file
-        // field. The other fields follow the file in the body, unread: they cannot be kept.
+        // field. The other fields follow the file in the body, unread: they cannot be kept. Any other
+        // refusal (too large, the month's quota) is the error layer's, back to this form with its sentence.
         if (error instanceof ApiError && error.code === "unsupported_media") {
           const refused = redirectWithFormError(request, "/meetings/new", { fields: { file: "upload.notRecording" } });
           for (const [name, value] of Object.entries(error.headers ?? {})) refused.headers.set(name, value);

@@ -1,5 +1,7 @@
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../../auth/app.ts";
 import { Layout, type PageFrame } from "../layout.tsx";
+import { fieldAttrs } from "../form-state.ts";
+import { FieldError } from "./fields.tsx";
 
 /**
  * The page a one-time sign-in link opens (an administrator made it): the account's email and a
@@ -25,8 +27,9 @@ export function SignInLinkPage(props: { frame: PageFrame; formToken: string; tok
             <input type="email" name="email" autocomplete="username" value={props.email} hidden readOnly />
             <label>
               {t("link.password", { min: MIN_PASSWORD_LENGTH, max: MAX_PASSWORD_LENGTH })}
-              <input type="password" name="password" autocomplete="new-password" required minLength={MIN_PASSWORD_LENGTH} maxLength={MAX_PASSWORD_LENGTH} />
+              <input type="password" name="password" autocomplete="new-password" required minLength={MIN_PASSWORD_LENGTH} maxLength={MAX_PASSWORD_LENGTH} {...fieldAttrs("password", frame.formState)} />
             </label>
+            <FieldError name="password" state={frame.formState} t={t} />
             <button type="submit">{t("link.submit")}</button>
           </form>
         </>

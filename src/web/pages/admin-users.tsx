@@ -1,5 +1,7 @@
 import type { ManagedUser } from "../../admin/app.ts";
 import { CsrfField, Layout, Notice, PostButton, ShownOnce, type PageFrame, type PageNotice } from "../layout.tsx";
+import { fieldAttrs } from "../form-state.ts";
+import { FieldError } from "./fields.tsx";
 
 const PLANS = ["free", "standard", "pro"] as const;
 
@@ -36,11 +38,13 @@ function LinkShownOnce({ frame, link }: { frame: PageFrame; link: ShownLink }) {
 }
 
 /** Users: who they are, their plan and role, last sign-in, state; a form to create one. */
-export function AdminUsersPage(props: { frame: PageFrame; users: ManagedUser[]; notice?: PageNotice; link?: ShownLink; form?: { email: string; name: string } }) {
+export function AdminUsersPage(props: { frame: PageFrame; users: ManagedUser[]; notice?: PageNotice; link?: ShownLink }) {
   const { frame } = props;
   const { t } = frame;
   const date = new Intl.DateTimeFormat(frame.locale, { dateStyle: "medium", timeZone: "UTC" });
   const when = (ms: number | null) => (ms === null ? t("admin.never") : date.format(new Date(ms)));
+  // A refused new-user form (form-state.ts): as it was filled in, the message at the email.
+  const state = frame.formState;
   return (
     <Layout frame={frame}>
       <h1>{t("admin.title")}</h1>
@@ -92,18 +96,21 @@ export function AdminUsersPage(props: { frame: PageFrame; users: ManagedUser[]; 
           <CsrfField frame={frame} />
           <label>
             {t("admin.email")}
-            <input name="email" type="email" required maxLength={320} value={props.form?.email} />
+            <input name="email" type="email" required maxLength={320} value={state?.values.email} {...fieldAttrs("email", state)} />
           </label>
+          <FieldError name="email" state={state} t={t} />
           <label>
             {t("admin.name")}
-            <input name="name" maxLength={200} value={props.form?.name} />
+            <input name="name" maxLength={200} value={state?.values.name} />
           </label>
-          <PlanSelect frame={frame} selected="free" />
+          <PlanSelect frame={frame} selected={state?.values.plan ?? "free"} />
           <label>
             {t("admin.role")}
             <select name="role">
               <option value="user">{t("admin.roleUser")}</option>
-              <option value="admin">{t("admin.roleAdmin")}</option>
+              <option value="admin" selected={state?.values.role === "admin"}>
+                {t("admin.roleAdmin")}
+              </option>
             </select>
           </label>
           <button type="submit">{t("admin.create")}</button>

@@ -1,5 +1,8 @@
 import { apiKeyHint, SCOPES, type ApiKeyRow } from "../../auth/app.ts";
-import { CsrfField, Layout, PostButton, Notice, ShownOnce, type PageFrame } from "../layout.tsx";
+import { CsrfField, Layout, Notice, ShownOnce, type PageFrame } from "../layout.tsx";
+import { fieldAttrs } from "../form-state.ts";
+import { ConfirmButton } from "./confirm.tsx";
+import { FieldError } from "./fields.tsx";
 import { SettingsNav } from "./settings.tsx";
 
 export function DevelopersPage(props: {
@@ -15,6 +18,9 @@ export function DevelopersPage(props: {
   const { t } = frame;
   const date = new Intl.DateTimeFormat(frame.locale, { dateStyle: "medium", timeZone: "UTC" });
   const active = props.keys.filter((key) => key.revokedAt === null);
+  // A refused key form (form-state.ts): its name and scopes, and the messages at them.
+  const state = frame.formState;
+  const chosen = (state?.values.scopes ?? "").split(" ");
   return (
     <Layout frame={frame}>
       <h1>{t("nav.settings")}</h1>
@@ -54,7 +60,15 @@ export function DevelopersPage(props: {
                   <td class="optional">{key.scopes.join(", ")}</td>
                   <td class="optional">{key.lastUsedAt !== null ? date.format(new Date(key.lastUsedAt)) : t("keys.never")}</td>
                   <td>
-                    <PostButton frame={frame} action={`/settings/developers/keys/${key.id}/revoke`} label={t("keys.revoke")} kind="danger" ariaLabel={t("keys.revokeNamed", { name: key.name })} />
+                    <ConfirmButton
+                      frame={frame}
+                      action={`/settings/developers/keys/${key.id}/revoke`}
+                      label={t("keys.revoke")}
+                      kind="danger"
+                      ariaLabel={t("keys.revokeNamed", { name: key.name })}
+                      understood={t("err.confirm.revokeKey")}
+                      question={t("err.confirm.revokeKeyAsk", { name: key.name })}
+                    />
                   </td>
                 </tr>
               ))}
@@ -69,15 +83,17 @@ export function DevelopersPage(props: {
           <CsrfField frame={frame} />
           <label>
             {t("keys.name")}
-            <input name="name" required maxLength={100} />
+            <input name="name" required maxLength={100} value={state?.values.name} {...fieldAttrs("name", state)} />
           </label>
-          <fieldset>
+          <FieldError name="name" state={state} t={t} />
+          <fieldset {...fieldAttrs("scope", state)}>
             <legend>{t("keys.scopes")}</legend>
             {SCOPES.map((scope) => (
               <label class="inline">
-                <input type="checkbox" name="scope" value={scope} checked={scope.startsWith("read:")} /> <code>{scope}</code>
+                <input type="checkbox" name="scope" value={scope} checked={state ? chosen.includes(scope) : scope.startsWith("read:")} /> <code>{scope}</code>
               </label>
             ))}
+            <FieldError name="scope" state={state} t={t} />
           </fieldset>
           <button type="submit">{t("keys.create")}</button>
         </form>

@@ -1,5 +1,5 @@
 import type { PageFrame } from "../layout.tsx";
-import { fieldErrorId, type FormState } from "../form-state.ts";
+import { fieldAttrs, fieldErrorId, type FormState } from "../form-state.ts";
 import type { Translate } from "../i18n.ts";
 import { MAX_MEETING_TERMS, MAX_TERM_CHARS } from "../../vocabulary/app.ts";
 
@@ -17,37 +17,46 @@ export function languageNames(locale: string): (code: string) => string {
   };
 }
 
-/** A new meeting's title and spoken language: the upload, text and record forms all ask them. */
-export function TitleAndLanguage({ frame }: { frame: PageFrame }) {
+/** A new meeting's title and spoken language: the upload, text and record forms all ask them (`state`: a refused form's, form-state.ts). */
+export function TitleAndLanguage({ frame, state }: { frame: PageFrame; state?: FormState | null }) {
   const { t } = frame;
   const names = languageNames(frame.locale);
   return (
     <>
       <label>
         {t("meeting.field.title")}
-        <input name="title" maxLength={300} />
+        <input name="title" maxLength={300} value={state?.values.title} {...fieldAttrs("title", state)} />
       </label>
+      <FieldError name="title" state={state} t={t} />
       <label>
         {t("upload.language")}
-        <select name="language">
+        <select name="language" {...fieldAttrs("language", state)}>
           {LANGUAGES.map((code) => (
-            <option value={code}>{code === "auto" ? t("upload.languageAuto") : names(code)}</option>
+            <option value={code} selected={state?.values.language === code}>
+              {code === "auto" ? t("upload.languageAuto") : names(code)}
+            </option>
           ))}
         </select>
       </label>
+      <FieldError name="language" state={state} t={t} />
     </>
   );
 }
 
 /** A new meeting's own vocabulary (optional): one term a line, given to whisper before the account's. */
-export function VocabularyField({ frame }: { frame: PageFrame }) {
+export function VocabularyField({ frame, state }: { frame: PageFrame; state?: FormState | null }) {
   const { t } = frame;
   return (
-    <label>
-      {t("vocab.meetingField")}
-      <textarea name="vocabulary" rows={2} maxLength={(MAX_TERM_CHARS * 2 + 1) * MAX_MEETING_TERMS} />
-      <small class="muted">{t("vocab.meetingHelp", { max: MAX_MEETING_TERMS })}</small>
-    </label>
+    <>
+      <label>
+        {t("vocab.meetingField")}
+        <textarea name="vocabulary" rows={2} maxLength={(MAX_TERM_CHARS * 2 + 1) * MAX_MEETING_TERMS} {...fieldAttrs("vocabulary", state)}>
+          {state?.values.vocabulary}
+        </textarea>
+        <small class="muted">{t("vocab.meetingHelp", { max: MAX_MEETING_TERMS })}</small>
+      </label>
+      <FieldError name="vocabulary" state={state} t={t} />
+    </>
   );
 }
 
@@ -60,18 +69,19 @@ export function FieldError({ name, state, t }: { name: string; state: FormState 
   const key = state?.fields[name];
   if (!key) return null;
   return (
-    <p class="field-error" id={fieldErrorId(name)}>
-      {t(key)}
-    </p>
+    <span class="field-error" id={fieldErrorId(name)}>
+      {t(key, state.params)}
+    </span>
   );
 }
 
-/** A refused form's message for the form as a whole (FormState.form), above the form; nothing otherwise. */
+/** A refused form's message for the form as a whole (FormState.form or .formText), above the form; nothing otherwise. */
 export function FormError({ state, t }: { state: FormState | null | undefined; t: Translate }) {
-  if (!state?.form) return null;
+  const text = state?.form ? t(state.form, state.params) : state?.formText;
+  if (!text) return null;
   return (
     <p class="error" role="alert" id="form-error">
-      {t(state.form)}
+      {text}
     </p>
   );
 }

@@ -154,7 +154,9 @@ function DocumentForm(props: MeetingDocumentsProps & { base: string }) {
       </fieldset>
       <label>
         {t("meeting.prompt")}
-        <textarea name="prompt" rows={3} maxLength={20000} aria-describedby="prompt-help" {...fieldAttrs("prompt", formState)} />
+        <textarea name="prompt" rows={3} maxLength={20000} aria-describedby="prompt-help" {...fieldAttrs("prompt", formState)}>
+          {formState?.values.prompt}
+        </textarea>
       </label>
       <FieldError name="prompt" state={formState} t={t} />
       <small id="prompt-help" class="muted">

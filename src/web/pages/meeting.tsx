@@ -10,6 +10,9 @@ import { MeetingRetention } from "./meeting-retention.tsx";
 import { RedactionSummary } from "./redaction-field.tsx";
 import { failureReason } from "../meeting/failure.ts";
 import { FollowButton, LineHistory, PlayerMedia, SpeakerTimeline, speakerColours, TranscriptSearch, wordTimes, type WorkspaceProps } from "../meeting/workspace.tsx";
+import { fieldAttrs } from "../form-state.ts";
+import { ConfirmBox } from "./confirm.tsx";
+import { FieldError } from "./fields.tsx";
 
 /** A time on the transcript as a player shows it: m:ss, or h:mm:ss from the first hour. */
 export function playerTime(seconds: number): string {
@@ -68,6 +71,8 @@ export function MeetingPage(props: MeetingPageProps) {
   const busy = meeting.status === "queued" || meeting.status === "processing" || props.pendingDocuments > 0 || props.rewritingReport;
   // Documents being written for a completed meeting: their stage, never the meeting's "Completed".
   const writingDocuments = props.pendingDocuments > 0 && !props.rewritingReport && meeting.status === "completed";
+  // A refused form of this page (form-state.ts), for the form it came from.
+  const details = frame.formState?.values.for === "details" ? frame.formState : null;
   return (
     <Layout frame={frame}>
       <h1>{meeting.title}</h1>
@@ -195,16 +200,19 @@ export function MeetingPage(props: MeetingPageProps) {
               <CsrfField frame={frame} />
               <label>
                 {t("meeting.field.title")}
-                <input name="title" value={meeting.title} required maxLength={300} />
+                <input name="title" value={details ? details.values.title : meeting.title} required maxLength={300} {...fieldAttrs("title", details)} />
               </label>
+              <FieldError name="title" state={details} t={t} />
               <label>
                 {t("meetings.client")}
-                <input name="client" value={(meeting.client as { name?: string } | null)?.name ?? ""} maxLength={200} />
+                <input name="client" value={details ? details.values.client : ((meeting.client as { name?: string } | null)?.name ?? "")} maxLength={200} {...fieldAttrs("client", details)} />
               </label>
+              <FieldError name="client" state={details} t={t} />
               <label>
                 {t("meeting.field.tags")}
-                <input name="tags" value={meeting.tags.join(", ")} maxLength={1100} aria-describedby="tags-help" />
+                <input name="tags" value={details ? details.values.tags : meeting.tags.join(", ")} maxLength={1100} {...fieldAttrs("tags", details, "tags-help")} />
               </label>
+              <FieldError name="tags" state={details} t={t} />
               <small id="tags-help" class="muted">
                 {t("meeting.tagsHelp")}
               </small>
@@ -271,11 +279,9 @@ export function MeetingPage(props: MeetingPageProps) {
       {owner && (
       <section aria-labelledby="delete-title" class="danger">
         <h2 id="delete-title">{t("meeting.delete")}</h2>
-        <form class="stack" method="post" action={`${base}/delete`}>
+        <form class="stack" method="post" action={`${base}/delete`} data-confirm={t("err.confirm.deleteMeetingAsk")}>
           <CsrfField frame={frame} />
-          <label class="inline">
-            <input type="checkbox" name="confirm" value="yes" required /> {t("meeting.deleteConfirm")}
-          </label>
+          <ConfirmBox label={t("meeting.deleteConfirm")} />
           <button type="submit" class="danger">
             {t("meeting.deleteButton")}
           </button>

@@ -2,6 +2,7 @@ import type { Scope } from "../../auth/app.ts";
 import { CsrfField, Layout, Notice, type PageFrame, type PageNotice } from "../layout.tsx";
 import { scopeSentenceKey } from "./oauth-consent.tsx";
 import { SettingsNav } from "./settings.tsx";
+import { ConfirmBox } from "./confirm.tsx";
 
 /** One grant as Connected apps shows it. */
 export interface ConnectedApp {
@@ -49,11 +50,9 @@ export function ConnectedAppsPage(props: { frame: PageFrame; apps: readonly Conn
               <dt>{t("apps.lastUsed")}</dt>
               <dd>{app.lastUsedAt !== null ? `${date.format(new Date(app.lastUsedAt))} UTC` : t("apps.never")}</dd>
             </dl>
-            <form class="actions" method="post" action={`/settings/connected-apps/${app.id}/revoke`}>
+            <form class="actions" method="post" action={`/settings/connected-apps/${app.id}/revoke`} data-confirm={t("err.confirm.revokeAppAsk", { name: app.clientName })}>
               <CsrfField frame={frame} />
-              <label class="inline">
-                <input type="checkbox" name="confirm" value="yes" required /> {t("apps.confirm", { name: app.clientName })}
-              </label>
+              <ConfirmBox label={t("apps.confirm", { name: app.clientName })} />
               <button type="submit" class="danger" aria-label={t("apps.revokeNamed", { name: app.clientName })}>
                 {t("apps.revoke")}
               </button>

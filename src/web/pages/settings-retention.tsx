@@ -1,6 +1,8 @@
 import { MAX_RETENTION_DAYS, type RetentionPolicy } from "../../retention/app.ts";
 import { CsrfField, Layout, Notice, type PageFrame, type PageNotice } from "../layout.tsx";
 import { SettingsNav } from "./settings.tsx";
+import { fieldAttrs } from "../form-state.ts";
+import { FieldError } from "./fields.tsx";
 
 /** Settings → Retention: the account's retention policy (issue 23), the web app's side of PUT /v1/retention. */
 export function RetentionSettingsPage(props: { frame: PageFrame; policy: Pick<RetentionPolicy, "deleteAfterDays" | "recordingDeleteAfterDays">; notice?: PageNotice }) {
@@ -8,12 +10,15 @@ export function RetentionSettingsPage(props: { frame: PageFrame; policy: Pick<Re
   const { t } = frame;
   const period = (days: number | null) => (days === null ? t("retention.never") : t("retention.afterDays", { days }));
   /** One period's field: a number of days, empty for off, with its help line. */
+  // A refused form (form-state.ts) comes back as it was typed, the message at the field.
+  const state = frame.formState;
   const daysField = (name: string, label: string, value: number | null, help: string) => (
     <>
       <label>
         {label}
-        <input type="number" name={name} value={value === null ? "" : String(value)} min={1} max={MAX_RETENTION_DAYS} step={1} inputMode="numeric" aria-describedby={`${name}-help`} />
+        <input type="number" name={name} value={state ? (state.values[name] ?? "") : value === null ? "" : String(value)} min={1} max={MAX_RETENTION_DAYS} step={1} inputMode="numeric" {...fieldAttrs(name, state, `${name}-help`)} />
       </label>
+      <FieldError name={name} state={state} t={t} />
       <small id={`${name}-help`} class="muted">
         {help}
       </small>

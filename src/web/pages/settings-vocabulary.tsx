@@ -1,6 +1,8 @@
 import { MAX_TERM_CHARS, MAX_TERMS, MAX_VARIANTS, type RenderedTerm } from "../../vocabulary/app.ts";
 import { CsrfField, Layout, Notice, PostButton, type PageFrame, type PageNotice } from "../layout.tsx";
 import { SettingsNav } from "./settings.tsx";
+import { fieldAttrs } from "../form-state.ts";
+import { FieldError } from "./fields.tsx";
 
 /** A term's spoken variants as the form's text area holds them: one a line. */
 function variantLines(variants: readonly string[]): string {
@@ -9,19 +11,23 @@ function variantLines(variants: readonly string[]): string {
 
 function TermFields({ frame, term }: { frame: PageFrame; term?: RenderedTerm }) {
   const { t } = frame;
+  // A refused form (form-state.ts) comes back as it was typed, to the form it came from.
+  const state = frame.formState?.values.for === (term?.id ?? "new") ? frame.formState : null;
   return (
     <>
       <label>
         {t("vocab.term")}
-        <input name="term" required maxLength={MAX_TERM_CHARS * 2} value={term?.term ?? ""} />
+        <input name="term" required maxLength={MAX_TERM_CHARS * 2} value={state ? (state.values.term ?? "") : (term?.term ?? "")} {...fieldAttrs("term", state)} />
       </label>
+      <FieldError name="term" state={state} t={t} />
       <label>
         {t("vocab.variants")}
-        <textarea name="variants" rows={3} maxLength={(MAX_TERM_CHARS * 2 + 1) * MAX_VARIANTS}>
-          {variantLines(term?.variants ?? [])}
+        <textarea name="variants" rows={3} maxLength={(MAX_TERM_CHARS * 2 + 1) * MAX_VARIANTS} {...fieldAttrs("variants", state)}>
+          {state ? (state.values.variants ?? "") : variantLines(term?.variants ?? [])}
         </textarea>
         <small class="muted">{t("vocab.variantsHelp", { max: MAX_VARIANTS })}</small>
       </label>
+      <FieldError name="variants" state={state} t={t} />
     </>
   );
 }

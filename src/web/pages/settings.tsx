@@ -1,5 +1,7 @@
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, type Locale } from "../../auth/app.ts";
 import { CsrfField, Layout, Notice, PostButton, type PageFrame } from "../layout.tsx";
+import { fieldAttrs } from "../form-state.ts";
+import { FieldError } from "./fields.tsx";
 
 const TABS = [
   ["profile", "/settings", "settings.profile"],
@@ -76,12 +78,14 @@ export function SettingsPage(props: { frame: PageFrame; email: string; name: str
           <CsrfField frame={frame} />
           <label>
             {t("settings.currentPassword")}
-            <input type="password" name="current" required autocomplete="current-password" maxLength={MAX_PASSWORD_LENGTH} />
+            <input type="password" name="current" required autocomplete="current-password" maxLength={MAX_PASSWORD_LENGTH} {...fieldAttrs("current", frame.formState)} />
           </label>
+          <FieldError name="current" state={frame.formState} t={t} />
           <label>
             {t("settings.newPassword")}
-            <input type="password" name="password" required autocomplete="new-password" minLength={MIN_PASSWORD_LENGTH} maxLength={MAX_PASSWORD_LENGTH} />
+            <input type="password" name="password" required autocomplete="new-password" minLength={MIN_PASSWORD_LENGTH} maxLength={MAX_PASSWORD_LENGTH} {...fieldAttrs("password", frame.formState)} />
           </label>
+          <FieldError name="password" state={frame.formState} t={t} />
           <button type="submit">{t("settings.changePassword")}</button>
         </form>
       </section>

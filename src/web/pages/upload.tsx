@@ -1,6 +1,7 @@
 import { CsrfField, Layout, type PageFrame } from "../layout.tsx";
 import type { RedactionDefaults } from "../../meetings/app.ts";
-import { TitleAndLanguage, VocabularyField } from "./fields.tsx";
+import { FieldError, TitleAndLanguage, VocabularyField } from "./fields.tsx";
+import { fieldAttrs } from "../form-state.ts";
 import { RedactionField } from "./redaction-field.tsx";
 import { RECORDING_ACCEPT } from "../media/recording-types.ts";
 import { fieldErrorId } from "../form-state.ts";
@@ -12,6 +13,10 @@ import { fieldErrorId } from "../form-state.ts";
  */
 export function UploadPage({ frame, maxBytes, redaction, fileError }: { frame: PageFrame; maxBytes: number; redaction: RedactionDefaults; fileError?: string }) {
   const { t } = frame;
+  // A refused form's input and messages (form-state.ts): the text form's say so (values.for).
+  const state = frame.formState;
+  const textState = state?.values.for === "text" ? state : null;
+  const uploadState = state && !textState ? state : null;
   return (
     <Layout frame={frame}>
       <h1>{t("upload.title")}</h1>
@@ -39,12 +44,12 @@ export function UploadPage({ frame, maxBytes, redaction, fileError }: { frame: P
         <p class="field-error" id={fieldErrorId("file")} role="alert" data-file-error hidden={!fileError}>
           {fileError}
         </p>
-        <TitleAndLanguage frame={frame} />
+        <TitleAndLanguage frame={frame} state={uploadState} />
         <label>
           {t("meeting.field.tags")}
           <input name="tags" maxLength={1100} />
         </label>
-        <VocabularyField frame={frame} />
+        <VocabularyField frame={frame} state={uploadState} />
         <RedactionField frame={frame} defaults={redaction} />
         <progress max={100} value={0} hidden aria-label={t("upload.progress")} aria-valuemin={0} aria-valuemax={100} aria-valuenow={0} />
         <p class="muted" data-upload-bytes />
@@ -56,17 +61,21 @@ export function UploadPage({ frame, maxBytes, redaction, fileError }: { frame: P
         <p class="muted">{t("text.help")}</p>
         <form class="stack wide" method="post" action="/meetings/text" enctype="multipart/form-data">
           <CsrfField frame={frame} />
-          <TitleAndLanguage frame={frame} />
-          <VocabularyField frame={frame} />
+          <TitleAndLanguage frame={frame} state={textState} />
+          <VocabularyField frame={frame} state={textState} />
           <RedactionField frame={frame} defaults={redaction} />
           <label>
             {t("text.paste")}
-            <textarea name="text" rows={8} placeholder={"[00:00:05] Alice: …\nBob: …"} />
+            <textarea name="text" rows={8} placeholder={"[00:00:05] Alice: …\nBob: …"} {...fieldAttrs("text", textState)}>
+              {textState?.values.text}
+            </textarea>
           </label>
+          <FieldError name="text" state={textState} t={t} />
           <label>
             {t("text.file")}
-            <input type="file" name="text_file" accept=".txt,.vtt,.srt,.sbv,text/plain,text/vtt,application/x-subrip" />
+            <input type="file" name="text_file" accept=".txt,.vtt,.srt,.sbv,text/plain,text/vtt,application/x-subrip" {...fieldAttrs("text_file", textState)} />
           </label>
+          <FieldError name="text_file" state={textState} t={t} />
           <button type="submit">{t("text.submit")}</button>
         </form>
       </section>

@@ -1,6 +1,9 @@
 import { EVENT_TYPES, type RenderedDelivery, type RenderedEndpoint } from "../../webhooks/app.ts";
 import { CsrfField, Layout, NextPageLink, Notice, PostButton, ShownOnce, type PageFrame, type PageNotice } from "../layout.tsx";
 import { SettingsNav } from "./settings.tsx";
+import { fieldAttrs } from "../form-state.ts";
+import { ConfirmButton } from "./confirm.tsx";
+import { FieldError } from "./fields.tsx";
 
 type Endpoint = RenderedEndpoint;
 type Delivery = RenderedDelivery;
@@ -12,6 +15,9 @@ function Csrf({ frame }: { frame: PageFrame }) {
 export function WebhooksPage(props: { frame: PageFrame; endpoints: Endpoint[]; secret?: { endpointUrl: string; value: string }; notice?: PageNotice }) {
   const { frame } = props;
   const { t } = frame;
+  // A refused endpoint form (form-state.ts): its URL, description and events, and the messages at them.
+  const state = frame.formState;
+  const events = (state?.values.events ?? "").split(" ");
   return (
     <Layout frame={frame}>
       <h1>{t("nav.settings")}</h1>
@@ -37,11 +43,26 @@ export function WebhooksPage(props: { frame: PageFrame; endpoints: Endpoint[]; s
             <div class="actions">
               <a href={`/settings/webhooks/${endpoint.id}`}>{t("hooks.deliveries")}</a>
               <PostButton frame={frame} action={`/settings/webhooks/${endpoint.id}/test`} label={t("hooks.test")} kind="secondary" />
-              <PostButton frame={frame} action={`/settings/webhooks/${endpoint.id}/rotate`} label={t("hooks.rotate")} kind="secondary" />
+              <ConfirmButton
+                frame={frame}
+                action={`/settings/webhooks/${endpoint.id}/rotate`}
+                label={t("hooks.rotate")}
+                kind="secondary"
+                understood={t("err.confirm.rotate")}
+                question={t("err.confirm.rotateAsk", { url: endpoint.url })}
+              />
               {!endpoint.enabled && (
                 <PostButton frame={frame} action={`/settings/webhooks/${endpoint.id}/enable`} label={t("hooks.enable")} kind="secondary" />
               )}
-              <PostButton frame={frame} action={`/settings/webhooks/${endpoint.id}/delete`} label={t("hooks.delete")} kind="danger" ariaLabel={t("hooks.deleteNamed", { url: endpoint.url })} />
+              <ConfirmButton
+                frame={frame}
+                action={`/settings/webhooks/${endpoint.id}/delete`}
+                label={t("hooks.delete")}
+                kind="danger"
+                ariaLabel={t("hooks.deleteNamed", { url: endpoint.url })}
+                understood={t("err.confirm.deleteHook")}
+                question={t("err.confirm.deleteHookAsk", { url: endpoint.url })}
+              />
             </div>
           </article>
         ))}
@@ -52,22 +73,25 @@ export function WebhooksPage(props: { frame: PageFrame; endpoints: Endpoint[]; s
           <CsrfField frame={frame} />
           <label>
             {t("hooks.url")}
-            <input name="url" type="url" required maxLength={2048} placeholder="https://" />
+            <input name="url" type="url" required maxLength={2048} placeholder="https://" value={state?.values.url} {...fieldAttrs("url", state)} />
           </label>
+          <FieldError name="url" state={state} t={t} />
           <label>
             {t("hooks.description")}
-            <input name="description" maxLength={500} />
+            <input name="description" maxLength={500} value={state?.values.description} {...fieldAttrs("description", state)} />
           </label>
-          <fieldset>
+          <FieldError name="description" state={state} t={t} />
+          <fieldset {...fieldAttrs("events", state)}>
             <legend>{t("hooks.events")}</legend>
             <label class="inline">
-              <input type="checkbox" name="event" value="*" checked /> {t("hooks.allEvents")}
+              <input type="checkbox" name="event" value="*" checked={state ? events.includes("*") : true} /> {t("hooks.allEvents")}
             </label>
             {EVENT_TYPES.filter((type) => type !== "ping").map((type) => (
               <label class="inline">
-                <input type="checkbox" name="event" value={type} /> <code>{type}</code>
+                <input type="checkbox" name="event" value={type} checked={events.includes(type)} /> <code>{type}</code>
               </label>
             ))}
+            <FieldError name="events" state={state} t={t} />
           </fieldset>
           <button type="submit">{t("hooks.add")}</button>
         </form>
