@@ -27,7 +27,10 @@ export function errorResponse(kit: WebKit, request: Request, error: unknown): Re
     const back = formPageOf(request, kit.deps.publicUrl());
     if (back) return redirectWithFormError(request, back, refusalState(refused));
     const frame = kit.frameFor(request, kit.sessionOf(request), (t) => t("error.refused"));
-    return html(<ErrorPage frame={frame} message={refused instanceof ApiError ? plainMessage(frame.t, refused) : refused.message} />, refused.status, [], refused instanceof ApiError ? refused.headers : {});
+    // A form's refusal in plain words; a script's request (the recorder's and uploader's PUTs) gets
+    // the service's own sentence, which says what to do ("send it again whole").
+    const message = refused instanceof ApiError && request.method === "POST" ? plainMessage(frame.t, refused) : refused.message;
+    return html(<ErrorPage frame={frame} message={message} />, refused.status, [], refused instanceof ApiError ? refused.headers : {});
   }
   const requestId = contextOf(request).requestId;
   kit.deps.onUnexpectedError(error, requestId);
