@@ -68,7 +68,9 @@ try {
   await panel.getByLabel("Read, download and correct the transcript").check();
   await panel.getByRole("button", { name: "Share" }).click();
   await owner.waitForLoadState("load");
-  await owner.locator("#tsearch").fill("budget");
+  await owner.locator("#tsearch").fill("number1");
+  await owner.locator("ol.transcript mark").first().waitFor();
+  await owner.evaluate(() => window.scrollTo(0, 0));
   await owner.screenshot({ path: join(OUT, "web-meeting.png") });
   console.log("web-meeting.png");
 
@@ -76,7 +78,7 @@ try {
   await owner.getByLabel("Title").fill("Ward round, Thursday");
   await owner.getByRole("button", { name: "Start recording" }).click();
   await owner.locator("section#live-transcript .live-lines p").first().waitFor({ timeout: 60_000 });
-  await owner.screenshot({ path: join(OUT, "web-record.png") });
+  await owner.screenshot({ path: join(OUT, "web-record.png"), fullPage: true });
   console.log("web-record.png");
 
   const colleague = await signedIn(COLLEAGUE);
