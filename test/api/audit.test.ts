@@ -104,12 +104,18 @@ test("a PATCH is one entry naming the fields changed, never their values", async
 test("a failed sign-in is one entry of the account, with no actor and the client's address; an unknown address is kept only hashed", async () => {
   const browser = new CookieClient(server.url);
   const csrf = await browser.csrfToken("/login");
-  expect((await browser.post("/login", { _csrf: csrf, email: "ana@firm.example", password: "not the password" }, from)).status).toBe(401);
+  // Refused back to the form (issue 25's post/redirect/get), with no session.
+  const refused = await browser.post("/login", { _csrf: csrf, email: "ana@firm.example", password: "not the password" }, from);
+  expect(refused.status).toBe(303);
+  expect(refused.headers.get("location")).toStartWith("/login");
+  expect(browser.cookies.has("verbatim_session")).toBe(false);
   const failed = await awaitEntries(anaId, "auth.sign_in_failed");
   expect(failed).toHaveLength(1);
   expect(failed[0]).toMatchObject({ accountId: anaId, actorUserId: null, credentialType: "web_session", credentialId: null, channel: "webapp", clientAddress: CLIENT, detail: { method: "password", reason: "wrong_password" } });
 
-  expect((await browser.post("/login", { _csrf: csrf, email: "nobody@firm.example", password: "whatever it is" }, from)).status).toBe(401);
+  const stranger = await browser.post("/login", { _csrf: csrf, email: "nobody@firm.example", password: "whatever it is" }, from);
+  expect(stranger.status).toBe(303);
+  expect(browser.cookies.has("verbatim_session")).toBe(false);
   const unknown = await awaitEntries("unknown", "auth.sign_in_failed");
   expect(unknown).toHaveLength(1);
   expect(unknown[0]!.detail).toMatchObject({ reason: "unknown_address" });
@@ -126,7 +132,10 @@ test("a key created in the web app is one entry of the session, after the sign-i
   expect(Object.values(Object.fromEntries(browser.cookies))).not.toContain(sessionId);
   const csrf = await browser.csrfToken("/settings/developers");
   const created = await browser.post("/settings/developers/keys", { _csrf: csrf, name: "ci", scope: "read:meetings" }, from);
-  expect(created.status).toBe(201);
+  // Post/redirect/get: the key is shown once on the page the form redirects to.
+  expect(created.status).toBe(303);
+  expect(created.headers.get("location")).toBe("/settings/developers");
+  expect(await (await browser.get("/settings/developers")).text()).toMatch(/vb_live_[0-9A-Za-z]{32,}/);
   const keys = (await awaitEntries(anaId, "api_key.created", 2)).filter((row) => row.channel === "webapp");
   expect(keys).toHaveLength(1);
   expect(keys[0]).toMatchObject({ actorUserId: anaId, credentialType: "web_session", credentialId: sessionId, resourceType: "api_key", clientAddress: CLIENT, detail: { scopes: "read:meetings" } });

@@ -340,8 +340,10 @@ describe("a file that is no recording is refused at upload", () => {
       headers: { cookie: browser.header(), origin: main.url },
       body: form,
     });
-    expect(posted.status).toBe(415);
-    expect(await posted.text()).toContain("not an audio or video recording");
+    // Refused back to the form (issue 25's post/redirect/get), the reason at the file field.
+    expect(posted.status).toBe(303);
+    expect(posted.headers.get("location")).toBe("/meetings/new");
+    expect(await (await browser.follow(browser.keep(posted))).text()).toContain("not an audio or video recording");
 
     // The resumable uploader: its first part is refused with the same sentence (its error page's, which the island shows).
     const draft = await fetch(`${main.url}/meetings/drafts`, {
