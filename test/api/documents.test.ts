@@ -20,7 +20,8 @@ let key: string;
 
 beforeAll(async () => {
   server = await startServer({
-    args: ["--engines", "test/doubles/engines.ts", "--rate-limits", "pro=100000", "--parallel-slots", "free=1,pro=20"],
+    // Both plans unthrottled: the persona test polls five jobs of a free account at once.
+    args: ["--engines", "test/doubles/engines.ts", "--rate-limits", "free=100000,pro=100000", "--parallel-slots", "free=1,pro=20"],
     env: { TEST_ENGINE_BEHAVIOR: "" },
   });
   key = await createUserWithKey(server, "writer@example.com");

@@ -172,7 +172,10 @@ export async function createUserWithKey(
 export async function endedJob(server: TestServer, key: string, jobId: string, timeoutMs = 120_000): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const job = (await (await server.api(`/api/v1/jobs/${jobId}`, { key })).json()) as { status?: string };
+    const response = await server.api(`/api/v1/jobs/${jobId}`, { key });
+    // A refusal (a 429 above all) never turns into a job status: fail now with it, not at the deadline.
+    if (!response.ok) throw new Error(`GET /api/v1/jobs/${jobId} answered ${response.status}: ${await response.text()}`);
+    const job = (await response.json()) as { status?: string };
     if (job.status === "completed" || job.status === "failed" || job.status === "canceled") return job;
     await Bun.sleep(50);
   }

@@ -105,5 +105,19 @@ export async function playFrom(page: Page, seconds: number, rate = 2) {
   );
 }
 
+/** Waits until the page's scroll position holds still over two frames (a smooth scroll has ended). */
+export async function scrollAtRest(page: Page) {
+  for (let tries = 0; tries < 100; tries++) {
+    const still = await page.evaluate(
+      () => new Promise<boolean>((resolve) => {
+        const y = scrollY;
+        requestAnimationFrame(() => requestAnimationFrame(() => resolve(scrollY === y)));
+      }),
+    );
+    if (still) return;
+  }
+  throw new Error("the page kept scrolling");
+}
+
 /** Pauses the player. */
 export const pause = (page: Page) => page.evaluate(() => document.querySelector<HTMLMediaElement>("#player")!.pause());

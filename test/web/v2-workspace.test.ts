@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { ROOT } from "../helpers/server.ts";
-import { media, newPage, pause, playFrom, SHOTS, workspaceSuite } from "./v2-workspace-kit.ts";
+import { media, newPage, pause, playFrom, scrollAtRest, SHOTS, workspaceSuite } from "./v2-workspace-kit.ts";
 
 setDefaultTimeout(90_000);
 
@@ -74,6 +74,10 @@ describe("the transcript workspace at a desk", () => {
     const line = page.locator("ol.transcript > li").nth(5);
     const start = Number(await line.getAttribute("data-start"));
     const end = Number(await line.getAttribute("data-end"));
+    // The previous test's seek may still be scrolling the page to the playing line: measure once
+    // the line is on the screen and the page is still, or the click lands beside the word.
+    await line.scrollIntoViewIfNeeded();
+    await scrollAtRest(page);
     // Where "spoken" (the third of the line's four words) is on the screen.
     const box = await line.locator("p").evaluate((p) => {
       const text = p.firstChild!;
