@@ -167,17 +167,23 @@ export async function createUserWithKey(
   return (JSON.parse(key.stdout) as { key: string }).key;
 }
 
-/** The problem+json shape every error must have. */
 /** Polls GET /v1/jobs/{id} until the job has ended (completed, failed or canceled); answers its last body. */
 export async function endedJob(server: TestServer, key: string, jobId: string, timeoutMs = 120_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
+  const started = Date.now();
+  const deadline = started + timeoutMs;
   while (Date.now() < deadline) {
     const response = await server.api(`/api/v1/jobs/${jobId}`, { key });
-    // A refusal (a 429 above all) never turns into a job status: fail now with it, not at the deadline.
+    // The key's plan may be throttled (pro: 120 requests a minute): wait as told, within the deadline.
+    if (response.status === 429) {
+      await Bun.sleep(Math.min(Number(response.headers.get("retry-after") ?? 1) * 1000, Math.max(0, deadline - Date.now())));
+      continue;
+    }
+    // Any other refusal never turns into a job status: fail now with it, not at the deadline.
     if (!response.ok) throw new Error(`GET /api/v1/jobs/${jobId} answered ${response.status}: ${await response.text()}`);
     const job = (await response.json()) as { status?: string };
     if (job.status === "completed" || job.status === "failed" || job.status === "canceled") return job;
-    await Bun.sleep(50);
+    // Quick at first (most test jobs take well under a second), then gentler on the plan's limit.
+    await Bun.sleep(Date.now() < started + 2_000 ? 50 : 250);
   }
   throw new Error(`job ${jobId} did not end within ${timeoutMs} ms`);
 }
@@ -186,12 +192,19 @@ export async function endedJob(server: TestServer, key: string, jobId: string, t
 export async function settledMeeting(server: TestServer, key: string, meetingId: string, timeoutMs = 30_000): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const meeting = (await (await server.api(`/api/v1/meetings/${meetingId}`, { key })).json()) as { status?: string };
+    const response = await server.api(`/api/v1/meetings/${meetingId}`, { key });
+    // A throttled plan: wait as told (endedJob's reasoning), within the deadline.
+    if (response.status === 429 && Date.now() < deadline) {
+      await Bun.sleep(Math.min(Number(response.headers.get("retry-after") ?? 1) * 1000, Math.max(0, deadline - Date.now())));
+      continue;
+    }
+    const meeting = (await response.json()) as { status?: string };
     if (meeting.status === "completed" || meeting.status === "failed" || Date.now() >= deadline) return meeting;
     await Bun.sleep(100);
   }
 }
 
+/** The problem+json shape every error must have. */
 export async function expectProblem(response: Response, status: number, code: string) {
   const { expect } = await import("bun:test");
   expect(response.status).toBe(status);

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
 import { CookieClient } from "../helpers/web-client.ts";
-import { createUserWithKey, ROOT, startServer, type TestServer } from "../helpers/server.ts";
+import { createUserWithKey, endedJob, ROOT, startServer, type TestServer } from "../helpers/server.ts";
 
 setDefaultTimeout(90_000);
 const FIXTURE = join(ROOT, "..", "shared", "fixtures", "meeting-fr-2spk.wav");
@@ -204,12 +204,7 @@ describe("usage, status and the audit trail", () => {
     const form = new FormData();
     form.append("file", Bun.file(FIXTURE), "m.wav");
     const meeting = (await (await server.api("/api/v1/meetings", { method: "POST", key, body: form })).json()) as any;
-    const deadline = Date.now() + 60_000;
-    let job: any;
-    do {
-      await Bun.sleep(100);
-      job = await (await server.api(`/api/v1/jobs/${meeting.job.id}`, { key })).json();
-    } while (!["completed", "failed", "canceled"].includes(job.status) && Date.now() < deadline);
+    const job = await endedJob(server, key, meeting.job.id, 60_000);
     expect(job.status).toBe("completed");
     const lines = ((await (await server.api("/api/v1/usage/ledger", { key })).json()) as any).data as any[];
     expect(lines.length).toBeGreaterThan(0);
