@@ -2,7 +2,6 @@ import type { Elysia } from "elysia";
 import { ApiError } from "../../errors/api-error.ts";
 import { isUuid } from "../../lib/ids.ts";
 import type { MeetingRow } from "../../meetings/app.ts";
-import { takeFormState } from "../form-state.ts";
 import { fieldsOf } from "../error-pages.tsx";
 import { redirectWithFormError, type FormRefusal } from "../form-state.ts";
 import { html, json } from "../http.ts";
@@ -78,8 +77,8 @@ export function meetingPageKit(kit: WebKit) {
     // "Being written" only while a document is: after the page reloads on its completion, no notice.
     const documentDone = page.pendingDocuments === 0 && new URL(request.url).searchParams.get("notice") === "document";
     const notice = documentDone ? undefined : kit.noticeOf(request, frame.t, NOTICES);
-    // The refused form's state (form-state.ts): the documents form and the share panel each show their fields of it.
-    const formState = takeFormState(request);
+    // The refused form's state (form-state.ts, taken by frameFor): the documents form and the share panel each show their fields of it.
+    const formState = frame.formState ?? null;
     const documents = { ...(await documentsOfPage(kit, actor, frame, meeting.id)), formState: formState?.values.for === "documents" ? formState : null };
     const workspace = await workspaceOf(kit, actor, meeting.id, page);
     return html(
