@@ -4,7 +4,7 @@ import { afterAll, expect, test } from "bun:test";
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createUserWithKey, startServer, type TestServer, SHARED_FIXTURES } from "../helpers/server.ts";
+import { createUserWithKey, endedJob, startServer, type TestServer, SHARED_FIXTURES } from "../helpers/server.ts";
 import { onPostgres } from "../support/postgres.ts";
 
 const FIXTURE = `${SHARED_FIXTURES}/meeting-fr-2spk.wav`;
@@ -38,11 +38,7 @@ test("a processed meeting leaves only owner-only files and folders in the data d
   const form = new FormData();
   form.append("file", Bun.file(FIXTURE), "meeting.wav");
   const created = (await (await server.api("/api/v1/meetings", { method: "POST", key, body: form })).json()) as any;
-  for (let i = 0; i < 300; i++) {
-    const job = (await (await server.api(`/api/v1/jobs/${created.job.id}`, { key })).json()) as any;
-    if (job.status === "completed") break;
-    await Bun.sleep(100);
-  }
+  expect((await endedJob(server, key, created.job.id, 30_000)).status).toBe("completed");
   const files = readdirSync(join(dataDir, "meetings", created.id));
   expect(files).toEqual(expect.arrayContaining(["recording", "audio.wav", "transcript.json"]));
   // The SQLite database and its WAL are files of the data dir, checked with the rest; PostgreSQL's
@@ -56,14 +52,7 @@ test("rendered PDF and DOCX files are owner-only: 0600 in a 0700 folder of the m
   const server = await startServer({ args: ARGS, dataDir, env: { TEST_ENGINE_BEHAVIOR: "" } });
   servers.push(server);
   const key = await createUserWithKey(server, "renders@example.com");
-  const waitJob = async (id: string) => {
-    for (let i = 0; i < 600; i++) {
-      const job = (await (await server.api(`/api/v1/jobs/${id}`, { key })).json()) as any;
-      if (job.status === "completed" || job.status === "failed") return job;
-      await Bun.sleep(100);
-    }
-    throw new Error(`job ${id} did not end`);
-  };
+  const waitJob = (id: string) => endedJob(server, key, id, 60_000);
   const form = new FormData();
   form.append("file", Bun.file(FIXTURE), "meeting.wav");
   const meeting = (await (await server.api("/api/v1/meetings", { method: "POST", key, body: form })).json()) as any;

@@ -1,7 +1,7 @@
 // GET /v1/meetings/{id}/export over real HTTP (SPEC 4): the bundle of a processed meeting, its
 // formats, limits, scopes and refusals. Engines are the test doubles.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createUserWithKey, expectProblem, startServer, type TestServer, SHARED_FIXTURES } from "../helpers/server.ts";
+import { createUserWithKey, endedJob, expectProblem, startServer, type TestServer, SHARED_FIXTURES } from "../helpers/server.ts";
 import { undecodableRecording } from "../helpers/recordings.ts";
 
 const FIXTURE = `${SHARED_FIXTURES}/meeting-fr-2spk.wav`;
@@ -21,12 +21,8 @@ async function processed(fields: Record<string, string> = {}, file: Blob = Bun.f
   form.append("file", file, "meeting.wav");
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
   const created = (await (await server.api("/api/v1/meetings", { method: "POST", key, body: form })).json()) as { id: string; job: { id: string } };
-  for (let i = 0; i < 300; i++) {
-    const job = (await (await server.api(`/api/v1/jobs/${created.job.id}`, { key })).json()) as { status: string };
-    if (job.status === "completed" || job.status === "failed") return { id: created.id, status: job.status };
-    await Bun.sleep(100);
-  }
-  throw new Error("the job did not end");
+  const job = await endedJob(server, key, created.job.id, 30_000);
+  return { id: created.id, status: job.status };
 }
 
 describe("GET /v1/meetings/{id}/export", () => {

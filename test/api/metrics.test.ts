@@ -2,7 +2,7 @@
 // pattern (never by raw path), step durations, jobs, worker processes and webhook outcomes.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
-import { createUserWithKey, expectProblem, ROOT, startServer, type TestServer } from "../helpers/server.ts";
+import { createUserWithKey, endedJob, expectProblem, ROOT, startServer, type TestServer } from "../helpers/server.ts";
 import { onPostgres } from "../support/postgres.ts";
 
 const FIXTURE = join(ROOT, "..", "shared", "fixtures", "meeting-fr-2spk.wav");
@@ -38,11 +38,7 @@ test("requests are counted by route pattern and status, with latency; a meeting'
   const form = new FormData();
   form.append("file", Bun.file(FIXTURE), "m.wav");
   const meeting = (await (await server.api("/api/v1/meetings", { method: "POST", key, body: form })).json()) as any;
-  for (let i = 0; i < 300; i++) {
-    const job = (await (await server.api(`/api/v1/jobs/${meeting.job.id}`, { key })).json()) as any;
-    if (job.status === "completed") break;
-    await Bun.sleep(50);
-  }
+  expect((await endedJob(server, key, meeting.job.id, 15_000)).status).toBe("completed");
   await server.api(`/api/v1/meetings/${meeting.id}`, { key });
   await server.api(`/api/v1/meetings/${crypto.randomUUID()}`, { key });
   await server.api("/api/v1/nowhere", { key });

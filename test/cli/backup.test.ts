@@ -11,7 +11,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { Header, x as extract } from "tar";
-import { BUN, createUserWithKey, ROOT, runCli, startServer, type TestServer } from "../helpers/server.ts";
+import { BUN, createUserWithKey, endedJob, ROOT, runCli, startServer, type TestServer } from "../helpers/server.ts";
 import { createTestDatabase, dropTestDatabase, onPostgres } from "../support/postgres.ts";
 import { LOOPBACK_CA_FILE, startReceiver, type Receiver } from "../support/webhook-receiver.ts";
 
@@ -39,12 +39,9 @@ beforeAll(async () => {
   const meeting = (await (await original.api("/api/v1/meetings", { method: "POST", key, body: form })).json()) as any;
   meetingId = meeting.id;
   const wait = async (jobId: string) => {
-    for (let i = 0; i < 300; i++) {
-      const job = (await (await original.api(`/api/v1/jobs/${jobId}`, { key })).json()) as any;
-      if (job.status === "completed") return job;
-      await Bun.sleep(50);
-    }
-    throw new Error("job did not complete");
+    const job = await endedJob(original, key, jobId, 15_000);
+    expect(job.status).toBe("completed");
+    return job;
   };
   await wait(meeting.job.id);
   const doc = (await (await original.api(`/api/v1/meetings/${meetingId}/documents`, { method: "POST", key, json: { template_id: "tpl_minutes" } })).json()) as any;
