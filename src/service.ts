@@ -10,15 +10,14 @@ import { apiRoutes } from "./api-routes.ts";
 import { adminApp } from "./admin/app.ts";
 import { authApp } from "./auth/app.ts";
 import { clientsApp } from "./clients/app.ts";
+import { buildApplication } from "./application.ts";
 import type { ServiceConfig } from "./config.ts";
 import { withTx, type DbConn, type TxConn } from "./db/conn.ts";
 import { openServiceConn } from "./db/open.ts";
 import { WalTruncator } from "./db/wal-truncation.ts";
 import { migrateConn } from "./db/migrate.ts";
 import { databasePath } from "./db/paths.ts";
-import { announcedDuration } from "./engines/recording-duration.ts";
 import { databaseCheck, ffmpegCheck, migrationsCheck, modelsCheck, workersCheck } from "./health/readiness.ts";
-import { jobsApp } from "./jobs/app.ts";
 import { Scheduler, type JobControl } from "./jobs/scheduler.ts";
 import { jobsRunElsewhere } from "./jobs/elsewhere.ts";
 import { JOBS_TABLE_QUEUE, PgBossQueue, type JobQueue } from "./jobs/pg-boss-store.ts";
@@ -32,28 +31,17 @@ import { meetingProcessing } from "./meetings/processing.ts";
 import { liveTranscription, liveTranscriptionJob } from "./meetings/live-transcript.ts";
 import { loadMeetingMaterial } from "./meetings/document-material-store.ts";
 import { documentGeneration } from "./documents/generation.ts";
-import { documentRenderer } from "./documents/renderer.ts";
-import { documentsApp } from "./documents/app.ts";
-import { webhooksApp } from "./webhooks/app.ts";
 import { purgeOldDeliveries } from "./webhooks/delivery-store.ts";
 import { DeliveryThread } from "./webhooks/delivery-host.ts";
-import { PingThrottle } from "./webhooks/ping.ts";
 import { usageMeter } from "./usage/meter-store.ts";
 import { createServiceMetrics } from "./metrics/service-metrics.ts";
 import { usageApp } from "./usage/app.ts";
-import { vocabularyApp } from "./vocabulary/app.ts";
 import { trustedCertificates } from "./net/trust.ts";
 import { STAND_IN_WARNING, standInModels } from "./models/catalogue.ts";
 import { allMeetingIds } from "./meetings/list-store.ts";
-import { meetingsApp } from "./meetings/app.ts";
-import { exportsApp } from "./exports/app.ts";
 import { BUILTIN_TEMPLATES } from "./templates/builtin.generated.ts";
 import { loadTemplateCatalogue } from "./templates/catalogue.ts";
-import { templatesApp } from "./templates/app.ts";
-import { reportsApp } from "./reports/app.ts";
-import { transcriptsApp } from "./transcripts/app.ts";
 import { MAX_UPLOAD_BYTES } from "./meetings/receive.ts";
-import { UploadsInFlight } from "./uploads/in-flight.ts";
 import { MAX_REQUEST_BODY_SIZE } from "./uploads/limits.ts";
 import { lockDataDir } from "./db/data-dir-lock.ts";
 import { restrictToOwner } from "./storage/permissions.ts";
@@ -275,57 +263,8 @@ export async function startService(config: ServiceConfig, io: ServiceIo, clock: 
   // its step when it next renews its claim, within seconds).
   const jobs: JobControl = runsJobs ? scheduler : jobsRunElsewhere(conn, clock);
 
-  // Shared by the API and the web app: one cap on uploads in progress, one renderer, one probe.
-  const uploads = new UploadsInFlight();
-  const measureRecording = announcedDuration(config.ffmpegPath);
-  const renderDocumentFile = documentRenderer({ cjkFontPath: config.cjkFontPath });
-  // The meetings' use cases, for the API's routes and the web app's pages.
-  const meetings = meetingsApp({
-    conn,
-    wal,
-    storage,
-    clock,
-    slots: config.parallelSlots,
-    billing: config.billing,
-    idempotency,
-    egress: config.egress,
-    maxUploadBytes: MAX_UPLOAD_BYTES,
-    minFreeDisk: config.minFreeDisk,
-    drafts: config.drafts,
-    uploads,
-    measureRecording,
-    templates,
-    publicApiUrl: () => urls.api,
-    jobQueue,
-    scheduler: jobs,
-    audit,
-  });
-  // The application layer both front ends call (the API's routes and the web app's pages).
-  const apps = {
-    meetings,
-    documents: documentsApp({
-      conn,
-      storage,
-      clock,
-      slots: config.parallelSlots,
-      billing: config.billing,
-      templates,
-      idempotency,
-      loadMaterial: loadMeetingMaterial,
-      render: renderDocumentFile,
-      jobQueue,
-      scheduler: jobs,
-      audit,
-    }),
-    // The transcript, report and export rows are the meeting's: their use cases load them through meetings'.
-    transcripts: transcriptsApp({ loadOwnedTranscript: meetings.transcript, correctSegment: meetings.correctSegment, undoCorrection: meetings.undoCorrection, listCorrections: meetings.corrections, audit }),
-    reports: reportsApp({ loadOwnedReport: meetings.report, audit }),
-    exports: exportsApp({ loadOwnedExportInput: meetings.exportInput, audit }),
-    templates: templatesApp(templates),
-    webhooks: webhooksApp({ conn, clock, egress: config.egress, idempotency, wal, dispatcher: webhooks, pings: new PingThrottle(), audit }),
-    vocabulary: vocabularyApp({ conn, clock }),
-    jobs: jobsApp({ conn }),
-  };
+  // The application layer both front ends and the MCP server call (application.ts).
+  const apps = buildApplication({ conn, wal, storage, clock, config, idempotency, templates, jobQueue, jobs, webhooks, audit, publicApiUrl: () => urls.api });
   const routes = apiRoutes({
     conn,
     clock,

@@ -1,41 +1,26 @@
-import type { JobQueue } from "../jobs/pg-boss-store.ts";
 import type { z } from "zod";
 import { AUDIT_ACTIONS } from "../audit/actions.ts";
-import { actorEntry, NO_AUDIT_TRAIL, type AuditTrail } from "../audit/types.ts";
+import { actorEntry, NO_AUDIT_TRAIL } from "../audit/types.ts";
 import type { Actor } from "../auth/actor.ts";
-import type { Conn, TxConn } from "../db/conn.ts";
-import type { WalTruncation } from "../db/wal-truncation.ts";
+import type { TxConn } from "../db/conn.ts";
 import { ApiError } from "../errors/api-error.ts";
-import { parseOrThrow } from "../http/validation.ts";
 import type { ExportInput } from "../exports/bundle.ts";
-import type { IdempotencyStore } from "../idempotency/service.ts";
-import type { ParallelSlots } from "../jobs/slots.ts";
-import type { Clock } from "../lib/time.ts";
-import type { EgressPolicy } from "../net/egress.ts";
 import type { StoredReport } from "../reports/types.ts";
-import type { DiskFloor } from "../storage/disk-space.ts";
-import { RECORDING } from "../storage/paths.ts";
-import type { Storage, StoredFile } from "../storage/storage.ts";
 import type { TranscriptDocument, TranscriptMeta } from "../transcripts/types.ts";
-import type { UploadsInFlight } from "../uploads/in-flight.ts";
 import { checkBeforeUpload } from "../usage/admission-store.ts";
-import type { BillingSettings } from "../usage/settings.ts";
-import { correctionsOf, correctionText, segmentsCorrected, storeSegmentCorrection, undoSegmentCorrection, type SegmentCorrection } from "./corrections-store.ts";
-import { createMeeting, storeDraftMeeting, type Recording } from "./create.ts";
+import { correctionsOf, correctionText, storeSegmentCorrection, undoSegmentCorrection, type SegmentCorrection } from "./corrections-store.ts";
+import { createMeeting, type Recording } from "./create.ts";
 import { deleteMeeting } from "./delete.ts";
 import { assertDiskAdmitsRecordings } from "./disk-admission.ts";
-import { draftDeletionTime } from "./draft-upkeep.ts";
-import { assertDraftAdmitted, draftPartsCount, draftPartsOf } from "./draft-store.ts";
-import { queueFinishedDraft, receiveDraftPart } from "./drafts.ts";
-import { endLiveTranscript, hearGatheringPart, hearNewPart, liveTranscriptOf, type LiveTranscript } from "./live-transcript.ts";
-import type { DraftLimits } from "./draft-limits.ts";
 import { ownedExportInput } from "./export-input.ts";
 import { storeMeetingPatch } from "./patch-store.ts";
-import { meetingProgress, type MeetingProgress } from "./progress-store.ts";
 import { meetingsPage, type MeetingOrder } from "./list-store.ts";
 import { failureCodes, searchSnippets } from "./list-extras-store.ts";
 import { bulkMeetingsApp } from "./bulk-app.ts";
-import { discardReceived, receiveMeeting, type KnownTemplates, type ReceivedMeeting } from "./receive.ts";
+import type { MeetingsAppDeps } from "./app-deps.ts";
+import { draftsApp } from "./drafts-app.ts";
+import { meetingPageApp } from "./page-app.ts";
+import { discardReceived, receiveMeeting, type ReceivedMeeting } from "./receive.ts";
 import { queueReportOnly } from "./queue-store.ts";
 import { loadReportSource, transcriptChars, writeSummarizeInput } from "./regenerate-report.ts";
 import { renderedMeetings, renderParticipant, renderUnattributedSpeaker, type RenderedMeeting } from "./render.ts";
@@ -47,9 +32,8 @@ import { assertOwnClient, findOwnedMeeting, meetingParticipants, type MeetingRow
 import { storeTextMeeting, textMeeting } from "./text-source.ts";
 import type { ParsedTextTranscript } from "./text-transcript.ts";
 import { parseTranscriptFile } from "./transcript-import.ts";
-import { meetingTranscript, ownedTranscript } from "./transcript.ts";
-import { hasVideoStream, transcriptionWords, wordsOfLines, type MeetingWorkspace } from "./workspace.ts";
-import { failedJobCode } from "./workspace-store.ts";
+import { ownedTranscript } from "./transcript.ts";
+
 
 /** What the routes and pages need beside the use cases: the request schemas, the bounds, the domain types. */
 export { MAX_PART_BYTES, MIN_PART_BYTES, type DraftLimits } from "./draft-limits.ts";
@@ -67,42 +51,8 @@ export { MAX_TEXT_TRANSCRIPT_BYTES } from "./text-transcript.ts";
 export { MAX_CASE_NUMBER_PATTERN, renderRedactionDefaults, type RedactionDefaults } from "./redaction.ts";
 export { ENTITY_KINDS, type EntityKind } from "../redaction/types.ts";
 
-/**
- * The meetings' use cases: what the API routes (meetings/routes.ts) and the web app's pages call.
- * Each takes who is acting (auth/actor.ts), does its checks (the meeting is the actor's own, else
- * 404), its admission, its transaction through the stores (meetings/store.ts and the store faces
- * beside each concern), its events, and wakes the scheduler when it queued a job. Routes only
- * parse input, call one of these, and render what it answers.
- */
-export interface MeetingsAppDeps {
-  conn: Conn;
-  /** Where recordings, draft parts and the steps' files live (--storage-dir). */
-  storage: Storage;
-  clock: Clock;
-  slots: ParallelSlots;
-  billing: BillingSettings;
-  /** Where a queued job is announced to the workers (jobs/pg-boss-store.ts). */
-  jobQueue: JobQueue;
-  idempotency: IdempotencyStore;
-  egress: EgressPolicy;
-  maxUploadBytes: number;
-  /** The document templates and personas of the catalogue, which meetings may ask for. */
-  templates: KnownTemplates;
-  /** Uploads being received per account, capped at the plan's processing slots. */
-  uploads: UploadsInFlight;
-  /** A recording's announced duration, reserved at admission. */
-  measureRecording(path: string): Promise<number | null>;
-  /** The data disk's reserve: below it, new recordings are refused (507). */
-  minFreeDisk: DiskFloor;
-  /** Bounds on each account's drafts, and how long an untouched one is kept. */
-  drafts: DraftLimits;
-  /** Truncates the database's WAL after a deletion (db/wal-truncation.ts). */
-  wal: WalTruncation;
-  publicApiUrl(): string;
-  scheduler: { wake(): void; cancel(jobIds: string[]): void };
-  /** Where reads of content and changes are recorded (audit/trail.ts); none in tests that do not look. */
-  audit?: AuditTrail;
-}
+export type { MeetingAccess, MeetingsAppDeps } from "./app-deps.ts";
+export type { MeetingPageData } from "./page-app.ts";
 
 /** A web app upload that named a URL instead of sending a file (the web form only sends files). */
 export class UploadRequired extends Error {
@@ -120,25 +70,16 @@ export interface ReceivedUpload {
   meetingId: string | null;
 }
 
-/** Everything the web app's meeting page shows beside the meeting object. */
-export interface MeetingPageData {
-  row: MeetingRow;
-  meeting: RenderedMeeting;
-  /** Null while there is none. */
-  transcript: TranscriptDocument | null;
-  /** Every speaker label with the name of whoever holds it ("" when no one), sorted by label. */
-  speakers: { label: string; name: string }[];
-  hasRecording: boolean;
-  pendingDocuments: number;
-  rewritingReport: boolean;
-  /** The segments a person corrected. */
-  corrected: Set<number>;
-  /** A draft's parts so far and when the idle sweep deletes it. */
-  draft: { parts: number; bytes: number; deletesAt: number } | undefined;
-}
 
 const isMultipart = (request: Request) => (request.headers.get("content-type") ?? "").toLowerCase().startsWith("multipart/form-data");
 
+/**
+ * The meetings' use cases: what the API routes (meetings/routes.ts) and the web app's pages call.
+ * Each takes who is acting (auth/actor.ts), does its checks (the meeting is the actor's own, else
+ * 404), its admission, its transaction through the stores (meetings/store.ts and the store faces
+ * beside each concern), its events, and wakes the scheduler when it queued a job. Routes only
+ * parse input, call one of these, and render what it answers.
+ */
 export function meetingsApp(deps: MeetingsAppDeps) {
   const { conn } = deps;
   const audit = deps.audit ?? NO_AUDIT_TRAIL;
@@ -152,6 +93,9 @@ export function meetingsApp(deps: MeetingsAppDeps) {
     if (!row) throw ApiError.notFound(`Meeting ${meetingId}`);
     return row;
   };
+
+  // Shared with the use-case families spread in below (drafts-app.ts, page-app.ts).
+  const access = { owned, audited };
 
   const render = async (row: MeetingRow): Promise<RenderedMeeting> => (await renderedMeetings(conn, [row], deps.publicApiUrl()))[0]!;
 
@@ -296,70 +240,7 @@ export function meetingsApp(deps: MeetingsAppDeps) {
       return fromTranscript(actor, fields, parseTranscriptFile(text, source.fileName, source.field));
     },
 
-    /**
-     * A draft meeting (the web app's recorder and resumable uploader): no recording yet, no job.
-     * Refused before anyone records an hour when the month's web app audio has no minutes left
-     * (checked before the form's fields, as createMeetingUpload reads them), and when the account
-     * has as many drafts open as it may. The draft's id.
-     */
-    async createDraft(actor: Actor, form: unknown, origin: { source: "upload" | "live_recording"; fileName: string | null }): Promise<string> {
-      // A draft holds no processing slot until it is finished.
-      await checkBeforeUpload(conn, deps, actor, deps.clock.now(), { slot: false });
-      const fields = parseOrThrow(createMeetingUpload, form);
-      const admit = (tx: TxConn) => assertDraftAdmitted(tx, actor.account.userId, deps.drafts);
-      const meetingId = await storeDraftMeeting(conn, { account: actor.account, fields, origin, admit }, deps.clock.now());
-      await audited(actor, AUDIT_ACTIONS.meetingCreated, meetingId, { source: origin.source, draft: true });
-      return meetingId;
-    },
-
-    /** Which parts of one of the actor's meetings arrived (its status tells whether it is still a draft). */
-    async draftParts(actor: Actor, meetingId: string): Promise<{ status: MeetingRow["status"]; received: number[]; bytes: number }> {
-      const row = await owned(actor, meetingId);
-      const { indexes, bytes } = await draftPartsOf(conn, row.id);
-      return { status: row.status, received: indexes, bytes };
-    },
-
-    /**
-     * Stores part `index` of one of the actor's drafts. `read` reads the part's bytes (bounded by
-     * the caller): it runs while the account holds one of its uploads in flight, as for uploads.
-     */
-    async storeDraftPart(actor: Actor, meetingId: string, index: number, read: () => Promise<Uint8Array>): Promise<void> {
-      const { account } = actor;
-      const release = deps.uploads.acquire(account.userId, deps.slots[account.plan] ?? 1);
-      try {
-        const bytes = await read();
-        await receiveDraftPart(deps, account.userId, meetingId, index, bytes);
-      } finally {
-        release();
-      }
-      // The live transcript hears it (a recording's part); a failure there never refuses the part.
-      await hearNewPart(deps, await owned(actor, meetingId)).catch(() => {});
-    },
-
-    /**
-     * The part one of the actor's recordings is still gathering (under the minimum part size), for
-     * its live transcript alone (meetings/live-transcript.ts); never part of the recording.
-     */
-    async storeGatheringPart(actor: Actor, meetingId: string, index: number, read: () => Promise<Uint8Array>): Promise<void> {
-      const row = await owned(actor, meetingId);
-      if (row.status !== "draft") return;
-      assertDiskAdmitsRecordings(deps.storage, deps.minFreeDisk);
-      await hearGatheringPart(deps, row, index, await read());
-    },
-
-    /** The provisional text of one of the actor's recordings still being made, from segment `after` on (another's: 404). */
-    async liveTranscript(actor: Actor, meetingId: string, after: number): Promise<LiveTranscript> {
-      return liveTranscriptOf(deps.storage, await owned(actor, meetingId), after);
-    },
-
-    /** Joins a draft's parts into its recording and queues its processing; the job's id. */
-    async finishDraft(actor: Actor, meetingId: string, expectedBytes?: number): Promise<string> {
-      const jobId = await queueFinishedDraft(deps, actor.account, meetingId, expectedBytes);
-      deps.scheduler.wake();
-      // Its whole transcript will replace the provisional one.
-      await endLiveTranscript(deps, meetingId);
-      return jobId;
-    },
+    ...draftsApp(deps, access),
 
     /** One of the actor's meetings as the API shows it. */
     async get(actor: Actor, meetingId: string): Promise<RenderedMeeting> {
@@ -468,63 +349,8 @@ export function meetingsApp(deps: MeetingsAppDeps) {
       return ownedExportInput(conn, actor.account.userId, meetingId);
     },
 
-    /** Where the meeting's processing and documents stand (the web app's page polls it). */
-    async progress(actor: Actor, meetingId: string): Promise<{ status: MeetingRow["status"] } & MeetingProgress> {
-      const row = await owned(actor, meetingId);
-      return { status: row.status, ...(await meetingProgress(conn, row.id)) };
-    },
+    ...meetingPageApp(deps, { ...access, render }),
 
-    /** The recording's file for the player (its size, byte ranges), or null when there is none (a draft, a text meeting, gone). */
-    async recording(actor: Actor, meetingId: string): Promise<StoredFile | null> {
-      const row = await owned(actor, meetingId);
-      const file = await deps.storage.open(row.id, RECORDING);
-      if (file) await audited(actor, AUDIT_ACTIONS.recordingRead, row.id);
-      return file;
-    },
-
-    /** Everything the web app's meeting page shows. */
-    async page(actor: Actor, meetingId: string): Promise<MeetingPageData> {
-      const row = await owned(actor, meetingId);
-      const meeting = await render(row);
-      let transcript: TranscriptDocument | null = null;
-      if (meeting.has_transcript) transcript = await meetingTranscript(conn, row).catch(() => null);
-      const { rows, unattributed } = await meetingParticipants(conn, row.id);
-      const speakers = [
-        ...rows.flatMap((p) => p.speakerLabels.map((label) => ({ label, name: p.name }))),
-        ...unattributed.map((label) => ({ label, name: "" })),
-      ].sort((a, b) => a.label.localeCompare(b.label));
-      const progress = await meetingProgress(conn, row.id);
-      // The page shows the transcript and the report's text.
-      if (transcript) await audited(actor, AUDIT_ACTIONS.transcriptRead, row.id, { via: "page" });
-      if (meeting.summary) await audited(actor, AUDIT_ACTIONS.reportRead, row.id, { via: "page" });
-      return {
-        row,
-        meeting,
-        transcript,
-        speakers,
-        hasRecording: (await deps.storage.open(row.id, RECORDING)) !== null,
-        pendingDocuments: progress.pendingDocuments,
-        rewritingReport: progress.rewritingReport,
-        corrected: await segmentsCorrected(conn, row.id),
-        draft: row.status === "draft" ? { ...(await draftPartsCount(conn, row.id)), deletesAt: draftDeletionTime(row.updatedAt, deps.drafts) } : undefined,
-      };
-    },
-
-    /**
-     * The transcript workspace's extras for a meeting page (web app): why it failed, whether its
-     * recording is a video, and the word timings of its lines (`lines`: the page's transcript).
-     */
-    async workspace(actor: Actor, meetingId: string, lines: TranscriptDocument["segments"]): Promise<MeetingWorkspace> {
-      const row = await owned(actor, meetingId);
-      return {
-        failureCode: row.status === "failed" ? await failedJobCode(conn, row.id) : null,
-        video: await hasVideoStream(deps.storage, row.id),
-        words: lines.length ? wordsOfLines(lines, await transcriptionWords(deps.storage, row.id)) : [],
-      };
-    },
-
-    /** When the idle sweep deletes a draft last touched at `updatedAt`. */
-    draftDeletionTime: (updatedAt: number) => draftDeletionTime(updatedAt, deps.drafts),
   };
 }
 
