@@ -29,11 +29,13 @@ export interface MeetingPageData {
   corrected: Set<number>;
   /** A draft's parts so far and when the idle sweep deletes it. */
   draft: { parts: number; bytes: number; deletesAt: number } | undefined;
+  /** The transcript workspace's extras: why it failed, whether the recording is a video, the lines' word timings. */
+  workspace: MeetingWorkspace;
 }
 
 /**
- * What the web app's meeting page reads: the page itself, the progress its script polls, the
- * recording for its player and the transcript workspace's extras. Spread into meetingsApp
+ * What the web app's meeting page reads: the page itself (with the transcript workspace's extras),
+ * the progress its script polls and the recording for its player. Spread into meetingsApp
  * (meetings/app.ts), whose ownership check, audit trail and rendering they share.
  */
 export function meetingPageApp(deps: MeetingsAppDeps, { owned, audited, render }: MeetingAccess & { render(row: MeetingRow): Promise<RenderedMeeting> }) {
@@ -68,29 +70,24 @@ export function meetingPageApp(deps: MeetingsAppDeps, { owned, audited, render }
       // The page shows the transcript and the report's text.
       if (transcript) await audited(actor, AUDIT_ACTIONS.transcriptRead, row.id, { via: "page" });
       if (meeting.summary) await audited(actor, AUDIT_ACTIONS.reportRead, row.id, { via: "page" });
+      // Opened once: the player's "is there one" and the workspace's "is it a video".
+      const recording = await deps.storage.open(row.id, RECORDING);
+      const lines = transcript?.segments ?? [];
       return {
         row,
         meeting,
         transcript,
         speakers,
-        hasRecording: (await deps.storage.open(row.id, RECORDING)) !== null,
+        hasRecording: recording !== null,
         pendingDocuments: progress.pendingDocuments,
         rewritingReport: progress.rewritingReport,
         corrected: await segmentsCorrected(conn, row.id),
         draft: row.status === "draft" ? { ...(await draftPartsCount(conn, row.id)), deletesAt: draftDeletionTime(row.updatedAt, deps.drafts) } : undefined,
-      };
-    },
-
-    /**
-     * The transcript workspace's extras for a meeting page (web app): why it failed, whether its
-     * recording is a video, and the word timings of its lines (`lines`: the page's transcript).
-     */
-    async workspace(actor: Actor, meetingId: string, lines: TranscriptDocument["segments"]): Promise<MeetingWorkspace> {
-      const row = await owned(actor, meetingId);
-      return {
-        failureCode: row.status === "failed" ? await failedJobCode(conn, row.id) : null,
-        video: await hasVideoStream(deps.storage, row.id),
-        words: lines.length ? wordsOfLines(lines, await transcriptionWords(deps.storage, row.id)) : [],
+        workspace: {
+          failureCode: row.status === "failed" ? await failedJobCode(conn, row.id) : null,
+          video: recording !== null && (await hasVideoStream(recording)),
+          words: lines.length ? wordsOfLines(lines, await transcriptionWords(deps.storage, row.id)) : [],
+        },
       };
     },
   };

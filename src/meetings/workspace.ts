@@ -1,5 +1,5 @@
-import { RECORDING, stepOutputName } from "../storage/paths.ts";
-import type { Storage } from "../storage/storage.ts";
+import { stepOutputName } from "../storage/paths.ts";
+import type { Storage, StoredFile } from "../storage/storage.ts";
 import type { SpeechSegment, TimedWord, TranscriptSegment } from "../transcripts/types.ts";
 
 /**
@@ -29,9 +29,7 @@ const ascii = (bytes: Uint8Array) => new TextDecoder("latin1").decode(bytes);
  * streaming, near the end), a WebM/Matroska video codec id ("V_VP8", "V_AV1"…), an AVI video
  * stream ("vids"), an Ogg Theora stream. Anything else plays as audio.
  */
-export async function hasVideoStream(storage: Storage, meetingId: string): Promise<boolean> {
-  const file = await storage.open(meetingId, RECORDING);
-  if (!file) return false;
+export async function hasVideoStream(file: StoredFile): Promise<boolean> {
   const head = ascii(new Uint8Array(await file.slice(0, Math.min(HEAD_BYTES, file.size)).arrayBuffer()));
   if (head.slice(4, 8) === "ftyp") {
     const tail = file.size > HEAD_BYTES ? ascii(new Uint8Array(await file.slice(Math.max(HEAD_BYTES, file.size - TAIL_BYTES), file.size).arrayBuffer())) : "";

@@ -1,7 +1,7 @@
 import type { Elysia } from "elysia";
 import { ApiError } from "../../errors/api-error.ts";
 import { isUuid } from "../../lib/ids.ts";
-import type { MeetingRow } from "../../meetings/app.ts";
+import type { MeetingRow, MeetingWorkspace } from "../../meetings/app.ts";
 import { fieldsOf } from "../error-pages.tsx";
 import { redirectWithFormError, type FormRefusal } from "../form-state.ts";
 import { html, json } from "../http.ts";
@@ -14,7 +14,6 @@ import { documentsOfPage, documentStageKey } from "./documents.ts";
 import { SharePanel } from "../pages/share-panel.tsx";
 import type { Actor } from "../../auth/actor.ts";
 import type { MeetingAccess } from "../../sharing/app.ts";
-import type { TranscriptSegment } from "../../transcripts/app.ts";
 import type { LineCorrection, WorkspaceProps } from "./workspace.tsx";
 
 /** Flash notices after a form, carried in the redirect's query string as a known key, never as text. */
@@ -122,9 +121,8 @@ export function meetingPageKit(kit: WebKit) {
 }
 
 /** The transcript workspace's extras: failure reason, video, word timings, and each corrected line's history (newest first). */
-async function workspaceOf(kit: WebKit, actor: Actor, meetingId: string, page: { transcript: { segments: TranscriptSegment[] } | null; corrected: ReadonlySet<number> }): Promise<WorkspaceProps> {
+async function workspaceOf(kit: WebKit, actor: Actor, meetingId: string, page: { workspace: MeetingWorkspace; corrected: ReadonlySet<number> }): Promise<WorkspaceProps> {
   const { meetings } = kit.deps.apps;
-  const extras = await meetings.workspace(actor, meetingId, page.transcript?.segments ?? []);
   const history = new Map<number, LineCorrection[]>();
   if (page.corrected.size > 0) {
     for (const c of await meetings.corrections(actor, meetingId)) {
@@ -133,7 +131,7 @@ async function workspaceOf(kit: WebKit, actor: Actor, meetingId: string, page: {
       history.set(c.segment_index, entries);
     }
   }
-  return { ...extras, history };
+  return { ...page.workspace, history };
 }
 
 /** The meeting page and the progress its script polls while the meeting is processed. */
